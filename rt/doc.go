@@ -1,0 +1,18 @@
+// Package rt is the runtime that cugen-generated packages call.
+//
+// A generated package holds one *Library per embedded image. The library is
+// loaded lazily, exactly once per Driver, with CUDA 12's context-independent
+// API (cuLibraryLoadData); each kernel is a context-independent CUkernel that
+// launches in whatever context the call names through its stream, or in the
+// calling thread's current context. Neither user code nor generated code keeps
+// per-context state.
+//
+// Two backends implement Driver: rt/cgo (the real GPU, through a dlopen'ed
+// libcuda.so.1) and rt/soft (a pure-Go PTX executor). Backends register
+// themselves when imported; Default picks one (see Default).
+//
+// The current context is per OS thread in CUDA. A program that launches with
+// no stream, or calls SetCurrent, must call runtime.LockOSThread first, or the
+// Go scheduler may move it to a thread where another context (or none) is
+// current. Launching on a Stream never needs that: the stream names its context.
+package rt

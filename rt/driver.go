@@ -1,0 +1,149 @@
+package rt
+
+import "unsafe"
+
+// Handles are opaque values a Driver hands out; 0 is never a valid handle
+// except for StreamHandle, where 0 is the context's NULL stream.
+type (
+	CtxHandle    uintptr
+	StreamHandle uintptr
+	EventHandle  uintptr
+	LibHandle    uintptr
+	KernelHandle uintptr
+)
+
+// Driver is the backend interface: the subset of the CUDA driver API that cugen's
+// generated code and the rt helpers need. Two implementations exist: rt/cgo, which
+// dlopens libcuda.so.1, and rt/soft, which executes PTX in pure Go.
+//
+// Methods mirror driver-API calls one to one and keep their semantics; the
+// comments name the call. Every error is an *Error carrying the CUresult.
+// Methods taking a CtxHandle run in that context (the backend makes it current
+// for the call); a zero CtxHandle means the calling OS thread's current context.
+type Driver interface {
+	// Name is "cuda" or "soft".
+	Name() string
+
+	DeviceCount() (int, error)                             // cuDeviceGetCount
+	DeviceName(dev int) (string, error)                    // cuDeviceGetName
+	DeviceAttribute(dev int, attr DeviceAttr) (int, error) // cuDeviceGetAttribute
+	DeviceTotalMem(dev int) (uint64, error)                // cuDeviceTotalMem
+
+	PrimaryCtxRetain(dev int) (CtxHandle, error) // cuDevicePrimaryCtxRetain
+	PrimaryCtxRelease(dev int) error             // cuDevicePrimaryCtxRelease
+	CtxCreate(dev int, flags uint32) (CtxHandle, error)
+	CtxDestroy(ctx CtxHandle) error
+	CtxSetCurrent(ctx CtxHandle) error // per OS thread, as in CUDA
+	CtxGetCurrent() (CtxHandle, error)
+	CtxDevice(ctx CtxHandle) (int, error)
+	CtxSynchronize(ctx CtxHandle) error
+
+	StreamCreate(ctx CtxHandle, flags uint32, priority int) (StreamHandle, error)
+	StreamDestroy(ctx CtxHandle, s StreamHandle) error
+	StreamSynchronize(ctx CtxHandle, s StreamHandle) error
+	StreamQuery(ctx CtxHandle, s StreamHandle) (done bool, err error)
+
+	EventCreate(ctx CtxHandle, flags uint32) (EventHandle, error)
+	EventRecord(ctx CtxHandle, e EventHandle, s StreamHandle) error
+	EventSynchronize(ctx CtxHandle, e EventHandle) error
+	EventElapsed(ctx CtxHandle, start, end EventHandle) (ms float32, err error)
+	EventDestroy(ctx CtxHandle, e EventHandle) error
+
+	MemAlloc(ctx CtxHandle, size uint64) (DevPtr, error)
+	MemFree(ctx CtxHandle, p DevPtr) error
+	// Copies and memset: s is the stream for async variants (async=true);
+	// synchronous copies ignore it. Host pointers must stay valid until the
+	// copy completes (the stream is synchronized) for async copies.
+	MemcpyHtoD(ctx CtxHandle, dst DevPtr, src unsafe.Pointer, n uint64, s StreamHandle, async bool) error
+	MemcpyDtoH(ctx CtxHandle, dst unsafe.Pointer, src DevPtr, n uint64, s StreamHandle, async bool) error
+	MemcpyDtoD(ctx CtxHandle, dst, src DevPtr, n uint64, s StreamHandle, async bool) error
+	MemsetD8(ctx CtxHandle, dst DevPtr, v byte, n uint64, s StreamHandle, async bool) error
+
+	// LibraryLoad is cuLibraryLoadData: context-independent, may be called
+	// before any context exists. The image is PTX text (NUL-terminated or not),
+	// a cubin or a fatbin; the backend copies what it keeps.
+	LibraryLoad(image []byte, opts LoadOptions) (LibHandle, error)
+	LibraryUnload(lib LibHandle) error
+	LibraryKernel(lib LibHandle, name string) (KernelHandle, error) // cuLibraryGetKernel
+	LibraryKernelNames(lib LibHandle) ([]string, error)             // cuLibraryEnumerateKernels + cuKernelGetName
+	// LibraryGlobal is cuLibraryGetGlobal: the variable's address in ctx (per context).
+	LibraryGlobal(ctx CtxHandle, lib LibHandle, name string) (DevPtr, uint64, error)
+	// LibraryManaged is cuLibraryGetManaged: one address for every context.
+	LibraryManaged(ctx CtxHandle, lib LibHandle, name string) (DevPtr, uint64, error)
+
+	// Launch is cuLaunchKernel (cuLaunchKernelEx when l asks for launch
+	// attributes) with the CUkernel handle. l.Params points to the parameter
+	// buffer packed at the PTX offsets; the backend must not retain it after
+	// Launch returns (it lives on the caller's stack).
+	Launch(k KernelHandle, l LaunchArgs) error
+}
+
+// LaunchArgs is everything one launch needs. A launch with a non-zero Stream runs
+// in the stream's context; with Stream 0 it runs on Ctx's NULL stream, or, if Ctx
+// is 0 too, on the NULL stream of the calling thread's current context.
+type LaunchArgs struct {
+	Ctx       CtxHandle
+	Stream    StreamHandle
+	Grid      Dim3
+	Block     Dim3
+	SharedMem uint32
+	Params    unsafe.Pointer
+	ParamSize uintptr
+	// Cluster, when non-zero, asks for cuLaunchKernelEx with a cluster dimension.
+	Cluster     Dim3
+	Cooperative bool
+}
+
+// LoadOptions are the options of a library load.
+type LoadOptions struct {
+	// Legacy forces the per-context cuModuleLoadData path even when the driver
+	// has the context-independent API (backends without a legacy path ignore it).
+	Legacy bool
+}
+
+// DevPtr is a device address (CUdeviceptr).
+type DevPtr uint64
+
+// DeviceAttr is a CUdevice_attribute value.
+type DeviceAttr int32
+
+// Device attributes rt uses; the values are CUDA's.
+const (
+	AttrMaxThreadsPerBlock           DeviceAttr = 1
+	AttrMaxBlockDimX                 DeviceAttr = 2
+	AttrMaxGridDimX                  DeviceAttr = 5
+	AttrMaxSharedMemoryPerBlock      DeviceAttr = 8
+	AttrWarpSize                     DeviceAttr = 10
+	AttrMultiprocessorCount          DeviceAttr = 16
+	AttrComputeCapabilityMajor       DeviceAttr = 75
+	AttrComputeCapabilityMinor       DeviceAttr = 76
+	AttrMaxSharedMemoryPerBlockOptin DeviceAttr = 97
+)
+
+// Dim3 is a grid or block shape. A zero component counts as 1.
+type Dim3 struct{ X, Y, Z uint32 }
+
+// D1, D2 and D3 build Dim3 values.
+func D1(x int) Dim3       { return Dim3{uint32(x), 1, 1} }
+func D2(x, y int) Dim3    { return Dim3{uint32(x), uint32(y), 1} }
+func D3(x, y, z int) Dim3 { return Dim3{uint32(x), uint32(y), uint32(z)} }
+
+// Norm returns d with zero components replaced by 1.
+func (d Dim3) Norm() Dim3 {
+	if d.X == 0 {
+		d.X = 1
+	}
+	if d.Y == 0 {
+		d.Y = 1
+	}
+	if d.Z == 0 {
+		d.Z = 1
+	}
+	return d
+}
+
+// Count is X*Y*Z of the normalized shape.
+func (d Dim3) Count() uint64 {
+	d = d.Norm()
+	return uint64(d.X) * uint64(d.Y) * uint64(d.Z)
+}

@@ -1,0 +1,171 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Result is a CUresult code. Both backends report the codes CUDA would.
+type Result int32
+
+// The CUresult values rt names; the numbers are CUDA's (cuda.h).
+const (
+	Success                        Result = 0
+	ErrInvalidValue                Result = 1
+	ErrOutOfMemory                 Result = 2
+	ErrNotInitialized              Result = 3
+	ErrDeinitialized               Result = 4
+	ErrNoDevice                    Result = 100
+	ErrInvalidDevice               Result = 101
+	ErrInvalidImage                Result = 200
+	ErrInvalidContext              Result = 201
+	ErrContextAlreadyCurrent       Result = 202
+	ErrMapFailed                   Result = 205
+	ErrNoBinaryForGPU              Result = 209
+	ErrInvalidPTX                  Result = 218
+	ErrUnsupportedPTXVersion       Result = 222
+	ErrJITCompilerNotFound         Result = 221
+	ErrInvalidSource               Result = 300
+	ErrFileNotFound                Result = 301
+	ErrInvalidHandle               Result = 400
+	ErrIllegalState                Result = 401
+	ErrNotFound                    Result = 500
+	ErrNotReady                    Result = 600
+	ErrIllegalAddress              Result = 700
+	ErrLaunchOutOfResources        Result = 701
+	ErrLaunchTimeout               Result = 702
+	ErrLaunchIncompatibleTexturing Result = 703
+	ErrContextIsDestroyed          Result = 709
+	ErrAssert                      Result = 710
+	ErrHardwareStackError          Result = 714
+	ErrIllegalInstruction          Result = 715
+	ErrMisalignedAddress           Result = 716
+	ErrInvalidAddressSpace         Result = 717
+	ErrInvalidPC                   Result = 718
+	ErrLaunchFailed                Result = 719
+	ErrCooperativeLaunchTooLarge   Result = 720
+	ErrNotPermitted                Result = 800
+	ErrNotSupported                Result = 801
+	ErrUnknown                     Result = 999
+)
+
+var resultNames = map[Result][2]string{
+	Success:                        {"CUDA_SUCCESS", "no error"},
+	ErrInvalidValue:                {"CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+	ErrOutOfMemory:                 {"CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+	ErrNotInitialized:              {"CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+	ErrDeinitialized:               {"CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
+	ErrNoDevice:                    {"CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+	ErrInvalidDevice:               {"CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+	ErrInvalidImage:                {"CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+	ErrInvalidContext:              {"CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+	ErrContextAlreadyCurrent:       {"CUDA_ERROR_CONTEXT_ALREADY_CURRENT", "context already current"},
+	ErrMapFailed:                   {"CUDA_ERROR_MAP_FAILED", "mapping of buffer object failed"},
+	ErrNoBinaryForGPU:              {"CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device"},
+	ErrInvalidPTX:                  {"CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+	ErrUnsupportedPTXVersion:       {"CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an unsupported toolchain"},
+	ErrJITCompilerNotFound:         {"CUDA_ERROR_JIT_COMPILER_NOT_FOUND", "PTX JIT compiler library not found"},
+	ErrInvalidSource:               {"CUDA_ERROR_INVALID_SOURCE", "device kernel image is invalid"},
+	ErrFileNotFound:                {"CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
+	ErrInvalidHandle:               {"CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+	ErrIllegalState:                {"CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in the present state"},
+	ErrNotFound:                    {"CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+	ErrNotReady:                    {"CUDA_ERROR_NOT_READY", "device not ready"},
+	ErrIllegalAddress:              {"CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+	ErrLaunchOutOfResources:        {"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
+	ErrLaunchTimeout:               {"CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated"},
+	ErrLaunchIncompatibleTexturing: {"CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING", "launch uses incompatible texturing mode"},
+	ErrContextIsDestroyed:          {"CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
+	ErrAssert:                      {"CUDA_ERROR_ASSERT", "device-side assert triggered"},
+	ErrHardwareStackError:          {"CUDA_ERROR_HARDWARE_STACK_ERROR", "hardware stack error"},
+	ErrIllegalInstruction:          {"CUDA_ERROR_ILLEGAL_INSTRUCTION", "an illegal instruction was encountered"},
+	ErrMisalignedAddress:           {"CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"},
+	ErrInvalidAddressSpace:         {"CUDA_ERROR_INVALID_ADDRESS_SPACE", "operation not supported on global/shared address space"},
+	ErrInvalidPC:                   {"CUDA_ERROR_INVALID_PC", "invalid program counter"},
+	ErrLaunchFailed:                {"CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+	ErrCooperativeLaunchTooLarge:   {"CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", "too many blocks in cooperative launch"},
+	ErrNotPermitted:                {"CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
+	ErrNotSupported:                {"CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+	ErrUnknown:                     {"CUDA_ERROR_UNKNOWN", "unknown error"},
+}
+
+// Name is the CUresult's enum name, e.g. "CUDA_ERROR_INVALID_CONTEXT".
+func (r Result) Name() string {
+	if n, ok := resultNames[r]; ok {
+		return n[0]
+	}
+	return fmt.Sprintf("CUresult(%d)", int32(r))
+}
+
+// Text is CUDA's description of the code.
+func (r Result) Text() string {
+	if n, ok := resultNames[r]; ok {
+		return n[1]
+	}
+	return "unrecognized error code"
+}
+
+// Error makes a Result usable as an error value and as an errors.Is target:
+// errors.Is(err, rt.ErrInvalidContext) holds for any *Error with that code.
+func (r Result) Error() string { return r.Name() + ": " + r.Text() }
+
+// Error is a failed driver call: which call, the CUresult with its name and
+// text (from the driver where it has them), and what rt was doing.
+type Error struct {
+	Op     string // the driver call or rt operation, e.g. "cuLaunchKernel"
+	Code   Result
+	Name   string // the driver's name for Code
+	Text   string // the driver's description of Code
+	Detail string // what rt or the backend adds: kernel, variable, thread, PTX line…
+	// Async is set when the error was reported by this call but caused by
+	// earlier asynchronous work (CUDA reports such errors at the next call).
+	Async bool
+}
+
+func (e *Error) Error() string {
+	name, text := e.Name, e.Text
+	if name == "" {
+		name = e.Code.Name()
+	}
+	if text == "" {
+		text = e.Code.Text()
+	}
+	s := e.Op + ": " + name + " (" + text + ")"
+	if e.Async {
+		s += " [from earlier asynchronous work]"
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+// Is lets errors.Is match an *Error against a Result.
+func (e *Error) Is(target error) bool {
+	var r Result
+	if errors.As(target, &r) {
+		return e.Code == r
+	}
+	return false
+}
+
+// Errorf builds an *Error for op with code and a formatted detail.
+func Errorf(op string, code Result, format string, args ...any) *Error {
+	return &Error{Op: op, Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the CUresult carried by err, Success for nil, ErrUnknown otherwise.
+func CodeOf(err error) Result {
+	if err == nil {
+		return Success
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	var r Result
+	if errors.As(err, &r) {
+		return r
+	}
+	return ErrUnknown
+}
