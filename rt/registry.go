@@ -1,0 +1,131 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// A backend registers an opener under a name ("cuda", "soft") from its init
+// function; importing the backend package is what makes it available, as with
+// database/sql drivers.
+type backend struct {
+	name string
+	rank int // lower is preferred by Default
+	open func() (Driver, error)
+}
+
+var (
+	regMu    sync.Mutex
+	backends []backend
+
+	defMu  sync.Mutex
+	defDrv Driver
+	defErr error
+)
+
+// Register makes a backend available to Default and Open. rank orders the
+// automatic choice: the real GPU backend registers with rank 0, the soft
+// backend with rank 100. Register panics on a duplicate name (a programming
+// error at init time).
+func Register(name string, rank int, open func() (Driver, error)) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	for _, b := range backends {
+		if b.name == name {
+			panic("rt: backend " + name + " registered twice")
+		}
+	}
+	backends = append(backends, backend{name, rank, open})
+	sort.SliceStable(backends, func(i, j int) bool { return backends[i].rank < backends[j].rank })
+}
+
+// Backends lists the registered backend names, preferred first.
+func Backends() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	var out []string
+	for _, b := range backends {
+		out = append(out, b.name)
+	}
+	return out
+}
+
+// Open opens the named registered backend.
+func Open(name string) (Driver, error) {
+	regMu.Lock()
+	var open func() (Driver, error)
+	for _, b := range backends {
+		if b.name == name {
+			open = b.open
+		}
+	}
+	regMu.Unlock()
+	if open == nil {
+		return nil, fmt.Errorf("rt: no backend %q registered (registered: %s); import github.com/cugen/cugen/rt/%s",
+			name, strings.Join(Backends(), ", "), importPathOf(name))
+	}
+	return open()
+}
+
+func importPathOf(name string) string {
+	if name == "cuda" {
+		return "cgo"
+	}
+	return name
+}
+
+// EnvBackend is the environment variable that forces Default's choice
+// ("cuda" or "soft").
+const EnvBackend = "CUGEN_BACKEND"
+
+// Default returns the process-wide driver, opening it on first use: the backend
+// named by $CUGEN_BACKEND if set, otherwise the first registered backend (by
+// rank) that opens and has at least one device. With rt/cgo and rt/soft both
+// imported, a machine with a GPU gets the GPU and one without gets soft.
+func Default() (Driver, error) {
+	defMu.Lock()
+	defer defMu.Unlock()
+	if defDrv != nil || defErr != nil {
+		return defDrv, defErr
+	}
+	defDrv, defErr = chooseDefault()
+	return defDrv, defErr
+}
+
+// SetDefault replaces the process-wide driver (tests use it to pin a backend).
+func SetDefault(d Driver) {
+	defMu.Lock()
+	defDrv, defErr = d, nil
+	defMu.Unlock()
+}
+
+func chooseDefault() (Driver, error) {
+	if name := os.Getenv(EnvBackend); name != "" {
+		return Open(name)
+	}
+	regMu.Lock()
+	list := append([]backend(nil), backends...)
+	regMu.Unlock()
+	if len(list) == 0 {
+		return nil, errors.New("rt: no backend registered; import github.com/cugen/cugen/rt/cgo (GPU) or github.com/cugen/cugen/rt/soft (CPU)")
+	}
+	var errs []error
+	for _, b := range list {
+		d, err := b.open()
+		if err == nil {
+			var n int
+			if n, err = d.DeviceCount(); err == nil && n > 0 {
+				return d, nil
+			}
+			if err == nil {
+				err = errors.New("no devices")
+			}
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", b.name, err))
+	}
+	return nil, fmt.Errorf("rt: no usable backend: %w", errors.Join(errs...))
+}
