@@ -165,6 +165,7 @@ type Module struct {
 	AddressSize int      // 32 or 64; 0 when the directive is absent (PTX default: 32)
 	Vars        []*Var   // module-scope variables, in source order
 	Funcs       []*Func  // .entry and .func, definitions and prototypes, in source order
+	Pragmas     []string // module-scope .pragma strings, unquoted
 }
 
 // Version is the .version directive.
@@ -285,7 +286,8 @@ type Block struct {
 	Stmts []Stmt
 }
 
-// Stmt is one body statement: *Var (a declaration), *Label, *Instr, *Block or *Pragma.
+// Stmt is one body statement: *Var (a declaration), *Label, *Instr, *Block,
+// *Pragma, *CallProto or *Targets.
 type Stmt interface{ stmt() }
 
 // Label is "name:".
@@ -402,3 +404,45 @@ func (m *Module) Entries() []*Func {
 	}
 	return out
 }
+
+// The declarations below extend the original contract for syntax that nvcc
+// and clang emit but the first draft had no node for.
+
+// Pair is a two-destination operand "a|b": shfl.sync and setp write a value
+// (or predicate) and a second predicate.
+type Pair struct {
+	Pos           Pos
+	First, Second Operand
+}
+
+// Tuple is a bracketed operand list "[a, b, {c, d}]", as texture, surface
+// and tensor-map instructions address their operands.
+type Tuple struct {
+	Pos   Pos
+	Elems []Operand
+}
+
+func (*Pair) operand()  {}
+func (*Tuple) operand() {}
+
+// CallProto is "name: .callprototype (rets) _ (params);", the signature an
+// indirect call names as its last operand (clang emits these).
+type CallProto struct {
+	Pos      Pos
+	Name     string
+	Returns  []*Param
+	Params   []*Param
+	NoReturn bool
+}
+
+// Targets is "name: .branchtargets L1, L2;" or ".calltargets f, g;", the
+// target list of brx.idx or an indirect call.
+type Targets struct {
+	Pos     Pos
+	Name    string
+	Kind    string // "branchtargets" or "calltargets"
+	Targets []string
+}
+
+func (*CallProto) stmt() {}
+func (*Targets) stmt()   {}
