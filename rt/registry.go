@@ -100,6 +100,7 @@ func Default() (Driver, error) {
 func SetDefault(d Driver) {
 	defMu.Lock()
 	defDrv, defErr = d, nil
+	defCache.Store(&d)
 	defMu.Unlock()
 }
 

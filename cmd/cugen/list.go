@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cugen/cugen/parse"
+)
+
+// The -list -json schema. Field names are stable; README.md documents them.
+type jsonModule struct {
+	Source   string       `json:"source"`
+	Format   string       `json:"format"`
+	Arches   []string     `json:"arches"`
+	Kernels  []jsonKernel `json:"kernels"`
+	Globals  []jsonGlobal `json:"globals"`
+	Warnings []string     `json:"warnings,omitempty"`
+}
+
+type jsonKernel struct {
+	Name           string         `json:"name"`
+	Demangled      string         `json:"demangled"`
+	ParamSize      int            `json:"paramSize"`
+	Params         []jsonParam    `json:"params"`
+	MaxThreads     *[3]int        `json:"maxThreads,omitempty"`
+	ReqThreads     *[3]int        `json:"reqThreads,omitempty"`
+	MinBlocksPerSM int            `json:"minBlocksPerSM,omitempty"`
+	MaxRegs        int            `json:"maxRegs,omitempty"`
+	ClusterDims    *[3]int        `json:"clusterDims,omitempty"`
+	Regs           map[string]int `json:"regs,omitempty"`
+	Arches         []string       `json:"arches,omitempty"`
+}
+
+type jsonParam struct {
+	Ordinal int    `json:"ordinal"`
+	Offset  int    `json:"offset"`
+	Size    int    `json:"size"`
+	Align   int    `json:"align"`
+	PTXType string `json:"ptxType,omitempty"`
+	CType   string `json:"ctype,omitempty"`
+}
+
+type jsonGlobal struct {
+	Name        string `json:"name"`
+	Space       string `json:"space"`
+	Managed     bool   `json:"managed"`
+	Size        int    `json:"size"`
+	Align       int    `json:"align"`
+	PTXType     string `json:"ptxType,omitempty"`
+	Initialized bool   `json:"initialized"`
+	Extern      bool   `json:"extern,omitempty"`
+}
+
+func dimsPtr(d [3]int) *[3]int {
+	if d[0] == 0 {
+		return nil
+	}
+	return &d
+}
+
+func toJSON(m *parse.Module) jsonModule {
+	j := jsonModule{Source: m.Source, Format: m.Format.String(), Arches: m.Arches, Warnings: m.Warnings,
+		Kernels: []jsonKernel{}, Globals: []jsonGlobal{}}
+	for _, k := range m.Kernels {
+		jk := jsonKernel{Name: k.Name, Demangled: k.Pretty(), ParamSize: k.ParamSize, Params: []jsonParam{},
+			MaxThreads: dimsPtr(k.MaxThreads), ReqThreads: dimsPtr(k.ReqThreads), MinBlocksPerSM: k.MinBlocksPerSM,
+			MaxRegs: k.MaxRegs, ClusterDims: dimsPtr(k.ClusterDims), Regs: k.Regs, Arches: k.Arches}
+		for _, p := range k.Params {
+			jp := jsonParam{Ordinal: p.Ordinal, Offset: p.Offset, Size: p.Size, Align: p.Align, PTXType: p.PTXType}
+			if p.CType != nil {
+				jp.CType = p.CType.Spelling
+			}
+			jk.Params = append(jk.Params, jp)
+		}
+		j.Kernels = append(j.Kernels, jk)
+	}
+	for _, g := range m.Globals {
+		j.Globals = append(j.Globals, jsonGlobal{Name: g.Name, Space: string(g.Space), Managed: g.Managed,
+			Size: g.Size, Align: g.Align, PTXType: g.PTXType, Initialized: len(g.Init) > 0, Extern: g.Extern})
+	}
+	return j
+}
+
+func list(c *config, w io.Writer) error {
+	var mods []*parse.Module
+	for _, in := range c.inputs {
+		m, err := readModule(c, in)
+		if err != nil {
+			return err
+		}
+		mods = append(mods, m)
+	}
+	if c.json {
+		out := make([]jsonModule, 0, len(mods))
+		for _, m := range mods {
+			out = append(out, toJSON(m))
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	for i, m := range mods {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		writeTable(w, m)
+	}
+	return nil
+}
+
+func writeTable(w io.Writer, m *parse.Module) {
+	fmt.Fprintf(w, "%s: %s, %s; %d kernels, %d globals\n", m.Source, m.Format, strings.Join(m.Arches, " "), len(m.Kernels), len(m.Globals))
+	for _, warn := range m.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	for _, k := range m.Kernels {
+		fmt.Fprintf(w, "\nkernel %s\n", k.Name)
+		if k.Signature != nil {
+			fmt.Fprintf(w, "  %s\n", k.Signature.Pretty)
+		}
+		var info []string
+		info = append(info, fmt.Sprintf("params %d bytes", k.ParamSize))
+		if k.MaxThreads[0] > 0 {
+			info = append(info, fmt.Sprintf("maxntid %v", k.MaxThreads))
+		}
+		if k.ReqThreads[0] > 0 {
+			info = append(info, fmt.Sprintf("reqntid %v", k.ReqThreads))
+		}
+		if k.MinBlocksPerSM > 0 {
+			info = append(info, fmt.Sprintf("minnctapersm %d", k.MinBlocksPerSM))
+		}
+		if k.MaxRegs > 0 {
+			info = append(info, fmt.Sprintf("maxnreg %d", k.MaxRegs))
+		}
+		if k.ClusterDims[0] > 0 {
+			info = append(info, fmt.Sprintf("cluster %v", k.ClusterDims))
+		}
+		for _, a := range sortedArches(k.Regs) {
+			info = append(info, fmt.Sprintf("%s regs %d", a, k.Regs[a]))
+		}
+		if len(k.Arches) > 0 {
+			info = append(info, "only "+strings.Join(k.Arches, ","))
+		}
+		fmt.Fprintf(w, "  %s\n", strings.Join(info, "; "))
+		if len(k.Params) == 0 {
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "  #\toffset\tsize\talign\t ptx\t c++\t")
+		for _, p := range k.Params {
+			ct := ""
+			if p.CType != nil {
+				ct = p.CType.Spelling
+			}
+			pt := p.PTXType
+			if p.ArrayLen > 0 {
+				pt = fmt.Sprintf("%s[%d]", pt, p.ArrayLen)
+			}
+			fmt.Fprintf(tw, "  %d\t%d\t%d\t%d\t %s\t %s\t\n", p.Ordinal, p.Offset, p.Size, p.Align, pt, ct)
+		}
+		tw.Flush()
+	}
+	if len(m.Globals) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "global\tspace\tsize\talign\ttype\tflags")
+		for _, g := range m.Globals {
+			var flags []string
+			if g.Managed {
+				flags = append(flags, "managed")
+			}
+			if len(g.Init) > 0 {
+				flags = append(flags, "initialized")
+			}
+			if g.Extern {
+				flags = append(flags, "extern")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", g.Name, g.Space, g.Size, g.Align, g.PTXType, strings.Join(flags, ","))
+		}
+		tw.Flush()
+	}
+}
+
+func sortedArches(m map[string]int) []string {
+	var out []string
+	for a := range m {
+		out = append(out, a)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,245 @@
+package parse
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/cugen/cugen/parse/ptx"
+)
+
+// FromPTX builds the model of a parsed PTX module. image is the PTX text the
+// generated package embeds.
+func FromPTX(m *ptx.Module, image []byte) (*Module, error) {
+	mod := &Module{Source: m.File, Format: FormatPTX, Image: image}
+	arch := "compute_"
+	for _, t := range m.Target {
+		if strings.HasPrefix(t, "sm_") {
+			arch += strings.TrimPrefix(t, "sm_")
+			break
+		}
+	}
+	if arch != "compute_" {
+		mod.Arches = []string{arch}
+	}
+	for _, f := range m.Funcs {
+		if !f.Entry || f.Body == nil {
+			continue
+		}
+		k, err := kernelFromPTX(f)
+		if err != nil {
+			return nil, err
+		}
+		mod.Kernels = append(mod.Kernels, k)
+	}
+	for _, v := range m.Vars {
+		g, err := globalFromPTX(v)
+		if err != nil {
+			return nil, err
+		}
+		if g != nil {
+			mod.Globals = append(mod.Globals, g)
+		}
+	}
+	sortModule(mod)
+	return mod, nil
+}
+
+func sortModule(m *Module) {
+	sort.Slice(m.Kernels, func(i, j int) bool { return m.Kernels[i].Name < m.Kernels[j].Name })
+	sort.Slice(m.Globals, func(i, j int) bool { return m.Globals[i].Name < m.Globals[j].Name })
+}
+
+func kernelFromPTX(f *ptx.Func) (*Kernel, error) {
+	k := &Kernel{
+		Name:              f.Name,
+		MinBlocksPerSM:    f.MinNCTAPerSM,
+		MaxRegs:           f.MaxNReg,
+		ExplicitCluster:   f.ExplicitCluster,
+		MaxClusterRank:    f.MaxClusterRank,
+		BlocksAreClusters: f.BlocksAreClusters,
+		Pos:               fmt.Sprintf("%s:%d", f.Pos.File, f.Pos.Line),
+	}
+	k.MaxThreads = dims3(f.MaxNTID)
+	k.ReqThreads = dims3(f.ReqNTID)
+	k.ClusterDims = dims3(f.ReqNCTAPerCluster)
+	off := 0
+	for i, p := range f.Params {
+		if p.ArrayLen < 0 {
+			return nil, fmt.Errorf("%s: kernel %s: parameter %s has no size", p.Pos, f.Name, p.Name)
+		}
+		elem := p.Type.Size()
+		if p.Vector > 0 {
+			elem *= p.Vector
+		}
+		size := elem
+		if p.ArrayLen > 0 {
+			size *= p.ArrayLen
+		}
+		if size == 0 {
+			return nil, fmt.Errorf("%s: kernel %s: parameter %s of type .%s has no size", p.Pos, f.Name, p.Name, p.Type)
+		}
+		align := p.Align
+		if align == 0 {
+			align = elem
+		}
+		off = alignUp(off, align)
+		q := &Param{Ordinal: i, Name: p.Name, Offset: off, Size: size, Align: align,
+			PTXType: p.Type.String(), ArrayLen: p.ArrayLen}
+		if p.Ptr != nil {
+			q.PtrSpace = p.Ptr.Space.String()
+		}
+		k.Params = append(k.Params, q)
+		off += size
+	}
+	k.ParamSize = off
+	if err := typeKernel(k); err != nil {
+		return nil, fmt.Errorf("%s: %v", k.Pos, err)
+	}
+	return k, nil
+}
+
+// typeKernel attaches the C++ parameter types recovered from the mangled name.
+func typeKernel(k *Kernel) error {
+	sig, err := Demangle(k.Name)
+	if err == ErrNotMangled {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(sig.Params) != len(k.Params) {
+		return fmt.Errorf("kernel %s: the mangled name has %d parameters, the code %d", sig.Pretty, len(sig.Params), len(k.Params))
+	}
+	k.Signature = sig
+	for i, p := range k.Params {
+		p.CType = sig.Params[i]
+	}
+	return nil
+}
+
+func dims3(v []int) [3]int {
+	var d [3]int
+	for i := 0; i < len(v) && i < 3; i++ {
+		d[i] = v[i]
+	}
+	if len(v) > 0 {
+		for i := len(v); i < 3; i++ {
+			d[i] = 1
+		}
+	}
+	return d
+}
+
+// globalFromPTX returns nil for variables the host cannot address: shared
+// memory, compiler-internal names ($str), and extern declarations.
+func globalFromPTX(v *ptx.Var) (*Global, error) {
+	var space Space
+	switch v.Space {
+	case ptx.SpaceGlobal:
+		space = SpaceGlobal
+	case ptx.SpaceConst:
+		space = SpaceConst
+	default:
+		return nil, nil
+	}
+	if strings.HasPrefix(v.Name, "$") || strings.HasPrefix(v.Name, "__local_depot") {
+		return nil, nil
+	}
+	elem := v.Type.Size()
+	if v.Vector > 0 {
+		elem *= v.Vector
+	}
+	n := v.Elems()
+	if n < 0 {
+		n = 0 // an unsized extern array: its size lives in the defining module
+	}
+	g := &Global{
+		Name: v.Name, Space: space, Managed: v.Managed, PTXType: v.Type.String(),
+		ElemSize: elem, Count: n, Size: elem * n, Align: v.Align,
+		Extern: v.Linkage == ptx.LinkExtern, Visible: v.Linkage == ptx.LinkVisible,
+	}
+	if g.Align == 0 {
+		g.Align = elem
+	}
+	if v.Init != nil {
+		init, err := initBytes(v, g)
+		if err != nil {
+			return nil, err
+		}
+		g.Init = init
+	}
+	return g, nil
+}
+
+// initBytes lays an initializer out as the variable's bytes, little-endian,
+// with trailing zero bytes trimmed (as NVVM omits them). Address initializers
+// are resolved by the loader; they read as zero here.
+func initBytes(v *ptx.Var, g *Global) ([]byte, error) {
+	elemType := v.Type
+	width := v.Type.Size()
+	buf := make([]byte, g.Size)
+	idx := 0
+	var walk func(in *ptx.Init) error
+	walk = func(in *ptx.Init) error {
+		if in.Kind == ptx.InitList {
+			for _, e := range in.List {
+				if err := walk(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		off := idx * width
+		if off+width > len(buf) {
+			return fmt.Errorf("%s: variable %s: initializer has more than %d elements", in.Pos, v.Name, g.Size/max(width, 1))
+		}
+		var bits uint64
+		switch in.Kind {
+		case ptx.InitInt:
+			bits = in.Int
+			if elemType.IsFloat() {
+				bits = floatBits(elemType, float64(int64(in.Int)))
+			}
+		case ptx.InitFloat:
+			switch {
+			case in.BitsLen == 32 && elemType == ptx.F64:
+				bits = math.Float64bits(float64(math.Float32frombits(uint32(in.Bits))))
+			case in.BitsLen == 64 && elemType == ptx.F32:
+				bits = uint64(math.Float32bits(float32(math.Float64frombits(in.Bits))))
+			case in.BitsLen != 0:
+				bits = in.Bits
+			default:
+				bits = floatBits(elemType, in.Float)
+			}
+		case ptx.InitSymbol:
+			bits = 0
+		}
+		putLE(buf[off:off+width], bits)
+		idx++
+		return nil
+	}
+	if err := walk(v.Init); err != nil {
+		return nil, err
+	}
+	end := len(buf)
+	for end > 0 && buf[end-1] == 0 {
+		end--
+	}
+	return buf[:end], nil
+}
+
+func floatBits(t ptx.Type, f float64) uint64 {
+	if t == ptx.F64 {
+		return math.Float64bits(f)
+	}
+	return uint64(math.Float32bits(float32(f)))
+}
+
+func putLE(b []byte, v uint64) {
+	var tmp [8]byte
+	binary.LittleEndian.PutUint64(tmp[:], v)
+	copy(b, tmp[:])
+}

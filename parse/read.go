@@ -1,0 +1,60 @@
+package parse
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
+	"github.com/cugen/cugen/parse/ptx"
+)
+
+// Options control how an input becomes a Module.
+type Options struct {
+	// Arches keeps only these fatbin entries ("sm_90", "compute_90"); empty keeps all.
+	Arches []string
+}
+
+// Read parses one input file of any supported format into a Module. name is
+// used in errors and as the Module's Source.
+func Read(name string, data []byte, opts Options) (*Module, error) {
+	switch Sniff(data) {
+	case FormatPTX:
+		m, err := ptx.Parse(filepath.Base(name), data)
+		if err != nil {
+			return nil, err
+		}
+		mod, err := FromPTX(m, data)
+		if err != nil {
+			return nil, err
+		}
+		mod.Source = name
+		return mod, nil
+	}
+	return nil, fmt.Errorf("%s: unrecognized input: not PTX text, a fatbin, a cubin or an ELF file", name)
+}
+
+// Sniff tells the input formats apart by their first bytes.
+func Sniff(data []byte) Format {
+	switch {
+	case len(data) >= 4 && bytes.Equal(data[:4], []byte{0x50, 0xed, 0x55, 0xba}):
+		return FormatFatbin
+	case len(data) >= 20 && bytes.Equal(data[:4], []byte("\x7fELF")):
+		if data[18] == 190 && data[19] == 0 { // e_machine EM_CUDA, little-endian
+			return FormatCubin
+		}
+		return FormatHostELF
+	case looksLikePTX(data):
+		return FormatPTX
+	}
+	return 0
+}
+
+// looksLikePTX accepts text whose first directive is a PTX module directive.
+func looksLikePTX(data []byte) bool {
+	for _, kw := range [][]byte{[]byte(".version"), []byte(".target"), []byte(".entry"), []byte(".visible")} {
+		if i := bytes.Index(data, kw); i >= 0 && i < 4096 && bytes.IndexByte(data[:i], 0) < 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,301 @@
+package rt
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Library is one embedded device image (PTX, cubin or fatbin). It is loaded
+// lazily, exactly once per driver, on first use from any goroutine, with the
+// context-independent cuLibraryLoadData: the one load serves every context
+// and every device of that driver.
+type Library struct {
+	name  string
+	image []byte
+
+	mu      sync.Mutex
+	kernels []*Kernel
+	first   atomic.Pointer[libBinding] // the first driver's binding: the fast path
+	others  []*libBinding              // further drivers (tests that use two backends)
+}
+
+type libBinding struct {
+	drv Driver
+	h   LibHandle
+}
+
+// NewLibrary declares a library; nothing is loaded until first use. name is
+// used in errors (the generated code passes the embedded file's name).
+func NewLibrary(name string, image []byte) *Library {
+	return &Library{name: name, image: image}
+}
+
+// Name is the library's name.
+func (l *Library) Name() string { return l.name }
+
+// Image is the embedded image.
+func (l *Library) Image() []byte { return l.image }
+
+// ParamSpec is one kernel parameter's place in the parameter buffer.
+type ParamSpec struct {
+	Offset, Size uint32
+}
+
+// Kernel declares a kernel of the library by its (mangled) name with its
+// parameter layout, as computed by cugen at generate time.
+func (l *Library) Kernel(name string, params ...ParamSpec) *Kernel {
+	var size uintptr
+	for _, p := range params {
+		if end := uintptr(p.Offset + p.Size); end > size {
+			size = end
+		}
+	}
+	k := &Kernel{lib: l, name: name, params: params, size: size}
+	l.mu.Lock()
+	l.kernels = append(l.kernels, k)
+	l.mu.Unlock()
+	return k
+}
+
+// Load loads the library in d if it is not loaded there yet, and returns its
+// handle. Concurrent first calls load it once. After loading, every declared
+// kernel is looked up, and its parameter layout checked where the driver can
+// report it, so a stale generated package fails here, naming the kernel.
+func (l *Library) Load(d Driver) (LibHandle, error) {
+	if b := l.first.Load(); b != nil && b.drv == d {
+		return b.h, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.first.Load(); b != nil && b.drv == d {
+		return b.h, nil
+	}
+	for _, b := range l.others {
+		if b.drv == d {
+			return b.h, nil
+		}
+	}
+	h, err := d.LibraryLoad(l.image, LoadOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("rt: loading library %s: %w", l.name, err)
+	}
+	if err := l.verify(d, h); err != nil {
+		d.LibraryUnload(h)
+		return 0, err
+	}
+	b := &libBinding{drv: d, h: h}
+	if l.first.Load() == nil {
+		l.first.Store(b)
+	} else {
+		l.others = append(l.others, b)
+	}
+	return h, nil
+}
+
+// verify checks every declared kernel against the loaded image.
+func (l *Library) verify(d Driver, h LibHandle) error {
+	pi, _ := d.(paramInfoer)
+	for _, k := range l.kernels {
+		kh, err := d.LibraryKernel(h, k.name)
+		if err != nil {
+			return fmt.Errorf("rt: library %s: kernel %s: %w", l.name, k.name, err)
+		}
+		if pi == nil {
+			continue
+		}
+		got, err := pi.KernelParamSpecs(kh)
+		if err != nil {
+			continue // the driver cannot tell (older than 12.4): nothing to check against
+		}
+		if err := k.checkParams(got); err != nil {
+			return fmt.Errorf("rt: library %s: %w", l.name, err)
+		}
+	}
+	return nil
+}
+
+// paramInfoer is implemented by drivers that report a kernel's parameter
+// layout (cuKernelGetParamInfo, CUDA 12.4+).
+type paramInfoer interface {
+	KernelParamSpecs(k KernelHandle) ([]ParamSpec, error)
+}
+
+// Unload unloads the library from d. Kernel handles from d become invalid;
+// a later launch loads it again.
+func (l *Library) Unload(d Driver) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var h LibHandle
+	if b := l.first.Load(); b != nil && b.drv == d {
+		h = b.h
+		l.first.Store(nil)
+		if len(l.others) > 0 {
+			l.first.Store(l.others[0])
+			l.others = l.others[1:]
+		}
+	} else {
+		for i, b := range l.others {
+			if b.drv == d {
+				h = b.h
+				l.others = append(l.others[:i], l.others[i+1:]...)
+				break
+			}
+		}
+	}
+	if h == 0 {
+		return nil
+	}
+	for _, k := range l.kernels {
+		if b := k.bound.Load(); b != nil && b.drv == d {
+			k.bound.Store(nil)
+		}
+	}
+	return d.LibraryUnload(h)
+}
+
+// Kernel is one kernel of a Library: a context-independent CUkernel per driver.
+type Kernel struct {
+	lib    *Library
+	name   string
+	params []ParamSpec
+	size   uintptr
+	bound  atomic.Pointer[kernelBinding]
+}
+
+type kernelBinding struct {
+	drv Driver
+	h   KernelHandle
+}
+
+// Name is the kernel's mangled name.
+func (k *Kernel) Name() string { return k.name }
+
+// Params is the parameter layout the generated code packs.
+func (k *Kernel) Params() []ParamSpec { return k.params }
+
+// ParamSize is the size of the packed parameter buffer.
+func (k *Kernel) ParamSize() int { return int(k.size) }
+
+func (k *Kernel) checkParams(got []ParamSpec) error {
+	if len(got) != len(k.params) {
+		return fmt.Errorf("kernel %s: the image has %d parameters, the generated code %d (regenerate with cugen)", k.name, len(got), len(k.params))
+	}
+	for i, p := range k.params {
+		if got[i] != p {
+			return fmt.Errorf("kernel %s: parameter %d is at offset %d size %d in the image, at offset %d size %d in the generated code (regenerate with cugen)",
+				k.name, i, got[i].Offset, got[i].Size, p.Offset, p.Size)
+		}
+	}
+	return nil
+}
+
+// Handle returns the kernel's handle in d, loading the library if needed.
+func (k *Kernel) Handle(d Driver) (KernelHandle, error) {
+	if b := k.bound.Load(); b != nil && b.drv == d {
+		return b.h, nil
+	}
+	lh, err := k.lib.Load(d)
+	if err != nil {
+		return 0, err
+	}
+	h, err := d.LibraryKernel(lh, k.name)
+	if err != nil {
+		return 0, fmt.Errorf("rt: library %s: kernel %s: %w", k.lib.name, k.name, err)
+	}
+	k.bound.Store(&kernelBinding{drv: d, h: h})
+	return h, nil
+}
+
+// Config is a launch configuration. A launch with a Stream runs in the
+// stream's context; with no Stream it runs on the NULL stream of the calling
+// OS thread's current context of the default driver (hold
+// runtime.LockOSThread around SetCurrent and such launches).
+type Config struct {
+	Grid      Dim3
+	Block     Dim3
+	SharedMem uint32 // dynamic shared memory bytes
+	Stream    *Stream
+	// Cluster, when non-zero, launches with thread-block clusters (sm_90+).
+	Cluster Dim3
+	// Cooperative asks for a cooperative launch (grid-wide sync).
+	Cooperative bool
+}
+
+// Linear is a 1-D configuration covering n threads with blocks of block threads.
+func Linear(n, block int) Config {
+	if block <= 0 {
+		block = 256
+	}
+	g := (n + block - 1) / block
+	if g == 0 {
+		g = 1
+	}
+	return Config{Grid: D1(g), Block: D1(block)}
+}
+
+// On returns c with its stream set to s.
+func (c Config) On(s *Stream) Config { c.Stream = s; return c }
+
+// Launch launches the kernel with a packed parameter buffer. Generated code
+// calls it with a stack array; Launch and the backends never retain params.
+func (k *Kernel) Launch(cfg Config, params []byte) error {
+	var (
+		drv Driver
+		ctx CtxHandle
+		sh  StreamHandle
+	)
+	if s := cfg.Stream; s != nil {
+		drv, ctx, sh = s.ctx.drv, s.ctx.h, s.h
+	} else {
+		var err error
+		if drv, err = defaultDriver(); err != nil {
+			return err
+		}
+	}
+	if uintptr(len(params)) != k.size {
+		return Errorf("rt.Kernel.Launch", ErrInvalidValue, "kernel %s: %d parameter bytes, want %d", k.name, len(params), k.size)
+	}
+	h, err := k.Handle(drv)
+	if err != nil {
+		return err
+	}
+	return drv.Launch(h, LaunchArgs{
+		Ctx:         ctx,
+		Stream:      sh,
+		Grid:        cfg.Grid.Norm(),
+		Block:       cfg.Block.Norm(),
+		SharedMem:   cfg.SharedMem,
+		Params:      noescape(unsafe.Pointer(unsafe.SliceData(params))),
+		ParamSize:   uintptr(len(params)),
+		Cluster:     cfg.Cluster,
+		Cooperative: cfg.Cooperative,
+	})
+}
+
+// noescape hides p from escape analysis so that a generated function's stack
+// parameter buffer stays on the stack although it crosses the Driver
+// interface. That is sound because Driver.Launch must not retain it; the
+// value stays an unsafe.Pointer in every frame, so stack moves adjust it.
+//
+//go:nosplit
+func noescape(p unsafe.Pointer) unsafe.Pointer {
+	x := uintptr(p)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
+}
+
+var defCache atomic.Pointer[Driver]
+
+// defaultDriver is Default with a lock-free fast path for the launch path.
+func defaultDriver() (Driver, error) {
+	if d := defCache.Load(); d != nil {
+		return *d, nil
+	}
+	d, err := Default()
+	if err != nil {
+		return nil, err
+	}
+	defCache.Store(&d)
+	return d, nil
+}

@@ -1,0 +1,137 @@
+package rt
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Ptr is a typed device pointer: the Go type of a kernel's T* parameter. It is
+// a device address, never dereferenced on the host.
+type Ptr[T any] DevPtr
+
+// Addr is the untyped device address.
+func (p Ptr[T]) Addr() DevPtr { return DevPtr(p) }
+
+// IsNil reports whether p is the null device pointer.
+func (p Ptr[T]) IsNil() bool { return p == 0 }
+
+// Add returns p advanced by n elements of T.
+func (p Ptr[T]) Add(n int) Ptr[T] {
+	var z T
+	return p + Ptr[T](uintptr(n)*unsafe.Sizeof(z))
+}
+
+func (p Ptr[T]) String() string { return fmt.Sprintf("%#x", uint64(p)) }
+
+// Cast reinterprets a device pointer as a pointer to another element type.
+func Cast[U, T any](p Ptr[T]) Ptr[U] { return Ptr[U](p) }
+
+// PtrOf types an untyped device address.
+func PtrOf[T any](a DevPtr) Ptr[T] { return Ptr[T](a) }
+
+func sizeOf[T any]() uint64 {
+	var z T
+	return uint64(unsafe.Sizeof(z))
+}
+
+// Buffer is n elements of T in device memory of one context. T must hold no
+// Go pointers: copies move raw bytes between host and device.
+type Buffer[T any] struct {
+	Ptr Ptr[T]
+	Len int
+	ctx *Context
+}
+
+// Alloc allocates n elements of T in ctx (contents undefined).
+func Alloc[T any](ctx *Context, n int) (Buffer[T], error) {
+	if n < 0 {
+		return Buffer[T]{}, Errorf("rt.Alloc", ErrInvalidValue, "negative length %d", n)
+	}
+	size := uint64(n) * sizeOf[T]()
+	if size == 0 {
+		size = 1 // cuMemAlloc rejects 0; keep a distinct valid address
+	}
+	p, err := ctx.drv.MemAlloc(ctx.h, size)
+	if err != nil {
+		return Buffer[T]{}, err
+	}
+	return Buffer[T]{Ptr: Ptr[T](p), Len: n, ctx: ctx}, nil
+}
+
+// AllocFrom allocates a device copy of src in ctx.
+func AllocFrom[T any](ctx *Context, src []T) (Buffer[T], error) {
+	b, err := Alloc[T](ctx, len(src))
+	if err != nil {
+		return b, err
+	}
+	if err := b.CopyFrom(src); err != nil {
+		b.Free()
+		return Buffer[T]{}, err
+	}
+	return b, nil
+}
+
+// Context is the context the buffer was allocated in.
+func (b Buffer[T]) Context() *Context { return b.ctx }
+
+// Bytes is the buffer's size in bytes.
+func (b Buffer[T]) Bytes() uint64 { return uint64(b.Len) * sizeOf[T]() }
+
+// Free releases the device memory.
+func (b Buffer[T]) Free() error {
+	if b.ctx == nil {
+		return nil
+	}
+	return b.ctx.drv.MemFree(b.ctx.h, DevPtr(b.Ptr))
+}
+
+// CopyFrom copies src to the start of the buffer (synchronous).
+func (b Buffer[T]) CopyFrom(src []T) error {
+	if len(src) > b.Len {
+		return Errorf("rt.Buffer.CopyFrom", ErrInvalidValue, "%d elements into a buffer of %d", len(src), b.Len)
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	return b.ctx.drv.MemcpyHtoD(b.ctx.h, DevPtr(b.Ptr), unsafe.Pointer(unsafe.SliceData(src)),
+		uint64(len(src))*sizeOf[T](), 0, false)
+}
+
+// CopyTo copies the start of the buffer into dst (synchronous).
+func (b Buffer[T]) CopyTo(dst []T) error {
+	if len(dst) > b.Len {
+		return Errorf("rt.Buffer.CopyTo", ErrInvalidValue, "%d elements from a buffer of %d", len(dst), b.Len)
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return b.ctx.drv.MemcpyDtoH(b.ctx.h, unsafe.Pointer(unsafe.SliceData(dst)), DevPtr(b.Ptr),
+		uint64(len(dst))*sizeOf[T](), 0, false)
+}
+
+// ToHost returns a host copy of the whole buffer.
+func (b Buffer[T]) ToHost() ([]T, error) {
+	out := make([]T, b.Len)
+	return out, b.CopyTo(out)
+}
+
+// Zero sets every byte of the buffer to 0 (synchronous).
+func (b Buffer[T]) Zero() error {
+	return b.ctx.drv.MemsetD8(b.ctx.h, DevPtr(b.Ptr), 0, b.Bytes(), 0, false)
+}
+
+// CopyHtoD copies src to the device address dst in ctx (synchronous).
+func CopyHtoD[T any](ctx *Context, dst Ptr[T], src []T) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return ctx.drv.MemcpyHtoD(ctx.h, DevPtr(dst), unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), 0, false)
+}
+
+// CopyDtoH copies len(dst) elements from the device address src in ctx (synchronous).
+func CopyDtoH[T any](ctx *Context, dst []T, src Ptr[T]) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return ctx.drv.MemcpyDtoH(ctx.h, unsafe.Pointer(unsafe.SliceData(dst)), DevPtr(src), uint64(len(dst))*sizeOf[T](), 0, false)
+}
