@@ -1,0 +1,261 @@
+package rt_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/rttest"
+)
+
+// saxpy mirrors what cugen generates for saxpy(int, float, const float*, float*).
+var (
+	lib       = rt.NewLibrary("test.ptx", []byte(".version 9.0\n"))
+	kernSaxpy = lib.Kernel("_Z5saxpyifPKfPf",
+		rt.ParamSpec{Offset: 0, Size: 4},
+		rt.ParamSpec{Offset: 4, Size: 4},
+		rt.ParamSpec{Offset: 8, Size: 8},
+		rt.ParamSpec{Offset: 16, Size: 8},
+	)
+)
+
+func saxpy(cfg rt.Config, n int32, a float32, x rt.Ptr[float32], y rt.Ptr[float32]) error {
+	var args [24]byte
+	binary.LittleEndian.PutUint32(args[0:], uint32(n))
+	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(a))
+	binary.LittleEndian.PutUint64(args[8:], uint64(x))
+	binary.LittleEndian.PutUint64(args[16:], uint64(y))
+	return kernSaxpy.Launch(cfg, args[:])
+}
+
+func newFake() *rttest.Fake {
+	return &rttest.Fake{Kernels: []string{"_Z5saxpyifPKfPf"}, Record: true}
+}
+
+func TestLaunchPacksParamsAndConfig(t *testing.T) {
+	f := newFake()
+	ctx, err := rt.PrimaryOn(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ctx.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rt.Config{Grid: rt.D1(4), Block: rt.D2(32, 2), SharedMem: 128, Stream: s}
+	if err := saxpy(cfg, -3, 2.5, 0x1000, 0x2000); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Launches) != 1 {
+		t.Fatalf("%d launches recorded, want 1", len(f.Launches))
+	}
+	l := f.Launches[0]
+	want := make([]byte, 24)
+	binary.LittleEndian.PutUint32(want[0:], uint32(0xfffffffd))
+	binary.LittleEndian.PutUint32(want[4:], 0x40200000)
+	binary.LittleEndian.PutUint64(want[8:], 0x1000)
+	binary.LittleEndian.PutUint64(want[16:], 0x2000)
+	if string(l.Params) != string(want) {
+		t.Errorf("params % x, want % x", l.Params, want)
+	}
+	if l.Args.Grid != (rt.Dim3{4, 1, 1}) || l.Args.Block != (rt.Dim3{32, 2, 1}) || l.Args.SharedMem != 128 {
+		t.Errorf("launch shape %+v", l.Args)
+	}
+	if l.Args.Stream != s.Handle() || l.Args.Ctx != ctx.Handle() {
+		t.Errorf("launch ran on stream %v ctx %v, want %v %v", l.Args.Stream, l.Args.Ctx, s.Handle(), ctx.Handle())
+	}
+}
+
+func TestLibraryLoadsOnceUnderConcurrentFirstUse(t *testing.T) {
+	f := newFake()
+	f.Record = false
+	l := rt.NewLibrary("once.ptx", nil)
+	k := l.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4})
+	ctx, _ := rt.PrimaryOn(f, 0)
+	cfg := rt.Config{Stream: ctx.NullStream()}
+	var wg sync.WaitGroup
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var p [4]byte
+			if err := k.Launch(cfg, p[:]); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := f.Loads.Load(); n != 1 {
+		t.Errorf("library loaded %d times, want exactly once", n)
+	}
+	if n := f.LaunchCount(); n != 64 {
+		t.Errorf("%d launches, want 64", n)
+	}
+	// A second driver gets its own load; the first is untouched.
+	g := newFake()
+	ctx2, _ := rt.PrimaryOn(g, 0)
+	var p [4]byte
+	if err := k.Launch(rt.Config{Stream: ctx2.NullStream()}, p[:]); err != nil {
+		t.Fatal(err)
+	}
+	if f.Loads.Load() != 1 || g.Loads.Load() != 1 {
+		t.Errorf("loads: first driver %d, second %d; want 1 and 1", f.Loads.Load(), g.Loads.Load())
+	}
+}
+
+func TestLaunchRejectsWrongParamSize(t *testing.T) {
+	f := newFake()
+	ctx, _ := rt.PrimaryOn(f, 0)
+	var p [20]byte
+	err := kernSaxpy.Launch(rt.Config{Stream: ctx.NullStream()}, p[:])
+	if !errors.Is(err, rt.ErrInvalidValue) {
+		t.Fatalf("err = %v, want ErrInvalidValue", err)
+	}
+	if !strings.Contains(err.Error(), "20 parameter bytes, want 24") {
+		t.Errorf("error %q does not say the sizes", err)
+	}
+}
+
+func TestLoadVerifiesKernelsAndLayout(t *testing.T) {
+	// A kernel the image lacks.
+	l := rt.NewLibrary("stale.ptx", nil)
+	l.Kernel("missing", rt.ParamSpec{Offset: 0, Size: 8})
+	_, err := l.Load(newFake())
+	if !errors.Is(err, rt.ErrNotFound) || !strings.Contains(err.Error(), "kernel missing") {
+		t.Errorf("missing kernel: err = %v", err)
+	}
+	// A layout the driver reports differently.
+	f := newFake()
+	f.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 4}, {4, 4}, {8, 8}, {24, 8}}}
+	l2 := rt.NewLibrary("layout.ptx", nil)
+	l2.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4}, rt.ParamSpec{Offset: 4, Size: 4},
+		rt.ParamSpec{Offset: 8, Size: 8}, rt.ParamSpec{Offset: 16, Size: 8})
+	_, err = l2.Load(f)
+	if err == nil || !strings.Contains(err.Error(), "parameter 3 is at offset 24 size 8 in the image, at offset 16 size 8 in the generated code") {
+		t.Errorf("layout mismatch: err = %v", err)
+	}
+	// Matching layout loads.
+	f.ParamSpecs["_Z5saxpyifPKfPf"][3] = rt.ParamSpec{Offset: 16, Size: 8}
+	if _, err := l2.Load(f); err != nil {
+		t.Errorf("matching layout: %v", err)
+	}
+}
+
+func TestGlobalsPerContextManagedShared(t *testing.T) {
+	f := newFake()
+	l := rt.NewLibrary("g.ptx", nil)
+	g := rt.NewGlobal[int32](l, "g1", 1)
+	m := rt.NewManaged[uint32](l, "m1", 1)
+	a, _ := rt.PrimaryOn(f, 0)
+	b, _ := rt.NewContextOn(f, 0, 0)
+	pa, err := g.Ptr(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := g.Ptr(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pa == pb {
+		t.Errorf("global has one address %v in two contexts", pa)
+	}
+	if err := g.Set(a, -7); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Set(b, 9); err != nil {
+		t.Fatal(err)
+	}
+	va, _ := g.Get(a)
+	vb, _ := g.Get(b)
+	if va != -7 || vb != 9 {
+		t.Errorf("per-context values %d %d, want -7 9", va, vb)
+	}
+	ma, _ := m.Ptr(a)
+	mb, _ := m.Ptr(b)
+	if ma != mb {
+		t.Errorf("managed addresses differ: %v %v", ma, mb)
+	}
+	wrong := rt.NewGlobal[int64](l, "g1", 1)
+	if _, err := wrong.Ptr(a); err == nil || !strings.Contains(err.Error(), "is 4 bytes in the image, 8 in the generated code") {
+		t.Errorf("size mismatch: err = %v", err)
+	}
+}
+
+func TestBufferRoundTrip(t *testing.T) {
+	ctx, _ := rt.PrimaryOn(newFake(), 0)
+	src := []float64{1, -2, math.Pi}
+	b, err := rt.AllocFrom(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.ToHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		if got[i] != src[i] {
+			t.Fatalf("round trip %v, want %v", got, src)
+		}
+	}
+	if b.Ptr.Add(2) != b.Ptr+16 {
+		t.Errorf("Ptr.Add(2) = %v, want base+16", b.Ptr.Add(2))
+	}
+	if err := b.CopyFrom(make([]float64, 4)); !errors.Is(err, rt.ErrInvalidValue) {
+		t.Errorf("overlong copy: %v", err)
+	}
+	if err := b.Free(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestErrorsKeepCode(t *testing.T) {
+	err := error(&rt.Error{Op: "cuCtxSynchronize", Code: rt.ErrIllegalAddress, Async: true, Detail: "kernel k"})
+	if !errors.Is(err, rt.ErrIllegalAddress) || errors.Is(err, rt.ErrInvalidValue) {
+		t.Errorf("errors.Is does not follow the code")
+	}
+	want := "cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered) [from earlier asynchronous work]: kernel k"
+	if err.Error() != want {
+		t.Errorf("Error() = %q\nwant      %q", err.Error(), want)
+	}
+	if rt.CodeOf(err) != rt.ErrIllegalAddress || rt.CodeOf(nil) != rt.Success {
+		t.Errorf("CodeOf")
+	}
+}
+
+func TestLaunchPathDoesNotAllocate(t *testing.T) {
+	f := newFake()
+	f.Record = false
+	ctx, _ := rt.PrimaryOn(f, 0)
+	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: ctx.NullStream()}
+	if err := saxpy(cfg, 1, 1, 0, 0); err != nil { // first use loads
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(1000, func() { saxpy(cfg, 1, 2, 3, 4) }); n != 0 {
+		t.Errorf("a launch allocates %v times, want 0", n)
+	}
+}
+
+func BenchmarkLaunchFake(b *testing.B) {
+	f := newFake()
+	f.Record = false
+	ctx, _ := rt.PrimaryOn(f, 0)
+	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: ctx.NullStream()}
+	b.ReportAllocs()
+	for b.Loop() {
+		saxpy(cfg, 1, 2, 3, 4)
+	}
+}
+
+func TestLinear(t *testing.T) {
+	c := rt.Linear(1000, 256)
+	if c.Grid.X != 4 || c.Block.X != 256 {
+		t.Errorf("Linear(1000,256) = %+v", c)
+	}
+	if c := rt.Linear(0, 128); c.Grid.X != 1 {
+		t.Errorf("Linear(0) grid %d, want 1", c.Grid.X)
+	}
+}
