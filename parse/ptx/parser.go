@@ -792,6 +792,9 @@ func (p *parser) stmt(list []Stmt) []Stmt {
 		}
 	case tIdent:
 		if nt := p.peek(); nt.kind == tPunct && nt.text == ":" {
+			if t.text[0] == '%' {
+				p.errorAt(t, "expected label name, found register %s", describe(t))
+			}
 			p.next()
 			p.next()
 			switch {
