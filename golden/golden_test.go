@@ -19,8 +19,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// inputs returns testdata/NAME/INPUT for every case; the input is the one
-// file in the directory that is not generated Go.
+// inputExts are the input kinds, in the order a case directory is searched.
+var inputExts = []string{".ptx", ".cubin", ".fatbin", ".o", ".so"}
+
+// inputs returns testdata/NAME/INPUT for every case: the directory's first
+// file with an input extension.
 func inputs(t *testing.T) []string {
 	dirs, err := os.ReadDir("testdata")
 	if err != nil {
@@ -35,10 +38,13 @@ func inputs(t *testing.T) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range files {
-			if n := f.Name(); !strings.HasSuffix(n, ".go") && !strings.HasPrefix(n, ".") {
-				out = append(out, filepath.Join("testdata", d.Name(), n))
-				break
+	search:
+		for _, ext := range inputExts {
+			for _, f := range files {
+				if strings.HasSuffix(f.Name(), ext) {
+					out = append(out, filepath.Join("testdata", d.Name(), f.Name()))
+					break search
+				}
 			}
 		}
 	}
