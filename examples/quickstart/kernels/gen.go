@@ -1,0 +1,8 @@
+// kernels.cu uses a __managed__ variable, which clang cannot compile, so the
+// PTX is built with nvcc (on a machine that has it) and committed; cugen then
+// runs anywhere.
+
+package kernels
+
+//go:generate nvcc -ptx -arch=compute_75 -O3 -o kernels.ptx kernels.cu
+//go:generate go run github.com/cugen/cugen/cmd/cugen -o kernels_cugen.go kernels.ptx
