@@ -1,6 +1,7 @@
 // cugen_clang.h: the few CUDA declarations device code needs when clang
-// compiles it without the CUDA toolkit (-nocudainc -nocudalib), as cugen's CI
-// does. nvcc ignores this file's contents (it defines everything itself).
+// compiles it without the CUDA toolkit (-nocudainc -nocudalib). cugen embeds
+// this file and passes it with -include when run with -compiler clang; under
+// nvcc (or clang with the CUDA headers) it expands to nothing.
 #ifndef CUGEN_CLANG_H
 #define CUGEN_CLANG_H
 #if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__) && !defined(__CUDACC_RTC__) && !defined(__CUDA_ARCH_LIST__) && !defined(__CLANG_CUDA_RUNTIME_WRAPPER_H__)

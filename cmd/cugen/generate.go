@@ -16,8 +16,18 @@ import (
 )
 
 func readModule(c *config, input string) (*parse.Module, error) {
-	data, err := os.ReadFile(input)
-	if err != nil {
+	var data []byte
+	var err error
+	if strings.HasSuffix(input, ".cu") {
+		if c.compiler == "" {
+			return nil, fmt.Errorf("%s is CUDA source: name the compiler with -compiler clang or -compiler nvcc", input)
+		}
+		var ext string
+		if data, ext, err = compileCU(c, input); err != nil {
+			return nil, err
+		}
+		c.compiledExt = ext
+	} else if data, err = os.ReadFile(input); err != nil {
 		return nil, err
 	}
 	var opts parse.Options
@@ -72,7 +82,10 @@ func generate(c *config, stderr io.Writer) error {
 	// The image beside the output: the input itself when it is PTX, a cubin or
 	// a fatbin; an extracted (and possibly filtered) fatbin otherwise.
 	imageName := filepath.Base(input)
-	if mod.Format == parse.FormatHostELF || (mod.Format == parse.FormatFatbin && c.arch != "") {
+	switch {
+	case c.compiledExt != "":
+		imageName = base + c.compiledExt
+	case mod.Format == parse.FormatHostELF || (mod.Format == parse.FormatFatbin && c.arch != ""):
 		imageName = base + ".fatbin"
 	}
 	src, err := gen.Generate(mod, gen.Options{Package: pkg, ImageFile: imageName, Source: filepath.Base(input), Kernels: re})

@@ -3,10 +3,13 @@
 // Usage:
 //
 //	cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] input
+//	cugen -compiler clang|nvcc [-gpu arch] [flags] input.cu
 //	cugen -list [-json] input...
 //
 // The input is PTX text, a cubin, a fatbin, or a host object, shared library
-// or executable holding fatbins. cugen writes one Go file with a typed launch
+// or executable holding fatbins; or CUDA source, which cugen compiles with
+// the -compiler named (clang needs no CUDA toolkit: cugen supplies the few
+// declarations device code needs). cugen writes one Go file with a typed launch
 // function per kernel and a typed accessor per __device__, __constant__ and
 // __managed__ variable, and copies the device image beside it for //go:embed.
 // It is meant to be run by //go:generate:
@@ -36,6 +39,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.arch, "arch", "", "keep only these fatbin entries, e.g. sm_80,sm_90,compute_90 (default: all)")
 	fs.BoolVar(&c.list, "list", false, "list kernels, parameters and globals instead of generating")
 	fs.BoolVar(&c.json, "json", false, "with -list: machine-readable JSON")
+	fs.StringVar(&c.compiler, "compiler", "", "for a .cu input: the device compiler to run, clang or nvcc")
+	fs.StringVar(&c.cc, "cc", "", "with -compiler: the compiler binary (default: clang-16 or clang; nvcc)")
+	fs.StringVar(&c.gpu, "gpu", "", "with -compiler: clang's --cuda-gpu-arch (default sm_70); nvcc's targets, e.g. compute_75 or sm_80,sm_90,compute_90 (default compute_75)")
+	fs.StringVar(&c.cflags, "cflags", "", "with -compiler: extra compiler flags")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] input\n")
 		fmt.Fprintf(stderr, "       cugen -list [-json] input...\n\n")
@@ -63,7 +70,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 type config struct {
-	out, pkg, kernels, arch string
-	list, json              bool
-	inputs                  []string
+	out, pkg, kernels, arch   string
+	compiler, cc, gpu, cflags string
+	list, json                bool
+	inputs                    []string
+	compiledExt               string // set by readModule for a .cu input: the image's extension
 }

@@ -1,7 +1,6 @@
 // A weighted byte histogram: the weights live in a __constant__ table written
 // from Go, a __device__ counter counts the bytes seen in each context, and a
 // __managed__ total is shared by every context and the host.
-#include "../cugen_clang.h"
 
 __constant__ unsigned weights[256];
 __device__ unsigned long long seen;

@@ -1,5 +1,4 @@
 // Kernels behind the libpattern example's plain-Go API.
-#include "../cugen_clang.h"
 
 extern "C" __global__ void axpby(int n, float a, const float *x, float b, const float *y, float *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,5 +1,4 @@
 // Kernels for the multi-context example: each context has its own `base`.
-#include "../cugen_clang.h"
 
 __device__ int base = 1000;
 

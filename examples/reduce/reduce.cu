@@ -1,6 +1,5 @@
 // Sum of a float array: each block reduces through dynamic shared memory and
 // warp shuffles, then adds its partial sum to *out with one atomic.
-#include "../cugen_clang.h"
 
 extern "C" __global__ void blockSum(const float *in, float *out, int n) {
   extern __shared__ float partial[];  // one float per warp, sized by the launch

@@ -1,5 +1,4 @@
 // saxpy for float and double from one template.
-#include "../cugen_clang.h"
 
 template <typename T>
 __global__ void saxpy(int n, T a, const T *__restrict__ x, T *__restrict__ y) {

@@ -1,6 +1,5 @@
 // The quickstart's device code: an extern "C" kernel, a template instantiated
 // twice, a __device__ counter and a __managed__ total.
-#include "../../cugen_clang.h"
 
 extern "C" __global__ void vecAdd(const float *a, const float *b, float *c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

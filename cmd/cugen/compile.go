@@ -1,0 +1,104 @@
+package main
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed cugen_clang.h
+var clangPrelude []byte
+
+// compileCU runs the device compiler on a .cu input and returns the image
+// cugen embeds: PTX for clang (which cannot build cubins without the CUDA
+// toolkit) and for nvcc with one virtual arch; a fatbin for nvcc with a list
+// that names real targets.
+func compileCU(c *config, input string) (image []byte, ext string, err error) {
+	tmp, err := os.MkdirTemp("", "cugen-cc")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(tmp)
+	var args []string
+	var tool string
+	out := filepath.Join(tmp, "out")
+	switch c.compiler {
+	case "clang":
+		tool = c.cc
+		if tool == "" {
+			tool = findTool("clang-16", "clang")
+		}
+		prelude := filepath.Join(tmp, "cugen_clang.h")
+		if err := os.WriteFile(prelude, clangPrelude, 0o644); err != nil {
+			return nil, "", err
+		}
+		gpu := c.gpu
+		if gpu == "" {
+			gpu = "sm_70"
+		}
+		args = []string{"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
+			"--cuda-gpu-arch=" + gpu, "-Xclang", "-target-feature", "-Xclang", "+ptx64",
+			"-O3", "-S", "-include", prelude}
+		ext = ".ptx"
+	case "nvcc":
+		tool = c.cc
+		if tool == "" {
+			tool = findTool("nvcc")
+		}
+		gpu := c.gpu
+		if gpu == "" {
+			gpu = "compute_75"
+		}
+		if strings.Contains(gpu, "sm_") {
+			// Real targets: a fatbin with their cubins plus the PTX of the lowest
+			// virtual arch named, so rt/soft and newer GPUs can run it.
+			ext = ".fatbin"
+			args = []string{"-fatbin", "-O3"}
+			for _, a := range strings.Split(gpu, ",") {
+				a = strings.TrimSpace(a)
+				switch {
+				case strings.HasPrefix(a, "sm_"):
+					args = append(args, "-gencode", "arch=compute_"+strings.TrimPrefix(a, "sm_")+",code="+a)
+				case strings.HasPrefix(a, "compute_"):
+					args = append(args, "-gencode", "arch="+a+",code="+a)
+				}
+			}
+		} else {
+			ext = ".ptx"
+			args = []string{"-ptx", "-arch=" + gpu, "-O3"}
+		}
+	default:
+		return nil, "", fmt.Errorf("-compiler %q: want clang or nvcc", c.compiler)
+	}
+	if tool == "" {
+		return nil, "", fmt.Errorf("-compiler %s: no %s on PATH (set -cc)", c.compiler, c.compiler)
+	}
+	if c.cflags != "" {
+		args = append(args, strings.Fields(c.cflags)...)
+	}
+	args = append(args, "-o", out, input)
+	cmd := exec.Command(tool, args...)
+	msg, err := cmd.CombinedOutput()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, "", fmt.Errorf("%s failed on %s:\n%s", filepath.Base(tool), input, strings.TrimSpace(string(msg)))
+		}
+		return nil, "", err
+	}
+	image, err = os.ReadFile(out)
+	return image, ext, err
+}
+
+func findTool(names ...string) string {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	return ""
+}
