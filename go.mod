@@ -1,6 +1,6 @@
 module github.com/cugen/cugen
 
-go 1.25.0
+go 1.25
 
 require (
 	github.com/dave/jennifer v1.7.1
