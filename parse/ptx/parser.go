@@ -237,9 +237,9 @@ func (p *parser) floatLit(neg bool) (val float64, bits uint64, n int) {
 		}
 	} else {
 		var err error
-		_, err = fmt.Sscan(t.text, &val)
+		val, err = strconv.ParseFloat(t.text, 64)
 		if err != nil {
-			p.errorAt(t, "malformed float literal %s", t.text)
+			p.errorAt(t, "float literal out of range: %s", t.text)
 		}
 		if neg {
 			val = -val
@@ -901,6 +901,9 @@ func (p *parser) instr() *Instr {
 	if p.is(";") {
 		p.next()
 		return in
+	}
+	if p.is("}") || p.tok.kind == tEOF {
+		p.expected("';' after instruction")
 	}
 	for {
 		in.Operands = append(in.Operands, p.operand())

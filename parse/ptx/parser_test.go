@@ -735,6 +735,8 @@ var errorCases = []struct{ src, want string }{
 	{".pragma nounroll;", "e.ptx:1:9: expected string after .pragma, found 'nounroll'"},
 	{".version 9.0\x00x", "e.ptx:1:13: illegal character U+0000"},
 	{"% x", "e.ptx:1:1: expected register name after '%'"},
+	{".global .f64 x = 1e999;", "e.ptx:1:18: float literal out of range: 1e999"},
+	{"\xEF\xBB\xBF.version 9.0\n.target sm_90\n.entry k() { ret }", "e.ptx:3:18: expected ';' after instruction, found '}'"},
 	{". x", "e.ptx:1:1: expected directive or modifier name after '.'"},
 }
 

@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -52,6 +53,10 @@ func (s *scanner) init(file string, src []byte) {
 	s.off = 0
 	s.line = 1
 	s.lineStart = 0
+	// Skip a UTF-8 byte order mark, as go/scanner does; columns count from after it.
+	if strings.HasPrefix(s.src, "\xEF\xBB\xBF") {
+		s.off, s.lineStart = 3, 3
+	}
 }
 
 func (s *scanner) errorAt(off, line, col int, format string, args ...any) {
