@@ -423,6 +423,24 @@ func TestClang(t *testing.T) {
 	}
 }
 
+func TestClangInlineAsm(t *testing.T) {
+	m, _ := parseFile(t, "testdata/clang/clang_more_sm86.ptx")
+	var blk *Block
+	walk(findFunc(t, m, "inl").Body, func(s Stmt) {
+		if b, ok := s.(*Block); ok {
+			blk = b
+		}
+	})
+	if blk == nil || len(blk.Stmts) != 3 {
+		t.Fatalf("inline asm block = %+v", blk)
+	}
+	checkInstr(t, blk.Stmts, 1, "setp.ne.b32 p, %r2, 0")
+	// p was declared ".reg .pred p;" inside the asm block, so it is a register.
+	if r, ok := instrAt(t, blk.Stmts, 2).Operands[3].(*Reg); !ok || r.Name != "p" {
+		t.Errorf("selp predicate = %#v", instrAt(t, blk.Stmts, 2).Operands[3])
+	}
+}
+
 func TestHandSyntax(t *testing.T) {
 	m, _ := parseFile(t, "testdata/hand/syntax.ptx")
 	if m.Version.Major != 8 || m.Version.Minor != 10 {
