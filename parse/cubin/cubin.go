@@ -362,12 +362,9 @@ type Dim3 struct{ X, Y, Z uint32 }
 func (d Dim3) IsZero() bool { return d == Dim3{} }
 
 func dim3(a *Attr) (Dim3, error) {
-	b, err := a.sval(4)
+	b, err := a.sval(12)
 	if err != nil {
 		return Dim3{}, err
-	}
-	if len(b) < 12 {
-		return Dim3{}, errorf(a.Off, "%v: payload of %d bytes, want 12", a.ID, len(b))
 	}
 	return Dim3{le.Uint32(b), le.Uint32(b[4:]), le.Uint32(b[8:])}, nil
 }
