@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/cugen/cugen/parse/cubin"
+	"github.com/cugen/cugen/parse/fatbin"
 	"github.com/cugen/cugen/parse/ptx"
 )
 
@@ -28,6 +30,56 @@ func Read(name string, data []byte, opts Options) (*Module, error) {
 			return nil, err
 		}
 		mod.Source = name
+		return mod, nil
+	case FormatCubin:
+		f, err := cubin.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		arch := fmt.Sprintf("sm_%d", f.SM)
+		if f.ArchSpecific {
+			arch += "a"
+		}
+		mod, err := FromCubin(f, arch, data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		mod.Source = name
+		return mod, nil
+	case FormatFatbin:
+		fb, err := fatbin.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return FromFatbins(name, []*fatbin.Fatbin{fb}, opts)
+	case FormatHostELF:
+		secs, err := fatbin.FromELF(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		// Prefer device-linked code: an -rdc executable holds both the
+		// relocatable objects (__nv_relfatbin) and their linked form.
+		var fbs []*fatbin.Fatbin
+		rel := false
+		for _, s := range secs {
+			if s.Name == fatbin.SectionFatbin {
+				fbs = append(fbs, s.Fatbins...)
+			}
+		}
+		if len(fbs) == 0 {
+			for _, s := range secs {
+				fbs = append(fbs, s.Fatbins...)
+			}
+			rel = true
+		}
+		mod, err := FromFatbins(name, fbs, opts)
+		if err != nil {
+			return nil, err
+		}
+		mod.Format = FormatHostELF
+		if rel {
+			mod.Warnings = append(mod.Warnings, "the fatbins are relocatable (-rdc): their cubins need device linking (rt's JIT linker) before they load")
+		}
 		return mod, nil
 	}
 	return nil, fmt.Errorf("%s: unrecognized input: not PTX text, a fatbin, a cubin or an ELF file", name)
