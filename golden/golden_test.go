@@ -20,7 +20,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // inputExts are the input kinds, in the order a case directory is searched.
-var inputExts = []string{".ptx", ".cubin", ".fatbin", ".o", ".so"}
+var inputExts = []string{".o", ".so", ".ptx", ".cubin", ".fatbin"} // host ELF first: its dir also holds the extracted .fatbin
 
 // inputs returns testdata/NAME/INPUT for every case: the directory's first
 // file with an input extension.
@@ -54,6 +54,15 @@ func inputs(t *testing.T) []string {
 	return out
 }
 
+// imageName is the embedded file's name, as cmd/cugen chooses it: the input
+// itself, or NAME.fatbin extracted from a host object.
+func imageName(input string, m *parse.Module) string {
+	if m.Format == parse.FormatHostELF {
+		return strings.TrimSuffix(filepath.Base(input), filepath.Ext(input)) + ".fatbin"
+	}
+	return filepath.Base(input)
+}
+
 func generate(t *testing.T, input string) []byte {
 	data, err := os.ReadFile(input)
 	if err != nil {
@@ -64,9 +73,24 @@ func generate(t *testing.T, input string) []byte {
 		t.Fatalf("%s: %v", input, err)
 	}
 	pkg := filepath.Base(filepath.Dir(input))
-	src, err := gen.Generate(mod, gen.Options{Package: strings.ReplaceAll(pkg, "_", ""), ImageFile: filepath.Base(input), Source: filepath.Base(input)})
+	img := imageName(input, mod)
+	src, err := gen.Generate(mod, gen.Options{Package: strings.ReplaceAll(pkg, "_", ""), ImageFile: img, Source: filepath.Base(input)})
 	if err != nil {
 		t.Fatalf("%s: %v", input, err)
+	}
+	if img != filepath.Base(input) {
+		path := filepath.Join(filepath.Dir(input), img)
+		old, err := os.ReadFile(path)
+		switch {
+		case *update:
+			if err := os.WriteFile(path, mod.Image, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		case err != nil:
+			t.Fatalf("%v (run go test ./golden -update)", err)
+		case !bytes.Equal(old, mod.Image):
+			t.Errorf("%s differs from the extracted image; run go test ./golden -update", path)
+		}
 	}
 	return src
 }
@@ -130,12 +154,19 @@ func TestGoldenCompiles(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{in, goldenPath(in)} {
-			data, err := os.ReadFile(f)
+		files, err := os.ReadDir(filepath.Dir(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.IsDir() {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(filepath.Dir(in), f.Name()))
 			if err != nil {
 				t.Fatal(err)
 			}
-			write(t, filepath.Join(dir, filepath.Base(f)), data)
+			write(t, filepath.Join(dir, f.Name()), data)
 		}
 	}
 	cmd := exec.Command(goTool, "vet", "./...")
