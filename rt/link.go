@@ -1,0 +1,51 @@
+package rt
+
+// JIT linking is an optional backend capability: rt code type-asserts a
+// Driver to Linker. The cgo backend implements it with cuLinkCreate,
+// cuLinkAddData, cuLinkComplete and cuLinkDestroy.
+
+// LinkInputKind says what one link input is; the values are CUDA's
+// CUjitInputType.
+type LinkInputKind int32
+
+const (
+	LinkCubin   LinkInputKind = 0 // CU_JIT_INPUT_CUBIN: relocatable device code (nvcc -rdc -cubin)
+	LinkPTX     LinkInputKind = 1 // CU_JIT_INPUT_PTX: compiled as relocatable code by the JIT
+	LinkFatbin  LinkInputKind = 2 // CU_JIT_INPUT_FATBINARY
+	LinkObject  LinkInputKind = 3 // CU_JIT_INPUT_OBJECT: host object with embedded relocatable device code
+	LinkLibrary LinkInputKind = 4 // CU_JIT_INPUT_LIBRARY: archive of such objects (libcudadevrt.a…)
+)
+
+// LinkInput is one input of a link. Name is used in the linker's messages.
+type LinkInput struct {
+	Kind LinkInputKind
+	Name string
+	Data []byte
+}
+
+// LinkOptions are the options of one link. The zero value links for the
+// device of the calling thread's current context with the JIT's defaults.
+type LinkOptions struct {
+	// Ctx is the context the link runs in; its device is the default
+	// target. 0 means the calling thread's current context.
+	Ctx CtxHandle
+	// Target is the SM version to link for (e.g. 90 for sm_90,
+	// CU_JIT_TARGET); 0 means Ctx's device.
+	Target int
+	// MaxRegisters caps registers per thread (CU_JIT_MAX_REGISTERS); 0 = no cap.
+	MaxRegisters int
+	// OptLevel is the optimization level 1..4 (CU_JIT_OPTIMIZATION_LEVEL);
+	// 0 means the JIT's default (4).
+	OptLevel int
+	// LineInfo, Debug and Verbose ask for line info, debug info and a
+	// verbose info log (CU_JIT_GENERATE_LINE_INFO, _GENERATE_DEBUG_INFO,
+	// _LOG_VERBOSE).
+	LineInfo, Debug, Verbose bool
+}
+
+// Linker links relocatable device code into one image that LibraryLoad
+// accepts (a cubin). The linker's info log is returned with the image; on
+// failure the error (an *Error) carries the error and info logs in its Detail.
+type Linker interface {
+	Link(inputs []LinkInput, opts LinkOptions) (image []byte, log string, err error)
+}
