@@ -45,7 +45,6 @@ enum {
 // 0, or -1 with a message in err (dlerror's text, or a missing core symbol).
 int cg_open(char *err, size_t errlen);
 int cg_has(int sym);
-const char *cg_symbol_name(int sym);
 void cg_error_strings(int code, const char **name, const char **text);
 
 int cg_init(void);
