@@ -1,0 +1,1019 @@
+//go:build cgo
+
+package cgo
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// These tests need a GPU and libcuda.so.1; without them every test skips and
+// says why. Build them here and run them on a GPU machine:
+//
+//	go test -c -o .gpu/cgo.test ./rt/cgo && ./.gpu/cgo.test -test.v
+//
+// (rt/cgo/gpu-test.sh runs every binary in .gpu/ and prints a table.)
+
+var (
+	//go:embed testdata/kernels.ptx
+	kernelsPTX []byte
+	//go:embed testdata/cluster.ptx
+	clusterPTX []byte
+	//go:embed testdata/link_a.ptx
+	linkAPTX []byte
+	//go:embed testdata/link_b.ptx
+	linkBPTX []byte
+)
+
+// childEnv makes the test binary run one scenario that must have a process
+// of its own (it poisons its context) instead of the tests.
+const childEnv = "CUGEN_CGO_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "poison" {
+		poisonChild()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// gpu returns the driver or skips the test, saying why.
+func gpu(t testing.TB) *Driver {
+	t.Helper()
+	d, err := New()
+	if err != nil {
+		t.Skipf("no GPU/driver present: %v", err)
+	}
+	n, err := d.DeviceCount()
+	if err != nil || n == 0 {
+		t.Skipf("no CUDA device (count %d, err %v)", n, err)
+	}
+	return d
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fixture is state the tests share: device 0's primary context (A), a second
+// context on the same device (B), and one context-independent load of
+// kernels.ptx made before either context existed.
+type fixture struct {
+	d    *Driver
+	a, b rt.CtxHandle
+	lib  rt.LibHandle
+}
+
+var (
+	fixOnce sync.Once
+	fix     fixture
+	fixErr  error
+)
+
+func setup(t testing.TB) *fixture {
+	d := gpu(t)
+	fixOnce.Do(func() {
+		fix.d = d
+		// The load comes first, while the process has no context at all.
+		if fix.lib, fixErr = d.LibraryLoad(kernelsPTX, rt.LoadOptions{}); fixErr != nil {
+			return
+		}
+		if fix.a, fixErr = d.PrimaryCtxRetain(0); fixErr != nil {
+			return
+		}
+		fix.b, fixErr = d.CtxCreate(0, 0)
+	})
+	if fixErr != nil {
+		t.Fatalf("setup: %v", fixErr)
+	}
+	return &fix
+}
+
+func kernelOf(t testing.TB, d *Driver, lib rt.LibHandle, name string) rt.KernelHandle {
+	t.Helper()
+	k, err := d.LibraryKernel(lib, name)
+	must(t, err)
+	return k
+}
+
+func upload[T any](t testing.TB, d *Driver, ctx rt.CtxHandle, xs []T) rt.DevPtr {
+	t.Helper()
+	n := uint64(len(xs)) * uint64(unsafe.Sizeof(xs[0]))
+	p, err := d.MemAlloc(ctx, n)
+	must(t, err)
+	must(t, d.MemcpyHtoD(ctx, p, unsafe.Pointer(&xs[0]), n, 0, false))
+	return p
+}
+
+func download[T any](t testing.TB, d *Driver, ctx rt.CtxHandle, p rt.DevPtr, n int) []T {
+	t.Helper()
+	xs := make([]T, n)
+	must(t, d.MemcpyDtoH(ctx, unsafe.Pointer(&xs[0]), p, uint64(n)*uint64(unsafe.Sizeof(xs[0])), 0, false))
+	return xs
+}
+
+// packer builds a parameter buffer at the PTX offsets, as generated code does.
+type packer struct{ b []byte }
+
+func (p *packer) at(off int, n int) []byte {
+	for len(p.b) < off+n {
+		p.b = append(p.b, 0)
+	}
+	return p.b[off : off+n]
+}
+func (p *packer) u8(off int, v uint8)   { p.at(off, 1)[0] = v }
+func (p *packer) u32(off int, v uint32) { binary.LittleEndian.PutUint32(p.at(off, 4), v) }
+func (p *packer) u64(off int, v uint64) { binary.LittleEndian.PutUint64(p.at(off, 8), v) }
+
+func launch(t testing.TB, d *Driver, k rt.KernelHandle, l rt.LaunchArgs, p *packer) {
+	t.Helper()
+	if p != nil && len(p.b) > 0 {
+		l.Params, l.ParamSize = unsafe.Pointer(&p.b[0]), uintptr(len(p.b))
+	}
+	must(t, d.Launch(k, l))
+}
+
+func vecAddParams(a, b, c rt.DevPtr, n int) *packer {
+	p := &packer{}
+	p.u64(0, uint64(a))
+	p.u64(8, uint64(b))
+	p.u64(16, uint64(c))
+	p.u32(24, uint32(n))
+	return p
+}
+
+const nElems = 1000
+
+func inputs() (a, b []float32) {
+	a, b = make([]float32, nElems), make([]float32, nElems)
+	for i := range a {
+		a[i], b[i] = float32(i), float32(2*i)+0.5
+	}
+	return a, b
+}
+
+// runVecAdd runs vecAdd in ctx (Ctx set, NULL stream) and checks it exactly.
+func runVecAdd(t *testing.T, d *Driver, ctx rt.CtxHandle, k rt.KernelHandle) {
+	t.Helper()
+	a, b := inputs()
+	pa, pb := upload(t, d, ctx, a), upload(t, d, ctx, b)
+	pc, err := d.MemAlloc(ctx, 4*nElems)
+	must(t, err)
+	defer func() { d.MemFree(ctx, pa); d.MemFree(ctx, pb); d.MemFree(ctx, pc) }()
+	launch(t, d, k, rt.LaunchArgs{Ctx: ctx, Grid: rt.D1((nElems + 127) / 128), Block: rt.D1(128)}, vecAddParams(pa, pb, pc, nElems))
+	must(t, d.CtxSynchronize(ctx))
+	c := download[float32](t, d, ctx, pc, nElems)
+	for i := range c {
+		if c[i] != a[i]+b[i] {
+			t.Fatalf("c[%d] = %v, want %v", i, c[i], a[i]+b[i])
+		}
+	}
+}
+
+// runScale runs scaleBy in ctx and returns out[0..n) for in[i] = i.
+func runScale(t *testing.T, d *Driver, ctx rt.CtxHandle, k rt.KernelHandle, s rt.StreamHandle) []float32 {
+	t.Helper()
+	in := make([]float32, nElems)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	pin := upload(t, d, ctx, in)
+	pout, err := d.MemAlloc(ctx, 4*nElems)
+	must(t, err)
+	defer func() { d.MemFree(ctx, pin); d.MemFree(ctx, pout) }()
+	p := &packer{}
+	p.u64(0, uint64(pout))
+	p.u64(8, uint64(pin))
+	p.u32(16, nElems)
+	l := rt.LaunchArgs{Ctx: ctx, Stream: s, Grid: rt.D1((nElems + 255) / 256), Block: rt.D1(256)}
+	launch(t, d, k, l, p)
+	if s != 0 {
+		must(t, d.StreamSynchronize(ctx, s))
+	} else {
+		must(t, d.CtxSynchronize(ctx))
+	}
+	return download[float32](t, d, ctx, pout, nElems)
+}
+
+func checkScaled(t *testing.T, out []float32, scale float32) {
+	t.Helper()
+	for i, v := range out {
+		if want := float32(i) * scale; v != want {
+			t.Fatalf("out[%d] = %v, want %v (scale %v)", i, v, want, scale)
+		}
+	}
+}
+
+func setScale(t *testing.T, d *Driver, ctx rt.CtxHandle, lib rt.LibHandle, v float32) {
+	t.Helper()
+	p, n, err := d.LibraryGlobal(ctx, lib, "scale")
+	must(t, err)
+	if n != 4 {
+		t.Fatalf("scale is %d bytes, want 4", n)
+	}
+	must(t, d.MemcpyHtoD(ctx, p, unsafe.Pointer(&v), 4, 0, false))
+}
+
+// ---------------------------------------------------------------------------
+
+func TestDevices(t *testing.T) {
+	d := gpu(t)
+	n, err := d.DeviceCount()
+	must(t, err)
+	t.Logf("driver CUDA %s, %d device(s), context-independent loading: %v", versionString(), n, d.ContextIndependent())
+	for dev := 0; dev < n; dev++ {
+		name, err := d.DeviceName(dev)
+		must(t, err)
+		major, err := d.DeviceAttribute(dev, rt.AttrComputeCapabilityMajor)
+		must(t, err)
+		minor, err := d.DeviceAttribute(dev, rt.AttrComputeCapabilityMinor)
+		must(t, err)
+		sms, err := d.DeviceAttribute(dev, rt.AttrMultiprocessorCount)
+		must(t, err)
+		mem, err := d.DeviceTotalMem(dev)
+		must(t, err)
+		t.Logf("device %d: %s, sm_%d%d, %d SMs, %.1f GiB", dev, name, major, minor, sms, float64(mem)/(1<<30))
+		if name == "" || major == 0 || mem == 0 {
+			t.Errorf("device %d: implausible name %q, major %d, memory %d", dev, name, major, mem)
+		}
+	}
+	if _, err := d.DeviceName(n); !errors.Is(err, rt.ErrInvalidDevice) {
+		t.Errorf("DeviceName(%d) = %v, want CUDA_ERROR_INVALID_DEVICE", n, err)
+	}
+}
+
+func TestLoadingModeAndNames(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	lazy, err := d.LoadingMode()
+	must(t, err)
+	t.Logf("module loading mode: lazy=%v", lazy)
+	names, err := d.LibraryKernelNames(f.lib)
+	must(t, err)
+	want := []string{"addManaged", "empty", "mixed", "poison", "scaleBy", "vecAdd"}
+	if fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Errorf("kernel names %v, want %v", names, want)
+	}
+	must(t, d.WarmUp(f.lib, f.a))
+	k1, k2 := kernelOf(t, d, f.lib, "vecAdd"), kernelOf(t, d, f.lib, "vecAdd")
+	if k1 != k2 {
+		t.Errorf("two lookups of vecAdd gave handles %d and %d", k1, k2)
+	}
+}
+
+// specs builds a parameter layout from offset, size pairs.
+func specs(offSize ...uint32) []rt.ParamSpec {
+	var ps []rt.ParamSpec
+	for i := 0; i < len(offSize); i += 2 {
+		ps = append(ps, rt.ParamSpec{Offset: offSize[i], Size: offSize[i+1]})
+	}
+	return ps
+}
+
+func TestParamInfo(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	for _, c := range []struct {
+		kernel string
+		want   []rt.ParamSpec
+	}{
+		{"vecAdd", specs(0, 8, 8, 8, 16, 8, 24, 4)},
+		{"mixed", specs(0, 1, 8, 24, 32, 8)},
+		{"empty", []rt.ParamSpec{}},
+	} {
+		got, err := d.KernelParamSpecs(kernelOf(t, d, f.lib, c.kernel))
+		if errors.Is(err, rt.ErrNotSupported) {
+			t.Skipf("driver older than 12.4: %v", err)
+		}
+		must(t, err)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: params %v, want %v", c.kernel, got, c.want)
+		}
+	}
+}
+
+// TestTwoContexts runs one library load in the primary context and in a
+// second context of the same device.
+func TestTwoContexts(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	vecAdd := kernelOf(t, d, f.lib, "vecAdd")
+	scaleBy := kernelOf(t, d, f.lib, "scaleBy")
+
+	t.Run("vecAdd", func(t *testing.T) {
+		runVecAdd(t, d, f.a, vecAdd)
+		runVecAdd(t, d, f.b, vecAdd)
+	})
+
+	t.Run("globals-per-context", func(t *testing.T) {
+		pa, _, err := d.LibraryGlobal(f.a, f.lib, "scale")
+		must(t, err)
+		pb, _, err := d.LibraryGlobal(f.b, f.lib, "scale")
+		must(t, err)
+		t.Logf("scale: %#x in A, %#x in B", pa, pb)
+		if pa == pb {
+			t.Fatalf("scale has the same address %#x in both contexts", pa)
+		}
+		var v float32
+		must(t, d.MemcpyDtoH(f.b, unsafe.Pointer(&v), pb, 4, 0, false))
+		if v != 2.5 {
+			t.Fatalf("scale in B = %v, want the initializer 2.5", v)
+		}
+		checkScaled(t, runScale(t, d, f.a, scaleBy, 0), 2.5)
+		setScale(t, d, f.b, f.lib, 3)
+		checkScaled(t, runScale(t, d, f.b, scaleBy, 0), 3)
+		checkScaled(t, runScale(t, d, f.a, scaleBy, 0), 2.5) // A's copy untouched
+		setScale(t, d, f.b, f.lib, 2.5)
+	})
+
+	t.Run("managed-shared", func(t *testing.T) {
+		pa, n, err := d.LibraryManaged(f.a, f.lib, "managedTotal")
+		must(t, err)
+		pb, _, err := d.LibraryManaged(f.b, f.lib, "managedTotal")
+		must(t, err)
+		t.Logf("managedTotal: %#x in A, %#x in B (%d bytes)", pa, pb, n)
+		if pa != pb {
+			t.Fatalf("managed variable at %#x in A but %#x in B", pa, pb)
+		}
+		var before uint32
+		must(t, d.MemcpyDtoH(f.a, unsafe.Pointer(&before), pa, 4, 0, false))
+		add := kernelOf(t, d, f.lib, "addManaged")
+		p5, p7 := &packer{}, &packer{}
+		p5.u32(0, 5)
+		p7.u32(0, 7)
+		launch(t, d, add, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1)}, p5)
+		must(t, d.CtxSynchronize(f.a))
+		launch(t, d, add, rt.LaunchArgs{Ctx: f.b, Grid: rt.D1(1), Block: rt.D1(1)}, p7)
+		must(t, d.CtxSynchronize(f.b))
+		var after uint32
+		must(t, d.MemcpyDtoH(f.b, unsafe.Pointer(&after), pb, 4, 0, false))
+		if before != 100 || after != 112 {
+			t.Fatalf("managedTotal %d -> %d, want 100 -> 112", before, after)
+		}
+	})
+
+	t.Run("stream-of-B-while-A-current", func(t *testing.T) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		must(t, d.CtxSetCurrent(f.a))
+		defer d.CtxSetCurrent(0)
+		s, err := d.StreamCreate(f.b, 1, 0) // CU_STREAM_NON_BLOCKING
+		must(t, err)
+		defer d.StreamDestroy(f.b, s)
+		a, b := inputs()
+		pa, pb := upload(t, d, f.b, a), upload(t, d, f.b, b)
+		pc, err := d.MemAlloc(f.b, 4*nElems)
+		must(t, err)
+		// Stream set, Ctx 0: no context is pushed; the kernel runs in B.
+		launch(t, d, vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1((nElems + 127) / 128), Block: rt.D1(128)}, vecAddParams(pa, pb, pc, nElems))
+		must(t, d.StreamSynchronize(0, s))
+		if cur, _ := d.CtxGetCurrent(); cur != f.a {
+			t.Fatalf("current context changed to %#x, want A %#x", cur, f.a)
+		}
+		c := download[float32](t, d, f.b, pc, nElems)
+		for i := range c {
+			if c[i] != a[i]+b[i] {
+				t.Fatalf("c[%d] = %v, want %v", i, c[i], a[i]+b[i])
+			}
+		}
+		// Ctx 0 and Stream 0 launch in the current context (A).
+		checkScaled(t, runScale(t, d, 0, scaleBy, 0), 2.5)
+	})
+
+	t.Run("mixed-params", func(t *testing.T) {
+		out, err := d.MemAlloc(f.a, 20)
+		must(t, err)
+		p := &packer{}
+		p.u8(0, 7)
+		p.u32(8, 11)
+		p.u64(16, 0x0000_0016_0000_0021)
+		p.u32(24, 44)
+		p.u64(32, uint64(out))
+		launch(t, d, kernelOf(t, d, f.lib, "mixed"), rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1)}, p)
+		must(t, d.CtxSynchronize(f.a))
+		got := download[uint32](t, d, f.a, out, 5)
+		if fmt.Sprint(got) != "[7 11 33 22 44]" {
+			t.Fatalf("mixed wrote %v, want [7 11 33 22 44]", got)
+		}
+	})
+}
+
+func TestStreamsEventsMemory(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	s, err := d.StreamCreate(f.a, 1, -1)
+	must(t, err)
+	defer d.StreamDestroy(f.a, s)
+
+	t.Run("async-copies-memset", func(t *testing.T) {
+		const n = 4096
+		p, err := d.MemAlloc(f.a, n)
+		must(t, err)
+		q, err := d.MemAlloc(f.a, n)
+		must(t, err)
+		defer func() { d.MemFree(f.a, p); d.MemFree(f.a, q) }()
+		must(t, d.MemsetD8(f.a, p, 0xab, n, s, true))
+		must(t, d.MemcpyDtoD(f.a, q, p, n, s, true))
+		host := make([]byte, n)
+		must(t, d.MemcpyDtoH(f.a, unsafe.Pointer(&host[0]), q, n, s, true))
+		must(t, d.StreamSynchronize(f.a, s))
+		if done, err := d.StreamQuery(f.a, s); err != nil || !done {
+			t.Fatalf("StreamQuery after sync = %v, %v", done, err)
+		}
+		for i, v := range host {
+			if v != 0xab {
+				t.Fatalf("byte %d = %#x after async memset+copies", i, v)
+			}
+		}
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(i)
+		}
+		must(t, d.MemcpyHtoD(f.a, p, unsafe.Pointer(&src[0]), n, s, true))
+		must(t, d.MemsetD8(f.a, q, 0, n, 0, false))
+		must(t, d.MemcpyDtoD(f.a, q, p, n, 0, false))
+		must(t, d.StreamSynchronize(f.a, s))
+		got := download[byte](t, d, f.a, q, n)
+		for i := range got {
+			if got[i] != byte(i) {
+				t.Fatalf("byte %d = %d after HtoD async + DtoD", i, got[i])
+			}
+		}
+	})
+
+	t.Run("events", func(t *testing.T) {
+		start, err := d.EventCreate(f.a, 0)
+		must(t, err)
+		end, err := d.EventCreate(f.a, 0)
+		must(t, err)
+		defer func() { d.EventDestroy(f.a, start); d.EventDestroy(f.a, end) }()
+		const n = 1 << 22
+		a, err := d.MemAlloc(f.a, 4*n)
+		must(t, err)
+		defer d.MemFree(f.a, a)
+		must(t, d.MemsetD8(f.a, a, 0, 4*n, 0, false))
+		vecAdd := kernelOf(t, d, f.lib, "vecAdd")
+		must(t, d.EventRecord(f.a, start, s))
+		for i := 0; i < 20; i++ {
+			launch(t, d, vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1(n / 256), Block: rt.D1(256)}, vecAddParams(a, a, a, n))
+		}
+		must(t, d.EventRecord(f.a, end, s))
+		must(t, d.EventSynchronize(f.a, end))
+		ms, err := d.EventElapsed(f.a, start, end)
+		must(t, err)
+		t.Logf("20 x vecAdd over 4M floats: %.3f ms (%.0f GB/s)", ms, 20*3*4*float64(n)/float64(ms)/1e6)
+		if !(ms > 0) {
+			t.Fatalf("elapsed %v ms, want > 0", ms)
+		}
+	})
+}
+
+// noescape hides a pointer from escape analysis, as rt.Kernel.Launch does
+// to keep generated code's parameter buffers on the stack across the
+// rt.Driver interface.
+//
+//go:nosplit
+func noescape(p unsafe.Pointer) unsafe.Pointer {
+	x := uintptr(p)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
+}
+
+func TestLaunchAllocsAndCost(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	s, err := d.StreamCreate(f.a, 1, 0)
+	must(t, err)
+	defer d.StreamDestroy(f.a, s)
+	buf, err := d.MemAlloc(f.a, 1024)
+	must(t, err)
+	defer d.MemFree(f.a, buf)
+	vecAdd := kernelOf(t, d, f.lib, "vecAdd")
+	empty := kernelOf(t, d, f.lib, "empty")
+	var iface rt.Driver = d
+
+	direct := func() {
+		var p [28]byte
+		binary.LittleEndian.PutUint64(p[0:], uint64(buf))
+		binary.LittleEndian.PutUint64(p[8:], uint64(buf))
+		binary.LittleEndian.PutUint64(p[16:], uint64(buf))
+		binary.LittleEndian.PutUint32(p[24:], 0)
+		if err := d.Launch(vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(32), Params: unsafe.Pointer(&p), ParamSize: 28}); err != nil {
+			panic(err)
+		}
+	}
+	viaIfaceNoescape := func() {
+		var p [28]byte
+		binary.LittleEndian.PutUint64(p[0:], uint64(buf))
+		if err := iface.Launch(vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(32), Params: noescape(unsafe.Pointer(&p)), ParamSize: 28}); err != nil {
+			panic(err)
+		}
+	}
+	viaIfacePlain := func() {
+		var p [28]byte
+		binary.LittleEndian.PutUint64(p[0:], uint64(buf))
+		if err := iface.Launch(vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(32), Params: unsafe.Pointer(&p), ParamSize: 28}); err != nil {
+			panic(err)
+		}
+	}
+	withCtx := func() {
+		var p [28]byte
+		binary.LittleEndian.PutUint64(p[0:], uint64(buf))
+		if err := d.Launch(vecAdd, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(32), Params: unsafe.Pointer(&p), ParamSize: 28}); err != nil {
+			panic(err)
+		}
+	}
+	coop := func() {
+		if err := d.Launch(empty, rt.LaunchArgs{Stream: s, Grid: rt.D1(2), Block: rt.D1(32), Cooperative: true}); err != nil {
+			panic(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		fn   func()
+		want float64 // -1: report only
+	}{
+		{"direct *Driver, stream", direct, 0},
+		{"direct *Driver, Ctx pushed", withCtx, 0},
+		{"direct *Driver, cuLaunchKernelEx (cooperative)", coop, 0},
+		{"rt.Driver interface + noescape", viaIfaceNoescape, 0},
+		{"rt.Driver interface, plain &buf", viaIfacePlain, -1},
+	} {
+		allocs := testing.AllocsPerRun(2000, c.fn)
+		must(t, d.StreamSynchronize(f.a, s))
+		must(t, d.CtxSynchronize(f.a))
+		t.Logf("allocs/launch %-48s %.2f", c.name+":", allocs)
+		if c.want >= 0 && allocs != c.want {
+			t.Errorf("%s: %.2f allocations per launch, want %v", c.name, allocs, c.want)
+		}
+	}
+
+	// Launch cost: CPU time to submit, batches of 256 on a non-blocking
+	// stream with a sync between batches, median over batches.
+	cost := func(k rt.KernelHandle, params bool) time.Duration {
+		var per []time.Duration
+		for batch := 0; batch < 120; batch++ {
+			t0 := time.Now()
+			for i := 0; i < 256; i++ {
+				var p [28]byte
+				binary.LittleEndian.PutUint64(p[0:], uint64(buf))
+				binary.LittleEndian.PutUint64(p[8:], uint64(buf))
+				binary.LittleEndian.PutUint64(p[16:], uint64(buf))
+				l := rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(32)}
+				if params {
+					l.Params, l.ParamSize = unsafe.Pointer(&p), 28
+				}
+				if err := d.Launch(k, l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			el := time.Since(t0)
+			must(t, d.StreamSynchronize(f.a, s))
+			if batch >= 20 { // warm-up batches excluded
+				per = append(per, el/256)
+			}
+		}
+		sort.Slice(per, func(i, j int) bool { return per[i] < per[j] })
+		return per[len(per)/2]
+	}
+	t.Logf("launch cost (median of 100 batches of 256): empty %v, vecAdd 4 params %v",
+		cost(empty, false), cost(vecAdd, true))
+}
+
+func TestErrors(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	_, err := d.LibraryKernel(f.lib, "noSuchKernel")
+	var e *rt.Error
+	if !errors.As(err, &e) || !errors.Is(err, rt.ErrNotFound) || e.Op != "cuLibraryGetKernel" || e.Name != "CUDA_ERROR_NOT_FOUND" || e.Async {
+		t.Fatalf("missing kernel: %#v", err)
+	}
+	t.Logf("missing kernel: %v", err)
+	if _, _, err := d.LibraryGlobal(f.a, f.lib, "noSuchVar"); !errors.Is(err, rt.ErrNotFound) {
+		t.Errorf("missing global: %v", err)
+	}
+
+	// A broken PTX fails at load (or, if the JIT runs lazily, at first use)
+	// with the JIT's log in the error.
+	bad := []byte(".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry bad()\n{\n\tbogus.instruction %r1;\n\tret;\n}\n")
+	lib, err := d.LibraryLoad(bad, rt.LoadOptions{})
+	if err == nil {
+		var k rt.KernelHandle
+		if k, err = d.LibraryKernel(lib, "bad"); err == nil {
+			err = d.Launch(k, rt.LaunchArgs{Ctx: f.a})
+		}
+	}
+	if err == nil {
+		t.Fatal("broken PTX loaded and launched without error")
+	}
+	t.Logf("broken PTX: %v", err)
+	if c := rt.CodeOf(err); c != rt.ErrInvalidPTX && c != rt.ErrInvalidImage {
+		t.Errorf("broken PTX: code %v, want CUDA_ERROR_INVALID_PTX", c)
+	}
+
+	// Handles of an unloaded library are dead.
+	lib2, err := d.LibraryLoad(kernelsPTX, rt.LoadOptions{})
+	must(t, err)
+	k := kernelOf(t, d, lib2, "empty")
+	must(t, d.LibraryUnload(lib2))
+	if err := d.Launch(k, rt.LaunchArgs{Ctx: f.a}); !errors.Is(err, rt.ErrInvalidHandle) {
+		t.Errorf("launch after unload: %v, want CUDA_ERROR_INVALID_HANDLE", err)
+	}
+	if err := d.LibraryUnload(lib2); !errors.Is(err, rt.ErrInvalidHandle) {
+		t.Errorf("second unload: %v", err)
+	}
+	if err := d.Launch(12345, rt.LaunchArgs{Ctx: f.a}); !errors.Is(err, rt.ErrInvalidHandle) {
+		t.Errorf("unknown kernel handle: %v", err)
+	}
+}
+
+func TestKernelAttributes(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	k := kernelOf(t, d, f.lib, "vecAdd")
+	maxT, err := d.KernelAttribute(k, rt.FuncMaxThreadsPerBlock, 0)
+	must(t, err)
+	regs, err := d.KernelAttribute(k, rt.FuncNumRegs, 0)
+	must(t, err)
+	t.Logf("vecAdd: max threads/block %d, %d registers", maxT, regs)
+	if maxT <= 0 {
+		t.Errorf("max threads per block %d", maxT)
+	}
+	optin, err := d.DeviceAttribute(0, rt.AttrMaxSharedMemoryPerBlockOptin)
+	must(t, err)
+	must(t, d.SetKernelAttribute(k, rt.FuncMaxDynamicSharedSizeBytes, optin, 0))
+	got, err := d.KernelAttribute(k, rt.FuncMaxDynamicSharedSizeBytes, 0)
+	must(t, err)
+	if got != optin {
+		t.Errorf("max dynamic shared = %d after setting %d", got, optin)
+	}
+	// The raised limit lets a launch use more than 48 KiB dynamic shared memory.
+	launch(t, d, k, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(32), SharedMem: uint32(optin)}, vecAddParams(0, 0, 0, 0))
+	must(t, d.CtxSynchronize(f.a))
+}
+
+// TestLegacy runs the same kernels through the per-context module path.
+func TestLegacy(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	lib, err := d.LibraryLoad(kernelsPTX, rt.LoadOptions{Legacy: true})
+	must(t, err)
+	defer d.LibraryUnload(lib)
+	vecAdd := kernelOf(t, d, lib, "vecAdd")
+	scaleBy := kernelOf(t, d, lib, "scaleBy")
+	runVecAdd(t, d, f.a, vecAdd)
+	runVecAdd(t, d, f.b, vecAdd)
+	checkScaled(t, runScale(t, d, f.a, scaleBy, 0), 2.5)
+	s, err := d.StreamCreate(f.b, 1, 0)
+	must(t, err)
+	defer d.StreamDestroy(f.b, s)
+	checkScaled(t, runScale(t, d, f.b, scaleBy, s), 2.5) // context found through the stream
+
+	pa, _, err := d.LibraryGlobal(f.a, lib, "scale")
+	must(t, err)
+	pb, _, err := d.LibraryGlobal(f.b, lib, "scale")
+	must(t, err)
+	if pa == pb {
+		t.Errorf("legacy: scale at %#x in both contexts", pa)
+	}
+	setScale(t, d, f.b, lib, 4)
+	checkScaled(t, runScale(t, d, f.b, scaleBy, 0), 4)
+	checkScaled(t, runScale(t, d, f.a, scaleBy, 0), 2.5)
+
+	func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		must(t, d.CtxSetCurrent(f.a))
+		defer d.CtxSetCurrent(0)
+		names, err := d.LibraryKernelNames(lib)
+		if errors.Is(err, rt.ErrNotSupported) {
+			t.Logf("legacy kernel names: %v", err)
+			return
+		}
+		must(t, err)
+		if fmt.Sprint(names) != "[addManaged empty mixed poison scaleBy vecAdd]" {
+			t.Errorf("legacy kernel names %v", names)
+		}
+		if _, err := d.LibraryKernel(lib, "noSuchKernel"); !errors.Is(err, rt.ErrNotFound) {
+			t.Errorf("legacy missing kernel with a current context: %v", err)
+		}
+	}()
+
+	if _, err := d.KernelParamSpecs(vecAdd); !errors.Is(err, rt.ErrNotSupported) {
+		t.Errorf("legacy KernelParamSpecs: %v", err)
+	}
+	must(t, d.SetKernelAttribute(vecAdd, rt.FuncMaxDynamicSharedSizeBytes, 64<<10, 0))
+	if v, err := d.KernelAttribute(vecAdd, rt.FuncMaxDynamicSharedSizeBytes, 0); err != nil || v != 64<<10 {
+		t.Errorf("legacy attribute: %d, %v", v, err)
+	}
+	must(t, d.WarmUp(lib, f.a))
+
+	// A context's modules go with it.
+	c, err := d.CtxCreate(0, 0)
+	must(t, err)
+	runVecAdd(t, d, c, vecAdd)
+	l := d.libs.get(uintptr(lib))
+	if l.mods[cctx(c)] == nil {
+		t.Fatal("no module cached for the new context")
+	}
+	must(t, d.CtxDestroy(c))
+	if l.mods[cctx(c)] != nil {
+		t.Error("module of a destroyed context still cached")
+	}
+
+	// Allocations per legacy launch (map lookups under a mutex, no push).
+	allocs := testing.AllocsPerRun(500, func() {
+		var p [28]byte
+		if err := d.Launch(vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(32), Params: unsafe.Pointer(&p), ParamSize: 28}); err != nil {
+			panic(err)
+		}
+	})
+	must(t, d.StreamSynchronize(f.b, s))
+	t.Logf("allocs/launch legacy path, stream: %.2f", allocs)
+}
+
+func TestLink(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	image, log, err := d.Link([]rt.LinkInput{
+		{Kind: rt.LinkPTX, Name: "link_a.ptx", Data: linkAPTX},
+		{Kind: rt.LinkPTX, Name: "link_b.ptx", Data: linkBPTX},
+	}, rt.LinkOptions{Ctx: f.a})
+	must(t, err)
+	t.Logf("linked %d-byte cubin; info log: %q", len(image), strings.TrimSpace(log))
+	if len(image) < 4 || string(image[:4]) != "\x7fELF" {
+		t.Fatalf("link result is not an ELF cubin: % x", image[:min(len(image), 8)])
+	}
+	lib, err := d.LibraryLoad(image, rt.LoadOptions{})
+	must(t, err)
+	defer d.LibraryUnload(lib)
+	out, err := d.MemAlloc(f.a, 4)
+	must(t, err)
+	defer d.MemFree(f.a, out)
+	p := &packer{}
+	p.u64(0, uint64(out))
+	p.u32(8, 21)
+	launch(t, d, kernelOf(t, d, lib, "callTwice"), rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1)}, p)
+	must(t, d.CtxSynchronize(f.a))
+	if got := download[uint32](t, d, f.a, out, 1)[0]; got != 42 {
+		t.Fatalf("callTwice(21) = %d, want 42", got)
+	}
+
+	// An unresolved reference fails with the linker's log in the error.
+	_, _, err = d.Link([]rt.LinkInput{{Kind: rt.LinkPTX, Name: "link_a.ptx", Data: linkAPTX}}, rt.LinkOptions{Ctx: f.a})
+	if err == nil {
+		t.Fatal("linking link_a.ptx alone succeeded")
+	}
+	t.Logf("unresolved link: %v", err)
+	if !strings.Contains(err.Error(), "twice") {
+		t.Errorf("link error does not name the missing symbol: %v", err)
+	}
+}
+
+func TestCluster(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	major, err := d.DeviceAttribute(0, rt.AttrComputeCapabilityMajor)
+	must(t, err)
+	if major < 9 {
+		t.Skipf("thread-block clusters need sm_90, device 0 is sm_%d", major)
+	}
+	lib, err := d.LibraryLoad(clusterPTX, rt.LoadOptions{})
+	must(t, err)
+	defer d.LibraryUnload(lib)
+	const blocks = 8
+	out, err := d.MemAlloc(f.a, 12*blocks)
+	must(t, err)
+	defer d.MemFree(f.a, out)
+	check := func(what string) {
+		t.Helper()
+		must(t, d.CtxSynchronize(f.a))
+		got := download[uint32](t, d, f.a, out, 3*blocks)
+		for b := 0; b < blocks; b++ {
+			rank, n, id := got[3*b], got[3*b+1], got[3*b+2]
+			if rank != uint32(b%2) || n != 2 || id != uint32(b/2) {
+				t.Fatalf("%s: block %d: cluster rank %d of %d in cluster %d, want %d of 2 in %d", what, b, rank, n, id, b%2, b/2)
+			}
+		}
+	}
+	p := &packer{}
+	p.u64(0, uint64(out))
+	must(t, d.MemsetD8(f.a, out, 0xff, 12*blocks, 0, false))
+	launch(t, d, kernelOf(t, d, lib, "clusterInfo"), rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(blocks), Block: rt.D1(32), Cluster: rt.D1(2)}, p)
+	check("cuLaunchKernelEx with CLUSTER_DIMENSION 2x1x1")
+
+	fixed := kernelOf(t, d, lib, "clusterFixed")
+	must(t, d.MemsetD8(f.a, out, 0xff, 12*blocks, 0, false))
+	launch(t, d, fixed, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(blocks), Block: rt.D1(32)}, p)
+	check(".reqnctapercluster 2,1,1 with cuLaunchKernel")
+	w, err := d.KernelAttribute(fixed, rt.FuncRequiredClusterWidth, 0)
+	must(t, err)
+	if w != 2 {
+		t.Errorf("clusterFixed required cluster width %d, want 2", w)
+	}
+	// A cooperative launch goes through cuLaunchKernelEx too.
+	launch(t, d, kernelOf(t, d, f.lib, "empty"), rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(4), Block: rt.D1(32), Cooperative: true}, nil)
+	must(t, d.CtxSynchronize(f.a))
+}
+
+// TestAsyncError runs a kernel that stores to an unmapped address, in a
+// child process since the fault poisons the context for good.
+func TestAsyncError(t *testing.T) {
+	gpu(t)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"=poison")
+	out, err := cmd.CombinedOutput()
+	t.Logf("child output:\n%s", out)
+	if err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	s := string(out)
+	for _, want := range []string{
+		"SYNC op=cuStreamSynchronize code=700 name=CUDA_ERROR_ILLEGAL_ADDRESS async=true",
+		"NEXT code=700 async=true",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("child output lacks %q", want)
+		}
+	}
+}
+
+func poisonChild() {
+	d, err := New()
+	if err != nil {
+		fmt.Println("CHILD no driver:", err)
+		return
+	}
+	fail := func(what string, err error) {
+		fmt.Printf("CHILD %s: %v\n", what, err)
+		os.Exit(1)
+	}
+	ctx, err := d.PrimaryCtxRetain(0)
+	if err != nil {
+		fail("retain", err)
+	}
+	lib, err := d.LibraryLoad(kernelsPTX, rt.LoadOptions{})
+	if err != nil {
+		fail("load", err)
+	}
+	poison, err := d.LibraryKernel(lib, "poison")
+	if err != nil {
+		fail("kernel", err)
+	}
+	empty, err := d.LibraryKernel(lib, "empty")
+	if err != nil {
+		fail("kernel", err)
+	}
+	s, err := d.StreamCreate(ctx, 1, 0)
+	if err != nil {
+		fail("stream", err)
+	}
+	var p [8]byte
+	binary.LittleEndian.PutUint64(p[:], 0x10) // never mapped
+	err = d.Launch(poison, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&p), ParamSize: 8})
+	fmt.Printf("LAUNCH err=%v\n", err)
+	err = d.StreamSynchronize(ctx, s)
+	var e *rt.Error
+	if !errors.As(err, &e) {
+		fail("sync returned", err)
+	}
+	fmt.Printf("SYNC op=%s code=%d name=%s async=%v\n  %v\n", e.Op, e.Code, e.Name, e.Async, err)
+	err = d.Launch(empty, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1)})
+	if !errors.As(err, &e) {
+		fail("next launch returned", err)
+	}
+	fmt.Printf("NEXT code=%d async=%v\n  %v\n", e.Code, e.Async, err)
+}
+
+// TestMultiGPU runs one library load on every device's primary context from
+// a goroutine per device, with per-device globals and attributes.
+func TestMultiGPU(t *testing.T) {
+	d := gpu(t)
+	n, err := d.DeviceCount()
+	must(t, err)
+	if n < 2 {
+		t.Skipf("needs 2 or more devices, have %d", n)
+	}
+	lib, err := d.LibraryLoad(kernelsPTX, rt.LoadOptions{})
+	must(t, err)
+	defer d.LibraryUnload(lib)
+	vecAdd := kernelOf(t, d, lib, "vecAdd")
+	scaleBy := kernelOf(t, d, lib, "scaleBy")
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for dev := 0; dev < n; dev++ {
+		wg.Add(1)
+		go func(dev int) {
+			defer wg.Done()
+			errs[dev] = func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("%v", r)
+					}
+				}()
+				ctx, err := d.PrimaryCtxRetain(dev)
+				if err != nil {
+					return err
+				}
+				defer d.PrimaryCtxRelease(dev)
+				return multiDevice(d, dev, ctx, lib, vecAdd, scaleBy)
+			}()
+		}(dev)
+	}
+	wg.Wait()
+	for dev, err := range errs {
+		if err != nil {
+			t.Errorf("device %d: %v", dev, err)
+		}
+	}
+}
+
+func multiDevice(d *Driver, dev int, ctx rt.CtxHandle, lib rt.LibHandle, vecAdd, scaleBy rt.KernelHandle) error {
+	s, err := d.StreamCreate(ctx, 1, 0)
+	if err != nil {
+		return err
+	}
+	defer d.StreamDestroy(ctx, s)
+	// Per-device global: scale = 2 + dev.
+	scale := float32(2 + dev)
+	g, _, err := d.LibraryGlobal(ctx, lib, "scale")
+	if err != nil {
+		return err
+	}
+	if err := d.MemcpyHtoD(ctx, g, unsafe.Pointer(&scale), 4, 0, false); err != nil {
+		return err
+	}
+	// Per-device attribute: a different dynamic shared memory limit each.
+	limit := (64 + 8*dev) << 10
+	if err := d.SetKernelAttribute(scaleBy, rt.FuncMaxDynamicSharedSizeBytes, limit, dev); err != nil {
+		return err
+	}
+	in := make([]float32, nElems)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	pin, err := d.MemAlloc(ctx, 4*nElems)
+	if err != nil {
+		return err
+	}
+	pout, err := d.MemAlloc(ctx, 4*nElems)
+	if err != nil {
+		return err
+	}
+	defer func() { d.MemFree(ctx, pin); d.MemFree(ctx, pout) }()
+	if err := d.MemcpyHtoD(ctx, pin, unsafe.Pointer(&in[0]), 4*nElems, 0, false); err != nil {
+		return err
+	}
+	for rep := 0; rep < 50; rep++ {
+		var p [24]byte
+		binary.LittleEndian.PutUint64(p[0:], uint64(pout))
+		binary.LittleEndian.PutUint64(p[8:], uint64(pin))
+		binary.LittleEndian.PutUint32(p[16:], nElems)
+		if err := d.Launch(scaleBy, rt.LaunchArgs{Stream: s, Grid: rt.D1(4), Block: rt.D1(256), SharedMem: uint32(limit), Params: unsafe.Pointer(&p), ParamSize: 20}); err != nil {
+			return err
+		}
+		var q [28]byte
+		binary.LittleEndian.PutUint64(q[0:], uint64(pin))
+		binary.LittleEndian.PutUint64(q[8:], uint64(pin))
+		binary.LittleEndian.PutUint64(q[16:], uint64(pin))
+		binary.LittleEndian.PutUint32(q[24:], 0) // n = 0: launches, touches nothing
+		if err := d.Launch(vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(32), Params: unsafe.Pointer(&q), ParamSize: 28}); err != nil {
+			return err
+		}
+	}
+	if err := d.StreamSynchronize(ctx, s); err != nil {
+		return err
+	}
+	out := make([]float32, nElems)
+	if err := d.MemcpyDtoH(ctx, unsafe.Pointer(&out[0]), pout, 4*nElems, 0, false); err != nil {
+		return err
+	}
+	for i, v := range out {
+		if want := float32(i) * scale; v != want {
+			return fmt.Errorf("out[%d] = %v, want %v", i, v, want)
+		}
+	}
+	got, err := d.KernelAttribute(scaleBy, rt.FuncMaxDynamicSharedSizeBytes, dev)
+	if err != nil {
+		return err
+	}
+	if got != limit {
+		return fmt.Errorf("max dynamic shared %d, want %d", got, limit)
+	}
+	return nil
+}
