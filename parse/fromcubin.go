@@ -146,6 +146,10 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 	useful := map[int]bool{} // fatbins whose entries define kernels or variables
 	var ptxParts, elfParts []part
 	mod := &Module{Source: name, Format: FormatFatbin}
+	hasELF := false
+	for _, e := range entries {
+		hasELF = hasELF || e.Kind == fatbin.KindELF
+	}
 	for _, e := range entries {
 		arch := e.Target()
 		mod.Arches = append(mod.Arches, arch)
@@ -156,12 +160,17 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 				return nil, fmt.Errorf("%s: entry %s at offset %#x: %w", name, arch, e.Offset, err)
 			}
 			pm, err := ptx.Parse(fmt.Sprintf("%s[%s]", name, arch), text)
-			if err != nil {
-				return nil, err
+			var m *Module
+			if err == nil {
+				m, err = FromPTX(pm, nil)
 			}
-			m, err := FromPTX(pm, nil)
 			if err != nil {
-				return nil, err
+				if !hasELF {
+					return nil, err
+				}
+				// The cubins still describe the kernels; say what was skipped.
+				mod.Warnings = append(mod.Warnings, fmt.Sprintf("PTX entry %s at offset %#x skipped: %v", arch, e.Offset, err))
+				continue
 			}
 			ptxParts = append(ptxParts, part{arch, m})
 			if len(m.Kernels)+len(m.Globals) > 0 {
