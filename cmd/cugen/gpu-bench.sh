@@ -7,14 +7,7 @@
 set -euo pipefail
 LIBS=${LIBS:-"/usr/local/cuda/lib64/libcurand.so /usr/local/cuda/lib64/libcufft.so /usr/local/cuda/lib64/libcublasLt.so"}
 python3 - $LIBS <<'PY'
-import os, resource, statistics, subprocess, sys, time
-def run(cmd):
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, err = p.communicate()
-    wall = time.perf_counter() - t0
-    _, status, ru = os.wait4(p.pid, 0) if False else (None, p.returncode, None)
-    return wall, p.returncode, err
+import os, statistics, sys, time
 rows = []
 for lib in sys.argv[1:]:
     lib = os.path.realpath(lib)
