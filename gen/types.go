@@ -287,3 +287,9 @@ func plural(n int, s string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, s)
 }
+
+// rtType is a CUDA type that package rt encodes (cudatypes.go lists them).
+type rtType struct {
+	name        string // the rt type
+	size, align int    // CUDA's layout
+}
