@@ -30,6 +30,12 @@ type CType struct {
 	Volatile bool
 	Restrict bool
 	Spelling string // the type as C++ prints it
+
+	// What a CUDA source (cugen -src) declares about a CNamed type; a mangled
+	// name cannot tell an enum from a class.
+	Enum       bool   // declared as an enum
+	Underlying *CType // the enum's underlying integer type, when the source fixes it
+	Decl       string // where it is declared, "file:line:col"
 }
 
 func (t *CType) String() string { return t.Spelling }
@@ -54,6 +60,12 @@ type Signature struct {
 	Base         string   // the unqualified name ("k")
 	TemplateArgs []TemplateArg
 	Params       []*CType
+
+	// From a CUDA source (cugen -src), when the kernel's prototype is found
+	// there; a mangled name carries neither.
+	ParamNames []string // one per parameter, "" where the source names none
+	ExternC    bool     // the kernel is extern "C": its types come from the source alone
+	Source     string   // where the prototype is, "file:line:col"
 }
 
 // ErrNotMangled is returned by Demangle for extern "C" names.
@@ -170,6 +182,8 @@ func cType(a demangle.AST) (*CType, error) {
 	switch a := a.(type) {
 	case *demangle.BuiltinType:
 		t.Kind, t.Name = CBuiltin, a.Name
+	case *demangle.BinaryFP: // _Float16, _Float32, ...
+		t.Kind, t.Name = CBuiltin, t.Spelling
 	case *demangle.PointerType:
 		e, err := cType(a.Base)
 		if err != nil {
@@ -230,4 +244,93 @@ func cType(a demangle.AST) (*CType, error) {
 		t.Kind = COther
 	}
 	return t, nil
+}
+
+// The constructors below build the CTypes of declarations read from CUDA
+// source (parse/csrc), spelled as the demangler spells mangled ones, so that
+// both print and compare alike.
+
+// NewBuiltin is the builtin type name ("unsigned int", "__int128"), spelled
+// as the demangler spells it.
+func NewBuiltin(name string) *CType {
+	return &CType{Kind: CBuiltin, Name: name, Spelling: name}
+}
+
+// NewPointer is a pointer to elem.
+func NewPointer(elem *CType) *CType {
+	t := &CType{Kind: CPointer, Elem: elem}
+	t.Spelling = t.spell()
+	return t
+}
+
+// NewNamed is the class, union or enum base declared in scope (outermost
+// first), with template arguments args.
+func NewNamed(scope []string, base string, args []TemplateArg) *CType {
+	t := &CType{Kind: CNamed, Base: base, Scope: scope, Args: args}
+	var b strings.Builder
+	for _, s := range scope {
+		b.WriteString(s)
+		b.WriteString("::")
+	}
+	b.WriteString(base)
+	if len(args) > 0 {
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = a.String()
+		}
+		b.WriteString("<" + strings.Join(parts, ", ") + ">")
+	}
+	t.Name = b.String()
+	t.Spelling = t.spell()
+	return t
+}
+
+// NewOther is a type cugen does not model (a reference, a function, an
+// array), kept by its spelling.
+func NewOther(spelling string) *CType {
+	return &CType{Kind: COther, Spelling: spelling}
+}
+
+// Qualified returns a copy of t with the qualifiers added.
+func (t *CType) Qualified(isConst, isVolatile, isRestrict bool) *CType {
+	c := *t
+	c.Const = c.Const || isConst
+	c.Volatile = c.Volatile || isVolatile
+	c.Restrict = c.Restrict || isRestrict
+	c.Spelling = c.spell()
+	return &c
+}
+
+// Unqualified returns t without its own qualifiers (a pointee keeps its).
+func (t *CType) Unqualified() *CType {
+	if !t.Const && !t.Volatile && !t.Restrict {
+		return t
+	}
+	c := *t
+	c.Const, c.Volatile, c.Restrict = false, false, false
+	c.Spelling = c.spell()
+	return &c
+}
+
+// spell renders t as the demangler does: "float const*", "Pair<float>".
+func (t *CType) spell() string {
+	var s string
+	switch t.Kind {
+	case CBuiltin, CNamed:
+		s = t.Name
+	case CPointer:
+		s = t.Elem.Spelling + "*"
+	default:
+		return t.Spelling
+	}
+	if t.Const {
+		s += " const"
+	}
+	if t.Volatile {
+		s += " volatile"
+	}
+	if t.Restrict {
+		s += " restrict"
+	}
+	return s
 }
