@@ -160,6 +160,12 @@ func TestBadInput(t *testing.T) {
 		le.PutUint32(b[int(note.Offset)+4:], 0x1000)
 	}), int64(note.Offset), "runs past end of section")
 
+	cHdr, _ := sectionHeader(t, orig, ".nv.compat")
+	wantError(t, "SHT_NULL section out of range", patch(func(b []byte) {
+		le.PutUint32(b[cHdr+4:], 0)
+		le.PutUint64(b[cHdr+24:], 1<<40)
+	}), int64(cHdr), "runs past end of file")
+
 	// Unknown attribute ids are no error.
 	f, err := cubin.Parse(patch(func(b []byte) { b[recOff+1] = 0xee }))
 	if err != nil || f.Kernel("k1").CUDAAPIVersion != 0 || f.Kernel("k1").Attrs[0].ID != 0xee {
@@ -175,6 +181,45 @@ func TestBadInput(t *testing.T) {
 		f, err := cubin.Parse(b)
 		if err != nil || f.Version != v || len(f.Kernels) != 5 {
 			t.Errorf("e_version %#x: %v", v, err)
+		}
+	}
+}
+
+// TestFlagsLayouts decodes e_flags in the ABI v7 layout (SM in bits 0..7,
+// as CUDA 12 wrote for sm_90: 0x0055055a) and v8 (bits 8..15), and takes
+// SM from e_flags when .note.nv.cuinfo is missing.
+func TestFlagsLayouts(t *testing.T) {
+	orig := read(t, "k90.cubin")
+	_, note := sectionHeader(t, orig, ".note.nv.cuinfo")
+	for _, c := range []struct {
+		abi     byte
+		flags   uint32
+		sm      int
+		noNote  bool
+		virtual int
+	}{
+		{8, 0x06005a04, 90, false, 90},
+		{8, 0x06006402, 100, true, 0},
+		{7, 0x0055055a, 90, true, 0},
+		{7, 0x00500550, 80, true, 0},
+		{7, 0x00500550, 90, false, 90}, // the note wins
+	} {
+		b := slices.Clone(orig)
+		b[elf.EI_ABIVERSION] = c.abi
+		le.PutUint32(b[0x30:], c.flags)
+		if c.noNote {
+			le.PutUint32(b[int(note.Offset)+8:], 999) // not a cuinfo note any more
+		}
+		f, err := cubin.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flagsSM := int(c.flags >> 8 & 0xff)
+		if c.abi == 7 {
+			flagsSM = int(c.flags & 0xff)
+		}
+		if f.SM != c.sm || f.FlagsSM != flagsSM || f.VirtualSM != c.virtual || f.ABIVersion != c.abi {
+			t.Errorf("ABI %d flags %#x note %v: SM %d FlagsSM %d VirtualSM %d", c.abi, c.flags, !c.noNote, f.SM, f.FlagsSM, f.VirtualSM)
 		}
 	}
 }

@@ -224,7 +224,7 @@ func Parse(data []byte) (*File, error) {
 	// Every section whose bytes we might read must lie inside the file;
 	// debug/elf does not check this up front.
 	for i, s := range ef.Sections {
-		if s.Type == elf.SHT_NOBITS || s.Type == shtCUDAGlobal || s.Type == elf.SHT_NULL {
+		if s.Type == elf.SHT_NOBITS || s.Type == shtCUDAGlobal {
 			continue
 		}
 		if s.Offset > uint64(len(data)) || s.Size > uint64(len(data))-s.Offset {

@@ -85,6 +85,9 @@ func (e *Entry) DataLimit(limit int64) ([]byte, error) {
 			return nil, errorf(e.Offset+56, "uncompressed size %#x exceeds limit %#x", us, limit)
 		case us > cs*ratio+64:
 			return nil, errorf(e.Offset+56, "uncompressed size %#x impossible for %#x bytes of %s", us, cs, c)
+		case cs > uint64(len(e.Payload())):
+			// Parse rules this out; an Entry assembled by hand may not.
+			return nil, errorf(e.Offset+16, "compressed size %#x exceeds payload of %#x bytes", cs, len(e.Payload()))
 		}
 		src := e.Payload()[:cs]
 		var err error

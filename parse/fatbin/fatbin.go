@@ -114,6 +114,9 @@ func (e *Entry) Options() string {
 // Payload returns the payload as stored: compressed bytes (padded to 8) for
 // compressed entries, the image itself otherwise. It aliases Raw.
 func (e *Entry) Payload() []byte {
+	if uint64(e.HeaderSize) > uint64(len(e.Raw)) {
+		return nil // an Entry not made by this package
+	}
 	p := e.Raw[e.HeaderSize:]
 	return p[:len(p):len(p)]
 }
