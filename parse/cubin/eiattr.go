@@ -14,6 +14,7 @@ const (
 	FormatSVAL AttrFormat = 4 // the u16 is the length of a payload that follows
 )
 
+// String returns the cuobjdump name, e.g. "EIFMT_SVAL".
 func (f AttrFormat) String() string {
 	switch f {
 	case FormatNVAL:
@@ -51,9 +52,9 @@ const (
 	AttrKParamInfoV2    AttrID = 0x45 // SVAL 12 bytes per parameter (plain fields)
 )
 
-// attrNames are the EIATTR names as cuobjdump prints them (from the tables
-// in docs/formats.md §2.4; ids 0x56..0x5a are uncertain there, 0x56 is left
-// unnamed).
+// attrNames are the EIATTR names as cuobjdump prints them, from the tables
+// of redplait/denvdis (up to 0x55) and nvopen-tools (CUDA 13 additions).
+// The two disagree about 0x56..0x5a; 0x56 is left unnamed.
 var attrNames = [...]string{
 	0x00: "ERROR", 0x01: "PAD", 0x02: "IMAGE_SLOT", 0x03: "JUMPTABLE_RELOCS",
 	0x04: "CTAIDZ_USED", 0x05: "MAX_THREADS", 0x06: "IMAGE_OFFSET", 0x07: "IMAGE_SIZE",

@@ -16,8 +16,8 @@ import (
 	"github.com/cugen/cugen/parse/fatbin"
 )
 
-// The testdata files are nvcc 13.0.88 outputs of testdata/../cubin/testdata
-// k.cu and b.cu (see docs/formats.md): k.<mode>.fatbin were built with
+// The testdata files are nvcc 13.0.88 outputs of k.cu and b.cu (kept in
+// ../cubin/testdata): k.<mode>.fatbin were built with
 // -gencode for sm_90, sm_100 and compute_100 under each --compress-mode
 // (nc = -Xfatbin -compress=false, ca = -Xfatbin -compress-all); the b.*
 // fatbins with -arch sm_90a / sm_100f, -G, and -compress-all speed;
@@ -120,8 +120,11 @@ func TestCuobjdumpLists(t *testing.T) {
 	}
 }
 
-// entrySpec is what an entry is expected to look like. The compression
-// per --compress-mode is the table of docs/formats.md §1.5.
+// entrySpec is what an entry is expected to look like. The compression per
+// --compress-mode is what nvcc 13.0 does: none/nc store everything raw;
+// default and balance compress PTX with zstd; speed compresses PTX with
+// LZ4; size and -compress-all compress everything with zstd; -G and -rdc
+// compress everything.
 type entrySpec struct {
 	target string
 	comp   fatbin.Compression

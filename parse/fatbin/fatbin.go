@@ -53,8 +53,9 @@ type Fatbin struct {
 	Raw []byte
 }
 
-// EntryHeader mirrors the fixed 64-byte part of an entry header. Field
-// names follow the layout documented in docs/formats.md §1.3.
+// EntryHeader mirrors the fixed 64-byte part of an entry header; the
+// comments give each field's offset. Field names follow jiegec/fatbinary
+// where the readers disagree.
 type EntryHeader struct {
 	Kind       Kind   // 0x00 image kind
 	Version    uint16 // 0x02 entry format version, 0x0101
@@ -154,6 +155,7 @@ type FormatError struct {
 	Err error  // underlying cause, or nil
 }
 
+// Error formats the message with the offset, e.g. "fatbin: bad magic 0x1 at offset 0x0".
 func (e *FormatError) Error() string {
 	s := fmt.Sprintf("fatbin: %s at offset %#x", e.Msg, e.Off)
 	if e.Err != nil {
@@ -162,6 +164,7 @@ func (e *FormatError) Error() string {
 	return s
 }
 
+// Unwrap returns the underlying cause, if any.
 func (e *FormatError) Unwrap() error { return e.Err }
 
 func errorf(off int64, format string, args ...any) *FormatError {

@@ -16,6 +16,7 @@ const (
 	KindLTOIR Kind = 8 // obfuscated NVVM bitcode for link-time optimization
 )
 
+// String returns "PTX", "ELF", "LTO-IR" or "Kind(n)".
 func (k Kind) String() string {
 	switch k {
 	case KindPTX:
@@ -29,7 +30,8 @@ func (k Kind) String() string {
 }
 
 // Flags is the 64-bit entry flag word. Bit meanings come from copies of
-// NVIDIA's fatbinary.h and from nvcc 13.0 output (docs/formats.md §1.4).
+// NVIDIA's fatbinary.h and from nvcc 13.0 output; the a/f target bits and
+// FlagCompat were only observed, not documented anywhere.
 type Flags uint64
 
 // Entry flag bits.
@@ -133,6 +135,7 @@ const (
 	CompressZstd                    // a zstd frame
 )
 
+// String returns "none", "lz4" or "zstd".
 func (c Compression) String() string {
 	switch c {
 	case CompressNone:

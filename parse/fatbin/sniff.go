@@ -17,6 +17,7 @@ const (
 	FormatHostELF        // any other ELF: host object, shared library, executable
 )
 
+// String names the format for messages.
 func (f Format) String() string {
 	switch f {
 	case FormatPTX:
