@@ -466,3 +466,19 @@ func TestFatbinCubins(t *testing.T) {
 		}
 	}
 }
+
+func TestSniffCubins(t *testing.T) {
+	names, _ := filepath.Glob("testdata/*.cubin")
+	if len(names) != 6 {
+		t.Fatalf("%d cubins in testdata", len(names))
+	}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fatbin.Sniff(b); got != fatbin.FormatCubin {
+			t.Errorf("%s sniffed as %v", n, got)
+		}
+	}
+}

@@ -535,6 +535,8 @@ func TestSniff(t *testing.T) {
 		"k.none.fatbin": fatbin.FormatFatbin,
 		"k.o":           fatbin.FormatHostELF,
 		"k.so":          fatbin.FormatHostELF,
+		"k.ptx":         fatbin.FormatPTX, // nvcc -ptx output, starting with comments
+		"b_rdc.ptx":     fatbin.FormatPTX,
 	}
 	for name, want := range cases {
 		if got := fatbin.Sniff(readFile(t, name)); got != want {
@@ -557,6 +559,45 @@ func TestSniff(t *testing.T) {
 	for text, want := range texts {
 		if got := fatbin.Sniff([]byte(text)); got != want {
 			t.Errorf("Sniff(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestDataConcurrent decodes entries of every compression method from
+// several goroutines: the zstd decoder is shared.
+func TestDataConcurrent(t *testing.T) {
+	var entries []*fatbin.Entry
+	want := map[*fatbin.Entry][]byte{}
+	for _, name := range []string{"k.size.fatbin", "k.speed.fatbin", "b.speedall.fatbin", "k.ca.fatbin"} {
+		for _, e := range parseFile(t, name).Entries {
+			d, err := e.Data()
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries = append(entries, e)
+			want[e] = d
+		}
+	}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 50 {
+				e := entries[(g+i)%len(entries)]
+				d, err := e.Data()
+				if err == nil && !bytes.Equal(d, want[e]) {
+					err = errors.New("different bytes from " + e.Target())
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
