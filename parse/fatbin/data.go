@@ -10,14 +10,13 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// MaxDataSize is the largest decompressed image Data accepts: far above any
-// real cubin or PTX (nvcc 13 images of whole libraries stay in the tens of
-// MiB) and low enough that a hostile header cannot make Data allocate
-// gigabytes. DataLimit lifts it for callers that need more.
+// MaxDataSize is the largest decompressed image Data accepts: chosen well
+// above the cubins and PTX cugen expects, and low enough that a hostile
+// header cannot make Data allocate gigabytes. DataLimit lifts it for
+// callers that need more.
 const MaxDataSize = 256 << 20
 
-// hardMaxDataSize bounds DataLimit: the uncompressed size of real entries
-// never exceeds what a u32 compressed size can expand to in practice.
+// hardMaxDataSize bounds DataLimit (4 GiB).
 const hardMaxDataSize = 1 << 32
 
 // Worst-case expansion ratios, used to reject an uncompressed size that the
