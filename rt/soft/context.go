@@ -1,0 +1,230 @@
+package soft
+
+import (
+	"sync"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// context is a CUDA context: it owns allocations, streams, events and the
+// per-context instances of the libraries used in it.
+type context struct {
+	d       *Driver
+	h       rt.CtxHandle
+	dev     *device
+	primary bool
+
+	null *stream // the legacy NULL stream
+
+	mu        sync.Mutex
+	destroyed bool
+	streams   map[*stream]struct{} // created streams (not the NULL stream)
+	allocs    map[uint64]*alloc    // live allocations by base
+	insts     map[*library]*instance
+}
+
+func (d *Driver) newContext(dv *device, primary bool) *context {
+	c := &context{d: d, dev: dv, primary: primary,
+		streams: map[*stream]struct{}{}, allocs: map[uint64]*alloc{}, insts: map[*library]*instance{}}
+	c.null = &stream{ctx: c}
+	d.mu.Lock()
+	c.h = rt.CtxHandle(d.handle())
+	d.ctxs[c.h] = c
+	d.mu.Unlock()
+	return c
+}
+
+// ctx resolves a handle: 0 is the calling thread's current context.
+func (d *Driver) ctx(op string, h rt.CtxHandle) (*context, error) {
+	if h == 0 {
+		c := d.cur()
+		if c == nil {
+			return nil, rt.Errorf(op, rt.ErrInvalidContext, "no current context on this OS thread (call CtxSetCurrent, with runtime.LockOSThread, or pass a context)")
+		}
+		return c, nil
+	}
+	d.mu.Lock()
+	c := d.ctxs[h]
+	d.mu.Unlock()
+	if c == nil {
+		return nil, rt.Errorf(op, rt.ErrInvalidContext, "context %#x does not exist (destroyed or released?)", uintptr(h))
+	}
+	return c, nil
+}
+
+func (d *Driver) cur() *context {
+	d.curMu.Lock()
+	defer d.curMu.Unlock()
+	return d.current[tid()]
+}
+
+// PrimaryCtxRetain is cuDevicePrimaryCtxRetain.
+func (d *Driver) PrimaryCtxRetain(ord int) (rt.CtxHandle, error) {
+	dv, err := d.dev("cuDevicePrimaryCtxRetain", ord)
+	if err != nil {
+		return 0, err
+	}
+	dv.mu.Lock()
+	defer dv.mu.Unlock()
+	if dv.primary == nil {
+		dv.primary = d.newContext(dv, true)
+	}
+	dv.prRefs++
+	return dv.primary.h, nil
+}
+
+// PrimaryCtxRelease is cuDevicePrimaryCtxRelease: the last release destroys
+// the primary context and frees its memory; a later retain makes a new one.
+func (d *Driver) PrimaryCtxRelease(ord int) error {
+	dv, err := d.dev("cuDevicePrimaryCtxRelease", ord)
+	if err != nil {
+		return err
+	}
+	dv.mu.Lock()
+	if dv.primary == nil || dv.prRefs == 0 {
+		dv.mu.Unlock()
+		return rt.Errorf("cuDevicePrimaryCtxRelease", rt.ErrInvalidContext, "device %d's primary context is not retained", ord)
+	}
+	dv.prRefs--
+	var c *context
+	if dv.prRefs == 0 {
+		c, dv.primary = dv.primary, nil
+	}
+	dv.mu.Unlock()
+	if c != nil {
+		d.destroy(c)
+	}
+	return nil
+}
+
+// CtxCreate is cuCtxCreate: the new context becomes current on this thread.
+func (d *Driver) CtxCreate(ord int, flags uint32) (rt.CtxHandle, error) {
+	dv, err := d.dev("cuCtxCreate", ord)
+	if err != nil {
+		return 0, err
+	}
+	c := d.newContext(dv, false)
+	d.curMu.Lock()
+	d.current[tid()] = c
+	d.curMu.Unlock()
+	return c.h, nil
+}
+
+// CtxDestroy is cuCtxDestroy. Primary contexts are released, not destroyed.
+func (d *Driver) CtxDestroy(h rt.CtxHandle) error {
+	if h == 0 {
+		return rt.Errorf("cuCtxDestroy", rt.ErrInvalidValue, "null context")
+	}
+	c, err := d.ctx("cuCtxDestroy", h)
+	if err != nil {
+		return err
+	}
+	if c.primary {
+		return rt.Errorf("cuCtxDestroy", rt.ErrInvalidContext, "context %#x is a primary context; release it with PrimaryCtxRelease", uintptr(h))
+	}
+	d.destroy(c)
+	return nil
+}
+
+// destroy waits for the context's work, frees everything it owns and
+// invalidates its handles.
+func (d *Driver) destroy(c *context) {
+	_ = c.synchronize()
+	c.mu.Lock()
+	c.destroyed = true
+	streams := c.streams
+	allocs := c.allocs
+	insts := c.insts
+	c.streams, c.allocs, c.insts = map[*stream]struct{}{}, map[uint64]*alloc{}, map[*library]*instance{}
+	c.mu.Unlock()
+	for _, a := range allocs {
+		d.mem.free(a)
+		c.dev.release(a.size)
+	}
+	for lib := range insts {
+		lib.mu.Lock()
+		delete(lib.insts, c)
+		lib.mu.Unlock()
+	}
+	d.mu.Lock()
+	delete(d.ctxs, c.h)
+	for s := range streams {
+		delete(d.streams, s.h)
+	}
+	for h, e := range d.events {
+		if e.ctx == c {
+			delete(d.events, h)
+		}
+	}
+	d.mu.Unlock()
+	d.curMu.Lock()
+	for t, cc := range d.current {
+		if cc == c {
+			delete(d.current, t)
+		}
+	}
+	d.curMu.Unlock()
+}
+
+// CtxSetCurrent is cuCtxSetCurrent for the calling OS thread; 0 unbinds.
+func (d *Driver) CtxSetCurrent(h rt.CtxHandle) error {
+	if h == 0 {
+		d.curMu.Lock()
+		delete(d.current, tid())
+		d.curMu.Unlock()
+		return nil
+	}
+	c, err := d.ctx("cuCtxSetCurrent", h)
+	if err != nil {
+		return err
+	}
+	d.curMu.Lock()
+	d.current[tid()] = c
+	d.curMu.Unlock()
+	return nil
+}
+
+// CtxGetCurrent is cuCtxGetCurrent: 0 and no error when none is current.
+func (d *Driver) CtxGetCurrent() (rt.CtxHandle, error) {
+	if c := d.cur(); c != nil {
+		return c.h, nil
+	}
+	return 0, nil
+}
+
+// CtxDevice is cuCtxGetDevice.
+func (d *Driver) CtxDevice(h rt.CtxHandle) (int, error) {
+	c, err := d.ctx("cuCtxGetDevice", h)
+	if err != nil {
+		return 0, err
+	}
+	return c.dev.ord, nil
+}
+
+// CtxSynchronize is cuCtxSynchronize: waits for every stream of the context
+// and reports the first error left by asynchronous work.
+func (d *Driver) CtxSynchronize(h rt.CtxHandle) error {
+	c, err := d.ctx("cuCtxSynchronize", h)
+	if err != nil {
+		return err
+	}
+	return asyncErr("cuCtxSynchronize", c.synchronize())
+}
+
+// synchronize waits for all streams and collects (and clears) their
+// pending asynchronous errors, returning the first.
+func (c *context) synchronize() error {
+	c.mu.Lock()
+	list := []*stream{c.null}
+	for s := range c.streams {
+		list = append(list, s)
+	}
+	c.mu.Unlock()
+	var first error
+	for _, s := range list {
+		if err := s.wait(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

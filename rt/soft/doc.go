@@ -1,0 +1,50 @@
+// Package soft is a pure-Go rt.Driver that really executes kernels' PTX on
+// the CPU, so that every test of a cugen-generated package runs unchanged on
+// machines without a GPU.
+//
+// # Driver semantics
+//
+// The backend mirrors the CUDA driver API one call at a time: N emulated
+// devices, primary (retained/released) and created contexts, a current
+// context per OS thread (keyed by the thread id on Linux), streams as ordered
+// queues of asynchronous copies, memsets and launches with the legacy NULL
+// stream's implicit synchronisation, and events with elapsed times. Device
+// memory lives in per-device address ranges that are never host pointers
+// (device d's allocations start at 0x7000_0000_0000 + d<<40, managed
+// variables at 0x6000_0000_0000); every allocation is found through a sorted
+// span index, so an out-of-bounds or use-after-free access is reported
+// precisely, the way compute-sanitizer reports it.
+//
+// A library (LibraryLoad) is parsed and decoded once and shared by every
+// context. Its .global and .const variables exist once per (library,
+// context), allocated on first use in a context and initialised from the
+// PTX initialisers; __managed__ variables have one address for all contexts.
+//
+// # Executor
+//
+// Each kernel is decoded at load time into a register bytecode specialised on
+// types and modifiers, run by one switch-dispatch loop. Registers are stored
+// structure-of-arrays ([slot*32+lane]uint64); predicates are one 32-bit mask
+// per warp. A warp's 32 lanes run in lockstep with per-lane program counters
+// and min-PC reconvergence (the lanes at the lowest PC run together and
+// absorb any lane they catch up with). Barriers park lanes; a CTA's warps run
+// round-robin on one goroutine, and CTAs are spread over Options.Workers
+// goroutines. Anything the executor cannot run fails at LibraryLoad with the
+// PTX file:line:col and the opcode, never silently at run time.
+//
+// # Floating point
+//
+// IEEE operations (add, sub, mul, fma, div, sqrt, rcp with .rn/.rz/.rm/.rp,
+// conversions) are correctly rounded and so bit-exact with the GPU: fp32 fma
+// uses a midpoint check with a round-to-odd slow path instead of
+// float32(math.FMA(...)), which double-rounds. The .approx operations (ex2,
+// lg2, sin, cos, rsqrt, tanh, …) return the correctly rounded value, which
+// is within the GPU's documented error but not always bit-identical to it.
+//
+// # Memcheck
+//
+// Out-of-bounds, freed-memory and misaligned accesses, barriers that can never
+// release, and kernels that exceed Options.InstrBudget stop the launch with
+// an *rt.Error whose Detail names the kernel, block, thread, PTX line and
+// address.
+package soft

@@ -1,0 +1,222 @@
+package soft
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/cugen/cugen/rt"
+)
+
+func init() {
+	rt.Register("soft", 100, func() (rt.Driver, error) { return New(Options{}), nil })
+}
+
+// Options configure a soft Driver. The zero value is a usable default.
+type Options struct {
+	// Devices is the number of emulated devices (default 1, at most 16).
+	Devices int
+	// Workers is the number of goroutines that run one launch's CTAs
+	// (0 = GOMAXPROCS).
+	Workers int
+	// Deterministic runs every launch on one worker with CTAs in linear
+	// order, so float atomics and order-dependent output are reproducible.
+	Deterministic bool
+	// LaunchBlocking makes Launch wait for the kernel and return its error
+	// directly (like CUDA_LAUNCH_BLOCKING=1), instead of at the next sync.
+	LaunchBlocking bool
+	// Stdout receives device printf output (default os.Stdout).
+	Stdout io.Writer
+	// InstrBudget bounds the thread-instructions one launch may execute
+	// before it fails with ErrLaunchTimeout (0 = 1e11, a few minutes).
+	InstrBudget uint64
+	// ComputeCapability is the emulated compute capability as major*10+minor
+	// (default 90, i.e. sm_90).
+	ComputeCapability int
+	// MemBytes is each device's memory size (default 4 GiB). Only what is
+	// allocated is backed by host memory.
+	MemBytes uint64
+	// StackBytes bounds each thread's local memory (call frames, local
+	// arrays); default 256 KiB. Exceeding it is ErrHardwareStackError.
+	StackBytes uint32
+}
+
+const defaultBudget = 100_000_000_000
+
+// Driver is the soft backend. It implements rt.Driver; all methods are safe
+// for concurrent use.
+type Driver struct {
+	opt     Options
+	devices []*device
+	mem     *addrSpace
+
+	mu      sync.Mutex
+	next    uintptr // last handle handed out; handles of all kinds share it
+	ctxs    map[rt.CtxHandle]*context
+	streams map[rt.StreamHandle]*stream
+	events  map[rt.EventHandle]*event
+	libs    map[rt.LibHandle]*library
+	kernels map[rt.KernelHandle]*program
+
+	curMu   sync.Mutex
+	current map[int]*context // by OS thread id (see tid)
+
+	outMu sync.Mutex // serialises printf output
+}
+
+var _ rt.Driver = (*Driver)(nil)
+
+// New returns a soft driver.
+func New(opt Options) *Driver {
+	if opt.Devices <= 0 {
+		opt.Devices = 1
+	}
+	if opt.Devices > 16 {
+		opt.Devices = 16
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.Deterministic {
+		opt.Workers = 1
+	}
+	if opt.Stdout == nil {
+		opt.Stdout = os.Stdout
+	}
+	if opt.InstrBudget == 0 {
+		opt.InstrBudget = defaultBudget
+	}
+	if opt.ComputeCapability == 0 {
+		opt.ComputeCapability = 90
+	}
+	if opt.MemBytes == 0 {
+		opt.MemBytes = 4 << 30
+	}
+	if opt.StackBytes == 0 {
+		opt.StackBytes = 256 << 10
+	}
+	d := &Driver{
+		opt:     opt,
+		mem:     newAddrSpace(),
+		ctxs:    map[rt.CtxHandle]*context{},
+		streams: map[rt.StreamHandle]*stream{},
+		events:  map[rt.EventHandle]*event{},
+		libs:    map[rt.LibHandle]*library{},
+		kernels: map[rt.KernelHandle]*program{},
+		current: map[int]*context{},
+	}
+	for i := 0; i < opt.Devices; i++ {
+		d.devices = append(d.devices, &device{ord: i, next: devBase(i) + 0x1000_0000, limit: opt.MemBytes})
+	}
+	return d
+}
+
+// Name is "soft".
+func (d *Driver) Name() string { return "soft" }
+
+// handle returns a fresh handle value; d.mu must be held.
+func (d *Driver) handle() uintptr {
+	d.next++
+	return d.next
+}
+
+// device is one emulated GPU.
+type device struct {
+	ord int
+
+	mu      sync.Mutex
+	primary *context
+	prRefs  int
+	next    uint64 // bump pointer: device addresses are never reused
+	used    uint64
+	limit   uint64
+}
+
+func (d *Driver) dev(op string, ord int) (*device, error) {
+	if ord < 0 || ord >= len(d.devices) {
+		return nil, rt.Errorf(op, rt.ErrInvalidDevice, "device %d (the soft backend emulates %d)", ord, len(d.devices))
+	}
+	return d.devices[ord], nil
+}
+
+// DeviceCount is cuDeviceGetCount.
+func (d *Driver) DeviceCount() (int, error) { return len(d.devices), nil }
+
+// DeviceName is cuDeviceGetName.
+func (d *Driver) DeviceName(ord int) (string, error) {
+	if _, err := d.dev("cuDeviceGetName", ord); err != nil {
+		return "", err
+	}
+	cc := d.opt.ComputeCapability
+	return fmt.Sprintf("cugen soft device %d (sm_%d emulated on CPU)", ord, cc), nil
+}
+
+// Limits the soft devices report and enforce (those of an sm_90 part).
+const (
+	maxThreadsPerBlock = 1024
+	maxBlockDimZ       = 64
+	maxGridDimX        = 1<<31 - 1
+	maxGridDimYZ       = 65535
+	sharedPerBlock     = 48 << 10
+	sharedPerBlockOpt  = 227 << 10
+	numSMs             = 132
+)
+
+// DeviceAttribute is cuDeviceGetAttribute. Attributes the backend does not
+// model report 0, as a real driver does for unknown features.
+func (d *Driver) DeviceAttribute(ord int, attr rt.DeviceAttr) (int, error) {
+	if _, err := d.dev("cuDeviceGetAttribute", ord); err != nil {
+		return 0, err
+	}
+	cc := d.opt.ComputeCapability
+	switch attr {
+	case rt.AttrMaxThreadsPerBlock, rt.AttrMaxBlockDimX:
+		return maxThreadsPerBlock, nil
+	case 3: // MAX_BLOCK_DIM_Y
+		return maxThreadsPerBlock, nil
+	case 4: // MAX_BLOCK_DIM_Z
+		return maxBlockDimZ, nil
+	case rt.AttrMaxGridDimX:
+		return maxGridDimX, nil
+	case 6, 7: // MAX_GRID_DIM_Y/Z
+		return maxGridDimYZ, nil
+	case rt.AttrMaxSharedMemoryPerBlock:
+		return sharedPerBlock, nil
+	case 9: // TOTAL_CONSTANT_MEMORY
+		return 64 << 10, nil
+	case rt.AttrWarpSize:
+		return 32, nil
+	case 12: // MAX_REGISTERS_PER_BLOCK
+		return 65536, nil
+	case rt.AttrMultiprocessorCount:
+		return numSMs, nil
+	case 39: // MAX_THREADS_PER_MULTIPROCESSOR
+		return 2048, nil
+	case 41: // UNIFIED_ADDRESSING
+		return 1, nil
+	case rt.AttrComputeCapabilityMajor:
+		return cc / 10, nil
+	case rt.AttrComputeCapabilityMinor:
+		return cc % 10, nil
+	case 81: // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+		return 228 << 10, nil
+	case 83: // MANAGED_MEMORY
+		return 1, nil
+	case 95: // COOPERATIVE_LAUNCH
+		return 1, nil
+	case rt.AttrMaxSharedMemoryPerBlockOptin:
+		return sharedPerBlockOpt, nil
+	}
+	return 0, nil
+}
+
+// DeviceTotalMem is cuDeviceTotalMem.
+func (d *Driver) DeviceTotalMem(ord int) (uint64, error) {
+	dv, err := d.dev("cuDeviceTotalMem", ord)
+	if err != nil {
+		return 0, err
+	}
+	return dv.limit, nil
+}

@@ -1,0 +1,1408 @@
+package soft
+
+import (
+	"math"
+	"math/bits"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// warp is the state of 32 lanes. Registers are structure-of-arrays:
+// register slot s of lane l is r[s*32+l]. Lanes run in lockstep groups: the
+// lanes at the lowest pc (and the same call stack) run together.
+type warp struct {
+	id      int
+	r       []uint64
+	pr      []uint32 // predicate p of lane l is bit l of pr[p]
+	pc      [32]int32
+	live    uint32 // lanes that exist (a CTA's last warp may be partial)
+	exited  uint32
+	waiting uint32 // parked at a barrier
+	barOf   [32]uint8
+	cc      uint32 // carry flags of add.cc and friends
+
+	calls  int // lanes with a non-empty call stack
+	frames [32][]frame
+	saves  [32][]uint64
+
+	local   []uint64 // lane l's local memory is bytes [l*lstride, (l+1)*lstride)
+	lptr    unsafe.Pointer
+	lstride uint64
+}
+
+type frame struct {
+	ret int32
+	fb  uint64
+	fi  *funcInfo
+}
+
+func (w *warp) runnable() uint32 { return w.live &^ w.exited &^ w.waiting }
+
+// barrier is one of a CTA's 16 named barriers.
+type barrier struct {
+	arrived int // threads arrived since the last release
+	expect  int // thread count of the current phase (0: all threads)
+	popc    uint32
+	and     bool
+	or      bool
+	used    bool
+}
+
+// faultKind says what stopped a CTA.
+type faultKind int
+
+const (
+	fIllegalAddress faultKind = iota
+	fMisaligned
+	fDeadlock
+	fBudget
+	fTrap
+	fAssert
+	fStack
+	fPanic
+	fInvalid
+)
+
+type fault struct {
+	kind  faultKind
+	warp  int
+	lane  int
+	pc    int32
+	addr  uint64
+	size  uint64
+	space int
+	write bool
+	msg   string
+}
+
+// cta is a worker's execution state; it runs one CTA at a time and is
+// reused for the next (registers are not cleared in between, as on a GPU).
+type cta struct {
+	l     *launch
+	p     *program
+	warps []*warp
+	ctaid [3]uint32
+	bars  [16]barrier
+	nthr  int
+	exits int // exited threads of the current CTA
+
+	shared  []uint64
+	shPtr   unsafe.Pointer
+	shLen   uint64
+	smid    int
+	fault   *fault
+	quota   uint64 // thread-instructions this worker may still run
+	pc      int32
+	w       *warp
+	scratch [32]uint64
+
+	// One-entry cache of the last global allocation touched.
+	cLo, cN uint64
+	cPtr    unsafe.Pointer
+	cRO     bool
+}
+
+func newCTA(l *launch, smid int) *cta {
+	p := l.p
+	c := &cta{l: l, p: p, smid: smid}
+	nw := (l.nthreads + 31) / 32
+	c.nthr = l.nthreads
+	stride := uint64(align(max(p.stack, 16), 16))
+	for i := 0; i < nw; i++ {
+		w := &warp{id: i, r: make([]uint64, p.nslots*32), pr: make([]uint32, p.npreds)}
+		live := l.nthreads - 32*i
+		if live >= 32 {
+			w.live = fullMask
+		} else {
+			w.live = 1<<uint(live) - 1
+		}
+		for _, cv := range p.consts {
+			v := lanes(w.r, cv.slot)
+			for j := range v {
+				v[j] = cv.val
+			}
+		}
+		for _, sv := range p.syms {
+			v := lanes(w.r, sv.slot)
+			a := l.vars[sv.val]
+			for j := range v {
+				v[j] = a
+			}
+		}
+		if p.stack > 0 || p.recursive {
+			w.lstride = stride
+			w.local = make([]uint64, 32*stride/8)
+			w.lptr = unsafe.Pointer(&w.local[0])
+		}
+		c.warps = append(c.warps, w)
+	}
+	shLen := uint64(p.sharedSize)
+	if l.dynShared > 0 {
+		shLen = uint64(p.dynOff) + uint64(l.dynShared)
+	}
+	c.shared = make([]uint64, (shLen+7)/8+1)
+	c.shPtr = unsafe.Pointer(&c.shared[0])
+	c.shLen = shLen
+	return c
+}
+
+// run executes CTA number id; false means it faulted (c.fault).
+func (c *cta) run(id uint64) bool {
+	l := c.l
+	g := l.grid
+	c.ctaid = [3]uint32{uint32(id % uint64(g.X)), uint32(id / uint64(g.X) % uint64(g.Y)), uint32(id / (uint64(g.X) * uint64(g.Y)))}
+	c.bars = [16]barrier{}
+	c.exits = 0
+	bx, by := uint32(l.block.X), uint32(l.block.Y)
+	for _, w := range c.warps {
+		w.exited, w.waiting, w.cc = 0, 0, 0
+		w.pc = [32]int32{}
+		if w.calls > 0 {
+			for i := range w.frames {
+				w.frames[i] = w.frames[i][:0]
+				w.saves[i] = w.saves[i][:0]
+			}
+			w.calls = 0
+		}
+		fb := lanes(w.r, fbSlot)
+		*fb = [32]uint64{}
+		for _, sv := range c.p.specials {
+			v := lanes(w.r, sv.slot)
+			for j := 0; j < 32; j++ {
+				t := uint32(w.id*32 + j)
+				var x uint64
+				switch sv.val {
+				case spTidX:
+					x = uint64(t % bx)
+				case spTidY:
+					x = uint64(t / bx % by)
+				case spTidZ:
+					x = uint64(t / (bx * by))
+				case spNtidX:
+					x = uint64(l.block.X)
+				case spNtidY:
+					x = uint64(l.block.Y)
+				case spNtidZ:
+					x = uint64(l.block.Z)
+				case spCtaidX, spCtaidY, spCtaidZ:
+					x = uint64(c.ctaid[sv.val-spCtaidX])
+				case spNctaidX:
+					x = uint64(g.X)
+				case spNctaidY:
+					x = uint64(g.Y)
+				case spNctaidZ:
+					x = uint64(g.Z)
+				case spLaneid:
+					x = uint64(j)
+				case spWarpid:
+					x = uint64(w.id)
+				case spNwarpid:
+					x = 64
+				case spSmid:
+					x = uint64(c.smid % numSMs)
+				case spNsmid:
+					x = numSMs
+				case spGridid:
+					x = l.gridID
+				case spLanemaskEq:
+					x = 1 << j
+				case spLanemaskLt:
+					x = 1<<j - 1
+				case spLanemaskLe:
+					x = 1<<(j+1) - 1
+				case spLanemaskGt:
+					x = uint64(^uint32(1<<(j+1) - 1))
+				case spLanemaskGe:
+					x = uint64(^uint32(1<<j - 1))
+				case spDynSmem:
+					x = uint64(l.dynShared)
+				case spTotalSmem:
+					x = c.shLen
+				case spOne:
+					x = 1
+				}
+				v[j] = x
+			}
+		}
+	}
+	for {
+		progress := false
+		for _, w := range c.warps {
+			if w.runnable() == 0 {
+				continue
+			}
+			progress = true
+			c.w = w
+			if !c.runWarp(w) {
+				return false
+			}
+			c.release()
+		}
+		done := true
+		for _, w := range c.warps {
+			if w.live&^w.exited != 0 {
+				done = false
+				break
+			}
+		}
+		if done {
+			return true
+		}
+		if !progress && !c.release() {
+			return c.deadlock()
+		}
+	}
+}
+
+// release frees every barrier whose arrival count is complete and reports
+// whether any was freed.
+func (c *cta) release() bool {
+	freed := false
+	for id := range c.bars {
+		b := &c.bars[id]
+		if b.arrived == 0 {
+			continue
+		}
+		if b.expect > 0 {
+			if b.arrived < b.expect {
+				continue
+			}
+		} else if b.arrived+c.exits < c.nthr {
+			continue
+		}
+		freed = true
+		for _, w := range c.warps {
+			for mm := w.waiting; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				if int(w.barOf[l]) != id {
+					continue
+				}
+				w.waiting &^= 1 << l
+				in := &c.p.code[w.pc[l]-1]
+				switch {
+				case in.fl&barRedPopc != 0:
+					w.r[in.d+uint32(l)] = uint64(b.popc)
+				case in.fl&barRedAnd != 0:
+					setBit(&w.pr[in.d], l, b.and)
+				case in.fl&barRedOr != 0:
+					setBit(&w.pr[in.d], l, b.or)
+				}
+			}
+		}
+		*b = barrier{}
+	}
+	return freed
+}
+
+func setBit(p *uint32, l int, v bool) {
+	if v {
+		*p |= 1 << l
+	} else {
+		*p &^= 1 << l
+	}
+}
+
+func (c *cta) deadlock() bool {
+	f := &fault{kind: fDeadlock, lane: -1}
+	msg := ""
+	for _, w := range c.warps {
+		for mm := w.waiting; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			if f.lane < 0 {
+				f.warp, f.lane, f.pc = w.id, l, w.pc[l]-1
+			}
+		}
+	}
+	for id, b := range c.bars {
+		if b.arrived > 0 {
+			want := c.nthr - c.exits
+			if b.expect > 0 {
+				want = b.expect
+			}
+			msg += sprintf("; barrier %d has %d of %d threads", id, b.arrived, want)
+		}
+	}
+	f.msg = "barrier can never complete (deadlock)" + msg
+	c.fault = f
+	return false
+}
+
+func (c *cta) runWarp(w *warp) bool {
+	for {
+		run := w.runnable()
+		if run == 0 {
+			return true
+		}
+		group, pc, stop := c.pick(w, run)
+		if !c.exec(w, group, pc, stop) {
+			return false
+		}
+	}
+}
+
+// pick chooses the lanes to run next: those with the lowest position in
+// program order (comparing call stacks first), and the pc at which they
+// would catch up with other lanes of the same frame.
+func (c *cta) pick(w *warp, run uint32) (group uint32, pc, stop int32) {
+	if w.calls == 0 {
+		pc = math.MaxInt32
+		for m := run; m != 0; m &= m - 1 {
+			if p := w.pc[bits.TrailingZeros32(m)]; p < pc {
+				pc = p
+			}
+		}
+		stop = math.MaxInt32
+		for m := run; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			if p := w.pc[l]; p == pc {
+				group |= 1 << l
+			} else if p < stop {
+				stop = p
+			}
+		}
+		return group, pc, stop
+	}
+	best := -1
+	for m := run; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		if best < 0 || w.before(l, best) {
+			best = l
+		}
+	}
+	pc, stop = w.pc[best], math.MaxInt32
+	for m := run; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		if !w.sameStack(l, best) {
+			continue
+		}
+		if w.pc[l] == pc {
+			group |= 1 << l
+		} else if w.pc[l] > pc && w.pc[l] < stop {
+			stop = w.pc[l]
+		}
+	}
+	return group, pc, stop
+}
+
+// before orders lanes by (call sites outermost first, then pc): a lane
+// inside a call made at site S comes after lanes before S and before lanes
+// after S.
+func (w *warp) before(a, b int) bool {
+	fa, fb := w.frames[a], w.frames[b]
+	for i := 0; ; i++ {
+		var ka, kb int32
+		endA, endB := i >= len(fa), i >= len(fb)
+		if endA {
+			ka = w.pc[a]
+		} else {
+			ka = fa[i].ret - 1
+		}
+		if endB {
+			kb = w.pc[b]
+		} else {
+			kb = fb[i].ret - 1
+		}
+		if ka != kb {
+			return ka < kb
+		}
+		if endA || endB {
+			return endA && !endB
+		}
+	}
+}
+
+func (w *warp) sameStack(a, b int) bool {
+	fa, fb := w.frames[a], w.frames[b]
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if fa[i].ret != fb[i].ret || fa[i].fb != fb[i].fb {
+			return false
+		}
+	}
+	return true
+}
+
+// setPCs stores pc for every lane of m.
+func (w *warp) setPCs(m uint32, pc int32) {
+	for ; m != 0; m &= m - 1 {
+		w.pc[bits.TrailingZeros32(m)] = pc
+	}
+}
+
+// charge accounts n thread-instructions against the launch budget.
+func (c *cta) charge(n uint64) bool {
+	if n <= c.quota {
+		c.quota -= n
+		return true
+	}
+	n -= c.quota
+	c.quota = 0
+	const chunk = 1 << 22
+	need := max(n, chunk)
+	if c.l.used.Add(need) > c.l.budget {
+		c.fault = &fault{kind: fBudget, warp: c.w.id, lane: -1, pc: c.pc,
+			msg: sprintf("kernel exceeded its instruction budget of %d thread-instructions (soft.Options.InstrBudget)", c.l.budget)}
+		return false
+	}
+	c.quota = need - n
+	return true
+}
+
+// exec runs group from pc until it diverges, blocks, exits, calls or
+// returns with other lanes waiting, or reaches stop (where other lanes of
+// its frame wait to be merged).
+func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
+	code := c.p.code
+	r, pr := w.r, w.pr
+	gpop := uint64(bits.OnesCount32(group))
+	var n uint64
+	others := w.runnable() &^ group
+	defer func() {
+		if !c.charge(n) {
+			ok = false
+		}
+	}()
+	for {
+		in := &code[pc]
+		c.pc = pc
+		n += gpop
+		m := group
+		if in.gp >= 0 {
+			m &= pr[in.gp] ^ in.gx
+			if m == 0 {
+				pc++
+				if pc >= stop {
+					w.setPCs(group, pc)
+					return true
+				}
+				continue
+			}
+		}
+		op := in.op
+		if op >= opALU {
+			if op < opCmp {
+				execALU(in, r, m)
+			} else {
+				t := execCmp(in, r, m)
+				p, q := t, ^t
+				if f := in.fl & 3; f != 0 {
+					cb := pr[in.c]
+					if in.fl&setpNegC != 0 {
+						cb = ^cb
+					}
+					switch f {
+					case setpAnd:
+						p, q = p&cb, q&cb
+					case setpOr:
+						p, q = p|cb, q|cb
+					case setpXor:
+						p, q = p^cb, q^cb
+					}
+				}
+				pr[in.d] = pr[in.d]&^m | p&m
+				if in.fl&setpQ != 0 {
+					pr[in.e] = pr[in.e]&^m | q&m
+				}
+			}
+			pc++
+			if pc >= stop {
+				w.setPCs(group, pc)
+				return true
+			}
+			continue
+		}
+		switch op {
+		case opNop:
+		case opBra:
+			if m != group {
+				w.setPCs(m, in.aux)
+				w.setPCs(group&^m, pc+1)
+				return true
+			}
+			if in.aux <= pc {
+				// Backward branches bound runaway loops.
+				if !c.charge(n) {
+					n = 0
+					return false
+				}
+				n = 0
+			}
+			pc = in.aux
+			if pc >= stop {
+				w.setPCs(group, pc)
+				return true
+			}
+			continue
+		case opExit:
+			c.exit(w, m)
+			group &^= m
+			if group == 0 {
+				return true
+			}
+			gpop = uint64(bits.OnesCount32(group))
+		case opRet:
+			target, cont := c.ret(w, group, m, pc)
+			if cont && m == group && others == 0 {
+				pc = target
+				continue
+			}
+			return true
+		case opCall:
+			fi := c.p.funcs[in.aux2]
+			if !c.call(w, m, in, fi, pc) {
+				return false
+			}
+			if m == group && others == 0 {
+				pc = in.aux
+				continue
+			}
+			w.setPCs(m, in.aux)
+			w.setPCs(group&^m, pc+1)
+			return true
+		case opBuiltin:
+			if !c.builtin(w, in, m) {
+				return false
+			}
+		case opTrap:
+			c.fault = &fault{kind: fTrap, warp: w.id, lane: bits.TrailingZeros32(m), pc: pc, msg: "trap instruction executed"}
+			return false
+		case opMov:
+			d, a := lanes(r, in.d), lanes(r, in.a)
+			if m == fullMask {
+				*d = *a
+			} else {
+				for mm := m; mm != 0; mm &= mm - 1 {
+					l := bits.TrailingZeros32(mm) & 31
+					d[l] = a[l]
+				}
+			}
+		case opMovPred:
+			v := pr[in.a]
+			if in.e != 0 {
+				v = ^v
+			}
+			pr[in.d] = pr[in.d]&^m | v&m
+		case opPredAnd, opPredOr, opPredXor:
+			a, b := pr[in.a], pr[in.b]
+			if in.fl&1 != 0 {
+				a = ^a
+			}
+			if in.fl&2 != 0 {
+				b = ^b
+			}
+			var v uint32
+			switch op {
+			case opPredAnd:
+				v = a & b
+			case opPredOr:
+				v = a | b
+			default:
+				v = a ^ b
+			}
+			pr[in.d] = pr[in.d]&^m | v&m
+		case opPredSet:
+			if in.imm != 0 {
+				pr[in.d] |= m
+			} else {
+				pr[in.d] &^= m
+			}
+		case opSelp:
+			d, a, b := lanes(r, in.d), lanes(r, in.a), lanes(r, in.b)
+			p := pr[in.c]
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm) & 31
+				if p>>l&1 != 0 {
+					d[l] = a[l]
+				} else {
+					d[l] = b[l]
+				}
+			}
+		case opPredToR:
+			d := lanes(r, in.d)
+			p := pr[in.a]
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm) & 31
+				d[l] = uint64(p >> l & 1)
+			}
+		case opCvtII:
+			cvtII(in, r, m)
+		case opPack:
+			d := lanes(r, in.d)
+			sh := uint(in.fl)
+			vs := c.p.vec[in.aux : in.aux+int32(in.e)]
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := uint32(bits.TrailingZeros32(mm) & 31)
+				var v uint64
+				for i, s := range vs {
+					v |= (r[s+l] & mask(sh)) << (uint(i) * sh)
+				}
+				d[l] = v
+			}
+		case opUnpack:
+			a := lanes(r, in.a)
+			sh := uint(in.fl)
+			vs := c.p.vec[in.aux : in.aux+int32(in.e)]
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := uint32(bits.TrailingZeros32(mm) & 31)
+				v := a[l]
+				for i, s := range vs {
+					if s != 0 {
+						r[s+l] = v >> (uint(i) * sh) & mask(sh)
+					}
+				}
+			}
+		case opLdParam:
+			c.ldParam(w, in, m)
+		case opLd:
+			if !c.ld(w, in, m) {
+				return false
+			}
+		case opSt:
+			if !c.st(w, in, m) {
+				return false
+			}
+		case opAtom:
+			if !c.atom(w, in, m) {
+				return false
+			}
+		case opSpecial:
+			c.special(w, in, m)
+		case opBar:
+			if !c.bar(w, in, m, pc) {
+				return false
+			}
+			if in.fl&barArrive == 0 {
+				group &^= m
+				if group == 0 {
+					return true
+				}
+				gpop = uint64(bits.OnesCount32(group))
+			}
+		case opShfl:
+			c.shfl(w, in, m)
+		case opVote:
+			c.vote(w, in, m)
+		case opMatch:
+			c.match(w, in, m)
+		case opRedux:
+			c.redux(w, in, m)
+		case opActMask:
+			d := lanes(r, in.d)
+			for mm := m; mm != 0; mm &= mm - 1 {
+				d[bits.TrailingZeros32(mm)&31] = uint64(group)
+			}
+		case opElect:
+			leader := bits.TrailingZeros32(m)
+			d := lanes(r, in.d)
+			for mm := m; mm != 0; mm &= mm - 1 {
+				d[bits.TrailingZeros32(mm)&31] = uint64(leader)
+			}
+			pr[in.aux] = pr[in.aux]&^m | 1<<leader
+		case opAddCC:
+			c.carry(w, in, m)
+		case opIsspacep:
+			a := lanes(r, in.a)
+			var t uint32
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm) & 31
+				if spaceOfGeneric(a[l]) == int(in.aux2) || in.aux2 == spConst && spaceOfGeneric(a[l]) == spGlobal {
+					t |= 1 << l
+				}
+			}
+			pr[in.d] = pr[in.d]&^m | t
+		default:
+			c.fault = &fault{kind: fInvalid, warp: w.id, lane: bits.TrailingZeros32(m), pc: pc, msg: sprintf("invalid opcode %d", op)}
+			return false
+		}
+		pc++
+		if pc >= stop {
+			w.setPCs(group, pc)
+			return true
+		}
+	}
+}
+
+func spaceOfGeneric(a uint64) int {
+	switch {
+	case a-sharedWin < winSize:
+		return spShared
+	case a-localWin < winSize:
+		return spLocal
+	}
+	return spGlobal
+}
+
+func (c *cta) exit(w *warp, m uint32) {
+	w.exited |= m
+	c.exits += bits.OnesCount32(m)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		if len(w.frames[l]) > 0 {
+			w.frames[l] = w.frames[l][:0]
+			w.calls--
+		}
+	}
+}
+
+// call pushes a frame for each lane of m.
+func (c *cta) call(w *warp, m uint32, in *inst, fi *funcInfo, pc int32) bool {
+	fb := lanes(w.r, fbSlot)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		nfb := fb[l] + uint64(in.imm)
+		if nfb+uint64(fi.frame) > w.lstride && !c.growStack(w, nfb+uint64(fi.frame), l) {
+			return false
+		}
+		if len(w.frames[l]) == 0 {
+			w.calls++
+		}
+		w.frames[l] = append(w.frames[l], frame{ret: pc + 1, fb: fb[l], fi: fi})
+		if fi.rec {
+			s := w.saves[l]
+			for _, o := range fi.saveRegs {
+				s = append(s, w.r[o+uint32(l)])
+			}
+			for _, p := range fi.savePred {
+				s = append(s, uint64(w.pr[p]>>l&1))
+			}
+			w.saves[l] = s
+		}
+		fb[l] = nfb
+	}
+	return true
+}
+
+// ret pops the frames of the lanes in m; lanes without a frame exit. cont
+// reports that every lane of m returned to the same target.
+func (c *cta) ret(w *warp, group, m uint32, pc int32) (target int32, cont bool) {
+	fb := lanes(w.r, fbSlot)
+	var exits uint32
+	target = -1
+	uniform := true
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		fs := w.frames[l]
+		if len(fs) == 0 {
+			exits |= 1 << l
+			continue
+		}
+		f := fs[len(fs)-1]
+		w.frames[l] = fs[:len(fs)-1]
+		if len(fs) == 1 {
+			w.calls--
+		}
+		if f.fi.rec {
+			s := w.saves[l]
+			np := len(f.fi.savePred)
+			base := len(s) - len(f.fi.saveRegs) - np
+			for i, o := range f.fi.saveRegs {
+				w.r[o+uint32(l)] = s[base+i]
+			}
+			for i, p := range f.fi.savePred {
+				setBit(&w.pr[p], l, s[base+len(f.fi.saveRegs)+i] != 0)
+			}
+			w.saves[l] = s[:base]
+		}
+		fb[l] = f.fb
+		w.pc[l] = f.ret
+		if target < 0 {
+			target = f.ret
+		} else if target != f.ret {
+			uniform = false
+		}
+	}
+	if exits != 0 {
+		c.exit(w, exits)
+	}
+	w.setPCs(group&^m, pc+1)
+	return target, uniform && exits == 0 && target >= 0
+}
+
+// growStack enlarges every lane's local memory so need bytes fit.
+func (c *cta) growStack(w *warp, need uint64, lane int) bool {
+	limit := uint64(c.l.d.opt.StackBytes)
+	if need > limit {
+		c.fault = &fault{kind: fStack, warp: w.id, lane: lane, pc: c.pc,
+			msg: sprintf("call stack overflow: %d bytes of local memory needed, the limit is %d (soft.Options.StackBytes)", need, limit)}
+		return false
+	}
+	ns := w.lstride * 2
+	if ns < 256 {
+		ns = 256
+	}
+	for ns < need {
+		ns *= 2
+	}
+	ns = min(ns, limit)
+	nl := make([]uint64, 32*ns/8)
+	for l := 0; l < 32 && w.lstride > 0; l++ {
+		copy(nl[uint64(l)*ns/8:], w.local[uint64(l)*w.lstride/8:uint64(l+1)*w.lstride/8])
+	}
+	w.local, w.lstride = nl, ns
+	w.lptr = unsafe.Pointer(&nl[0])
+	return true
+}
+
+func cvtII(in *inst, r []uint64, m uint32) {
+	spec := in.imm
+	sb, db := uint(spec&0xff), uint(spec>>8&0xff)
+	ss, ds, sat := spec&(1<<16) != 0, spec&(1<<17) != 0, spec&(1<<18) != 0
+	d, a := lanes(r, in.d), lanes(r, in.a)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		v := a[l] & mask(sb)
+		if ss {
+			v = uint64(sext(v, sb))
+		}
+		if sat {
+			switch {
+			case ss && ds:
+				x := int64(v)
+				lo, hi := -int64(1)<<(db-1), int64(mask(db-1))
+				x = min(max(x, lo), hi)
+				v = uint64(x)
+			case ss && !ds:
+				x := int64(v)
+				if x < 0 {
+					v = 0
+				} else {
+					v = min(uint64(x), mask(db))
+				}
+			case !ss && ds:
+				v = min(v, mask(db-1))
+			default:
+				v = min(v, mask(db))
+			}
+		}
+		d[l] = v & mask(db)
+	}
+}
+
+func (c *cta) special(w *warp, in *inst, m uint32) {
+	var v uint64
+	switch in.aux {
+	case spClock:
+		v = uint64(uint32(time.Since(c.l.start)))
+	case spClock64:
+		v = uint64(time.Since(c.l.start))
+	case spGlobaltimer:
+		v = uint64(time.Now().UnixNano())
+	case spGlobaltimerLo:
+		v = uint64(uint32(time.Now().UnixNano()))
+	case spGlobaltimerHi:
+		v = uint64(time.Now().UnixNano()) >> 32
+	}
+	d := lanes(w.r, in.d)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		d[bits.TrailingZeros32(mm)&31] = v
+	}
+}
+
+// Barriers.
+
+func (c *cta) bar(w *warp, in *inst, m uint32, pc int32) bool {
+	l0 := bits.TrailingZeros32(m) & 31
+	id := w.r[in.a+uint32(l0)]
+	if id >= 16 {
+		c.fault = &fault{kind: fInvalid, warp: w.id, lane: l0, pc: pc, msg: sprintf("barrier id %d is out of range (0..15)", id)}
+		return false
+	}
+	b := &c.bars[id]
+	expect := 0
+	if in.fl&barCount != 0 {
+		expect = int(w.r[in.b+uint32(l0)])
+		if expect%32 != 0 || expect == 0 || expect > c.nthr {
+			// Hardware counts whole warps; a count that is not a positive
+			// multiple of 32 (or exceeds the CTA) can never complete.
+			if expect > c.nthr {
+				c.fault = &fault{kind: fDeadlock, warp: w.id, lane: l0, pc: pc,
+					msg: sprintf("barrier %d waits for %d threads but the CTA has %d (deadlock)", id, expect, c.nthr)}
+				return false
+			}
+		}
+	}
+	if b.arrived == 0 {
+		b.expect = expect
+		b.and = true
+	}
+	b.arrived += bits.OnesCount32(m)
+	if in.fl&(barRedPopc|barRedAnd|barRedOr) != 0 {
+		p := w.pr[in.c]
+		if in.fl&barRedNeg != 0 {
+			p = ^p
+		}
+		p &= m
+		b.popc += uint32(bits.OnesCount32(p))
+		b.and = b.and && p == m
+		b.or = b.or || p != 0
+	}
+	if in.fl&barArrive == 0 {
+		w.waiting |= m
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			w.barOf[l] = uint8(id)
+			w.pc[l] = pc + 1
+		}
+	}
+	return true
+}
+
+// Warp-level operations read every source lane before writing any
+// destination, so a destination that is also a source is safe.
+
+func (c *cta) shfl(w *warp, in *inst, m uint32) {
+	r := w.r
+	vals := *lanes(r, in.a)
+	b, cc := lanes(r, in.b), lanes(r, in.c)
+	d := lanes(r, in.d)
+	var pbits uint32
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		bval := int(b[l] & 31)
+		cv := cc[l]
+		seg := int(cv >> 8 & 31)
+		clamp := int(cv & 31)
+		maxLane := l&seg | clamp&^seg
+		minLane := l & seg
+		var j int
+		var ok bool
+		switch in.fl {
+		case shflUp:
+			j = l - bval
+			ok = j >= maxLane
+		case shflDown:
+			j = l + bval
+			ok = j <= maxLane
+		case shflBfly:
+			j = l ^ bval
+			ok = j <= maxLane
+		default:
+			j = minLane | bval&^seg
+			ok = j <= maxLane
+		}
+		if !ok {
+			j = l
+		}
+		d[l] = vals[j&31]
+		if ok {
+			pbits |= 1 << l
+		}
+	}
+	w.pr[in.aux] = w.pr[in.aux]&^m | pbits
+}
+
+func (c *cta) vote(w *warp, in *inst, m uint32) {
+	p := w.pr[in.a]
+	if in.fl&16 != 0 {
+		p = ^p
+	}
+	p &= m
+	if in.fl&15 == voteBallot {
+		d := lanes(w.r, in.d)
+		for mm := m; mm != 0; mm &= mm - 1 {
+			d[bits.TrailingZeros32(mm)&31] = uint64(p)
+		}
+		return
+	}
+	var v bool
+	switch in.fl & 15 {
+	case voteAll:
+		v = p == m
+	case voteAny:
+		v = p != 0
+	case voteUni:
+		v = p == 0 || p == m
+	}
+	if v {
+		w.pr[in.d] |= m
+	} else {
+		w.pr[in.d] &^= m
+	}
+}
+
+func (c *cta) match(w *warp, in *inst, m uint32) {
+	a := *lanes(w.r, in.a)
+	if in.fl&2 == 0 {
+		for l := range a {
+			a[l] &= 0xffffffff
+		}
+	}
+	d := lanes(w.r, in.d)
+	if in.fl&1 == 0 { // any
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			var s uint32
+			for k := m; k != 0; k &= k - 1 {
+				j := bits.TrailingZeros32(k) & 31
+				if a[j] == a[l] {
+					s |= 1 << j
+				}
+			}
+			d[l] = uint64(s)
+		}
+		return
+	}
+	first := a[bits.TrailingZeros32(m)&31]
+	all := true
+	for k := m; k != 0; k &= k - 1 {
+		if a[bits.TrailingZeros32(k)&31] != first {
+			all = false
+		}
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		if all {
+			d[l] = uint64(m)
+		} else {
+			d[l] = 0
+		}
+	}
+	if all {
+		w.pr[in.aux] |= m
+	} else {
+		w.pr[in.aux] &^= m
+	}
+}
+
+func (c *cta) redux(w *warp, in *inst, m uint32) {
+	a := lanes(w.r, in.a)
+	signed := in.fl&16 != 0
+	var acc uint32
+	first := true
+	for k := m; k != 0; k &= k - 1 {
+		v := uint32(a[bits.TrailingZeros32(k)&31])
+		if first {
+			acc, first = v, false
+			continue
+		}
+		switch in.fl & 15 {
+		case rdAdd:
+			acc += v
+		case rdMin:
+			if signed {
+				acc = uint32(min(int32(acc), int32(v)))
+			} else {
+				acc = min(acc, v)
+			}
+		case rdMax:
+			if signed {
+				acc = uint32(max(int32(acc), int32(v)))
+			} else {
+				acc = max(acc, v)
+			}
+		case rdAnd:
+			acc &= v
+		case rdOr:
+			acc |= v
+		case rdXor:
+			acc ^= v
+		}
+	}
+	d := lanes(w.r, in.d)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		d[bits.TrailingZeros32(mm)&31] = uint64(acc)
+	}
+}
+
+// carry runs add.cc/addc/sub.cc/subc/mad.cc/madc with per-lane carry flags.
+func (c *cta) carry(w *warp, in *inst, m uint32) {
+	r := w.r
+	d, a, b := lanes(r, in.d), lanes(r, in.a), lanes(r, in.b)
+	var cs *[32]uint64
+	if in.fl&15 >= ccMadLo {
+		cs = lanes(r, in.c)
+	}
+	wide := in.fl&cc64 != 0
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		var cin uint64
+		if in.fl&ccIn != 0 {
+			cin = uint64(w.cc >> l & 1)
+		}
+		x, y := a[l], b[l]
+		var res, cout uint64
+		if wide {
+			switch in.fl & 15 {
+			case ccAdd:
+				res, cout = bits.Add64(x, y, cin)
+			case ccSub:
+				res, cout = bits.Sub64(x, y, cin)
+			case ccMadLo:
+				_, lo := bits.Mul64(x, y)
+				res, cout = bits.Add64(lo, cs[l], cin)
+			case ccMadHi:
+				hi, _ := bits.Mul64(x, y)
+				res, cout = bits.Add64(hi, cs[l], cin)
+			}
+		} else {
+			x, y = x&0xffffffff, y&0xffffffff
+			var s uint64
+			switch in.fl & 15 {
+			case ccAdd:
+				s = x + y + cin
+			case ccSub:
+				s = x - y - cin
+			case ccMadLo:
+				s = (x*y)&0xffffffff + cs[l]&0xffffffff + cin
+			case ccMadHi:
+				s = (x*y)>>32 + cs[l]&0xffffffff + cin
+			}
+			res, cout = s&0xffffffff, s>>32&1
+		}
+		d[l] = res
+		if in.fl&ccOut != 0 {
+			setBit(&w.cc, l, cout != 0)
+		}
+	}
+}
+
+// Memory.
+
+// gptr resolves a global (or constant) address for an access of n bytes.
+func (c *cta) gptr(addr, n uint64, write bool, lane int) unsafe.Pointer {
+	off := addr - c.cLo
+	if off < c.cN && n <= c.cN-off && !(write && c.cRO) {
+		return unsafe.Add(c.cPtr, off)
+	}
+	return c.gslow(addr, n, write, lane)
+}
+
+func (c *cta) gslow(addr, n uint64, write bool, lane int) unsafe.Pointer {
+	sp := c.l.d.mem
+	a := sp.live(addr, n)
+	if a == nil {
+		c.memFault(addr, n, spGlobal, write, lane, sp.describe(addr, n))
+		return nil
+	}
+	if a.ctx != nil && a.ctx != c.l.ctx {
+		c.memFault(addr, n, spGlobal, write, lane, sprintf("address %#x belongs to an allocation of another context (%s)", addr, a.what))
+		return nil
+	}
+	if write && a.readOnly {
+		c.memFault(addr, n, spGlobal, write, lane, sprintf("address %#x is in read-only constant memory (%s)", addr, a.what))
+		return nil
+	}
+	sp.mu.RLock()
+	ptr := a.ptr
+	sp.mu.RUnlock()
+	c.cLo, c.cN, c.cPtr, c.cRO = a.base, a.size, ptr, a.readOnly
+	return unsafe.Add(ptr, addr-a.base)
+}
+
+func (c *cta) memFault(addr, n uint64, space int, write bool, lane int, msg string) {
+	c.fault = &fault{kind: fIllegalAddress, warp: c.w.id, lane: lane, pc: c.pc, addr: addr, size: n, space: space, write: write, msg: msg}
+}
+
+// ptr resolves lane l's access of n bytes at addr in a state space and
+// checks alignment; nil means a fault was recorded.
+func (c *cta) ptr(w *warp, space int, addr, n uint64, write bool, l int) unsafe.Pointer {
+	if addr&(n-1) != 0 && n&(n-1) == 0 {
+		c.fault = &fault{kind: fMisaligned, warp: w.id, lane: l, pc: c.pc, addr: addr, size: n, space: space, write: write,
+			msg: sprintf("address %#x is not aligned to the access size of %d bytes", addr, n)}
+		return nil
+	}
+	switch space {
+	case spGlobal, spConst:
+		return c.gptr(addr, n, write, l)
+	case spShared:
+		if addr >= c.shLen || n > c.shLen-addr {
+			c.memFault(addr, n, space, write, l, sprintf("shared address %#x is out of bounds: the CTA has %d bytes of shared memory", addr, c.shLen))
+			return nil
+		}
+		return unsafe.Add(c.shPtr, addr)
+	case spLocal:
+		if addr >= w.lstride || n > w.lstride-addr {
+			c.memFault(addr, n, space, write, l, sprintf("local address %#x is out of bounds: the thread has %d bytes of local memory", addr, w.lstride))
+			return nil
+		}
+		return unsafe.Add(w.lptr, uint64(l)*w.lstride+addr)
+	}
+	switch spaceOfGeneric(addr) {
+	case spShared:
+		return c.ptr(w, spShared, addr-sharedWin, n, write, l)
+	case spLocal:
+		return c.ptr(w, spLocal, addr-localWin, n, write, l)
+	}
+	if addr == 0 || addr < 0x1000 {
+		c.memFault(addr, n, spGeneric, write, l, sprintf("null pointer dereference (address %#x)", addr))
+		return nil
+	}
+	return c.gptr(addr, n, write, l)
+}
+
+func load(p unsafe.Pointer, size uint16, atomicAccess bool) uint64 {
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		if atomicAccess {
+			return uint64(atomic.LoadUint32((*uint32)(p)))
+		}
+		return uint64(*(*uint32)(p))
+	}
+	if atomicAccess {
+		return atomic.LoadUint64((*uint64)(p))
+	}
+	return *(*uint64)(p)
+}
+
+func store(p unsafe.Pointer, size uint16, v uint64, atomicAccess bool) {
+	switch size {
+	case 1:
+		*(*uint8)(p) = uint8(v)
+	case 2:
+		*(*uint16)(p) = uint16(v)
+	case 4:
+		if atomicAccess {
+			atomic.StoreUint32((*uint32)(p), uint32(v))
+			return
+		}
+		*(*uint32)(p) = uint32(v)
+	default:
+		if atomicAccess {
+			atomic.StoreUint64((*uint64)(p), v)
+			return
+		}
+		*(*uint64)(p) = v
+	}
+}
+
+func (c *cta) ld(w *warp, in *inst, m uint32) bool {
+	size := in.fl & 0xff
+	cnt := in.e
+	tot := uint64(size) * uint64(cnt)
+	base := lanes(w.r, in.a)
+	at := in.fl&memAtomic != 0
+	space := int(in.aux2)
+	// Fast path: a scalar global load of 4 bytes by the whole warp.
+	if cnt == 1 && size == 4 && !at && (space == spGlobal || space == spShared) && in.fl&memSext == 0 {
+		d := lanes(w.r, in.d)
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			addr := base[l] + uint64(in.imm)
+			var p unsafe.Pointer
+			if space == spShared && addr&3 == 0 && addr < c.shLen && c.shLen-addr >= 4 {
+				p = unsafe.Add(c.shPtr, addr)
+			} else if off := addr - c.cLo; space == spGlobal && addr&3 == 0 && off < c.cN && c.cN-off >= 4 {
+				p = unsafe.Add(c.cPtr, off)
+			} else if p = c.ptr(w, space, addr, 4, false, l); p == nil {
+				return false
+			}
+			d[l] = uint64(*(*uint32)(p))
+		}
+		return true
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		addr := base[l] + uint64(in.imm)
+		p := c.ptr(w, space, addr, tot, false, l)
+		if p == nil {
+			return false
+		}
+		for i := uint32(0); i < cnt; i++ {
+			v := load(unsafe.Add(p, uint64(i)*uint64(size)), size, at)
+			if in.fl&memSext != 0 {
+				v = uint64(sext(v, uint(size)*8)) & mask(uint(in.c)*8)
+			}
+			dst := in.d
+			if cnt > 1 {
+				dst = c.p.vec[in.aux+int32(i)]
+			}
+			w.r[dst+uint32(l)] = v
+		}
+	}
+	return true
+}
+
+func (c *cta) st(w *warp, in *inst, m uint32) bool {
+	size := in.fl & 0xff
+	cnt := in.e
+	tot := uint64(size) * uint64(cnt)
+	base := lanes(w.r, in.a)
+	at := in.fl&memAtomic != 0
+	space := int(in.aux2)
+	if cnt == 1 && size == 4 && !at && (space == spGlobal || space == spShared) {
+		v := lanes(w.r, in.d)
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			addr := base[l] + uint64(in.imm)
+			var p unsafe.Pointer
+			if space == spShared && addr&3 == 0 && addr < c.shLen && c.shLen-addr >= 4 {
+				p = unsafe.Add(c.shPtr, addr)
+			} else if off := addr - c.cLo; space == spGlobal && addr&3 == 0 && off < c.cN && c.cN-off >= 4 && !c.cRO {
+				p = unsafe.Add(c.cPtr, off)
+			} else if p = c.ptr(w, space, addr, 4, true, l); p == nil {
+				return false
+			}
+			*(*uint32)(p) = uint32(v[l])
+		}
+		return true
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		addr := base[l] + uint64(in.imm)
+		p := c.ptr(w, space, addr, tot, true, l)
+		if p == nil {
+			return false
+		}
+		for i := uint32(0); i < cnt; i++ {
+			src := in.d
+			if cnt > 1 {
+				src = c.p.vec[in.aux+int32(i)]
+			}
+			store(unsafe.Add(p, uint64(i)*uint64(size)), size, w.r[src+uint32(l)], at)
+		}
+	}
+	return true
+}
+
+func (c *cta) ldParam(w *warp, in *inst, m uint32) {
+	size := uint64(in.fl & 0xff)
+	params := c.l.params
+	for i := uint32(0); i < in.e; i++ {
+		off := uint64(in.imm) + uint64(i)*size
+		var v uint64
+		if off+size <= uint64(len(params)) {
+			for k := uint64(0); k < size; k++ {
+				v |= uint64(params[off+k]) << (8 * k)
+			}
+		}
+		if in.fl&memSext != 0 {
+			v = uint64(sext(v, uint(size)*8)) & mask(uint(in.c)*8)
+		}
+		dst := in.d
+		if in.e > 1 {
+			dst = c.p.vec[in.aux+int32(i)]
+		}
+		d := lanes(w.r, dst)
+		for mm := m; mm != 0; mm &= mm - 1 {
+			d[bits.TrailingZeros32(mm)&31] = v
+		}
+	}
+}
+
+// readMem reads n bytes of lane l's view of a generic address (used by
+// printf); nil with a recorded fault when it is not readable.
+func (c *cta) readMem(w *warp, addr uint64, n uint64, l int) []byte {
+	if n == 0 {
+		return nil
+	}
+	p := c.ptr(w, spGeneric, addr, 1, false, l)
+	if p == nil {
+		return nil
+	}
+	// Check the whole span (byte granularity: strings may be unaligned).
+	if c.ptr(w, spGeneric, addr+n-1, 1, false, l) == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), n)
+}
+
+var _ = rt.ErrIllegalAddress

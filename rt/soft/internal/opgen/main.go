@@ -1,0 +1,695 @@
+// Command opgen writes rt/soft/ops_gen.go: one bytecode opcode per PTX
+// arithmetic, conversion and comparison form (opcode × type × rounding ×
+// .ftz/.sat), each with a dense full-warp loop and a masked loop. Generating
+// the cases keeps the dispatch free of run-time type switches and closures
+// while the semantics stay one expression per form here.
+//
+// Run it with "go generate ./rt/soft".
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/format"
+	"log"
+	"os"
+	"sort"
+	"strings"
+)
+
+// op is one generated opcode. Expressions see the source lanes as uint64
+// values A, B, C, E and the instruction as in; alu expressions yield the
+// destination's uint64 bits, cmp expressions a bool.
+type op struct {
+	name string
+	keys []string
+	srcs []string // PTX types of the sources, for encoding immediates
+	expr string
+	pre  string // statements run before expr (cmp ops)
+	cmp  bool
+}
+
+var ops []*op
+var byName = map[string]*op{}
+
+func add(cmp bool, name, expr string, srcs []string, keys ...string) {
+	if o := byName[name]; o != nil {
+		if o.expr != expr {
+			log.Fatalf("%s defined twice with different expressions", name)
+		}
+		o.keys = append(o.keys, keys...)
+		return
+	}
+	o := &op{name: name, keys: keys, srcs: srcs, expr: expr, cmp: cmp}
+	ops = append(ops, o)
+	byName[name] = o
+}
+
+func alu(name, expr string, srcs []string, keys ...string) { add(false, name, expr, srcs, keys...) }
+func cmp(name, expr string, srcs []string, keys ...string) { add(true, name, expr, srcs, keys...) }
+
+func rep(t string, n int) []string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = t
+	}
+	return s
+}
+
+func title(s string) string {
+	s = strings.ReplaceAll(s, ".", "_")
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+var rnds = []string{"rn", "rz", "rm", "rp"}
+var rndConst = map[string]string{"rn": "rnRN", "rz": "rnRZ", "rm": "rnRM", "rp": "rnRP",
+	"rni": "rnRN", "rzi": "rnRZ", "rmi": "rnRM", "rpi": "rnRP"}
+
+func ints() {
+	for _, w := range []int{16, 32, 64} {
+		U, S := fmt.Sprintf("uint%d", w), fmt.Sprintf("int%d", w)
+		u, s, b := fmt.Sprintf("u%d", w), fmt.Sprintf("s%d", w), fmt.Sprintf("b%d", w)
+		all := func(op string) []string { return []string{op + "." + u, op + "." + s, op + "." + b} }
+		two, three := rep(u, 2), rep(u, 3)
+		m := fmt.Sprintf("mask(%d)", w)
+		N := fmt.Sprint(w)
+		alu("Add"+N, fmt.Sprintf("uint64(%s(A) + %s(B))", U, U), two, all("add")...)
+		alu("Sub"+N, fmt.Sprintf("uint64(%s(A) - %s(B))", U, U), two, all("sub")...)
+		alu("MulLo"+N, fmt.Sprintf("uint64(%s(A) * %s(B))", U, U), two, all("mul.lo")...)
+		alu("MadLo"+N, fmt.Sprintf("uint64(%s(A)*%s(B) + %s(C))", U, U, U), three, all("mad.lo")...)
+		var hu, hs string
+		switch w {
+		case 16:
+			hu = "uint64(uint32(uint16(A)) * uint32(uint16(B)) >> 16)"
+			hs = "uint64(uint16((int32(int16(A)) * int32(int16(B))) >> 16))"
+		case 32:
+			hu = "uint64(uint32(A)) * uint64(uint32(B)) >> 32"
+			hs = "uint64(uint32((int64(int32(A)) * int64(int32(B))) >> 32))"
+		case 64:
+			hu = "mulhiU64(A, B)"
+			hs = "mulhiS64(int64(A), int64(B))"
+		}
+		alu("MulHiU"+N, hu, two, "mul.hi."+u)
+		alu("MulHiS"+N, hs, rep(s, 2), "mul.hi."+s)
+		alu("MadHiU"+N, fmt.Sprintf("uint64(%s(%s + C))", U, hu), three, "mad.hi."+u)
+		alu("MadHiS"+N, fmt.Sprintf("uint64(%s(%s + C))", U, hs), rep(s, 3), "mad.hi."+s)
+		if w < 64 {
+			var wu, ws string
+			W2 := fmt.Sprintf("uint%d", 2*w)
+			if w == 16 {
+				wu = "uint64(uint32(uint16(A)) * uint32(uint16(B)))"
+				ws = "uint64(uint32(int32(int16(A)) * int32(int16(B))))"
+			} else {
+				wu = "uint64(uint32(A)) * uint64(uint32(B))"
+				ws = "uint64(int64(int32(A)) * int64(int32(B)))"
+			}
+			alu("MulWideU"+N, wu, two, "mul.wide."+u)
+			alu("MulWideS"+N, ws, rep(s, 2), "mul.wide."+s)
+			t2u, t2s := fmt.Sprintf("u%d", 2*w), fmt.Sprintf("s%d", 2*w)
+			alu("MadWideU"+N, fmt.Sprintf("uint64(%s(%s + C))", W2, wu), []string{u, u, t2u}, "mad.wide."+u)
+			alu("MadWideS"+N, fmt.Sprintf("uint64(%s(%s + C))", W2, ws), []string{s, s, t2s}, "mad.wide."+s)
+		}
+		alu("DivU"+N, fmt.Sprintf("divU(uint64(%s(A)), uint64(%s(B)), %s)", U, U, m), two, "div."+u)
+		alu("DivS"+N, fmt.Sprintf("divS(int64(%s(A)), int64(%s(B)), %s)", S, S, m), rep(s, 2), "div."+s)
+		alu("RemU"+N, fmt.Sprintf("remU(uint64(%s(A)), uint64(%s(B)))", U, U), two, "rem."+u)
+		alu("RemS"+N, fmt.Sprintf("remS(int64(%s(A)), int64(%s(B)), %s)", S, S, m), rep(s, 2), "rem."+s)
+		alu("AbsS"+N, fmt.Sprintf("uint64(%s(absI(int64(%s(A)))))", U, S), []string{s}, "abs."+s)
+		alu("NegS"+N, fmt.Sprintf("uint64(%s(-%s(A)))", U, S), []string{s}, "neg."+s, "neg."+u)
+		alu("MinU"+N, fmt.Sprintf("uint64(min(%s(A), %s(B)))", U, U), two, "min."+u, "min."+b)
+		alu("MaxU"+N, fmt.Sprintf("uint64(max(%s(A), %s(B)))", U, U), two, "max."+u, "max."+b)
+		alu("MinS"+N, fmt.Sprintf("uint64(%s(min(%s(A), %s(B))))", U, S, S), rep(s, 2), "min."+s)
+		alu("MaxS"+N, fmt.Sprintf("uint64(%s(max(%s(A), %s(B))))", U, S, S), rep(s, 2), "max."+s)
+		alu("And"+N, fmt.Sprintf("uint64(%s(A) & %s(B))", U, U), []string{b, b}, all("and")...)
+		alu("Or"+N, fmt.Sprintf("uint64(%s(A) | %s(B))", U, U), []string{b, b}, all("or")...)
+		alu("Xor"+N, fmt.Sprintf("uint64(%s(A) ^ %s(B))", U, U), []string{b, b}, all("xor")...)
+		alu("Not"+N, fmt.Sprintf("uint64(^%s(A))", U), []string{b}, all("not")...)
+		alu("Cnot"+N, fmt.Sprintf("b2u(%s(A) == 0)", U), []string{b}, all("cnot")...)
+		alu("Shl"+N, fmt.Sprintf("uint64(%s(A) << uint32(B))", U), []string{b, "u32"}, all("shl")...)
+		alu("ShrU"+N, fmt.Sprintf("uint64(%s(A) >> uint32(B))", U), []string{b, "u32"}, "shr."+u, "shr."+b)
+		alu("ShrS"+N, fmt.Sprintf("uint64(%s(%s(A) >> uint32(B)))", U, S), []string{s, "u32"}, "shr."+s)
+		if w >= 32 {
+			alu("Popc"+N, fmt.Sprintf("uint64(bits.OnesCount%d(%s(A)))", w, U), []string{b}, "popc."+b)
+			alu("Clz"+N, fmt.Sprintf("uint64(bits.LeadingZeros%d(%s(A)))", w, U), []string{b}, "clz."+b)
+			alu("Brev"+N, fmt.Sprintf("uint64(bits.Reverse%d(%s(A)))", w, U), []string{b}, "brev."+b)
+			alu("BfindU"+N, fmt.Sprintf("bfind(A, %d, false, false)", w), []string{u}, "bfind."+u)
+			alu("BfindS"+N, fmt.Sprintf("bfind(A, %d, true, false)", w), []string{s}, "bfind."+s)
+			alu("BfindShU"+N, fmt.Sprintf("bfind(A, %d, false, true)", w), []string{u}, "bfind.shiftamt."+u)
+			alu("BfindShS"+N, fmt.Sprintf("bfind(A, %d, true, true)", w), []string{s}, "bfind.shiftamt."+s)
+			alu("BfeU"+N, fmt.Sprintf("bfe(A, B, C, %d, false)", w), []string{u, "u32", "u32"}, "bfe."+u)
+			alu("BfeS"+N, fmt.Sprintf("bfe(A, B, C, %d, true)", w), []string{s, "u32", "u32"}, "bfe."+s)
+			alu("Bfi"+N, fmt.Sprintf("bfi(A, B, C, E, %d)", w), []string{b, b, "u32", "u32"}, "bfi."+b)
+		}
+		// comparisons
+		for _, c := range []struct{ name, op string }{{"eq", "=="}, {"ne", "!="}} {
+			cmp("Set"+title(c.name)+N, fmt.Sprintf("%s(A) %s %s(B)", U, c.op, U), two,
+				"setp."+c.name+"."+u, "setp."+c.name+"."+s, "setp."+c.name+"."+b)
+		}
+		for _, c := range []struct{ name, op string }{{"lt", "<"}, {"le", "<="}, {"gt", ">"}, {"ge", ">="}} {
+			cmp("Set"+title(c.name)+"S"+N, fmt.Sprintf("%s(A) %s %s(B)", S, c.op, S), rep(s, 2), "setp."+c.name+"."+s)
+			cmp("Set"+title(c.name)+"U"+N, fmt.Sprintf("%s(A) %s %s(B)", U, c.op, U), two,
+				"setp."+c.name+"."+u, "setp."+c.name+"."+b)
+		}
+		for _, c := range []struct{ name, op string }{{"lo", "<"}, {"ls", "<="}, {"hi", ">"}, {"hs", ">="}} {
+			cmp("Set"+title(c.name)+"U"+N, fmt.Sprintf("%s(A) %s %s(B)", U, c.op, U), two,
+				"setp."+c.name+"."+u, "setp."+c.name+"."+b, "setp."+c.name+"."+s)
+		}
+	}
+	u3 := rep("u32", 3)
+	alu("Prmt", "prmt(A, B, C, in.fl)", rep("b32", 3), "prmt.b32")
+	alu("Lop3", "lop3(A, B, C, uint64(in.imm))", rep("b32", 3), "lop3.b32")
+	for _, l := range []string{"l", "r"} {
+		for _, c := range []string{"wrap", "clamp"} {
+			alu("Shf"+title(l)+title(c), fmt.Sprintf("shf(A, B, C, %v, %v)", l == "l", c == "clamp"),
+				[]string{"b32", "b32", "u32"}, "shf."+l+"."+c+".b32")
+		}
+	}
+	alu("Mul24LoU", "uint64(uint32(A&0xffffff) * uint32(B&0xffffff))", u3[:2], "mul24.lo.u32")
+	alu("Mul24LoS", "uint64(uint32(int32(sext(A, 24)) * int32(sext(B, 24))))", rep("s32", 2), "mul24.lo.s32")
+	alu("Mul24HiU", "(A & 0xffffff) * (B & 0xffffff) >> 16 & 0xffffffff", u3[:2], "mul24.hi.u32")
+	alu("Mul24HiS", "uint64(sext(A, 24)*sext(B, 24)) >> 16 & 0xffffffff", rep("s32", 2), "mul24.hi.s32")
+	alu("Mad24LoU", "uint64(uint32(A&0xffffff)*uint32(B&0xffffff) + uint32(C))", u3, "mad24.lo.u32")
+	alu("Mad24LoS", "uint64(uint32(int32(sext(A, 24))*int32(sext(B, 24)) + int32(C)))", rep("s32", 3), "mad24.lo.s32")
+	alu("SadU32", "uint64(uint32(C) + uint32(absDiff(int64(uint32(A)), int64(uint32(B)))))", u3, "sad.u32")
+	alu("SadS32", "uint64(uint32(C) + uint32(absDiff(int64(int32(A)), int64(int32(B)))))", rep("s32", 3), "sad.s32")
+	alu("AddSatS32", "satS32(int64(int32(A)) + int64(int32(B)))", rep("s32", 2), "add.sat.s32")
+	alu("SubSatS32", "satS32(int64(int32(A)) - int64(int32(B)))", rep("s32", 2), "sub.sat.s32")
+}
+
+// f32 expression builders.
+func in32(x string, ftz bool) string {
+	if ftz {
+		return "ftz32(f32(" + x + "))"
+	}
+	return "f32(" + x + ")"
+}
+
+func out32(e string, ftz, sat bool) string {
+	if ftz {
+		e = "ftz32(" + e + ")"
+	}
+	if sat {
+		e = "sat32(" + e + ")"
+	}
+	return "r32(" + e + ")"
+}
+
+func mods(ftz, sat bool) string {
+	s := ""
+	if ftz {
+		s += ".ftz"
+	}
+	if sat {
+		s += ".sat"
+	}
+	return s
+}
+
+func modName(ftz, sat bool) string {
+	s := ""
+	if ftz {
+		s += "Ftz"
+	}
+	if sat {
+		s += "Sat"
+	}
+	return s
+}
+
+func floats() {
+	bo := []bool{false, true}
+	f2, f3 := rep("f32", 2), rep("f32", 3)
+	for _, ftz := range bo {
+		for _, sat := range bo {
+			mk, mn := mods(ftz, sat), modName(ftz, sat)
+			A, B, C := in32("A", ftz), in32("B", ftz), in32("C", ftz)
+			for _, r := range rnds {
+				R := rndConst[r]
+				keys := func(op string) []string {
+					k := []string{op + "." + r + mk + ".f32"}
+					if r == "rn" {
+						k = append(k, op+mk+".f32")
+					}
+					return k
+				}
+				alu("AddF32"+title(r)+mn, out32(fmt.Sprintf("add32(%s, %s, %s)", A, B, R), ftz, sat), f2, keys("add")...)
+				alu("SubF32"+title(r)+mn, out32(fmt.Sprintf("add32(%s, -%s, %s)", A, B, R), ftz, sat), f2, keys("sub")...)
+				alu("MulF32"+title(r)+mn, out32(fmt.Sprintf("mul32(%s, %s, %s)", A, B, R), ftz, sat), f2, keys("mul")...)
+				alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,
+					append(keys("fma"), keys("mad")...)...)
+				if !sat {
+					alu("DivF32"+title(r)+mn, out32(fmt.Sprintf("div32(%s, %s, %s)", A, B, R), ftz, false), f2,
+						"div."+r+mk+".f32")
+					alu("RcpF32"+title(r)+mn, out32(fmt.Sprintf("div32(1, %s, %s)", A, R), ftz, false), f2[:1],
+						"rcp."+r+mk+".f32")
+					alu("SqrtF32"+title(r)+mn, out32(fmt.Sprintf("sqrt32(%s, %s)", A, R), ftz, false), f2[:1],
+						"sqrt."+r+mk+".f32")
+				}
+			}
+			if sat {
+				continue
+			}
+			alu("DivApproxF32"+mn, out32(fmt.Sprintf("divf(%s, %s)", A, B), ftz, false), f2,
+				"div.approx"+mk+".f32", "div.full"+mk+".f32")
+			un := func(name, op, fn string) {
+				alu(name+"F32"+mn, out32(fmt.Sprintf("%s(%s)", fn, A), ftz, false), f2[:1], op+".approx"+mk+".f32")
+			}
+			un("RcpApprox", "rcp", "rcpf")
+			un("SqrtApprox", "sqrt", "sqrtf")
+			un("Rsqrt", "rsqrt", "rsqrtf")
+			un("Ex2", "ex2", "ex2f")
+			un("Lg2", "lg2", "lg2f")
+			un("Sin", "sin", "sinf")
+			un("Cos", "cos", "cosf")
+			un("Tanh", "tanh", "tanhf")
+			alu("AbsF32"+mn, fmt.Sprintf("uint64(math.Float32bits(%s)) &^ 0x80000000", A), f2[:1], "abs"+mk+".f32")
+			alu("NegF32"+mn, fmt.Sprintf("uint64(math.Float32bits(%s)) ^ 0x80000000", A), f2[:1], "neg"+mk+".f32")
+			for _, nan := range bo {
+				nk, nn := "", ""
+				if nan {
+					nk, nn = ".NaN", "NaN"
+				}
+				alu("MinF32"+mn+nn, out32(fmt.Sprintf("min32(%s, %s, %v)", A, B, nan), ftz, false), f2, "min"+mk+nk+".f32")
+				alu("MaxF32"+mn+nn, out32(fmt.Sprintf("max32(%s, %s, %v)", A, B, nan), ftz, false), f2, "max"+mk+nk+".f32")
+			}
+			fcmp("F32"+mn, "f32"+mk, A, B)
+			for i, k := range []string{"finite", "infinite", "number", "notanumber", "normal", "subnormal"} {
+				cmp("Testp"+title(k)+"F32"+mn, fmt.Sprintf("testp32(%s, %d)", A, i), f2[:1], "testp."+k+mk+".f32")
+			}
+		}
+	}
+	alu("CopysignF32", "B&0x7fffffff | A&0x80000000", f2, "copysign.f32")
+
+	// f64
+	d2, d3 := rep("f64", 2), rep("f64", 3)
+	for _, r := range rnds {
+		R := rndConst[r]
+		keys := func(op string) []string {
+			k := []string{op + "." + r + ".f64"}
+			if r == "rn" {
+				k = append(k, op+".f64")
+			}
+			return k
+		}
+		alu("AddF64"+title(r), fmt.Sprintf("r64(add64(f64(A), f64(B), %s))", R), d2, keys("add")...)
+		alu("SubF64"+title(r), fmt.Sprintf("r64(add64(f64(A), -f64(B), %s))", R), d2, keys("sub")...)
+		alu("MulF64"+title(r), fmt.Sprintf("r64(mul64(f64(A), f64(B), %s))", R), d2, keys("mul")...)
+		alu("FmaF64"+title(r), fmt.Sprintf("r64(fma64(f64(A), f64(B), f64(C), %s))", R), d3,
+			append(keys("fma"), keys("mad")...)...)
+		alu("DivF64"+title(r), fmt.Sprintf("r64(div64(f64(A), f64(B), %s))", R), d2, "div."+r+".f64")
+		alu("RcpF64"+title(r), fmt.Sprintf("r64(div64(1, f64(A), %s))", R), d2[:1], "rcp."+r+".f64")
+		alu("SqrtF64"+title(r), fmt.Sprintf("r64(sqrt64(f64(A), %s))", R), d2[:1], "sqrt."+r+".f64")
+	}
+	alu("RcpApproxF64", "r64(ftz64(1 / ftz64(f64(A))))", d2[:1], "rcp.approx.ftz.f64", "rcp.approx.f64")
+	alu("RsqrtF64", "r64(ftz64(1 / math.Sqrt(ftz64(f64(A)))))", d2[:1], "rsqrt.approx.ftz.f64", "rsqrt.approx.f64")
+	alu("AbsF64", "A &^ (1 << 63)", d2[:1], "abs.f64")
+	alu("NegF64", "A ^ (1 << 63)", d2[:1], "neg.f64")
+	alu("CopysignF64", "B&^(1<<63) | A&(1<<63)", d2, "copysign.f64")
+	for _, nan := range bo {
+		nk, nn := "", ""
+		if nan {
+			nk, nn = ".NaN", "NaN"
+		}
+		alu("MinF64"+nn, fmt.Sprintf("r64(min64(f64(A), f64(B), %v))", nan), d2, "min"+nk+".f64")
+		alu("MaxF64"+nn, fmt.Sprintf("r64(max64(f64(A), f64(B), %v))", nan), d2, "max"+nk+".f64")
+	}
+	fcmp("F64", "f64", "f64(A)", "f64(B)")
+	for i, k := range []string{"finite", "infinite", "number", "notanumber", "normal", "subnormal"} {
+		cmp("Testp"+title(k)+"F64", fmt.Sprintf("testp64(f64(A), %d, false)", i), d2[:1], "testp."+k+".f64")
+	}
+	halves()
+	_ = f3
+}
+
+// fcmp defines the float comparisons over operand expressions a and b.
+func fcmp(name, key, a, b string) {
+	t := strings.TrimPrefix(strings.SplitN(key, ".", 2)[0], "")
+	srcs := []string{t, t}
+	c := func(n, e string) {
+		cmp("Set"+title(n)+name, e, srcs, "setp."+n+strings.TrimPrefix(key, t)+"."+t)
+	}
+	pre := fmt.Sprintf("x, y := %s, %s", a, b)
+	wrap := func(e string) string { return pre + "\x00" + e }
+	c("eq", wrap("x == y"))
+	c("ne", wrap("x != y && x == x && y == y"))
+	c("lt", wrap("x < y"))
+	c("le", wrap("x <= y"))
+	c("gt", wrap("x > y"))
+	c("ge", wrap("x >= y"))
+	c("equ", wrap("!(x < y || x > y)"))
+	c("neu", wrap("x != y"))
+	c("ltu", wrap("!(x >= y)"))
+	c("leu", wrap("!(x > y)"))
+	c("gtu", wrap("!(x <= y)"))
+	c("geu", wrap("!(x < y)"))
+	c("num", wrap("x == x && y == y"))
+	c("nan", wrap("x != x || y != y"))
+}
+
+func halves() {
+	for _, h := range []struct{ name, t, fmtv string }{{"F16", "f16", "fmtF16"}, {"BF16", "bf16", "fmtBF16"}} {
+		for _, x2 := range []bool{false, true} {
+			t := h.t
+			nm := h.name
+			if x2 {
+				t += "x2"
+				nm += "x2"
+			}
+			srcs := func(n int) []string { return rep(t, n) }
+			lift := func(e string, n int) string {
+				if !x2 {
+					return e
+				}
+				lo, hi := e, e
+				for _, v := range []string{"A", "B", "C"}[:n] {
+					lo = strings.ReplaceAll(lo, "<"+v+">", "lo16("+v+")")
+					hi = strings.ReplaceAll(hi, "<"+v+">", "hi16("+v+")")
+				}
+				return "pack16(" + lo + ", " + hi + ")"
+			}
+			scal := func(e string, n int) string {
+				if x2 {
+					return lift(e, n)
+				}
+				for _, v := range []string{"A", "B", "C"} {
+					e = strings.ReplaceAll(e, "<"+v+">", v)
+				}
+				return e
+			}
+			ftzs := []bool{false}
+			if h.t == "f16" {
+				ftzs = []bool{false, true}
+			}
+			for _, ftz := range ftzs {
+				for _, sat := range []bool{false, true} {
+					if sat && h.t == "bf16" {
+						continue
+					}
+					mk, mn := mods(ftz, sat), modName(ftz, sat)
+					in := func(v string) string {
+						if ftz {
+							return "ftz16(" + v + ")"
+						}
+						return v
+					}
+					out := func(e string) string {
+						if ftz {
+							e = "ftz16(" + e + ")"
+						}
+						if sat {
+							e = "hsat(" + h.fmtv + ", " + e + ")"
+						}
+						return e
+					}
+					bin := func(op, fn string) {
+						e := out(fmt.Sprintf("%s(%s, %s, %s, rnRN)", fn, h.fmtv, in("<A>"), in("<B>")))
+						alu(title(op)+nm+mn, scal(e, 2), srcs(2), op+".rn"+mk+"."+t, op+mk+"."+t)
+					}
+					bin("add", "hadd")
+					bin("sub", "hsub")
+					bin("mul", "hmul")
+					e := out(fmt.Sprintf("hfma(%s, %s, %s, %s, rnRN)", h.fmtv, in("<A>"), in("<B>"), in("<C>")))
+					alu("Fma"+nm+mn, scal(e, 3), srcs(3), "fma.rn"+mk+"."+t)
+				}
+				mk, mn := mods(ftz, false), modName(ftz, false)
+				in := func(v string) string {
+					if ftz {
+						return "ftz16(" + v + ")"
+					}
+					return v
+				}
+				for _, nan := range []bool{false, true} {
+					nk, nn := "", ""
+					if nan {
+						nk, nn = ".NaN", "NaN"
+					}
+					alu("Min"+nm+mn+nn, scal(fmt.Sprintf("hmin(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "min"+mk+nk+"."+t)
+					alu("Max"+nm+mn+nn, scal(fmt.Sprintf("hmax(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "max"+mk+nk+"."+t)
+				}
+				alu("Neg"+nm+mn, scal("("+in("<A>")+" ^ 0x8000)", 1), srcs(1), "neg"+mk+"."+t)
+				alu("Abs"+nm+mn, scal("("+in("<A>")+" &^ 0x8000)", 1), srcs(1), "abs"+mk+"."+t)
+				if !x2 {
+					fcmp(nm+mn, t+mk, fmt.Sprintf("%s.float(%s)", h.fmtv, in("A")), fmt.Sprintf("%s.float(%s)", h.fmtv, in("B")))
+				} else {
+					// setp on x2 compares the low halves into p and the high
+					// halves into q: the decoder emits two ops.
+					for half, sel := range map[string]string{"lo": "lo16", "hi": "hi16"} {
+						fcmp(nm+mn+title(half), t+mk+"."+half,
+							fmt.Sprintf("%s.float(%s)", h.fmtv, in(sel+"(A)")), fmt.Sprintf("%s.float(%s)", h.fmtv, in(sel+"(B)")))
+					}
+				}
+			}
+		}
+	}
+}
+
+// cvts generates the conversions that involve a float type. Integer-only
+// conversions are one parameterised op in exec.go.
+func cvts() {
+	bo := []bool{false, true}
+	// int → float: source width in in.fl; keys use "s"/"u" for the source.
+	for _, r := range rnds {
+		R := rndConst[r]
+		for _, sg := range []string{"s", "u"} {
+			src := "sext(A, uint(in.fl))"
+			if sg == "u" {
+				src = "A & mask(uint(in.fl))"
+			}
+			odd := "odd64s(" + src + ")"
+			if sg == "u" {
+				odd = "odd64u(" + src + ")"
+			}
+			keys := func(dst string) []string {
+				k := []string{"cvt." + r + "." + dst + "." + sg}
+				return k
+			}
+			alu("Cvt"+title(r)+"F32"+title(sg), fmt.Sprintf("r32(%s2f32(%s, %s))", sg, src, R), []string{sg + "64"}, keys("f32")...)
+			alu("Cvt"+title(r)+"F64"+title(sg), fmt.Sprintf("r64(%s2f64(%s, %s))", sg, src, R), []string{sg + "64"}, keys("f64")...)
+			alu("Cvt"+title(r)+"F16"+title(sg), fmt.Sprintf("fmtF16.round(%s, %s)", odd, R), []string{sg + "64"}, keys("f16")...)
+			alu("Cvt"+title(r)+"BF16"+title(sg), fmt.Sprintf("fmtBF16.round(%s, %s)", odd, R), []string{sg + "64"}, keys("bf16")...)
+		}
+	}
+	// float → int: destination width in in.fl; always saturating.
+	srcF := map[string]string{"f32": "float64(%s)", "f64": "f64(A)", "f16": "h2f(%s)", "bf16": "bh2f(A)"}
+	for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
+		R := rndConst[r]
+		for _, ft := range []string{"f32", "f64", "f16", "bf16"} {
+			for _, ftz := range bo {
+				if ftz && ft != "f32" && ft != "f16" {
+					continue
+				}
+				var x string
+				switch ft {
+				case "f32":
+					x = fmt.Sprintf(srcF[ft], in32("A", ftz))
+				case "f16":
+					a := "A"
+					if ftz {
+						a = "ftz16(A)"
+					}
+					x = fmt.Sprintf(srcF[ft], a)
+				default:
+					x = srcF[ft]
+				}
+				fz := ""
+				if ftz {
+					fz = ".ftz"
+				}
+				for _, sg := range []string{"s", "u"} {
+					alu("Cvt"+title(r)+title(sg)+title(ft)+modName(ftz, false),
+						fmt.Sprintf("f2%s(%s, %s, uint(in.fl))", sg, x, R), []string{ft},
+						"cvt."+r+fz+"."+sg+"."+ft)
+				}
+			}
+		}
+	}
+	// float → float.
+	for _, ftz := range bo {
+		for _, sat := range bo {
+			mk, mn := mods(ftz, sat), modName(ftz, sat)
+			A := in32("A", ftz)
+			satd := func(e string) string {
+				if sat {
+					return "sat64(" + e + ")"
+				}
+				return e
+			}
+			if !sat {
+				alu("CvtF64F32"+mn, fmt.Sprintf("r64(float64(%s))", A), []string{"f32"}, "cvt"+mk+".f64.f32")
+			}
+			alu("CvtSatF32F32"+mn, out32(A, false, sat), []string{"f32"}, "cvt"+mk+".f32.f32", "cvt.rn"+mk+".f32.f32")
+			for _, r := range rnds {
+				R := rndConst[r]
+				alu("Cvt"+title(r)+"F32F64"+mn, out32(fmt.Sprintf("round32(%s, 0, %s)", satd("f64(A)"), R), ftz, sat), []string{"f64"},
+					"cvt."+r+mk+".f32.f64")
+			}
+			for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
+				R := rndConst[r]
+				alu("Cvt"+title(r)+"F32F32"+mn, out32(fmt.Sprintf("float32(roundInt(float64(%s), %s))", A, R), ftz, sat), []string{"f32"},
+					"cvt."+r+mk+".f32.f32")
+				if !ftz {
+					alu("Cvt"+title(r)+"F64F64"+mn, fmt.Sprintf("r64(%s)", satd(fmt.Sprintf("roundInt(f64(A), %s)", R))), []string{"f64"},
+						"cvt."+r+mk+".f64.f64")
+				}
+			}
+		}
+	}
+	for _, r := range rnds {
+		R := rndConst[r]
+		for _, sat := range bo {
+			sk, sn := mods(false, sat), modName(false, sat)
+			for _, h := range []struct{ n, t, f string }{{"F16", "f16", "fmtF16"}, {"BF16", "bf16", "fmtBF16"}} {
+				v32, v64 := "float64(f32(A))", "f64(A)"
+				if sat {
+					v32, v64 = "sat64("+v32+")", "sat64("+v64+")"
+				}
+				alu("Cvt"+title(r)+h.n+"F32"+sn, fmt.Sprintf("%s.round(%s, %s)", h.f, v32, R), []string{"f32"}, "cvt."+r+sk+"."+h.t+".f32")
+				alu("Cvt"+title(r)+h.n+"F64"+sn, fmt.Sprintf("%s.round(%s, %s)", h.f, v64, R), []string{"f64"}, "cvt."+r+sk+"."+h.t+".f64")
+				vb := "float64(f32(B))"
+				va := "float64(f32(A))"
+				if sat {
+					vb, va = "sat64("+vb+")", "sat64("+va+")"
+				}
+				alu("Cvt"+title(r)+h.n+"x2F32"+sn, fmt.Sprintf("pack16(%s.round(%s, %s), %s.round(%s, %s))", h.f, vb, R, h.f, va, R),
+					[]string{"f32", "f32"}, "cvt."+r+sk+"."+h.t+"x2.f32")
+			}
+		}
+	}
+	for _, ftz := range bo {
+		mk, mn := mods(ftz, false), modName(ftz, false)
+		a := "A"
+		if ftz {
+			a = "ftz16(A)"
+		}
+		alu("CvtF32F16"+mn, out32("float32(h2f("+a+"))", ftz, false), []string{"f16"}, "cvt"+mk+".f32.f16")
+		alu("CvtF64F16"+mn, "r64(h2f("+a+"))", []string{"f16"}, "cvt"+mk+".f64.f16")
+		for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
+			alu("Cvt"+title(r)+"F16F16"+mn, fmt.Sprintf("fmtF16.round(roundInt(h2f(%s), %s), rnRN)", a, rndConst[r]), []string{"f16"},
+				"cvt."+r+mk+".f16.f16")
+		}
+	}
+	alu("CvtF32BF16", "r32(float32(bh2f(A)))", []string{"bf16"}, "cvt.f32.bf16")
+	alu("CvtF64BF16", "r64(bh2f(A))", []string{"bf16"}, "cvt.f64.bf16")
+}
+
+func main() {
+	out := flag.String("o", "ops_gen.go", "output file")
+	flag.Parse()
+	ints()
+	floats()
+	cvts()
+
+	var alus, cmps []*op
+	for _, o := range ops {
+		if o.cmp {
+			cmps = append(cmps, o)
+		} else {
+			alus = append(alus, o)
+		}
+	}
+	var b bytes.Buffer
+	p := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
+	p("// Code generated by internal/opgen; DO NOT EDIT.\n\npackage soft\n\n")
+	p("import (\n\t\"math\"\n\t\"math/bits\"\n)\n\n")
+	p("var _ = math.Float32bits\n\n")
+	p("// Generated arithmetic opcodes (opALU ≤ op < opCmp) and comparisons (opCmp ≤ op < opEnd).\nconst (\n")
+	for i, o := range alus {
+		if i == 0 {
+			p("\top%s opcode = opALU + iota\n", o.name)
+		} else {
+			p("\top%s\n", o.name)
+		}
+	}
+	p(")\n\nconst (\n")
+	for i, o := range cmps {
+		if i == 0 {
+			p("\top%s opcode = opCmp + iota\n", o.name)
+		} else {
+			p("\top%s\n", o.name)
+		}
+	}
+	p("\topEnd\n)\n\n")
+	p("const nALU = %d\n\n", len(alus))
+
+	// key table
+	type kv struct{ k, name, srcs string }
+	var kvs []kv
+	seen := map[string]string{}
+	for _, o := range ops {
+		for _, k := range o.keys {
+			if prev, ok := seen[k]; ok && prev != o.name {
+				log.Fatalf("key %s maps to %s and %s", k, prev, o.name)
+			}
+			seen[k] = o.name
+			kvs = append(kvs, kv{k, o.name, strings.Join(o.srcs, ",")})
+		}
+	}
+	sort.Slice(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
+	p("// genOps maps a canonical PTX form (see decode.go) to its opcode and\n// the PTX types of its sources.\nvar genOps = map[string]genOp{\n")
+	for _, e := range kvs {
+		p("\t%q: {op%s, %q},\n", e.k, e.name, e.srcs)
+	}
+	p("}\n\n")
+	p("var genNames = map[opcode]string{\n")
+	for _, o := range ops {
+		p("\top%s: %q,\n", o.name, o.keys[0])
+	}
+	p("}\n\n")
+
+	p("// execALU runs a generated arithmetic op for the lanes in m.\nfunc execALU(in *inst, r []uint64, m uint32) {\n\tswitch in.op {\n")
+	for _, o := range alus {
+		n := len(o.srcs)
+		p("\tcase op%s:\n", o.name)
+		vars := []string{"A", "B", "C", "E"}[:n]
+		fields := []string{"in.a", "in.b", "in.c", "in.e"}[:n]
+		p("\t\td := lanes(r, in.d)\n")
+		for i := range vars {
+			p("\t\t%s := lanes(r, %s)\n", strings.ToLower(vars[i]), fields[i])
+		}
+		load := ""
+		for i, v := range vars {
+			if i > 0 {
+				load += "; "
+			}
+			load += fmt.Sprintf("%s := %s[l]", v, strings.ToLower(v))
+		}
+		body := fmt.Sprintf("%s\n\t\t\t\td[l] = %s\n", load, o.expr)
+		p("\t\tif m == fullMask {\n\t\t\tfor l := 0; l < 32; l++ {\n\t\t\t\t%s\t\t\t}\n", body)
+		p("\t\t} else {\n\t\t\tfor ; m != 0; m &= m - 1 {\n\t\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t\t%s\t\t\t}\n\t\t}\n", body)
+	}
+	p("\t}\n}\n\n")
+	p("// execCmp evaluates a generated comparison for the lanes in m and\n// returns the lanes where it holds.\nfunc execCmp(in *inst, r []uint64, m uint32) (t uint32) {\n\tswitch in.op {\n")
+	for _, o := range cmps {
+		n := len(o.srcs)
+		vars := []string{"A", "B"}[:n]
+		fields := []string{"in.a", "in.b"}[:n]
+		p("\tcase op%s:\n", o.name)
+		for i := range vars {
+			p("\t\t%s := lanes(r, %s)\n", strings.ToLower(vars[i]), fields[i])
+		}
+		load := ""
+		for i, v := range vars {
+			if i > 0 {
+				load += "; "
+			}
+			load += fmt.Sprintf("%s := %s[l]", v, strings.ToLower(v))
+		}
+		expr := o.expr
+		if i := strings.Index(expr, "\x00"); i >= 0 {
+			load += "\n\t\t\t" + expr[:i]
+			expr = expr[i+1:]
+		}
+		p("\t\tfor ; m != 0; m &= m - 1 {\n\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t%s\n\t\t\tif %s {\n\t\t\t\tt |= 1 << l\n\t\t\t}\n\t\t}\n", load, expr)
+	}
+	p("\t}\n\treturn t\n}\n")
+
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		os.WriteFile(*out+".bad", b.Bytes(), 0o644)
+		log.Fatalf("gofmt: %v", err)
+	}
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "opgen: %d alu ops, %d cmp ops, %d keys\n", len(alus), len(cmps), len(kvs))
+}

@@ -1,0 +1,256 @@
+package soft
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// launch is one kernel execution.
+type launch struct {
+	d         *Driver
+	p         *program
+	ctx       *context
+	grid      rt.Dim3
+	block     rt.Dim3
+	dynShared uint32
+	params    []byte
+	vars      []uint64 // module variable addresses in ctx, by index
+	nthreads  int
+	budget    uint64
+	used      atomic.Uint64
+	gridID    uint64
+	start     time.Time
+}
+
+var gridIDs atomic.Uint64
+
+// Launch is cuLaunchKernel. The launch is validated and its parameters
+// copied synchronously; the kernel runs asynchronously on its stream and
+// its execution errors are reported by the next synchronising call, unless
+// Options.LaunchBlocking is set.
+func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
+	const op = "cuLaunchKernel"
+	d.mu.Lock()
+	p := d.kernels[k]
+	d.mu.Unlock()
+	if p == nil {
+		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel handle %#x is not loaded", uintptr(k))
+	}
+	var s *stream
+	var err error
+	if la.Stream != 0 {
+		s, err = d.stream(op, 0, la.Stream)
+	} else {
+		s, err = d.stream(op, la.Ctx, 0)
+	}
+	if err != nil {
+		return err
+	}
+	c := s.ctx
+	g, b := la.Grid.Norm(), la.Block.Norm()
+	nthreads := b.Count()
+	switch {
+	case la.Grid.X == 0 || la.Grid.Y == 0 || la.Grid.Z == 0 || la.Block.X == 0 || la.Block.Y == 0 || la.Block.Z == 0:
+		// CUDA rejects zero dimensions rather than treating them as 1.
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: zero grid or block dimension (grid %v, block %v)", p.name, la.Grid, la.Block)
+	case nthreads > maxThreadsPerBlock || b.X > maxThreadsPerBlock || b.Y > maxThreadsPerBlock || b.Z > maxBlockDimZ:
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: block %dx%dx%d exceeds the device limits (1024 threads, z ≤ 64)", p.name, b.X, b.Y, b.Z)
+	case g.X > maxGridDimX || g.Y > maxGridDimYZ || g.Z > maxGridDimYZ:
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: grid %dx%dx%d exceeds the device limits", p.name, g.X, g.Y, g.Z)
+	}
+	if err := checkNTID(p, b); err != nil {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.name, err)
+	}
+	shared := uint64(p.sharedSize)
+	if la.SharedMem > 0 {
+		shared = uint64(p.dynOff) + uint64(la.SharedMem)
+	}
+	if shared > sharedPerBlockOpt {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %d bytes of shared memory exceed the device's %d", p.name, shared, sharedPerBlockOpt)
+	}
+	if la.ParamSize < uintptr(p.paramSize) || la.ParamSize > 0 && la.Params == nil {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter buffer of %d bytes, the kernel's parameters need %d", p.name, la.ParamSize, p.paramSize)
+	}
+	if la.Cooperative && g.Count() > numSMs*uint64(max(1, 2048/nthreads)) {
+		return rt.Errorf(op, rt.ErrCooperativeLaunchTooLarge, "kernel %s: %d blocks cannot all be resident", p.name, g.Count())
+	}
+	params := make([]byte, la.ParamSize)
+	if la.ParamSize > 0 {
+		copy(params, unsafe.Slice((*byte)(la.Params), la.ParamSize))
+	}
+	p.lib.mu.Lock()
+	unloaded := p.lib.unloaded
+	p.lib.mu.Unlock()
+	if unloaded {
+		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel %s: its library was unloaded", p.name)
+	}
+	l := &launch{d: d, p: p, ctx: c, grid: g, block: b, dynShared: la.SharedMem, params: params,
+		nthreads: int(nthreads), budget: d.opt.InstrBudget, gridID: gridIDs.Add(1)}
+	if p.usesVars {
+		in, err := p.lib.instance(c)
+		if err != nil {
+			return err
+		}
+		l.vars = in.addr
+	}
+	coop := la.Cooperative
+	o := c.enqueue(s, func() error { return l.run(coop) })
+	if d.opt.LaunchBlocking {
+		<-o.done
+		if err := s.wait(); err != nil {
+			if e, ok := err.(*rt.Error); ok {
+				e2 := *e
+				e2.Async = false
+				return &e2
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func checkNTID(p *program, b rt.Dim3) error {
+	dims := []uint32{b.X, b.Y, b.Z}
+	if len(p.reqNTID) > 0 {
+		for i, n := range p.reqNTID {
+			if int(dims[i]) != n {
+				return fmt.Errorf("block %dx%dx%d does not match .reqntid %v", b.X, b.Y, b.Z, p.reqNTID)
+			}
+		}
+	}
+	if len(p.maxNTID) > 0 {
+		t := 1
+		for _, n := range p.maxNTID {
+			t *= n
+		}
+		if int(b.Count()) > t {
+			return fmt.Errorf("block of %d threads exceeds .maxntid %v", b.Count(), p.maxNTID)
+		}
+	}
+	return nil
+}
+
+var ctaPools sync.Map // *program → *sync.Pool of *cta, keyed per launch shape below
+
+// run executes the grid on the driver's workers.
+func (l *launch) run(coop bool) error {
+	l.start = time.Now()
+	total := l.grid.Count()
+	workers := l.d.opt.Workers
+	if coop {
+		// A cooperative grid may synchronise across CTAs, so every CTA
+		// needs its own goroutine.
+		workers = int(total)
+	}
+	if uint64(workers) > total {
+		workers = int(total)
+	}
+	var next atomic.Uint64
+	var stop atomic.Bool
+	var mu sync.Mutex
+	var first *rt.Error
+	var firstID uint64
+	fail := func(e *rt.Error, id uint64) {
+		mu.Lock()
+		if first == nil || id < firstID {
+			first, firstID = e, id
+		}
+		mu.Unlock()
+		stop.Store(true)
+	}
+	work := func(smid int) {
+		c := newCTA(l, smid)
+		var id uint64
+		defer func() {
+			if r := recover(); r != nil {
+				fail(l.errorFor(c, id, &fault{kind: fPanic, warp: c.w.id, lane: -1, pc: c.pc,
+					msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}), id)
+			}
+		}()
+		for !stop.Load() {
+			id = next.Add(1) - 1
+			if id >= total {
+				return
+			}
+			if coop {
+				id = uint64(smid)
+			}
+			if !c.run(id) {
+				fail(l.errorFor(c, id, c.fault), id)
+				return
+			}
+			if coop {
+				return
+			}
+		}
+	}
+	if workers <= 1 {
+		work(0)
+	} else {
+		var wg sync.WaitGroup
+		for i := 0; i < workers; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				work(i)
+			}(i)
+		}
+		wg.Wait()
+	}
+	if first != nil {
+		return first
+	}
+	return nil
+}
+
+var faultCodes = map[faultKind]rt.Result{
+	fIllegalAddress: rt.ErrIllegalAddress,
+	fMisaligned:     rt.ErrMisalignedAddress,
+	fDeadlock:       rt.ErrLaunchFailed,
+	fBudget:         rt.ErrLaunchTimeout,
+	fTrap:           rt.ErrIllegalInstruction,
+	fAssert:         rt.ErrAssert,
+	fStack:          rt.ErrHardwareStackError,
+	fPanic:          rt.ErrLaunchFailed,
+	fInvalid:        rt.ErrIllegalInstruction,
+}
+
+// errorFor describes a fault the way compute-sanitizer does: kernel, block,
+// thread, PTX position and instruction, address.
+func (l *launch) errorFor(c *cta, id uint64, f *fault) *rt.Error {
+	if f == nil {
+		f = &fault{kind: fPanic, lane: -1, msg: "unknown failure"}
+	}
+	g := l.grid
+	bx, by, bz := id%uint64(g.X), id/uint64(g.X)%uint64(g.Y), id/(uint64(g.X)*uint64(g.Y))
+	where := fmt.Sprintf("kernel %s, block (%d,%d,%d)", l.p.name, bx, by, bz)
+	if f.lane >= 0 {
+		t := uint32(f.warp*32 + f.lane)
+		b := l.block
+		where += fmt.Sprintf(", thread (%d,%d,%d)", t%b.X, t/b.X%b.Y, t/(b.X*b.Y))
+	}
+	if f.pc >= 0 && int(f.pc) < len(l.p.src) {
+		in := l.p.src[f.pc]
+		where += fmt.Sprintf(", at %s (%s)", in.Pos, instName(in))
+	}
+	msg := f.msg
+	switch f.kind {
+	case fIllegalAddress, fMisaligned:
+		dir := "read"
+		if f.write {
+			dir = "write"
+		}
+		kind := "Invalid"
+		if f.kind == fMisaligned {
+			kind = "Misaligned"
+		}
+		msg = fmt.Sprintf("%s __%s__ %s of size %d bytes: %s", kind, spaceNames[f.space], dir, f.size, f.msg)
+	}
+	return &rt.Error{Op: "cuLaunchKernel", Code: faultCodes[f.kind], Detail: where + ": " + msg}
+}

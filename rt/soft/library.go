@@ -1,0 +1,474 @@
+package soft
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cugen/cugen/parse/fatbin"
+	"github.com/cugen/cugen/parse/ptx"
+	"github.com/cugen/cugen/rt"
+)
+
+// library is a loaded module: parsed and decoded once, shared by every
+// context. Its .global/.const variables are instantiated per context.
+type library struct {
+	d     *Driver
+	h     rt.LibHandle
+	file  string
+	mod   *ptx.Module
+	funcs map[string]*ptx.Func // definitions win over prototypes
+	vars  []*ptx.Var           // module .global and .const variables
+	progs []*program
+	khs   []rt.KernelHandle
+
+	mu       sync.Mutex
+	insts    map[*context]*instance
+	managed  map[int]*alloc // managed variables, one allocation for all contexts
+	unloaded bool
+}
+
+// instance is a library's variables in one context.
+type instance struct {
+	addr   []uint64 // by variable index
+	allocs []*alloc
+}
+
+// LibraryLoad is cuLibraryLoadData.
+func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, error) {
+	return d.LoadNamed(image, "", opts)
+}
+
+// LoadNamed is LibraryLoad with a file name for PTX positions in errors
+// (LibraryLoad uses "module.ptx", or the fatbin entry's identifier).
+func (d *Driver) LoadNamed(image []byte, name string, opts rt.LoadOptions) (rt.LibHandle, error) {
+	const op = "cuLibraryLoadData"
+	src, fname, err := d.pickImage(image)
+	if err != nil {
+		return 0, err
+	}
+	if name == "" {
+		name = fname
+	}
+	if name == "" {
+		name = "module.ptx"
+	}
+	mod, err := ptx.Parse(name, src)
+	if err != nil {
+		return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
+	}
+	lib := &library{d: d, file: name, mod: mod, funcs: map[string]*ptx.Func{},
+		insts: map[*context]*instance{}, managed: map[int]*alloc{}}
+	if err := d.checkTarget(mod); err != nil {
+		return 0, err
+	}
+	for _, f := range mod.Funcs {
+		if prev := lib.funcs[f.Name]; prev == nil || prev.Body == nil {
+			lib.funcs[f.Name] = f
+		}
+	}
+	for _, v := range mod.Vars {
+		switch v.Space {
+		case ptx.SpaceGlobal, ptx.SpaceConst:
+			if v.Linkage == ptx.LinkExtern {
+				return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%s: .extern variable %s: the soft backend does not link separate device code", v.Pos, v.Name)
+			}
+			if varSize(v) < 0 {
+				return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%s: variable %s has no size", v.Pos, v.Name)
+			}
+			lib.vars = append(lib.vars, v)
+		case ptx.SpaceShared:
+		default:
+			return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%s: module-scope .%s variable %s is not supported", v.Pos, v.Space, v.Name)
+		}
+	}
+	for _, f := range mod.Entries() {
+		p, err := decodeKernel(lib, f)
+		if err != nil {
+			return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
+		}
+		lib.progs = append(lib.progs, p)
+	}
+	// Initialisers are checked now so a bad one fails the load, not a launch.
+	for _, v := range lib.vars {
+		if _, err := lib.initBytes(v, func(string) (uint64, bool) { return 0, true }); err != nil {
+			return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
+		}
+	}
+	d.mu.Lock()
+	lib.h = rt.LibHandle(d.handle())
+	d.libs[lib.h] = lib
+	for _, p := range lib.progs {
+		k := rt.KernelHandle(d.handle())
+		d.kernels[k] = p
+		lib.khs = append(lib.khs, k)
+	}
+	d.mu.Unlock()
+	return lib.h, nil
+}
+
+// pickImage returns the PTX text of an image: PTX itself, or the best PTX
+// entry of a fatbin (the highest compute_XX not above the emulated device).
+func (d *Driver) pickImage(image []byte) ([]byte, string, error) {
+	const op = "cuLibraryLoadData"
+	cc := d.opt.ComputeCapability
+	switch fatbin.Sniff(image) {
+	case fatbin.FormatPTX:
+		return bytes.TrimRight(image, "\x00"), "", nil
+	case fatbin.FormatFatbin:
+		fb, err := fatbin.Parse(image)
+		if err != nil {
+			return nil, "", rt.Errorf(op, rt.ErrInvalidImage, "fatbin: %v", err)
+		}
+		var best *fatbin.Entry
+		var archs []string
+		for _, e := range fb.Entries {
+			archs = append(archs, e.Target())
+			if e.Kind != fatbin.KindPTX || int(e.Arch) > cc {
+				continue
+			}
+			if best == nil || e.Arch > best.Arch {
+				best = e
+			}
+		}
+		if best == nil {
+			return nil, "", rt.Errorf(op, rt.ErrNoBinaryForGPU,
+				"the fatbin holds %s but no PTX for compute_%d or lower; the soft backend executes PTX only: build with a PTX target, e.g. -gencode arch=compute_%d,code=compute_%d",
+				strings.Join(archs, ", "), cc, cc, cc)
+		}
+		src, err := best.Data()
+		if err != nil {
+			return nil, "", rt.Errorf(op, rt.ErrInvalidImage, "fatbin PTX entry: %v", err)
+		}
+		name := best.Identifier
+		if name != "" && !strings.HasSuffix(name, ".ptx") {
+			name += ".ptx"
+		}
+		return bytes.TrimRight(src, "\x00"), name, nil
+	case fatbin.FormatCubin:
+		return nil, "", rt.Errorf(op, rt.ErrNoBinaryForGPU,
+			"the image is a cubin (SASS), which the soft backend cannot execute; embed PTX instead, e.g. -gencode arch=compute_%d,code=compute_%d", cc, cc)
+	}
+	return nil, "", rt.Errorf(op, rt.ErrInvalidImage, "the image is neither PTX text nor a fatbin")
+}
+
+func (d *Driver) checkTarget(mod *ptx.Module) error {
+	const op = "cuLibraryLoadData"
+	if mod.Version.Major > 9 {
+		return rt.Errorf(op, rt.ErrUnsupportedPTXVersion, "%s: PTX ISA %d.%d is newer than the soft backend supports (9.x)",
+			mod.Version.Pos, mod.Version.Major, mod.Version.Minor)
+	}
+	if mod.AddressSize == 32 {
+		return rt.Errorf(op, rt.ErrInvalidPTX, "%s: 32-bit PTX (.address_size 32) is not supported", mod.File)
+	}
+	for _, t := range mod.Target {
+		if !strings.HasPrefix(t, "sm_") {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimRight(t[3:], "abcdefghijklmnopqrstuvwxyz"))
+		if err == nil && n > d.opt.ComputeCapability {
+			return rt.Errorf(op, rt.ErrInvalidPTX, "%s: PTX targets %s but the emulated device is sm_%d (soft.Options.ComputeCapability)",
+				mod.File, t, d.opt.ComputeCapability)
+		}
+	}
+	return nil
+}
+
+func (d *Driver) library(op string, h rt.LibHandle) (*library, error) {
+	d.mu.Lock()
+	lib := d.libs[h]
+	d.mu.Unlock()
+	if lib == nil {
+		return nil, rt.Errorf(op, rt.ErrInvalidHandle, "library %#x is not loaded", uintptr(h))
+	}
+	return lib, nil
+}
+
+// LibraryUnload is cuLibraryUnload: frees the variables in every context.
+func (d *Driver) LibraryUnload(h rt.LibHandle) error {
+	lib, err := d.library("cuLibraryUnload", h)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	delete(d.libs, h)
+	for _, k := range lib.khs {
+		delete(d.kernels, k)
+	}
+	d.mu.Unlock()
+	lib.mu.Lock()
+	lib.unloaded = true
+	insts := lib.insts
+	lib.insts = map[*context]*instance{}
+	managed := lib.managed
+	lib.managed = map[int]*alloc{}
+	lib.mu.Unlock()
+	for c, in := range insts {
+		_ = c.synchronize()
+		c.mu.Lock()
+		for _, a := range in.allocs {
+			delete(c.allocs, a.base)
+		}
+		delete(c.insts, lib)
+		c.mu.Unlock()
+		for _, a := range in.allocs {
+			d.mem.free(a)
+			c.dev.release(a.size)
+		}
+	}
+	for _, a := range managed {
+		d.mem.free(a)
+	}
+	return nil
+}
+
+// LibraryKernel is cuLibraryGetKernel.
+func (d *Driver) LibraryKernel(h rt.LibHandle, name string) (rt.KernelHandle, error) {
+	lib, err := d.library("cuLibraryGetKernel", h)
+	if err != nil {
+		return 0, err
+	}
+	for i, p := range lib.progs {
+		if p.name == name {
+			return lib.khs[i], nil
+		}
+	}
+	return 0, rt.Errorf("cuLibraryGetKernel", rt.ErrNotFound, "no kernel %q in %s", name, lib.file)
+}
+
+// LibraryKernelNames lists the kernels in source order.
+func (d *Driver) LibraryKernelNames(h rt.LibHandle) ([]string, error) {
+	lib, err := d.library("cuLibraryEnumerateKernels", h)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range lib.progs {
+		out = append(out, p.name)
+	}
+	return out, nil
+}
+
+func (lib *library) varIndex(name string) int {
+	for i, v := range lib.vars {
+		if v.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// LibraryGlobal is cuLibraryGetGlobal: the variable's address in ctx.
+func (d *Driver) LibraryGlobal(ch rt.CtxHandle, h rt.LibHandle, name string) (rt.DevPtr, uint64, error) {
+	const op = "cuLibraryGetGlobal"
+	lib, err := d.library(op, h)
+	if err != nil {
+		return 0, 0, err
+	}
+	c, err := d.ctx(op, ch)
+	if err != nil {
+		return 0, 0, err
+	}
+	i := lib.varIndex(name)
+	if i < 0 {
+		return 0, 0, rt.Errorf(op, rt.ErrNotFound, "no .global or .const variable %q in %s", name, lib.file)
+	}
+	in, err := lib.instance(c)
+	if err != nil {
+		return 0, 0, err
+	}
+	return rt.DevPtr(in.addr[i]), uint64(varSize(lib.vars[i])), nil
+}
+
+// LibraryManaged is cuLibraryGetManaged: one address in every context.
+func (d *Driver) LibraryManaged(ch rt.CtxHandle, h rt.LibHandle, name string) (rt.DevPtr, uint64, error) {
+	const op = "cuLibraryGetManaged"
+	lib, err := d.library(op, h)
+	if err != nil {
+		return 0, 0, err
+	}
+	c, err := d.ctx(op, ch)
+	if err != nil {
+		return 0, 0, err
+	}
+	i := lib.varIndex(name)
+	if i < 0 || !lib.vars[i].Managed {
+		return 0, 0, rt.Errorf(op, rt.ErrNotFound, "no __managed__ variable %q in %s", name, lib.file)
+	}
+	in, err := lib.instance(c)
+	if err != nil {
+		return 0, 0, err
+	}
+	return rt.DevPtr(in.addr[i]), uint64(varSize(lib.vars[i])), nil
+}
+
+var managedMu sync.Mutex
+
+// instance returns (creating on first use) the library's variables in c.
+func (lib *library) instance(c *context) (*instance, error) {
+	const op = "cuLibraryGetGlobal"
+	lib.mu.Lock()
+	defer lib.mu.Unlock()
+	if lib.unloaded {
+		return nil, rt.Errorf(op, rt.ErrInvalidHandle, "library was unloaded")
+	}
+	if in := lib.insts[c]; in != nil {
+		return in, nil
+	}
+	d := lib.d
+	in := &instance{addr: make([]uint64, len(lib.vars))}
+	allocs := make([]*alloc, len(lib.vars))
+	for i, v := range lib.vars {
+		size := uint64(varSize(v))
+		if size == 0 {
+			size = 1
+		}
+		if v.Managed {
+			a := lib.managed[i]
+			if a == nil {
+				managedMu.Lock()
+				base := d.nextManaged(size)
+				managedMu.Unlock()
+				a = newAlloc(base, size)
+				a.what = "managed variable " + v.Name + " of " + lib.file
+				d.mem.insert(a)
+				lib.managed[i] = a
+				allocs[i] = a
+			}
+			in.addr[i] = a.base
+			continue
+		}
+		a, err := d.allocate(op, c, size, "variable "+v.Name+" of "+lib.file)
+		if err != nil {
+			for _, a := range in.allocs {
+				d.mem.free(a)
+			}
+			return nil, err
+		}
+		a.readOnly = v.Space == ptx.SpaceConst
+		in.addr[i] = a.base
+		in.allocs = append(in.allocs, a)
+		allocs[i] = a
+	}
+	addr := func(name string) (uint64, bool) {
+		if j := lib.varIndex(name); j >= 0 {
+			return in.addr[j], true
+		}
+		return 0, false
+	}
+	for i, v := range lib.vars {
+		if allocs[i] == nil { // a managed variable initialised earlier
+			continue
+		}
+		b, err := lib.initBytes(v, addr)
+		if err != nil {
+			return nil, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
+		}
+		copy(allocs[i].bytes(), b)
+	}
+	lib.insts[c] = in
+	c.mu.Lock()
+	c.insts[lib] = in
+	c.mu.Unlock()
+	return in, nil
+}
+
+func (d *Driver) nextManaged(size uint64) uint64 {
+	d.mem.mu.Lock()
+	defer d.mem.mu.Unlock()
+	base := uint64(managedBase)
+	i := sort.Search(len(d.mem.spans), func(i int) bool { return d.mem.spans[i].base >= globalBase })
+	if i > 0 && d.mem.spans[i-1].base >= managedBase {
+		last := d.mem.spans[i-1]
+		base = last.base + (last.size+allocAlign-1)/allocAlign*allocAlign + allocGuard
+	}
+	return base
+}
+
+// initBytes evaluates a variable's initialiser into its bytes (the
+// omitted tail stays zero). addr resolves symbols to this context.
+func (lib *library) initBytes(v *ptx.Var, addr func(string) (uint64, bool)) ([]byte, error) {
+	size := varSize(v)
+	out := make([]byte, 0, size)
+	if v.Init == nil {
+		return out, nil
+	}
+	es := v.Type.Size()
+	var put func(in *ptx.Init) error
+	put = func(in *ptx.Init) error {
+		if in.Kind == ptx.InitList {
+			for _, e := range in.List {
+				if err := put(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if len(out)+es > size {
+			return fmt.Errorf("%s: too many initialisers for %s", in.Pos, v.Name)
+		}
+		var bits uint64
+		switch in.Kind {
+		case ptx.InitInt:
+			switch v.Type {
+			case ptx.F32:
+				bits = uint64(math.Float32bits(float32(int64(in.Int))))
+			case ptx.F64:
+				bits = math.Float64bits(float64(int64(in.Int)))
+			default:
+				bits = in.Int
+			}
+		case ptx.InitFloat:
+			f := in.Float
+			switch {
+			case in.BitsLen == 32:
+				f = float64(math.Float32frombits(uint32(in.Bits)))
+			case in.BitsLen == 64:
+				f = math.Float64frombits(in.Bits)
+			}
+			switch v.Type {
+			case ptx.F32:
+				bits = uint64(math.Float32bits(float32(f)))
+				if in.BitsLen == 32 {
+					bits = in.Bits
+				}
+			case ptx.F64:
+				bits = math.Float64bits(f)
+				if in.BitsLen == 64 {
+					bits = in.Bits
+				}
+			case ptx.F16:
+				bits = fmtF16.round(f, rnRN)
+			case ptx.BF16:
+				bits = fmtBF16.round(f, rnRN)
+			default:
+				bits = in.Bits
+			}
+		case ptx.InitSymbol:
+			if in.Mask != 0 {
+				return fmt.Errorf("%s: masked address initialisers are not supported", in.Pos)
+			}
+			a, ok := addr(in.Sym)
+			if !ok {
+				return fmt.Errorf("%s: initialiser of %s refers to %s, which is not a .global/.const variable of this module", in.Pos, v.Name, in.Sym)
+			}
+			bits = a + uint64(in.Offset)
+		}
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], bits)
+		out = append(out, b[:es]...)
+		return nil
+	}
+	if err := put(v.Init); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+var errUnloaded = errors.New("library unloaded")

@@ -1,0 +1,111 @@
+package soft
+
+//go:generate go run ./internal/opgen -o ops_gen.go
+
+// opcode is a bytecode operation. Hand-written ops (control flow, memory,
+// warp and barrier operations) come first; the generated arithmetic and
+// comparison forms follow from opALU on.
+type opcode uint16
+
+const (
+	opNop opcode = iota
+	opBra
+	opExit
+	opRet
+	opCall    // aux: callee entry pc; aux2: callee index; imm: frame offset of the callee's frame
+	opBuiltin // aux: builtin id; imm: frame offset of its parameter block
+	opTrap
+	opMov      // d = a
+	opMovPred  // pred d = pred a (e: 1 to negate)
+	opPredAnd  // pred d = a & b (fl bit 0/1 negate a/b)
+	opPredOr   //
+	opPredXor  //
+	opPredSet  // pred d = imm != 0
+	opSelp     // d = pred c ? a : b
+	opPredToR  // d = pred a ? 1 : 0 (widths handled by the value)
+	opSetp     // generated compare; see setpOp
+	opCvtII    // integer → integer: fl = cvtSpec
+	opPack     // d = pack(vec[aux: aux+e]) of fl-bit elements
+	opUnpack   // vec[aux: aux+e] = fields of a
+	opLdParam  // kernel parameter: vec regs at aux (e regs) of fl size from param buffer at imm
+	opLd       // memory load: aux2 = space; fl = size|flags; vec regs at aux (e regs)
+	opSt       // memory store
+	opAtom     // atomic; aux2 = space; fl = atomKind; c = size
+	opSpecial  // d = dynamic special register (aux: which)
+	opBar      // barrier; a = id slot, b = count slot (fl&barCount), fl flags
+	opShfl     // fl = mode; d, a (value), b (lane), c (clamp), aux: pred dest
+	opVote     // fl = mode; d (reg or pred), a pred, neg in e
+	opMatch    // fl = any/all|b64; d, a, aux: pred dest
+	opRedux    // fl = kind; d, a
+	opActMask  // d = group mask
+	opElect    // d (reg), aux: pred dest
+	opAddCC    // carry ops: fl = kind|width
+	opIsspacep // pred d = a in space aux2
+	opCvtaTo   // d = a - window for space aux2 (checked)
+	opBrev     // unused placeholder to keep numbering stable
+
+	opALU opcode = 256
+	opCmp opcode = 2048
+)
+
+const fullMask = ^uint32(0)
+
+// inst is one decoded instruction. Register operands are slot*32 (the
+// offset of the slot's lanes in the register file); predicate operands are
+// predicate indices. Unused register operands point at the junk slot 0.
+type inst struct {
+	op      opcode
+	fl      uint16
+	gp      int32  // guard predicate index, or -1
+	gx      uint32 // guard xor: fullMask for @!p
+	d       uint32
+	a, b, c uint32
+	e       uint32
+	imm     int64
+	aux     int32
+	aux2    int32
+}
+
+// genOp is a generated opcode and the PTX types of its sources.
+type genOp struct {
+	op   opcode
+	srcs string
+}
+
+// lanes is the 32 lane values of the register at offset o.
+func lanes(r []uint64, o uint32) *[32]uint64 { return (*[32]uint64)(r[o : o+32]) }
+
+func absI(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func absDiff(a, b int64) int64 { return absI(a - b) }
+
+func satS32(v int64) uint64 {
+	switch {
+	case v > 1<<31-1:
+		v = 1<<31 - 1
+	case v < -1<<31:
+		v = -1 << 31
+	}
+	return uint64(uint32(v))
+}
+
+// Memory spaces of ld/st/atom.
+const (
+	spGlobal = iota
+	spShared
+	spLocal
+	spGeneric
+	spConst
+)
+
+var spaceNames = [...]string{"global", "shared", "local", "generic", "const"}
+
+// opLd/opSt flags (fl): size in bytes in the low byte.
+const (
+	ldSext = 1 << 8 // sign-extend the loaded value to the register width
+)

@@ -1,0 +1,131 @@
+package soft
+
+import (
+	"github.com/cugen/cugen/parse/ptx"
+)
+
+// program is one kernel decoded for execution: the entry's code followed by
+// the code of every device function it can call. Programs are immutable
+// after LibraryLoad and shared by every context and launch.
+type program struct {
+	lib  *library
+	name string
+	fn   *ptx.Func
+
+	code []inst
+	src  []*ptx.Instr // the PTX instruction each pc came from
+
+	nslots int // register slots (slot 0 is the junk sink, slot 1 the frame base)
+	npreds int // predicates (index 0 is the junk sink)
+
+	consts   []slotVal // slots holding immediates, filled once per register file
+	syms     []slotVal // slots holding module-variable addresses (val = var index), per launch
+	specials []slotVal // slots holding special registers (val = special kind), per CTA
+	vec      []uint32  // vector operand register lists
+
+	paramSize  int // size of the kernel's parameter block
+	sharedSize uint32
+	dynOff     uint32 // offset of dynamic (.extern) shared memory
+	frame      uint32 // the kernel's own frame (locals and outgoing call area)
+	stack      uint32 // static local-memory need per thread (deepest call chain)
+	recursive  bool   // some reachable function is recursive: the stack may grow
+	funcs      []*funcInfo
+	reqNTID    []int
+	maxNTID    []int
+	usesVars   bool
+	usesPrintf bool
+}
+
+type slotVal struct {
+	slot uint32 // register offset (slot*32)
+	val  uint64
+}
+
+// funcInfo describes a callable device function's frame. A frame is
+// [return values | parameters | local variables | outgoing call area]; a
+// callee's frame starts at its caller's outgoing area, so parameters written
+// there by st.param are where the callee's ld.param reads them.
+type funcInfo struct {
+	f        *ptx.Func
+	name     string
+	builtin  int // builtin id, or 0
+	entry    int32
+	retOff   []uint32
+	parOff   []uint32
+	argSize  uint32 // return values + parameters
+	out      uint32 // offset of the outgoing area
+	frame    uint32 // whole frame
+	locals   map[string]uint32
+	calls    []*funcInfo
+	scc      int  // strongly connected component id
+	rec      bool // in a call cycle: calls into it save its SCC's registers
+	slots    []uint32
+	preds    []int32
+	saveRegs []uint32 // registers and predicates saved around a recursive call
+	savePred []int32
+}
+
+// Special register kinds (specials' val and opSpecial's aux).
+const (
+	spTidX = iota
+	spTidY
+	spTidZ
+	spNtidX
+	spNtidY
+	spNtidZ
+	spCtaidX
+	spCtaidY
+	spCtaidZ
+	spNctaidX
+	spNctaidY
+	spNctaidZ
+	spLaneid
+	spWarpid
+	spNwarpid
+	spSmid
+	spNsmid
+	spGridid
+	spLanemaskEq
+	spLanemaskLt
+	spLanemaskLe
+	spLanemaskGt
+	spLanemaskGe
+	spDynSmem
+	spTotalSmem
+	spZero // %envreg*, %reserved_smem_offset_*, …
+	spClock
+	spClock64
+	spGlobaltimer
+	spGlobaltimerLo
+	spGlobaltimerHi
+	spClusterCtaidX // cluster shape is 1×1×1: ids 0, counts 1
+	spOne
+)
+
+var specialNames = map[string][]int{
+	"%tid": {spTidX, spTidY, spTidZ}, "%ntid": {spNtidX, spNtidY, spNtidZ},
+	"%ctaid": {spCtaidX, spCtaidY, spCtaidZ}, "%nctaid": {spNctaidX, spNctaidY, spNctaidZ},
+	"%laneid": {spLaneid}, "%warpid": {spWarpid}, "%nwarpid": {spNwarpid},
+	"%smid": {spSmid}, "%nsmid": {spNsmid}, "%gridid": {spGridid},
+	"%lanemask_eq": {spLanemaskEq}, "%lanemask_lt": {spLanemaskLt}, "%lanemask_le": {spLanemaskLe},
+	"%lanemask_gt": {spLanemaskGt}, "%lanemask_ge": {spLanemaskGe},
+	"%dynamic_smem_size": {spDynSmem}, "%total_smem_size": {spTotalSmem},
+	"%clock": {spClock}, "%clock64": {spClock64}, "%globaltimer": {spGlobaltimer},
+	"%globaltimer_lo": {spGlobaltimerLo}, "%globaltimer_hi": {spGlobaltimerHi},
+	"%cluster_ctaid": {spZero, spZero, spZero}, "%cluster_nctaid": {spOne, spOne, spOne},
+	"%cluster_ctarank": {spZero}, "%cluster_nctarank": {spOne}, "%is_explicit_cluster": {spZero},
+	"%clusterid": {spCtaidX, spCtaidY, spCtaidZ}, "%nclusterid": {spNctaidX, spNctaidY, spNctaidZ},
+}
+
+func isDynamicSpecial(k int) bool { return k >= spClock && k <= spGlobaltimerHi }
+
+// Builtin device functions the executor provides itself.
+const (
+	biNone = iota
+	biVprintf
+	biAssertfail
+	biMalloc
+	biFree
+)
+
+var builtins = map[string]int{"vprintf": biVprintf, "__assertfail": biAssertfail}

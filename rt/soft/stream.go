@@ -1,0 +1,339 @@
+package soft
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// Stream flags (CUstream_flags).
+const streamNonBlocking = 1
+
+// Event flags (CUevent_flags).
+const eventDisableTiming = 2
+
+// op is one queued piece of stream work. Each op runs on its own goroutine
+// once its predecessor in the stream and its cross-stream dependencies are
+// done; done is closed when it has finished (or was skipped).
+type op struct {
+	done chan struct{}
+}
+
+// stream is an ordered FIFO of asynchronous work.
+type stream struct {
+	ctx   *context
+	h     rt.StreamHandle
+	flags uint32
+
+	mu      sync.Mutex
+	tail    *op
+	pending error // first failure not yet reported by a synchronising call
+}
+
+// enqueue appends fn to s, honouring the legacy NULL stream's implicit
+// synchronisation: NULL-stream work waits for all blocking streams of the
+// context, and blocking-stream work waits for the NULL stream.
+func (c *context) enqueue(s *stream, fn func() error) *op {
+	o := &op{done: make(chan struct{})}
+	var deps []*op
+	c.mu.Lock()
+	if s == c.null {
+		for t := range c.streams {
+			if t.flags&streamNonBlocking == 0 {
+				if p := t.last(); p != nil {
+					deps = append(deps, p)
+				}
+			}
+		}
+	} else if s.flags&streamNonBlocking == 0 {
+		if p := c.null.last(); p != nil {
+			deps = append(deps, p)
+		}
+	}
+	s.mu.Lock()
+	if s.tail != nil {
+		deps = append(deps, s.tail)
+	}
+	s.tail = o
+	s.mu.Unlock()
+	c.mu.Unlock()
+	go func() {
+		for _, p := range deps {
+			<-p.done
+		}
+		s.mu.Lock()
+		poisoned := s.pending != nil
+		s.mu.Unlock()
+		// Work queued behind a failed operation does not run, as on a GPU
+		// whose context faulted; the failure is reported at the next sync.
+		if !poisoned {
+			if err := fn(); err != nil {
+				s.mu.Lock()
+				if s.pending == nil {
+					s.pending = err
+				}
+				s.mu.Unlock()
+			}
+		}
+		close(o.done)
+	}()
+	return o
+}
+
+func (s *stream) last() *op {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tail
+}
+
+// wait blocks until everything queued so far is done and returns (and
+// clears) the stream's pending error.
+func (s *stream) wait() error {
+	if t := s.last(); t != nil {
+		<-t.done
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.pending
+	s.pending = nil
+	return err
+}
+
+// query reports whether the stream is idle without waiting.
+func (s *stream) query() (bool, error) {
+	if t := s.last(); t != nil {
+		select {
+		case <-t.done:
+		default:
+			return false, nil
+		}
+	}
+	return true, s.wait()
+}
+
+// asyncErr re-labels an error left by earlier asynchronous work as
+// reported by op, the way CUDA reports it from the next synchronising call.
+func asyncErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *rt.Error
+	if errors.As(err, &e) {
+		c := *e
+		c.Op, c.Async = op, true
+		return &c
+	}
+	return &rt.Error{Op: op, Code: rt.ErrUnknown, Detail: err.Error(), Async: true}
+}
+
+// stream resolves (ctx, s) to a stream: a non-zero s names its own context;
+// 0 is ctx's NULL stream.
+func (d *Driver) stream(op string, ch rt.CtxHandle, sh rt.StreamHandle) (*stream, error) {
+	if sh == 0 {
+		c, err := d.ctx(op, ch)
+		if err != nil {
+			return nil, err
+		}
+		return c.null, nil
+	}
+	d.mu.Lock()
+	s := d.streams[sh]
+	d.mu.Unlock()
+	if s == nil {
+		return nil, rt.Errorf(op, rt.ErrInvalidHandle, "stream %#x does not exist", uintptr(sh))
+	}
+	return s, nil
+}
+
+// StreamCreate is cuStreamCreateWithPriority.
+func (d *Driver) StreamCreate(ch rt.CtxHandle, flags uint32, priority int) (rt.StreamHandle, error) {
+	c, err := d.ctx("cuStreamCreate", ch)
+	if err != nil {
+		return 0, err
+	}
+	if flags&^streamNonBlocking != 0 {
+		return 0, rt.Errorf("cuStreamCreate", rt.ErrInvalidValue, "unknown stream flags %#x", flags)
+	}
+	s := &stream{ctx: c, flags: flags}
+	d.mu.Lock()
+	s.h = rt.StreamHandle(d.handle())
+	d.streams[s.h] = s
+	d.mu.Unlock()
+	c.mu.Lock()
+	c.streams[s] = struct{}{}
+	c.mu.Unlock()
+	return s.h, nil
+}
+
+// StreamDestroy is cuStreamDestroy: queued work still completes.
+func (d *Driver) StreamDestroy(ch rt.CtxHandle, sh rt.StreamHandle) error {
+	if sh == 0 {
+		return rt.Errorf("cuStreamDestroy", rt.ErrInvalidHandle, "the NULL stream cannot be destroyed")
+	}
+	s, err := d.stream("cuStreamDestroy", ch, sh)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	delete(d.streams, sh)
+	d.mu.Unlock()
+	go func() {
+		_ = s.wait()
+		s.ctx.mu.Lock()
+		delete(s.ctx.streams, s)
+		s.ctx.mu.Unlock()
+	}()
+	return nil
+}
+
+// StreamSynchronize is cuStreamSynchronize.
+func (d *Driver) StreamSynchronize(ch rt.CtxHandle, sh rt.StreamHandle) error {
+	s, err := d.stream("cuStreamSynchronize", ch, sh)
+	if err != nil {
+		return err
+	}
+	return asyncErr("cuStreamSynchronize", s.wait())
+}
+
+// StreamQuery is cuStreamQuery: done=false (and no error) while work is
+// queued, as CUDA's CUDA_ERROR_NOT_READY.
+func (d *Driver) StreamQuery(ch rt.CtxHandle, sh rt.StreamHandle) (bool, error) {
+	s, err := d.stream("cuStreamQuery", ch, sh)
+	if err != nil {
+		return false, err
+	}
+	done, err := s.query()
+	return done, asyncErr("cuStreamQuery", err)
+}
+
+// event records a point in a stream.
+type event struct {
+	ctx   *context
+	flags uint32
+
+	mu  sync.Mutex
+	at  *op       // the recording op, nil if never recorded
+	t   time.Time // set when at has run
+	gen int       // bumped on every record, so a stale op does not set t
+}
+
+func (d *Driver) event(op string, h rt.EventHandle) (*event, error) {
+	d.mu.Lock()
+	e := d.events[h]
+	d.mu.Unlock()
+	if e == nil {
+		return nil, rt.Errorf(op, rt.ErrInvalidHandle, "event %#x does not exist", uintptr(h))
+	}
+	return e, nil
+}
+
+// EventCreate is cuEventCreate.
+func (d *Driver) EventCreate(ch rt.CtxHandle, flags uint32) (rt.EventHandle, error) {
+	c, err := d.ctx("cuEventCreate", ch)
+	if err != nil {
+		return 0, err
+	}
+	e := &event{ctx: c, flags: flags}
+	d.mu.Lock()
+	h := rt.EventHandle(d.handle())
+	d.events[h] = e
+	d.mu.Unlock()
+	return h, nil
+}
+
+// EventRecord is cuEventRecord.
+func (d *Driver) EventRecord(ch rt.CtxHandle, eh rt.EventHandle, sh rt.StreamHandle) error {
+	e, err := d.event("cuEventRecord", eh)
+	if err != nil {
+		return err
+	}
+	s, err := d.stream("cuEventRecord", ch, sh)
+	if err != nil {
+		return err
+	}
+	if s.ctx != e.ctx {
+		return rt.Errorf("cuEventRecord", rt.ErrInvalidHandle, "event and stream belong to different contexts")
+	}
+	e.mu.Lock()
+	e.gen++
+	gen := e.gen
+	e.t = time.Time{}
+	e.at = s.ctx.enqueue(s, func() error {
+		now := time.Now()
+		e.mu.Lock()
+		if e.gen == gen {
+			e.t = now
+		}
+		e.mu.Unlock()
+		return nil
+	})
+	e.mu.Unlock()
+	return nil
+}
+
+// EventSynchronize is cuEventSynchronize.
+func (d *Driver) EventSynchronize(ch rt.CtxHandle, eh rt.EventHandle) error {
+	e, err := d.event("cuEventSynchronize", eh)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	at := e.at
+	e.mu.Unlock()
+	if at != nil {
+		<-at.done
+	}
+	return nil
+}
+
+// EventElapsed is cuEventElapsedTime, in milliseconds of host wall time.
+func (d *Driver) EventElapsed(ch rt.CtxHandle, start, end rt.EventHandle) (float32, error) {
+	const op = "cuEventElapsedTime"
+	a, err := d.event(op, start)
+	if err != nil {
+		return 0, err
+	}
+	b, err := d.event(op, end)
+	if err != nil {
+		return 0, err
+	}
+	if a.flags&eventDisableTiming != 0 || b.flags&eventDisableTiming != 0 {
+		return 0, rt.Errorf(op, rt.ErrInvalidHandle, "event created with CU_EVENT_DISABLE_TIMING")
+	}
+	ta, okA, recA := a.stamp()
+	tb, okB, recB := b.stamp()
+	if !recA || !recB {
+		return 0, rt.Errorf(op, rt.ErrInvalidHandle, "event was never recorded")
+	}
+	if !okA || !okB {
+		return 0, rt.Errorf(op, rt.ErrNotReady, "event has not completed")
+	}
+	return float32(tb.Sub(ta).Seconds() * 1000), nil
+}
+
+func (e *event) stamp() (t time.Time, done, recorded bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.at == nil {
+		return t, false, false
+	}
+	select {
+	case <-e.at.done:
+	default:
+		return t, false, true
+	}
+	return e.t, !e.t.IsZero(), true
+}
+
+// EventDestroy is cuEventDestroy.
+func (d *Driver) EventDestroy(ch rt.CtxHandle, eh rt.EventHandle) error {
+	if _, err := d.event("cuEventDestroy", eh); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	delete(d.events, eh)
+	d.mu.Unlock()
+	return nil
+}
