@@ -22,6 +22,7 @@ type Options struct {
 	ImageFile string         // the embedded file, relative to the output's directory
 	Source    string         // the input named in the header comment
 	Kernels   *regexp.Regexp // when set, only matching kernels (mangled or demangled name) are wrapped
+	Types     []TypeMapping  // C++ types passed as Go types (-type), loaded by LoadTypeMappings
 }
 
 // kernelPlan is one kernel's Go function.
@@ -75,7 +76,11 @@ func Generate(m *parse.Module, opts Options) ([]byte, error) {
 
 func newPlan(m *parse.Module, opts Options) (*plan, error) {
 	names := newNamer("Library")
-	p := &plan{opts: opts, mod: m, typer: &typer{names: names, opaques: map[string]*opaqueType{}}}
+	typer, err := newTyper(names, opts.Types)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{opts: opts, mod: m, typer: typer}
 
 	var kernels []*parse.Kernel
 	for _, k := range m.Kernels {
@@ -88,11 +93,11 @@ func newPlan(m *parse.Module, opts Options) (*plan, error) {
 		return nil, fmt.Errorf("gen: -kernels %s matches none of the %d kernels", opts.Kernels, len(m.Kernels))
 	}
 
-	// Struct types passed by value first, so pointers to them can be typed.
+	// Types passed by value first, so pointers to them can be typed.
 	for _, k := range kernels {
 		for _, q := range k.Params {
 			if q.CType != nil && q.CType.Kind == parse.CNamed {
-				if _, err := p.typer.cxxType(q.CType, q.Size, q.Align); err != nil {
+				if _, err := p.typer.paramType(k, q, ""); err != nil {
 					return nil, err
 				}
 			}
@@ -121,10 +126,10 @@ func newPlan(m *parse.Module, opts Options) (*plan, error) {
 		plans = append(plans, kp)
 	}
 	for _, kp := range plans {
+		kp.handle = "kern" + kp.goName
 		if err := p.planParams(kp); err != nil {
 			return nil, err
 		}
-		kp.handle = "kern" + kp.goName
 	}
 	p.kernels = plans
 
@@ -165,7 +170,7 @@ func (p *plan) overloadSuffix(k *parse.Kernel) string {
 			parts = append(parts, camel(q.PTXType))
 			continue
 		}
-		g, err := p.typer.cxxType(q.CType, q.Size, q.Align)
+		g, err := p.typer.paramType(k, q, "")
 		if err != nil {
 			parts = append(parts, fmt.Sprint(q.Size))
 			continue
@@ -176,13 +181,13 @@ func (p *plan) overloadSuffix(k *parse.Kernel) string {
 }
 
 func (p *plan) planParams(kp *kernelPlan) error {
-	used := map[string]bool{"cfg": true}
+	used := bodyNames(kp.handle)
 	for _, q := range kp.k.Params {
 		g, err := p.typer.paramType(kp.k, q, kp.goName)
 		if err != nil {
 			return err
 		}
-		kp.params = append(kp.params, paramPlan{p: q, name: unique(fmt.Sprintf("p%d", q.Ordinal), used), typ: g})
+		kp.params = append(kp.params, paramPlan{p: q, name: paramName(kp.k, q, used), typ: g})
 	}
 	kp.buf = unique("args", used)
 	return nil
@@ -234,9 +239,7 @@ func (p *plan) emit() *jen.File {
 		f.Var().Defs(defs...)
 	}
 
-	for _, o := range p.typer.sortedOpaques() {
-		p.emitOpaque(f, o)
-	}
+	p.typer.emitDecls(f)
 	byName := append([]*kernelPlan(nil), p.kernels...)
 	sort.Slice(byName, func(i, j int) bool { return byName[i].goName < byName[j].goName })
 	for _, kp := range byName {
@@ -260,31 +263,21 @@ func multiline(c []jen.Code) []jen.Code {
 	return out
 }
 
-func (p *plan) emitOpaque(f *jen.File, o *opaqueType) {
-	f.Line()
-	f.Comment(lineComment(fmt.Sprintf("%s is %s, passed by value: %s, %d-byte aligned.\n"+
-		"cugen knows its layout only by size; fill it through Bytes (little-endian,\n"+
-		"C++ field offsets).", o.name, o.cname, plural(o.size, "byte"), max(o.align, 1))))
-	fields := []jen.Code{}
-	if a := alignField(o.align); a != nil {
-		fields = append(fields, a)
-	}
-	fields = append(fields, jen.Id("b").Index(jen.Lit(o.size)).Byte())
-	f.Type().Id(o.name).Struct(fields...)
-	f.Line()
-	f.Commentf("Bytes is the value's memory, %s.", plural(o.size, "byte"))
-	f.Func().Params(jen.Id("v").Op("*").Id(o.name)).Id("Bytes").Params().Index().Byte().Block(
-		jen.Return(jen.Id("v").Dot("b").Index(jen.Empty(), jen.Empty())))
-}
-
 func (p *plan) emitKernel(f *jen.File, kp *kernelPlan) {
 	k := kp.k
 	f.Line()
 	var doc []string
 	doc = append(doc, fmt.Sprintf("%s launches the kernel %s:", kp.goName, k.Name), "", "\t"+k.Pretty(), "")
-	if k.Signature == nil {
+	switch {
+	case k.Signature == nil:
 		doc = append(doc, "The kernel is extern \"C\": its name carries no C++ types, so the parameters",
-			"are typed by their PTX widths (a pointer is a uint64 device address).")
+			"are typed by their PTX widths (a pointer is a uint64 device address); cugen -src",
+			"reads their types from the CUDA source.")
+	case k.Signature.ExternC:
+		doc = append(doc, "The kernel is extern \"C\": its parameter types are from its prototype at",
+			k.Signature.Source+".")
+	case k.Signature.Source != "":
+		doc = append(doc, "Parameter names are from its definition at "+k.Signature.Source+".")
 	}
 	var bounds []string
 	if k.MaxThreads[0] > 0 {

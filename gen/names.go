@@ -3,8 +3,11 @@ package gen
 import (
 	"fmt"
 	"go/token"
+	"go/types"
 	"strings"
 	"unicode"
+
+	"github.com/cugen/cugen/parse"
 )
 
 // This file holds every naming rule cugen applies; nothing else in gen
@@ -136,4 +139,29 @@ func unique(base string, used map[string]bool) string {
 	}
 	used[name] = true
 	return name
+}
+
+// bodyNames are the identifiers a launch function's body refers to, which a
+// parameter must not shadow: the config, the kernel handle, the packages the
+// body calls, and Go's predeclared identifiers (copy, byte, uint32, ...).
+func bodyNames(handle string) map[string]bool {
+	used := map[string]bool{"cfg": true, handle: true, "rt": true, "binary": true, "math": true, "unsafe": true}
+	for _, n := range types.Universe.Names() {
+		used[n] = true
+	}
+	return used
+}
+
+// paramName is a parameter's Go name: its name in the CUDA source in
+// lowerCamel ("out_ptr" → "outPtr"), else p0, p1, ... by ordinal. A name that
+// would shadow something the body uses gets a trailing underscore.
+func paramName(k *parse.Kernel, q *parse.Param, used map[string]bool) string {
+	name := fmt.Sprintf("p%d", q.Ordinal)
+	if sig := k.Signature; sig != nil && q.Ordinal < len(sig.ParamNames) && sig.ParamNames[q.Ordinal] != "" {
+		name = lowerCamel(sig.ParamNames[q.Ordinal])
+		if used[name] {
+			name += "_"
+		}
+	}
+	return unique(name, used)
 }

@@ -32,26 +32,13 @@ var (
 
 // Big is the C++ type Big, passed by value: 5000 bytes, 1-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
+// C++ field offsets), or map it to a Go struct with cugen -type.
 type Big struct {
 	b [5000]byte
 }
 
 // Bytes is the value's memory, 5000 bytes.
 func (v *Big) Bytes() []byte {
-	return v.b[:]
-}
-
-// Float4 is the C++ type float4, passed by value: 16 bytes, 16-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Float4 struct {
-	_ [0]uint64
-	b [16]byte
-}
-
-// Bytes is the value's memory, 16 bytes.
-func (v *Float4) Bytes() []byte {
 	return v.b[:]
 }
 
@@ -77,12 +64,12 @@ func Kbig(cfg rt.Config, p0 Big, p1 rt.Ptr[int32]) error {
 // Launch bounds: at most 128 threads per block.
 // Parameters:
 //
-//   - p0 Float4 (float4, offset 0, 16 bytes)
+//   - p0 rt.Float4 (float4, offset 0, 16 bytes)
 //   - p1 rt.Ptr[float64] (double*, offset 16, 8 bytes)
 //   - p2 Big (Big, offset 24, 5000 bytes)
-func Ksmall(cfg rt.Config, p0 Float4, p1 rt.Ptr[float64], p2 Big) error {
+func Ksmall(cfg rt.Config, p0 rt.Float4, p1 rt.Ptr[float64], p2 Big) error {
 	var args [5024]byte
-	copy(args[0:16], p0.b[:])
+	p0.Put(args[0:])
 	binary.LittleEndian.PutUint64(args[16:], uint64(p1))
 	copy(args[24:5024], p2.b[:])
 	return kernKsmall.Launch(cfg, args[:])

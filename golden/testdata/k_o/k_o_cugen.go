@@ -48,7 +48,7 @@ var (
 
 // A is the C++ type A, passed by value: 16 bytes, 16-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
+// C++ field offsets), or map it to a Go struct with cugen -type.
 type A struct {
 	_ [0]uint64
 	b [16]byte
@@ -61,7 +61,7 @@ func (v *A) Bytes() []byte {
 
 // K1Param2 is the aggregate parameter 2 of k1, passed by value: 24 bytes, 8-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
+// C++ field offsets), or give cugen -src to name its C++ type.
 type K1Param2 struct {
 	_ [0]uint64
 	b [24]byte
@@ -74,7 +74,7 @@ func (v *K1Param2) Bytes() []byte {
 
 // S is the C++ type S, passed by value: 24 bytes, 8-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
+// C++ field offsets), or map it to a Go struct with cugen -type.
 type S struct {
 	_ [0]uint64
 	b [24]byte
@@ -90,7 +90,8 @@ func (v *S) Bytes() []byte {
 //	extern "C" k1(.u64, .f32, .b8[24], .u64)
 //
 // The kernel is extern "C": its name carries no C++ types, so the parameters
-// are typed by their PTX widths (a pointer is a uint64 device address).
+// are typed by their PTX widths (a pointer is a uint64 device address); cugen -src
+// reads their types from the CUDA source.
 // Launch bounds: at most 256 threads per block; at least 2 blocks per multiprocessor.
 // Parameters:
 //

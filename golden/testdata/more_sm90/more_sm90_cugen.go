@@ -110,11 +110,11 @@ func Call(cfg rt.Config, p0 rt.Ptr[float32]) error {
 //
 // Parameters:
 //
-//   - p0 rt.Ptr[uint8] (unsigned char const*, offset 0, 8 bytes)
+//   - p0 rt.ConstPtr[uint8] (unsigned char const*, offset 0, 8 bytes)
 //   - p1 rt.Ptr[int16] (short*, offset 8, 8 bytes)
 //   - p2 rt.Ptr[float32] (float*, offset 16, 8 bytes)
 //   - p3 rt.Ptr[int64] (long long*, offset 24, 8 bytes)
-func Cv(cfg rt.Config, p0 rt.Ptr[uint8], p1 rt.Ptr[int16], p2 rt.Ptr[float32], p3 rt.Ptr[int64]) error {
+func Cv(cfg rt.Config, p0 rt.ConstPtr[uint8], p1 rt.Ptr[int16], p2 rt.Ptr[float32], p3 rt.Ptr[int64]) error {
 	var args [32]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
@@ -142,9 +142,9 @@ func Dbl(cfg rt.Config, p0 rt.Ptr[float64]) error {
 //
 // Parameters:
 //
-//   - p0 rt.DevPtr (__half*, offset 0, 8 bytes)
+//   - p0 rt.Ptr[rt.Half] (__half*, offset 0, 8 bytes)
 //   - p1 int32 (int, offset 8, 4 bytes)
-func Hf(cfg rt.Config, p0 rt.DevPtr, p1 int32) error {
+func Hf(cfg rt.Config, p0 rt.Ptr[rt.Half], p1 int32) error {
 	var args [12]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
@@ -215,10 +215,10 @@ func Sel(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[int32]) error {
 //
 // Parameters:
 //
-//   - p0 rt.DevPtr (float4 const*, offset 0, 8 bytes)
-//   - p1 rt.DevPtr (float4*, offset 8, 8 bytes)
+//   - p0 rt.ConstPtr[rt.Float4] (float4 const*, offset 0, 8 bytes)
+//   - p1 rt.Ptr[rt.Float4] (float4*, offset 8, 8 bytes)
 //   - p2 int32 (int, offset 16, 4 bytes)
-func V4(cfg rt.Config, p0 rt.DevPtr, p1 rt.DevPtr, p2 int32) error {
+func V4(cfg rt.Config, p0 rt.ConstPtr[rt.Float4], p1 rt.Ptr[rt.Float4], p2 int32) error {
 	var args [20]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
@@ -232,11 +232,11 @@ func V4(cfg rt.Config, p0 rt.DevPtr, p1 rt.DevPtr, p2 int32) error {
 //
 // Parameters:
 //
-//   - p0 rt.Ptr[float32] (float const*, offset 0, 8 bytes)
-//   - p1 rt.Ptr[float32] (float const*, offset 8, 8 bytes)
+//   - p0 rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
+//   - p1 rt.ConstPtr[float32] (float const*, offset 8, 8 bytes)
 //   - p2 rt.Ptr[float32] (float*, offset 16, 8 bytes)
 //   - p3 uint64 (unsigned long, offset 24, 8 bytes)
-func Vr(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float32], p2 rt.Ptr[float32], p3 uint64) error {
+func Vr(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt.Ptr[float32], p3 uint64) error {
 	var args [32]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))

@@ -82,9 +82,9 @@ func ScaleFloat64(cfg rt.Config, p0 rt.Ptr[float64], p1 float64, p2 int32) error
 //
 // Parameters:
 //
-//   - p0 rt.Ptr[uint32] (unsigned int const*, offset 0, 8 bytes)
+//   - p0 rt.ConstPtr[uint32] (unsigned int const*, offset 0, 8 bytes)
 //   - p1 int32 (int, offset 8, 4 bytes)
-func Sum(cfg rt.Config, p0 rt.Ptr[uint32], p1 int32) error {
+func Sum(cfg rt.Config, p0 rt.ConstPtr[uint32], p1 int32) error {
 	var args [12]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
@@ -96,7 +96,8 @@ func Sum(cfg rt.Config, p0 rt.Ptr[uint32], p1 int32) error {
 //	extern "C" vecAdd(.u64, .u64, .u64, .u32)
 //
 // The kernel is extern "C": its name carries no C++ types, so the parameters
-// are typed by their PTX widths (a pointer is a uint64 device address).
+// are typed by their PTX widths (a pointer is a uint64 device address); cugen -src
+// reads their types from the CUDA source.
 // Parameters:
 //
 //   - p0 uint64 (u64, offset 0, 8 bytes)

@@ -137,7 +137,7 @@ var (
 
 // Bits is the C++ type Bits, passed by value: 4 bytes, 4-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
+// C++ field offsets), or map it to a Go struct with cugen -type.
 type Bits struct {
 	_ [0]uint32
 	b [4]byte
@@ -148,72 +148,15 @@ func (v *Bits) Bytes() []byte {
 	return v.b[:]
 }
 
-// Char1 is the C++ type char1, passed by value: 1 byte, 1-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Char1 struct {
-	b [1]byte
-}
-
-// Bytes is the value's memory, 1 byte.
-func (v *Char1) Bytes() []byte {
-	return v.b[:]
-}
-
-// Char2 is the C++ type char2, passed by value: 2 bytes, 2-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Char2 struct {
-	_ [0]uint16
-	b [2]byte
-}
-
-// Bytes is the value's memory, 2 bytes.
-func (v *Char2) Bytes() []byte {
-	return v.b[:]
-}
-
-// Char3 is the C++ type char3, passed by value: 3 bytes, 1-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Char3 struct {
-	b [3]byte
-}
-
-// Bytes is the value's memory, 3 bytes.
-func (v *Char3) Bytes() []byte {
-	return v.b[:]
-}
-
-// Char4 is the C++ type char4, passed by value: 4 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Char4 struct {
-	_ [0]uint32
-	b [4]byte
-}
-
-// Bytes is the value's memory, 4 bytes.
-func (v *Char4) Bytes() []byte {
-	return v.b[:]
-}
-
-// Color is the C++ type Color, passed by value: 4 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Color struct {
-	_ [0]uint32
-	b [4]byte
-}
-
-// Bytes is the value's memory, 4 bytes.
-func (v *Color) Bytes() []byte {
-	return v.b[:]
-}
+// Color is the C++ enum Color, passed as its 4-byte value (PTX .u32).
+// The binary does not say whether it is signed; int32 is a guess (cugen -src
+// reads the enum's underlying type from the source).
+// cugen cannot see its enumerators: convert the C++ values, Color(1).
+type Color int32
 
 // CvecAddParam4 is the aggregate parameter 4 of cvecAdd, passed by value: 16 bytes, 8-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
+// C++ field offsets), or give cugen -src to name its C++ type.
 type CvecAddParam4 struct {
 	_ [0]uint64
 	b [16]byte
@@ -224,203 +167,15 @@ func (v *CvecAddParam4) Bytes() []byte {
 	return v.b[:]
 }
 
-// Dim3 is the C++ type dim3, passed by value: 12 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Dim3 struct {
-	_ [0]uint32
-	b [12]byte
-}
-
-// Bytes is the value's memory, 12 bytes.
-func (v *Dim3) Bytes() []byte {
-	return v.b[:]
-}
-
-// Double2 is the C++ type double2, passed by value: 16 bytes, 16-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Double2 struct {
-	_ [0]uint64
-	b [16]byte
-}
-
-// Bytes is the value's memory, 16 bytes.
-func (v *Double2) Bytes() []byte {
-	return v.b[:]
-}
-
-// Float2 is the C++ type float2, passed by value: 8 bytes, 8-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Float2 struct {
-	_ [0]uint64
-	b [8]byte
-}
-
-// Bytes is the value's memory, 8 bytes.
-func (v *Float2) Bytes() []byte {
-	return v.b[:]
-}
-
-// Float3 is the C++ type float3, passed by value: 12 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Float3 struct {
-	_ [0]uint32
-	b [12]byte
-}
-
-// Bytes is the value's memory, 12 bytes.
-func (v *Float3) Bytes() []byte {
-	return v.b[:]
-}
-
-// Float4 is the C++ type float4, passed by value: 16 bytes, 16-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Float4 struct {
-	_ [0]uint64
-	b [16]byte
-}
-
-// Bytes is the value's memory, 16 bytes.
-func (v *Float4) Bytes() []byte {
-	return v.b[:]
-}
-
-// Half is the C++ type __half, passed by value: 2 bytes, 2-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Half struct {
-	_ [0]uint16
-	b [2]byte
-}
-
-// Bytes is the value's memory, 2 bytes.
-func (v *Half) Bytes() []byte {
-	return v.b[:]
-}
-
-// Half2 is the C++ type __half2, passed by value: 4 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Half2 struct {
-	_ [0]uint32
-	b [4]byte
-}
-
-// Bytes is the value's memory, 4 bytes.
-func (v *Half2) Bytes() []byte {
-	return v.b[:]
-}
-
-// Int128 is the C++ type __int128, passed by value: 16 bytes, 16-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Int128 struct {
-	_ [0]uint64
-	b [16]byte
-}
-
-// Bytes is the value's memory, 16 bytes.
-func (v *Int128) Bytes() []byte {
-	return v.b[:]
-}
-
-// Int2 is the C++ type int2, passed by value: 8 bytes, 8-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Int2 struct {
-	_ [0]uint64
-	b [8]byte
-}
-
-// Bytes is the value's memory, 8 bytes.
-func (v *Int2) Bytes() []byte {
-	return v.b[:]
-}
-
-// Int3 is the C++ type int3, passed by value: 12 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Int3 struct {
-	_ [0]uint32
-	b [12]byte
-}
-
-// Bytes is the value's memory, 12 bytes.
-func (v *Int3) Bytes() []byte {
-	return v.b[:]
-}
-
-// Int4 is the C++ type int4, passed by value: 16 bytes, 16-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Int4 struct {
-	_ [0]uint64
-	b [16]byte
-}
-
-// Bytes is the value's memory, 16 bytes.
-func (v *Int4) Bytes() []byte {
-	return v.b[:]
-}
-
-// Longlong2 is the C++ type longlong2, passed by value: 16 bytes, 16-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Longlong2 struct {
-	_ [0]uint64
-	b [16]byte
-}
-
-// Bytes is the value's memory, 16 bytes.
-func (v *Longlong2) Bytes() []byte {
-	return v.b[:]
-}
-
-// Mode is the C++ type Mode, passed by value: 1 byte, 1-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Mode struct {
-	b [1]byte
-}
-
-// Bytes is the value's memory, 1 byte.
-func (v *Mode) Bytes() []byte {
-	return v.b[:]
-}
-
-// NvBfloat16 is the C++ type __nv_bfloat16, passed by value: 2 bytes, 2-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type NvBfloat16 struct {
-	_ [0]uint16
-	b [2]byte
-}
-
-// Bytes is the value's memory, 2 bytes.
-func (v *NvBfloat16) Bytes() []byte {
-	return v.b[:]
-}
-
-// NvBfloat162 is the C++ type __nv_bfloat162, passed by value: 4 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type NvBfloat162 struct {
-	_ [0]uint32
-	b [4]byte
-}
-
-// Bytes is the value's memory, 4 bytes.
-func (v *NvBfloat162) Bytes() []byte {
-	return v.b[:]
-}
+// Mode is the C++ enum Mode, passed as its 1-byte value (PTX .u8).
+// The binary does not say whether it is signed; uint8 is a guess (cugen -src
+// reads the enum's underlying type from the source).
+// cugen cannot see its enumerators: convert the C++ values, Mode(1).
+type Mode uint8
 
 // PairFloat32 is the C++ type Pair<float>, passed by value: 8 bytes, 4-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
+// C++ field offsets), or map it to a Go struct with cugen -type.
 type PairFloat32 struct {
 	_ [0]uint32
 	b [8]byte
@@ -433,7 +188,7 @@ func (v *PairFloat32) Bytes() []byte {
 
 // PairFloat64 is the C++ type Pair<double>, passed by value: 16 bytes, 8-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
+// C++ field offsets), or map it to a Go struct with cugen -type.
 type PairFloat64 struct {
 	_ [0]uint64
 	b [16]byte
@@ -446,7 +201,7 @@ func (v *PairFloat64) Bytes() []byte {
 
 // Params is the C++ type Params, passed by value: 16 bytes, 8-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
+// C++ field offsets), or map it to a Go struct with cugen -type.
 type Params struct {
 	_ [0]uint64
 	b [16]byte
@@ -457,77 +212,19 @@ func (v *Params) Bytes() []byte {
 	return v.b[:]
 }
 
-// Short2 is the C++ type short2, passed by value: 4 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Short2 struct {
-	_ [0]uint32
-	b [4]byte
-}
-
-// Bytes is the value's memory, 4 bytes.
-func (v *Short2) Bytes() []byte {
-	return v.b[:]
-}
-
-// Uchar4 is the C++ type uchar4, passed by value: 4 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Uchar4 struct {
-	_ [0]uint32
-	b [4]byte
-}
-
-// Bytes is the value's memory, 4 bytes.
-func (v *Uchar4) Bytes() []byte {
-	return v.b[:]
-}
-
-// Uint3 is the C++ type uint3, passed by value: 12 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Uint3 struct {
-	_ [0]uint32
-	b [12]byte
-}
-
-// Bytes is the value's memory, 12 bytes.
-func (v *Uint3) Bytes() []byte {
-	return v.b[:]
-}
-
-// UnsignedInt128 is the C++ type unsigned __int128, passed by value: 16 bytes, 16-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type UnsignedInt128 struct {
-	_ [0]uint64
-	b [16]byte
-}
-
-// Bytes is the value's memory, 16 bytes.
-func (v *UnsignedInt128) Bytes() []byte {
-	return v.b[:]
-}
-
-// Wide is the C++ type Wide, passed by value: 8 bytes, 8-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets).
-type Wide struct {
-	_ [0]uint64
-	b [8]byte
-}
-
-// Bytes is the value's memory, 8 bytes.
-func (v *Wide) Bytes() []byte {
-	return v.b[:]
-}
+// Wide is the C++ enum Wide, passed as its 8-byte value (PTX .u64).
+// The binary does not say whether it is signed; int64 is a guess (cugen -src
+// reads the enum's underlying type from the source).
+// cugen cannot see its enumerators: convert the C++ values, Wide(1).
+type Wide int64
 
 // CvecAdd launches the kernel cvecAdd:
 //
 //	extern "C" cvecAdd(.u64, .u64, .u64, .u32, .b8[16])
 //
 // The kernel is extern "C": its name carries no C++ types, so the parameters
-// are typed by their PTX widths (a pointer is a uint64 device address).
+// are typed by their PTX widths (a pointer is a uint64 device address); cugen -src
+// reads their types from the CUDA source.
 // Parameters:
 //
 //   - p0 uint64 (u64, offset 0, 8 bytes)
@@ -570,9 +267,9 @@ func Deep(cfg rt.Config, p0 rt.Ptr[int32]) error {
 //   - p3 rt.Ptr[int32] (int*, offset 16, 8 bytes)
 func Enums(cfg rt.Config, p0 Color, p1 Mode, p2 Wide, p3 rt.Ptr[int32]) error {
 	var args [24]byte
-	copy(args[0:4], p0.b[:])
-	copy(args[4:5], p1.b[:])
-	copy(args[8:16], p2.b[:])
+	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
+	args[4] = byte(p1)
+	binary.LittleEndian.PutUint64(args[8:], uint64(p2))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p3))
 	return kernEnums.Launch(cfg, args[:])
 }
@@ -622,18 +319,18 @@ func FlaggedTrue(cfg rt.Config, p0 rt.Ptr[int32]) error {
 //
 // Parameters:
 //
-//   - p0 Half (__half, offset 0, 2 bytes)
-//   - p1 Half2 (__half2, offset 4, 4 bytes)
-//   - p2 NvBfloat16 (__nv_bfloat16, offset 8, 2 bytes)
-//   - p3 NvBfloat162 (__nv_bfloat162, offset 12, 4 bytes)
-//   - p4 rt.Ptr[Half] (__half*, offset 16, 8 bytes)
+//   - p0 rt.Half (__half, offset 0, 2 bytes)
+//   - p1 rt.Half2 (__half2, offset 4, 4 bytes)
+//   - p2 rt.BFloat16 (__nv_bfloat16, offset 8, 2 bytes)
+//   - p3 rt.BFloat162 (__nv_bfloat162, offset 12, 4 bytes)
+//   - p4 rt.Ptr[rt.Half] (__half*, offset 16, 8 bytes)
 //   - p5 rt.Ptr[float32] (float*, offset 24, 8 bytes)
-func Halves(cfg rt.Config, p0 Half, p1 Half2, p2 NvBfloat16, p3 NvBfloat162, p4 rt.Ptr[Half], p5 rt.Ptr[float32]) error {
+func Halves(cfg rt.Config, p0 rt.Half, p1 rt.Half2, p2 rt.BFloat16, p3 rt.BFloat162, p4 rt.Ptr[rt.Half], p5 rt.Ptr[float32]) error {
 	var args [32]byte
-	copy(args[0:2], p0.b[:])
-	copy(args[4:8], p1.b[:])
-	copy(args[8:10], p2.b[:])
-	copy(args[12:16], p3.b[:])
+	p0.Put(args[0:])
+	p1.Put(args[4:])
+	p2.Put(args[8:])
+	p3.Put(args[12:])
 	binary.LittleEndian.PutUint64(args[16:], uint64(p4))
 	binary.LittleEndian.PutUint64(args[24:], uint64(p5))
 	return kernHalves.Launch(cfg, args[:])
@@ -722,13 +419,13 @@ func Pairs(cfg rt.Config, p0 PairFloat32, p1 PairFloat64, p2 Params, p3 Bits, p4
 //
 // Parameters:
 //
-//   - p0 rt.Ptr[float32] (float const*, offset 0, 8 bytes)
+//   - p0 rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
 //   - p1 rt.Ptr[int32] (int volatile*, offset 8, 8 bytes)
 //   - p2 rt.Ptr[rt.Ptr[float32]] (float**, offset 16, 8 bytes)
 //   - p3 rt.DevPtr (void*, offset 24, 8 bytes)
 //   - p4 rt.DevPtr (void const*, offset 32, 8 bytes)
 //   - p5 rt.Ptr[float32] (float*, offset 40, 8 bytes)
-func Pointers(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[int32], p2 rt.Ptr[rt.Ptr[float32]], p3 rt.DevPtr, p4 rt.DevPtr, p5 rt.Ptr[float32]) error {
+func Pointers(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Ptr[int32], p2 rt.Ptr[rt.Ptr[float32]], p3 rt.DevPtr, p4 rt.DevPtr, p5 rt.Ptr[float32]) error {
 	var args [48]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
@@ -794,41 +491,41 @@ func Scalars(cfg rt.Config, p0 bool, p1 int8, p2 int8, p3 uint8, p4 int16, p5 ui
 //
 // Parameters:
 //
-//   - p0 Char1 (char1, offset 0, 1 byte)
-//   - p1 Char2 (char2, offset 2, 2 bytes)
-//   - p2 Char3 (char3, offset 4, 3 bytes)
-//   - p3 Char4 (char4, offset 8, 4 bytes)
-//   - p4 Uchar4 (uchar4, offset 12, 4 bytes)
-//   - p5 Short2 (short2, offset 16, 4 bytes)
-//   - p6 Int2 (int2, offset 24, 8 bytes)
-//   - p7 Int3 (int3, offset 32, 12 bytes)
-//   - p8 Int4 (int4, offset 48, 16 bytes)
-//   - p9 Uint3 (uint3, offset 64, 12 bytes)
-//   - p10 Float2 (float2, offset 80, 8 bytes)
-//   - p11 Float3 (float3, offset 88, 12 bytes)
-//   - p12 Float4 (float4, offset 112, 16 bytes)
-//   - p13 Double2 (double2, offset 128, 16 bytes)
-//   - p14 Longlong2 (longlong2, offset 144, 16 bytes)
-//   - p15 Dim3 (dim3, offset 160, 12 bytes)
+//   - p0 rt.Char1 (char1, offset 0, 1 byte)
+//   - p1 rt.Char2 (char2, offset 2, 2 bytes)
+//   - p2 rt.Char3 (char3, offset 4, 3 bytes)
+//   - p3 rt.Char4 (char4, offset 8, 4 bytes)
+//   - p4 rt.Uchar4 (uchar4, offset 12, 4 bytes)
+//   - p5 rt.Short2 (short2, offset 16, 4 bytes)
+//   - p6 rt.Int2 (int2, offset 24, 8 bytes)
+//   - p7 rt.Int3 (int3, offset 32, 12 bytes)
+//   - p8 rt.Int4 (int4, offset 48, 16 bytes)
+//   - p9 rt.Uint3 (uint3, offset 64, 12 bytes)
+//   - p10 rt.Float2 (float2, offset 80, 8 bytes)
+//   - p11 rt.Float3 (float3, offset 88, 12 bytes)
+//   - p12 rt.Float4 (float4, offset 112, 16 bytes)
+//   - p13 rt.Double2 (double2, offset 128, 16 bytes)
+//   - p14 rt.Longlong2 (longlong2, offset 144, 16 bytes)
+//   - p15 rt.Dim3 (dim3, offset 160, 12 bytes)
 //   - p16 rt.Ptr[float32] (float*, offset 176, 8 bytes)
-func Vectors(cfg rt.Config, p0 Char1, p1 Char2, p2 Char3, p3 Char4, p4 Uchar4, p5 Short2, p6 Int2, p7 Int3, p8 Int4, p9 Uint3, p10 Float2, p11 Float3, p12 Float4, p13 Double2, p14 Longlong2, p15 Dim3, p16 rt.Ptr[float32]) error {
+func Vectors(cfg rt.Config, p0 rt.Char1, p1 rt.Char2, p2 rt.Char3, p3 rt.Char4, p4 rt.Uchar4, p5 rt.Short2, p6 rt.Int2, p7 rt.Int3, p8 rt.Int4, p9 rt.Uint3, p10 rt.Float2, p11 rt.Float3, p12 rt.Float4, p13 rt.Double2, p14 rt.Longlong2, p15 rt.Dim3, p16 rt.Ptr[float32]) error {
 	var args [184]byte
-	copy(args[0:1], p0.b[:])
-	copy(args[2:4], p1.b[:])
-	copy(args[4:7], p2.b[:])
-	copy(args[8:12], p3.b[:])
-	copy(args[12:16], p4.b[:])
-	copy(args[16:20], p5.b[:])
-	copy(args[24:32], p6.b[:])
-	copy(args[32:44], p7.b[:])
-	copy(args[48:64], p8.b[:])
-	copy(args[64:76], p9.b[:])
-	copy(args[80:88], p10.b[:])
-	copy(args[88:100], p11.b[:])
-	copy(args[112:128], p12.b[:])
-	copy(args[128:144], p13.b[:])
-	copy(args[144:160], p14.b[:])
-	copy(args[160:172], p15.b[:])
+	p0.Put(args[0:])
+	p1.Put(args[2:])
+	p2.Put(args[4:])
+	p3.Put(args[8:])
+	p4.Put(args[12:])
+	p5.Put(args[16:])
+	p6.Put(args[24:])
+	p7.Put(args[32:])
+	p8.Put(args[48:])
+	p9.Put(args[64:])
+	p10.Put(args[80:])
+	p11.Put(args[88:])
+	p12.Put(args[112:])
+	p13.Put(args[128:])
+	p14.Put(args[144:])
+	p15.Put(args[160:])
 	binary.LittleEndian.PutUint64(args[176:], uint64(p16))
 	return kernVectors.Launch(cfg, args[:])
 }
@@ -839,13 +536,13 @@ func Vectors(cfg rt.Config, p0 Char1, p1 Char2, p2 Char3, p3 Char4, p4 Uchar4, p
 //
 // Parameters:
 //
-//   - p0 Int128 (__int128, offset 0, 16 bytes)
-//   - p1 UnsignedInt128 (unsigned __int128, offset 16, 16 bytes)
-//   - p2 rt.DevPtr (__int128*, offset 32, 8 bytes)
-func Wide2(cfg rt.Config, p0 Int128, p1 UnsignedInt128, p2 rt.DevPtr) error {
+//   - p0 rt.Int128 (__int128, offset 0, 16 bytes)
+//   - p1 rt.Uint128 (unsigned __int128, offset 16, 16 bytes)
+//   - p2 rt.Ptr[rt.Int128] (__int128*, offset 32, 8 bytes)
+func Wide2(cfg rt.Config, p0 rt.Int128, p1 rt.Uint128, p2 rt.Ptr[rt.Int128]) error {
 	var args [40]byte
-	copy(args[0:16], p0.b[:])
-	copy(args[16:32], p1.b[:])
+	p0.Put(args[0:])
+	p1.Put(args[16:])
 	binary.LittleEndian.PutUint64(args[32:], uint64(p2))
 	return kernWide2.Launch(cfg, args[:])
 }

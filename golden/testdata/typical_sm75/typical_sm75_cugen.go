@@ -69,10 +69,10 @@ var (
 //
 // Parameters:
 //
-//   - p0 rt.Ptr[uint8] (unsigned char const*, offset 0, 8 bytes)
+//   - p0 rt.ConstPtr[uint8] (unsigned char const*, offset 0, 8 bytes)
 //   - p1 rt.Ptr[uint32] (unsigned int*, offset 8, 8 bytes)
 //   - p2 int32 (int, offset 16, 4 bytes)
-func Hist(cfg rt.Config, p0 rt.Ptr[uint8], p1 rt.Ptr[uint32], p2 int32) error {
+func Hist(cfg rt.Config, p0 rt.ConstPtr[uint8], p1 rt.Ptr[uint32], p2 int32) error {
 	var args [20]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
@@ -101,11 +101,11 @@ func Mathk(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float64]) error {
 //
 // Parameters:
 //
-//   - p0 rt.Ptr[float32] (float const*, offset 0, 8 bytes)
-//   - p1 rt.Ptr[float32] (float const*, offset 8, 8 bytes)
+//   - p0 rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
+//   - p1 rt.ConstPtr[float32] (float const*, offset 8, 8 bytes)
 //   - p2 rt.Ptr[float32] (float*, offset 16, 8 bytes)
 //   - p3 int32 (int, offset 24, 4 bytes)
-func Mm(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float32], p2 rt.Ptr[float32], p3 int32) error {
+func Mm(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt.Ptr[float32], p3 int32) error {
 	var args [28]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
@@ -120,10 +120,10 @@ func Mm(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float32], p2 rt.Ptr[float32
 //
 // Parameters:
 //
-//   - p0 rt.Ptr[float32] (float const*, offset 0, 8 bytes)
+//   - p0 rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
 //   - p1 rt.Ptr[float32] (float*, offset 8, 8 bytes)
 //   - p2 int32 (int, offset 16, 4 bytes)
-func Reduce(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float32], p2 int32) error {
+func Reduce(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Ptr[float32], p2 int32) error {
 	var args [20]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
@@ -139,9 +139,9 @@ func Reduce(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float32], p2 int32) err
 //
 //   - p0 int32 (int, offset 0, 4 bytes)
 //   - p1 float32 (float, offset 4, 4 bytes)
-//   - p2 rt.Ptr[float32] (float const*, offset 8, 8 bytes)
+//   - p2 rt.ConstPtr[float32] (float const*, offset 8, 8 bytes)
 //   - p3 rt.Ptr[float32] (float*, offset 16, 8 bytes)
-func Saxpy(cfg rt.Config, p0 int32, p1 float32, p2 rt.Ptr[float32], p3 rt.Ptr[float32]) error {
+func Saxpy(cfg rt.Config, p0 int32, p1 float32, p2 rt.ConstPtr[float32], p3 rt.Ptr[float32]) error {
 	var args [24]byte
 	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
 	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(p1))
@@ -156,11 +156,11 @@ func Saxpy(cfg rt.Config, p0 int32, p1 float32, p2 rt.Ptr[float32], p3 rt.Ptr[fl
 //
 // Parameters:
 //
-//   - p0 rt.Ptr[float32] (float const*, offset 0, 8 bytes)
-//   - p1 rt.Ptr[float32] (float const*, offset 8, 8 bytes)
+//   - p0 rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
+//   - p1 rt.ConstPtr[float32] (float const*, offset 8, 8 bytes)
 //   - p2 rt.Ptr[float32] (float*, offset 16, 8 bytes)
 //   - p3 int32 (int, offset 24, 4 bytes)
-func Vadd(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float32], p2 rt.Ptr[float32], p3 int32) error {
+func Vadd(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt.Ptr[float32], p3 int32) error {
 	var args [28]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
@@ -190,10 +190,10 @@ func Vote(cfg rt.Config, p0 rt.Ptr[int32], p1 rt.Ptr[int64]) error {
 //
 // Parameters:
 //
-//   - p0 rt.Ptr[float32] (float const*, offset 0, 8 bytes)
+//   - p0 rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
 //   - p1 rt.Ptr[float32] (float*, offset 8, 8 bytes)
 //   - p2 int32 (int, offset 16, 4 bytes)
-func Wred(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float32], p2 int32) error {
+func Wred(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Ptr[float32], p2 int32) error {
 	var args [20]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))

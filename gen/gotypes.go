@@ -1,0 +1,139 @@
+package gen
+
+import (
+	"fmt"
+	"go/importer"
+	"go/token"
+	"go/types"
+	"path"
+	"strings"
+
+	"github.com/cugen/cugen/parse"
+)
+
+// TypeMapping maps a C++ class (or union, or enum) to a Go type of the same
+// layout, which the generated code then takes and copies by value into the
+// parameter buffer (cugen -type 'Params=example.com/m/pkg.Params').
+type TypeMapping struct {
+	CName   string // the C++ name as demangled: "Params", "ns::Params", "Pair<float>"
+	PkgPath string // the Go type's import path
+	PkgName string // its package name
+	Name    string // the Go type's name in it
+	// The Go type's layout for gc on amd64 (go/types), checked against the
+	// binary's layout of every parameter of that C++ type.
+	Size, Align int64
+}
+
+// maxGoAlign is the strictest alignment Go gives any type on amd64.
+const maxGoAlign = 8
+
+// ParseTypeMapping parses the value of a -type flag,
+// "CNAME=IMPORT/PATH.Name"; LoadTypeMappings fills in the layout.
+func ParseTypeMapping(s string) (TypeMapping, error) {
+	cname, goName, ok := strings.Cut(s, "=")
+	cname, goName = strings.TrimSpace(cname), strings.TrimSpace(goName)
+	if !ok || cname == "" || goName == "" {
+		return TypeMapping{}, fmt.Errorf("-type %q: want CNAME=IMPORT/PATH.Name, e.g. 'Params=example.com/m/pkg.Params'", s)
+	}
+	slash := strings.LastIndex(goName, "/")
+	dot := strings.LastIndex(goName, ".")
+	if dot <= slash+1 || dot == len(goName)-1 {
+		return TypeMapping{}, fmt.Errorf("-type %q: %q is not IMPORT/PATH.Name", s, goName)
+	}
+	m := TypeMapping{CName: cname, PkgPath: goName[:dot], Name: goName[dot+1:]}
+	if !token.IsIdentifier(m.Name) || !token.IsExported(m.Name) {
+		return TypeMapping{}, fmt.Errorf("-type %q: %s is not an exported Go identifier", s, m.Name)
+	}
+	return m, nil
+}
+
+// LoadTypeMappings type-checks each mapping's Go package from source, as the
+// go command resolves its import path from dir (the generated package's
+// directory), and records the type's size and alignment with
+// types.SizesFor("gc", "amd64"). The type must be a defined, non-generic type
+// holding no Go pointers: the device sees its bytes.
+//
+// The packages are loaded with go/importer's source importer (go/build and
+// go/types, which run the go command to find module packages):
+// golang.org/x/tools/go/packages would need golang.org/x/sync and
+// golang.org/x/mod in go.mod.
+func LoadTypeMappings(dir string, ms []TypeMapping) ([]TypeMapping, error) {
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	imp, ok := importer.ForCompiler(token.NewFileSet(), "source", nil).(types.ImporterFrom)
+	if !ok {
+		return nil, fmt.Errorf("-type: the source importer cannot import from a directory")
+	}
+	sizes := types.SizesFor("gc", "amd64")
+	out := make([]TypeMapping, len(ms))
+	for i, m := range ms {
+		pkg, err := imp.ImportFrom(m.PkgPath, dir, 0)
+		if err != nil {
+			return nil, fmt.Errorf("-type %s=%s.%s: loading %s: %v", m.CName, m.PkgPath, m.Name, m.PkgPath, err)
+		}
+		obj, ok := pkg.Scope().Lookup(m.Name).(*types.TypeName)
+		if !ok {
+			return nil, fmt.Errorf("-type %s=%s.%s: package %s declares no type %s", m.CName, m.PkgPath, m.Name, m.PkgPath, m.Name)
+		}
+		named, ok := obj.Type().(*types.Named)
+		if !ok || obj.IsAlias() {
+			return nil, fmt.Errorf("-type %s=%s.%s: %s is an alias; name the defined type", m.CName, m.PkgPath, m.Name, m.Name)
+		}
+		if named.TypeParams().Len() > 0 {
+			return nil, fmt.Errorf("-type %s=%s.%s: %s is generic; map a defined instance (type X = ...[T] is an alias: declare type X struct{ ... })", m.CName, m.PkgPath, m.Name, m.Name)
+		}
+		if bad := pointerIn(named.Underlying(), m.Name); bad != "" {
+			return nil, fmt.Errorf("-type %s=%s.%s: %s holds Go pointers (%s); a kernel parameter is plain bytes", m.CName, m.PkgPath, m.Name, m.Name, bad)
+		}
+		m.PkgName = pkg.Name()
+		m.Size, m.Align = sizes.Sizeof(named), sizes.Alignof(named)
+		out[i] = m
+	}
+	return out, nil
+}
+
+// pointerIn names the first part of t that holds a Go pointer, or "".
+func pointerIn(t types.Type, where string) string {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		if u.Kind() == types.String || u.Kind() == types.UnsafePointer {
+			return where + " is " + u.String()
+		}
+		return ""
+	case *types.Array:
+		return pointerIn(u.Elem(), where+"[i]")
+	case *types.Struct:
+		for i := range u.NumFields() {
+			f := u.Field(i)
+			if s := pointerIn(f.Type(), where+"."+f.Name()); s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	return where + " is " + types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}
+
+// check compares the Go type's layout with the binary's layout of a
+// parameter of the mapped C++ type. Go cannot align beyond 8 bytes, so a
+// 16-aligned C++ type matches an 8-aligned Go type of the same size.
+func (m *TypeMapping) check(p *parse.Param) error {
+	want := int64(min(max(p.Align, 1), maxGoAlign))
+	if m.Size == int64(p.Size) && m.Align == want {
+		return nil
+	}
+	return fmt.Errorf("-type %s=%s: the layouts differ: C++ %s is %s, %d-byte aligned (the binary's parameter); Go %s is %s, %d-byte aligned (go/types, gc/amd64)",
+		m.CName, m.goPath(), m.CName, plural(p.Size, "byte"), p.Align, m.goPath(), plural(int(m.Size), "byte"), m.Align)
+}
+
+func (m *TypeMapping) goPath() string { return m.PkgPath + "." + m.Name }
+
+// goSpelling is the type as the generated code spells it.
+func (m *TypeMapping) goSpelling() string {
+	n := m.PkgName
+	if n == "" {
+		n = path.Base(m.PkgPath)
+	}
+	return n + "." + m.Name
+}
