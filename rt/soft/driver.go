@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -64,7 +65,13 @@ type Driver struct {
 	current map[int]*context // by OS thread id (see tid)
 
 	outMu sync.Mutex // serialises printf output
+
+	instrCount atomic.Uint64
 }
+
+// InstrCount is the number of thread-instructions all launches of this
+// driver have executed (a lane executing one instruction counts one).
+func (d *Driver) InstrCount() uint64 { return d.instrCount.Load() }
 
 var _ rt.Driver = (*Driver)(nil)
 

@@ -89,15 +89,16 @@ type cta struct {
 	nthr  int
 	exits int // exited threads of the current CTA
 
-	shared  []uint64
-	shPtr   unsafe.Pointer
-	shLen   uint64
-	smid    int
-	fault   *fault
-	quota   uint64 // thread-instructions this worker may still run
-	pc      int32
-	w       *warp
-	scratch [32]uint64
+	shared   []uint64
+	shPtr    unsafe.Pointer
+	shLen    uint64
+	smid     int
+	fault    *fault
+	quota    uint64 // thread-instructions this worker may still run
+	executed uint64
+	pc       int32
+	w        *warp
+	scratch  [32]uint64
 
 	// One-entry cache of the last global allocation touched.
 	cLo, cN uint64
@@ -436,6 +437,7 @@ func (w *warp) setPCs(m uint32, pc int32) {
 
 // charge accounts n thread-instructions against the launch budget.
 func (c *cta) charge(n uint64) bool {
+	c.executed += n
 	if n <= c.quota {
 		c.quota -= n
 		return true

@@ -168,6 +168,7 @@ func (l *launch) run(coop bool) error {
 		c := newCTA(l, smid)
 		var id uint64
 		defer func() {
+			l.d.instrCount.Add(c.executed)
 			if r := recover(); r != nil {
 				fail(l.errorFor(c, id, &fault{kind: fPanic, warp: c.w.id, lane: -1, pc: c.pc,
 					msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}), id)

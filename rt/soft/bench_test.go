@@ -1,0 +1,79 @@
+package soft
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// Benchmarks report thread-instructions per second of nvcc -O3 PTX (the
+// launch's executed instruction count over wall time) as Gthread-instr/s.
+
+func benchLaunch(b *testing.B, e *env, k rt.KernelHandle, grid, block rt.Dim3, smem uint32, args ...any) {
+	b.Helper()
+	e.launch(k, grid, block, smem, args...) // warm up (and allocate pools)
+	var instr uint64
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		before := e.d.instrCount.Load()
+		e.launch(k, grid, block, smem, args...)
+		instr += e.d.instrCount.Load() - before
+	}
+	el := time.Since(start)
+	b.ReportMetric(float64(instr)/el.Seconds()/1e9, "Gthread-instr/s")
+}
+
+func BenchmarkVadd1M(b *testing.B) {
+	e := newEnv(b, Options{})
+	lib := e.load("typical_sm90.ptx")
+	n := 1 << 20
+	r := rand.New(rand.NewPCG(1, 1))
+	pa, pb, pc := e.buf(randF32(r, n, 0, 1)), e.buf(randF32(r, n, 0, 1)), e.buf(make([]float32, n))
+	benchLaunch(b, e, e.kernel(lib, "_Z4vaddPKfS0_Pfi"), rt.D1(n/256), rt.D1(256), 0, pa, pb, pc, n)
+}
+
+func BenchmarkReduce(b *testing.B) {
+	e := newEnv(b, Options{})
+	lib := e.load("typical_sm90.ptx")
+	n := 1 << 18
+	r := rand.New(rand.NewPCG(1, 1))
+	pin, pout := e.buf(randF32(r, n, 0, 1)), e.buf(make([]float32, n/256))
+	benchLaunch(b, e, e.kernel(lib, "_Z6reducePKfPfi"), rt.D1(n/256), rt.D1(256), 256*4, pin, pout, n)
+}
+
+func BenchmarkMatmul256(b *testing.B) {
+	e := newEnv(b, Options{})
+	lib := e.load("typical_sm90.ptx")
+	N := 256
+	r := rand.New(rand.NewPCG(1, 1))
+	pa, pb, pc := e.buf(randF32(r, N*N, -1, 1)), e.buf(randF32(r, N*N, -1, 1)), e.buf(make([]float32, N*N))
+	benchLaunch(b, e, e.kernel(lib, "_Z2mmPKfS0_Pfi"), rt.D2(N/16, N/16), rt.D2(16, 16), 0, pa, pb, pc, N)
+}
+
+// BenchmarkMatmul256Go is the same tiled loop in plain Go on the same
+// number of workers, the baseline for the soft/native ratio.
+func BenchmarkMatmul256Go(b *testing.B) {
+	N := 256
+	r := rand.New(rand.NewPCG(1, 1))
+	A, B, C := randF32(r, N*N, -1, 1), randF32(r, N*N, -1, 1), make([]float32, N*N)
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		matmulGo(A, B, C, N)
+	}
+}
+
+//go:noinline
+func matmulGo(A, B, C []float32, N int) {
+	for i := 0; i < N; i++ {
+		for j := 0; j < N; j++ {
+			var acc float32
+			for k := 0; k < N; k++ {
+				acc += A[i*N+k] * B[k*N+j]
+			}
+			C[i*N+j] = acc
+		}
+	}
+}
