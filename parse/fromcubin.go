@@ -2,8 +2,10 @@ package parse
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cugen/cugen/parse/cubin"
 	"github.com/cugen/cugen/parse/fatbin"
@@ -150,51 +152,46 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 	for _, e := range entries {
 		hasELF = hasELF || e.Kind == fatbin.KindELF
 	}
-	for _, e := range entries {
-		arch := e.Target()
-		mod.Arches = append(mod.Arches, arch)
-		switch e.Kind {
-		case fatbin.KindPTX:
-			text, err := e.Data()
-			if err != nil {
-				return nil, fmt.Errorf("%s: entry %s at offset %#x: %w", name, arch, e.Offset, err)
+	// Decode every entry in parallel (decompression and parsing dominate on
+	// large libraries), then merge in entry order so the result does not
+	// depend on scheduling.
+	decoded := make([]decodedEntry, len(entries))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				decoded[i] = decodeEntry(name, entries[i])
 			}
-			pm, err := ptx.Parse(fmt.Sprintf("%s[%s]", name, arch), text)
-			var m *Module
-			if err == nil {
-				m, err = FromPTX(pm, nil)
-			}
-			if err != nil {
-				if !hasELF {
-					return nil, err
-				}
-				// The cubins still describe the kernels; say what was skipped.
-				mod.Warnings = append(mod.Warnings, fmt.Sprintf("PTX entry %s at offset %#x skipped: %v", arch, e.Offset, err))
-				continue
-			}
-			ptxParts = append(ptxParts, part{arch, m})
-			if len(m.Kernels)+len(m.Globals) > 0 {
-				useful[from[e]] = true
-			}
-		case fatbin.KindELF:
-			data, err := e.Data()
-			if err != nil {
-				return nil, fmt.Errorf("%s: entry %s at offset %#x: %w", name, arch, e.Offset, err)
-			}
-			cf, err := cubin.Parse(data)
-			if err != nil {
-				return nil, fmt.Errorf("%s: entry %s at offset %#x: %w", name, arch, e.Offset, err)
-			}
-			m, err := FromCubin(cf, arch, nil)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			elfParts = append(elfParts, part{arch, m})
-			if len(m.Kernels)+len(m.Globals) > 0 {
-				useful[from[e]] = true
-			}
-		default:
-			// LTO-IR is obfuscated NVVM bitcode: present, but not readable.
+		}()
+	}
+	for i := range entries {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for i, e := range entries {
+		d := decoded[i]
+		mod.Arches = append(mod.Arches, d.arch)
+		switch {
+		case d.err != nil && e.Kind == fatbin.KindPTX && hasELF:
+			// The cubins still describe the kernels; say what was skipped.
+			mod.Warnings = append(mod.Warnings, fmt.Sprintf("PTX entry %s at offset %#x skipped: %v", d.arch, e.Offset, d.err))
+			continue
+		case d.err != nil:
+			return nil, d.err
+		case d.mod == nil:
+			continue // LTO-IR: obfuscated NVVM bitcode, present but unreadable
+		}
+		if len(d.mod.Kernels)+len(d.mod.Globals) > 0 {
+			useful[from[e]] = true
+		}
+		if e.Kind == fatbin.KindPTX {
+			ptxParts = append(ptxParts, part{d.arch, d.mod})
+		} else {
+			elfParts = append(elfParts, part{d.arch, d.mod})
 		}
 	}
 	parts := append(ptxParts, elfParts...) // PTX first: it carries the types
@@ -242,9 +239,11 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 	// standalone fatbin of the kept entries of the fatbins that define
 	// something (a shared library's device-link stub defines nothing, and a
 	// duplicate target in one fatbin would hide the real one from the loader).
-	if len(fbs) == 1 && len(entries) == len(fbs[0].Entries) {
+	switch {
+	case opts.NoImage:
+	case len(fbs) == 1 && len(entries) == len(fbs[0].Entries):
 		mod.Image = fbs[0].Raw
-	} else {
+	default:
 		var img []*fatbin.Entry
 		seen := map[string]bool{}
 		dup := false
@@ -292,4 +291,44 @@ func uniqueSorted(s []string) []string {
 		}
 	}
 	return out
+}
+
+type decodedEntry struct {
+	arch string
+	mod  *Module
+	err  error
+}
+
+// decodeEntry builds the model of one fatbin entry. PTX is read for its
+// headers only: the model needs signatures and variables, not statements.
+func decodeEntry(name string, e *fatbin.Entry) decodedEntry {
+	d := decodedEntry{arch: e.Target()}
+	switch e.Kind {
+	case fatbin.KindPTX:
+		text, err := e.Data()
+		if err != nil {
+			d.err = fmt.Errorf("%s: entry %s at offset %#x: %w", name, d.arch, e.Offset, err)
+			return d
+		}
+		pm, err := ptx.ParseHeaders(fmt.Sprintf("%s[%s]", name, d.arch), text)
+		if err == nil {
+			d.mod, err = FromPTX(pm, nil)
+		}
+		d.err = err
+	case fatbin.KindELF:
+		data, err := e.Data()
+		if err != nil {
+			d.err = fmt.Errorf("%s: entry %s at offset %#x: %w", name, d.arch, e.Offset, err)
+			return d
+		}
+		cf, err := cubin.Parse(data)
+		if err != nil {
+			d.err = fmt.Errorf("%s: entry %s at offset %#x: %w", name, d.arch, e.Offset, err)
+			return d
+		}
+		if d.mod, err = FromCubin(cf, d.arch, nil); err != nil {
+			d.err = fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return d
 }

@@ -14,6 +14,9 @@ import (
 type Options struct {
 	// Arches keeps only these fatbin entries ("sm_90", "compute_90"); empty keeps all.
 	Arches []string
+	// NoImage skips building Module.Image (a listing needs only the model;
+	// for a large library the standalone fatbin is a copy of most of it).
+	NoImage bool
 }
 
 // Read parses one input file of any supported format into a Module. name is

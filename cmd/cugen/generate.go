@@ -30,7 +30,7 @@ func readModule(c *config, input string) (*parse.Module, error) {
 	} else if data, err = os.ReadFile(input); err != nil {
 		return nil, err
 	}
-	var opts parse.Options
+	opts := parse.Options{NoImage: c.noImage}
 	if c.arch != "" {
 		for _, a := range strings.Split(c.arch, ",") {
 			if a = strings.TrimSpace(a); a != "" {

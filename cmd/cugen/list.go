@@ -86,6 +86,7 @@ func toJSON(m *parse.Module) jsonModule {
 
 func list(c *config, w io.Writer) error {
 	var mods []*parse.Module
+	c.noImage = true
 	for _, in := range c.inputs {
 		m, err := readModule(c, in)
 		if err != nil {

@@ -75,4 +75,5 @@ type config struct {
 	list, json                bool
 	inputs                    []string
 	compiledExt               string // set by readModule for a .cu input: the image's extension
+	noImage                   bool   // the model only (-list)
 }

@@ -26,6 +26,28 @@ func Parse(filename string, src []byte) (m *Module, err error) {
 	return p.module(), nil
 }
 
+// ParseHeaders is Parse without function bodies: module directives,
+// variables and complete function headers, with each definition's Body an
+// empty Block spanning its braces. Tools that need only signatures (cugen's
+// model of a large fatbin) skip the cost of building every statement; the
+// bodies are still scanned, so unbalanced braces and bad tokens are errors.
+func ParseHeaders(filename string, src []byte) (m *Module, err error) {
+	var p parser
+	p.skipBodies = true
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			m, err = nil, b.err
+		}
+	}()
+	p.sc.init(filename, src)
+	p.next()
+	return p.module(), nil
+}
+
 // bailout carries the first error out of the recursive descent, as in
 // go/parser: PTX has no useful error recovery, so the first error ends the parse.
 type bailout struct{ err *Error }
@@ -38,6 +60,8 @@ type parser struct {
 	sc    scanner
 	tok   token
 	depth int
+	// skipBodies makes function bodies empty Blocks (ParseHeaders).
+	skipBodies bool
 	// regs holds register names declared without a '%' prefix in the
 	// current function (".reg .b32 temp;"), so that their uses become *Reg
 	// rather than *Sym.
@@ -645,6 +669,8 @@ func (p *parser) function(start token, link Linkage) *Func {
 	switch {
 	case p.is(";"):
 		p.next()
+	case p.is("{") && p.skipBodies:
+		f.Body = p.skipBlock()
 	case p.is("{"):
 		f.Body = p.block()
 	default:
@@ -776,6 +802,29 @@ func (p *parser) block() *Block {
 	p.next()
 	p.leave()
 	return b
+}
+
+// skipBlock consumes "{ ... }" with nested braces, keeping only its span.
+func (p *parser) skipBlock() *Block {
+	open := p.tok
+	b := &Block{Pos: p.pos(open)}
+	depth := 0
+	for {
+		switch {
+		case p.tok.kind == tEOF:
+			p.errorAt(p.tok, "expected '}' to close block opened at %d:%d, found EOF", open.line, open.col)
+		case p.is("{"):
+			depth++
+		case p.is("}"):
+			depth--
+			if depth == 0 {
+				b.End = p.pos(p.tok)
+				p.next()
+				return b
+			}
+		}
+		p.next()
+	}
 }
 
 // stmt parses one body statement and appends it (a declaration of several

@@ -832,3 +832,37 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// ParseHeaders gives the same module as Parse, less the statements.
+func TestParseHeadersMatchesParse(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.ptx")
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := Parse(f, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hdr, err := ParseHeaders(f, src)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if len(hdr.Funcs) != len(full.Funcs) || len(hdr.Vars) != len(full.Vars) {
+			t.Fatalf("%s: %d funcs %d vars, Parse %d %d", f, len(hdr.Funcs), len(hdr.Vars), len(full.Funcs), len(full.Vars))
+		}
+		for i, fn := range hdr.Funcs {
+			ff := full.Funcs[i]
+			if fn.Name != ff.Name || len(fn.Params) != len(ff.Params) || (fn.Body == nil) != (ff.Body == nil) {
+				t.Errorf("%s: func %d: %s/%d params vs %s/%d", f, i, fn.Name, len(fn.Params), ff.Name, len(ff.Params))
+			}
+			if fn.Body != nil && (len(fn.Body.Stmts) != 0 || fn.Body.Pos != ff.Body.Pos || fn.Body.End != ff.Body.End) {
+				t.Errorf("%s: %s: body span %v-%v, Parse %v-%v", f, fn.Name, fn.Body.Pos, fn.Body.End, ff.Body.Pos, ff.Body.End)
+			}
+		}
+	}
+	if _, err := ParseHeaders("x.ptx", []byte(".version 9.0\n.target sm_90\n.entry k() {\n{ ret;\n}\n")); err == nil || !strings.Contains(err.Error(), "x.ptx:6:1: expected '}' to close block opened at 3:12") {
+		t.Errorf("unbalanced: %v", err)
+	}
+}
