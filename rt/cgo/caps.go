@@ -166,30 +166,59 @@ func (d *Driver) SetKernelAttribute(h rt.KernelHandle, attr rt.FuncAttr, value i
 }
 
 // KernelParamSpecs reports the kernel's parameter layout as the image
-// declares it (cuKernelGetParamInfo, CUDA 12.4+), for rt to check generated
-// offsets and sizes against at first load. Without the entry point, or on the
-// legacy path, it returns an error with rt.ErrNotSupported.
+// declares it (cuKernelGetParamInfo, CUDA 12.4+; cuFuncGetParamInfo on the
+// legacy path), for rt to check generated offsets and sizes against at first
+// load. The driver answers only with a context current, so the query runs in
+// the calling thread's current context or any context this Driver retained or
+// created. Without the entry point, or with no context yet, it returns an
+// error (rt.ErrNotSupported, rt.ErrInvalidContext) and Launch still checks
+// the buffer size at the first launch.
 func (d *Driver) KernelParamSpecs(h rt.KernelHandle) ([]rt.ParamSpec, error) {
 	k, err := d.kernel(h, "cuKernelGetParamInfo")
 	if err != nil {
 		return nil, err
 	}
-	if k.lib.legacy {
-		return nil, rt.Errorf("cuKernelGetParamInfo", rt.ErrNotSupported, "kernel %s: legacy module path", k.name)
+	if !k.lib.legacy {
+		return paramSpecs("cuKernelGetParamInfo", k, d.someCtx(), k.k, nil)
 	}
+	l := k.lib
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for ctx := range l.mods {
+		f, err := d.legacyFunc(l, k, ctx)
+		if err != nil {
+			return nil, err
+		}
+		return paramSpecs("cuFuncGetParamInfo", k, ctx, nil, f)
+	}
+	if ctx := d.someCtx(); ctx != nil {
+		f, err := d.legacyFunc(l, k, ctx)
+		if err != nil {
+			return nil, err
+		}
+		return paramSpecs("cuFuncGetParamInfo", k, ctx, nil, f)
+	}
+	return nil, rt.Errorf("cuFuncGetParamInfo", rt.ErrInvalidContext,
+		"kernel %s: legacy module path and no context to load it in yet", k.name)
+}
+
+func paramSpecs(op string, k *kernel, ctx C.CUcontext, ck C.CUkernel, f C.CUfunction) ([]rt.ParamSpec, error) {
 	specs := []rt.ParamSpec{}
 	for i := 0; ; i++ {
 		var off, size C.size_t
-		rc := C.cg_kernel_param_info(k.k, C.size_t(i), &off, &size)
+		rc := C.cg_param_info(ctx, ck, f, C.size_t(i), &off, &size)
 		if rc == C.int(rt.ErrInvalidValue) {
 			return specs, nil // past the last parameter
 		}
 		if rc != 0 {
-			return nil, checkd("cuKernelGetParamInfo", rc, fmt.Sprintf("kernel %s, parameter %d", k.name, i))
+			return nil, checkd(op, rc, fmt.Sprintf("kernel %s, parameter %d", k.name, i))
 		}
 		specs = append(specs, rt.ParamSpec{Offset: uint32(off), Size: uint32(size)})
 	}
 }
+
+// hasParamInfo reports whether the driver can report parameter layouts.
+func (d *Driver) hasParamInfo() bool { return C.cg_has(C.CG_SYM_KERNEL_PARAM_INFO) != 0 }
 
 // linkLogSize is the size of each of the linker's info and error logs.
 const linkLogSize = 64 << 10

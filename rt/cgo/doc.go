@@ -35,7 +35,10 @@
 //
 // Launch passes the caller's packed parameter buffer through
 // CU_LAUNCH_PARAM_BUFFER_POINTER; the buffer never holds Go pointers and is
-// not retained, and the launch allocates nothing.
+// not retained, and the launch allocates nothing. The driver does not check
+// that buffer's size (a short one makes the kernel read garbage), so Launch
+// compares it with the layout the image declares (cuKernelGetParamInfo,
+// CUDA 12.4+), learned at each kernel's first launch.
 //
 // Beyond rt.Driver, *Driver implements rt.Linker (cuLink*), rt.LoadingModer,
 // rt.WarmUpper and rt.KernelAttributer, and KernelParamSpecs

@@ -37,6 +37,7 @@ type Driver struct {
 
 	mu      sync.Mutex
 	primary map[int]*primaryRef // retains of primary contexts made through this Driver
+	live    map[C.CUcontext]int // contexts retained or created through this Driver
 }
 
 type primaryRef struct {
@@ -85,6 +86,7 @@ func open() (*Driver, error) {
 		hasLibrary:  C.cg_has(C.CG_SYM_LIBRARY) != 0,
 		forceLegacy: os.Getenv(EnvLegacy) == "1",
 		primary:     map[int]*primaryRef{},
+		live:        map[C.CUcontext]int{},
 	}, nil
 }
 
@@ -251,6 +253,7 @@ func (d *Driver) PrimaryCtxRetain(dev int) (rt.CtxHandle, error) {
 		d.primary[dev] = r
 	}
 	r.n++
+	d.live[c]++
 	d.mu.Unlock()
 	return ctxh(c), nil
 }
@@ -267,6 +270,9 @@ func (d *Driver) PrimaryCtxRelease(dev int) error {
 		if r.n--; r.n <= 0 {
 			last = r.ctx
 			delete(d.primary, dev)
+		}
+		if d.live[r.ctx]--; d.live[r.ctx] <= 0 {
+			delete(d.live, r.ctx)
 		}
 	}
 	d.mu.Unlock()
@@ -286,6 +292,9 @@ func (d *Driver) CtxCreate(dev int, flags uint32) (rt.CtxHandle, error) {
 	if rc := C.cg_ctx_create(C.int(dev), C.uint(flags), &c); rc != 0 {
 		return 0, checkd("cuCtxCreate", rc, fmt.Sprintf("device %d", dev))
 	}
+	d.mu.Lock()
+	d.live[c] = 1
+	d.mu.Unlock()
 	return ctxh(c), nil
 }
 
@@ -298,7 +307,26 @@ func (d *Driver) CtxDestroy(ctx rt.CtxHandle) error {
 	if rc := C.cg_ctx_destroy(cctx(ctx)); rc != 0 {
 		return check("cuCtxDestroy", rc)
 	}
+	d.mu.Lock()
+	delete(d.live, cctx(ctx))
+	d.mu.Unlock()
 	d.dropContext(cctx(ctx), false)
+	return nil
+}
+
+// someCtx is a context to run a query in that needs one but belongs to none
+// (cuKernelGetParamInfo): the calling thread's current context, else any
+// context this Driver retained or created, else nil.
+func (d *Driver) someCtx() C.CUcontext {
+	var c C.CUcontext
+	if C.cg_ctx_get_current(&c) == 0 && c != nil {
+		return c
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for c := range d.live {
+		return c
+	}
 	return nil
 }
 

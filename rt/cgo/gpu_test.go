@@ -494,6 +494,12 @@ func noescape(p unsafe.Pointer) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
 }
 
+// asDriver returns d as an rt.Driver the compiler cannot see through, as
+// generated code holds it.
+//
+//go:noinline
+func asDriver(d *Driver) rt.Driver { return d }
+
 func TestLaunchAllocsAndCost(t *testing.T) {
 	f := setup(t)
 	d := f.d
@@ -505,7 +511,7 @@ func TestLaunchAllocsAndCost(t *testing.T) {
 	defer d.MemFree(f.a, buf)
 	vecAdd := kernelOf(t, d, f.lib, "vecAdd")
 	empty := kernelOf(t, d, f.lib, "empty")
-	var iface rt.Driver = d
+	iface := asDriver(d) // hides the concrete type: no devirtualization
 
 	direct := func() {
 		var p [28]byte
@@ -626,6 +632,19 @@ func TestErrors(t *testing.T) {
 		t.Errorf("broken PTX: code %v, want CUDA_ERROR_INVALID_PTX", c)
 	}
 
+	// A buffer of the wrong size is refused (the driver itself would launch
+	// with a short buffer and let the kernel read garbage).
+	if d.hasParamInfo() {
+		var p [12]byte
+		vecAdd := kernelOf(t, d, f.lib, "vecAdd")
+		runVecAdd(t, d, f.a, vecAdd) // learns the layout
+		err := d.Launch(vecAdd, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&p), ParamSize: 12})
+		if !errors.Is(err, rt.ErrInvalidValue) {
+			t.Fatalf("12-byte buffer for vecAdd: %v, want CUDA_ERROR_INVALID_VALUE", err)
+		}
+		t.Logf("short buffer: %v", err)
+	}
+
 	// Handles of an unloaded library are dead.
 	lib2, err := d.LibraryLoad(kernelsPTX, rt.LoadOptions{})
 	must(t, err)
@@ -714,8 +733,15 @@ func TestLegacy(t *testing.T) {
 		}
 	}()
 
-	if _, err := d.KernelParamSpecs(vecAdd); !errors.Is(err, rt.ErrNotSupported) {
-		t.Errorf("legacy KernelParamSpecs: %v", err)
+	if d.hasParamInfo() {
+		ps, err := d.KernelParamSpecs(vecAdd)
+		if err != nil || fmt.Sprint(ps) != fmt.Sprint(specs(0, 8, 8, 8, 16, 8, 24, 4)) {
+			t.Errorf("legacy KernelParamSpecs: %v, %v", ps, err)
+		}
+		var p [12]byte
+		if err := d.Launch(vecAdd, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&p), ParamSize: 12}); !errors.Is(err, rt.ErrInvalidValue) {
+			t.Errorf("legacy: 12-byte buffer for vecAdd: %v, want CUDA_ERROR_INVALID_VALUE", err)
+		}
 	}
 	must(t, d.SetKernelAttribute(vecAdd, rt.FuncMaxDynamicSharedSizeBytes, 64<<10, 0))
 	if v, err := d.KernelAttribute(vecAdd, rt.FuncMaxDynamicSharedSizeBytes, 0); err != nil || v != 64<<10 {

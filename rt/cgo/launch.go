@@ -10,10 +10,15 @@ package cgo
 #cgo nocallback cg_launch
 #cgo noescape cg_launch_ex
 #cgo nocallback cg_launch_ex
-// The legacy launch path asks for contexts through out-parameters that C
-// does not keep either.
+// The legacy launch path and the first launch of a kernel pass
+// out-parameters that C does not keep either (noescape takes effect only
+// together with nocallback).
 #cgo noescape cg_stream_ctx
+#cgo nocallback cg_stream_ctx
 #cgo noescape cg_ctx_get_current
+#cgo nocallback cg_ctx_get_current
+#cgo noescape cg_param_size
+#cgo nocallback cg_param_size
 #include "shim.h"
 */
 import "C"
@@ -32,7 +37,13 @@ import (
 // call), or with Ctx 0 too, on the calling thread's current context.
 //
 // The parameter buffer is read before Launch returns and never retained. A
-// launch allocates nothing on the context-independent path.
+// launch allocates nothing.
+//
+// The driver does not check the buffer's size against the kernel (a short
+// buffer makes the kernel read garbage addresses), so Launch does: at a
+// kernel's first launch it asks the driver for the parameter layout
+// (cuKernelGetParamInfo, CUDA 12.4+) and from then on rejects a buffer of any
+// other size with CUDA_ERROR_INVALID_VALUE.
 func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
 	k := d.kernels.get(uintptr(h))
 	if k == nil || k.dead.Load() {
@@ -42,15 +53,23 @@ func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
 		return rt.Errorf("cuLaunchKernel", rt.ErrInvalidValue, "kernel %s: %d parameter bytes but no buffer", k.name, l.ParamSize)
 	}
 	fn := k.fn
-	if k.lib.legacy {
-		var err error
-		if fn, err = d.legacyLaunchFunc(k, l); err != nil {
-			return err
-		}
-	}
 	var ctx C.CUcontext
 	if l.Stream == 0 {
 		ctx = cctx(l.Ctx)
+	}
+	var legacyCtx C.CUcontext
+	if k.lib.legacy {
+		var err error
+		if fn, legacyCtx, err = d.legacyLaunchFunc(k, l); err != nil {
+			return err
+		}
+	}
+	ps := k.psize.Load()
+	if ps == 0 {
+		ps = d.learnParamSize(k, fn, ctx, legacyCtx, l.Stream)
+	}
+	if ps > 1 && uintptr(ps-1) != l.ParamSize {
+		return paramSizeErr(k, l, ps-1)
 	}
 	g, b := l.Grid.Norm(), l.Block.Norm()
 	var rc C.int
@@ -85,6 +104,32 @@ func launchErr(op string, rc C.int, k *kernel, l rt.LaunchArgs) error {
 	return k.lib.withLog(checkd(op, rc, detail))
 }
 
+// learnParamSize asks the driver for k's parameter buffer size, in the
+// launch's context, and records it (see kernel.psize).
+func (d *Driver) learnParamSize(k *kernel, fn C.CUfunction, ctx, legacyCtx C.CUcontext, s rt.StreamHandle) int64 {
+	var total C.size_t
+	var rc C.int
+	if k.lib.legacy {
+		rc = C.cg_param_size(legacyCtx, nil, nil, fn, &total)
+	} else {
+		rc = C.cg_param_size(ctx, cstream(s), k.k, nil, &total)
+	}
+	switch {
+	case rc == 0:
+		k.psize.Store(int64(total) + 1)
+		return int64(total) + 1
+	case rc&C.CG_MISSING != 0:
+		k.psize.Store(-1) // never answerable: do not ask again
+	}
+	return -1 // unknown this time (no context, say); the launch will tell
+}
+
+func paramSizeErr(k *kernel, l rt.LaunchArgs, want int64) error {
+	return rt.Errorf("cuLaunchKernel", rt.ErrInvalidValue,
+		"kernel %s: %d parameter bytes, but the image declares %d (generated code out of date with the image?)",
+		k.name, l.ParamSize, want)
+}
+
 func (d *Driver) badKernel(h rt.KernelHandle, k *kernel) error {
 	if k == nil {
 		return rt.Errorf("cuLaunchKernel", rt.ErrInvalidHandle, "unknown KernelHandle %d", h)
@@ -94,26 +139,27 @@ func (d *Driver) badKernel(h rt.KernelHandle, k *kernel) error {
 
 // legacyLaunchFunc finds the context a legacy launch runs in (the stream's,
 // Ctx, or the current one) and k's CUfunction there.
-func (d *Driver) legacyLaunchFunc(k *kernel, l rt.LaunchArgs) (C.CUfunction, error) {
+func (d *Driver) legacyLaunchFunc(k *kernel, l rt.LaunchArgs) (C.CUfunction, C.CUcontext, error) {
 	var ctx C.CUcontext
 	switch {
 	case l.Stream != 0:
 		if rc := C.cg_stream_ctx(cstream(l.Stream), &ctx); rc != 0 {
-			return nil, check("cuStreamGetCtx", rc)
+			return nil, nil, check("cuStreamGetCtx", rc)
 		}
 	case l.Ctx != 0:
 		ctx = cctx(l.Ctx)
 	default:
 		var err error
 		if ctx, err = currentCtx("cuLaunchKernel"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	lib := k.lib
 	lib.mu.Lock()
 	defer lib.mu.Unlock()
 	if lib.unloaded {
-		return nil, d.badKernel(0, k)
+		return nil, nil, d.badKernel(0, k)
 	}
-	return d.legacyFunc(lib, k, ctx)
+	f, err := d.legacyFunc(lib, k, ctx)
+	return f, ctx, err
 }

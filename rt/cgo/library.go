@@ -58,6 +58,10 @@ type kernel struct {
 	fn   C.CUfunction
 	k    C.CUkernel
 	dead atomic.Bool
+	// psize is the parameter buffer size the image declares plus one,
+	// learned at the first launch: 0 = not known yet, -1 = the driver
+	// cannot tell (older than 12.4). Launch checks buffers against it.
+	psize atomic.Int64
 	// attrs are attribute values set on a legacy kernel per device, applied
 	// to the CUfunction of every context of that device it is loaded in
 	// later (guarded by lib.mu).

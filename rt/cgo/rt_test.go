@@ -72,17 +72,25 @@ func TestRtLibrary(t *testing.T) {
 	}
 
 	// A stale layout (what an outdated generated package would declare) is
-	// caught at load when the driver reports parameter layouts.
-	stale := rt.NewLibrary("kernels.ptx", kernelsPTX)
-	k := stale.Kernel("vecAdd", rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 4})
-	var p [12]byte
-	err = k.Launch(rt.Linear(1, 32).On(s), p[:])
-	if _, perr := d.KernelParamSpecs(kernelOf(t, d, setup(t).lib, "vecAdd")); perr != nil {
-		t.Logf("parameter layout check unavailable: %v (launch: %v)", perr, err)
+	// caught at load where the driver reports layouts, and the backend
+	// refuses the short buffer at launch in any case: never a launch that
+	// reads garbage.
+	if !d.hasParamInfo() {
+		t.Logf("driver cannot report parameter layouts (older than 12.4): stale-layout checks skipped")
 		return
 	}
-	if err == nil || !strings.Contains(err.Error(), "regenerate") {
-		t.Errorf("stale layout: launch error %v, want a layout mismatch", err)
+	stale := rt.NewLibrary("kernels.ptx", kernelsPTX)
+	k := stale.Kernel("vecAdd", rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 4})
+	_, err = stale.Load(d)
+	t.Logf("stale layout at load: %v", err)
+	if d.ContextIndependent() && (err == nil || !strings.Contains(err.Error(), "regenerate")) {
+		t.Errorf("stale layout loaded: %v", err)
 	}
-	t.Logf("stale layout: %v", err)
+	var p [12]byte
+	err = k.Launch(rt.Linear(1, 32).On(s), p[:])
+	t.Logf("stale layout at launch: %v", err)
+	if err == nil {
+		t.Fatal("a launch with a stale 12-byte layout for vecAdd went through")
+	}
+	must(t, s.Synchronize())
 }

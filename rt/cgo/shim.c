@@ -125,6 +125,7 @@ static CUresult (*p_cuModuleGetFunctionCount)(unsigned int *, CUmodule);
 static CUresult (*p_cuModuleEnumerateFunctions)(CUfunction *, unsigned int, CUmodule);
 static CUresult (*p_cuModuleGetLoadingMode)(int *);
 static CUresult (*p_cuFuncGetName)(const char **, CUfunction);
+static CUresult (*p_cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
 static CUresult (*p_cuFuncGetAttribute)(int *, int, CUfunction);
 static CUresult (*p_cuFuncSetAttribute)(CUfunction, int, int);
 static CUresult (*p_cuLaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
@@ -218,6 +219,7 @@ int cg_open(char *err, size_t errlen) {
 	LOAD(p_cuModuleEnumerateFunctions, "cuModuleEnumerateFunctions", NULL);
 	LOAD(p_cuModuleGetLoadingMode, "cuModuleGetLoadingMode", NULL);
 	LOAD(p_cuFuncGetName, "cuFuncGetName", NULL);
+	LOAD(p_cuFuncGetParamInfo, "cuFuncGetParamInfo", NULL);
 	LOAD(p_cuFuncGetAttribute, "cuFuncGetAttribute", NULL);
 	LOAD(p_cuFuncSetAttribute, "cuFuncSetAttribute", NULL);
 	LOAD(p_cuLaunchKernel, "cuLaunchKernel", NULL);
@@ -262,6 +264,8 @@ int cg_has(int s) {
 		return p_cuModuleGetLoadingMode != NULL;
 	case CG_SYM_LINK:
 		return p_cuLinkCreate && p_cuLinkAddData && p_cuLinkComplete && p_cuLinkDestroy;
+	case CG_SYM_FUNC_PARAM_INFO:
+		return p_cuFuncGetParamInfo != NULL;
 	}
 	return 0;
 }
@@ -544,9 +548,36 @@ int cg_library_managed(CUcontext ctx, CUlibrary l, const char *name, CUdeviceptr
 	IN_CTX(ctx, p_cuLibraryGetManaged(p, bytes, l, name));
 }
 
-int cg_kernel_param_info(CUkernel k, size_t i, size_t *off, size_t *size) {
-	NEED(p_cuKernelGetParamInfo);
-	return p_cuKernelGetParamInfo(k, i, off, size);
+static CUresult param_info(CUkernel k, CUfunction f, size_t i, size_t *off, size_t *size) {
+	return k ? p_cuKernelGetParamInfo(k, i, off, size) : p_cuFuncGetParamInfo(f, i, off, size);
+}
+
+int cg_param_info(CUcontext ctx, CUkernel k, CUfunction f, size_t i, size_t *off, size_t *size) {
+	if (k) NEED(p_cuKernelGetParamInfo);
+	else NEED(p_cuFuncGetParamInfo);
+	IN_CTX(ctx, param_info(k, f, i, off, size));
+}
+
+static CUresult param_size(CUkernel k, CUfunction f, size_t *total) {
+	*total = 0;
+	for (size_t i = 0;; i++) {
+		size_t off, size;
+		CUresult r = param_info(k, f, i, &off, &size);
+		if (r == 1) return 0;  // CUDA_ERROR_INVALID_VALUE: past the last parameter
+		if (r != 0) return r;
+		if (off + size > *total) *total = off + size;
+	}
+}
+
+int cg_param_size(CUcontext ctx, CUstream s, CUkernel k, CUfunction f, size_t *total) {
+	if (k) NEED(p_cuKernelGetParamInfo);
+	else NEED(p_cuFuncGetParamInfo);
+	if (!ctx && s) {
+		NEED(p_cuStreamGetCtx);
+		CUresult r = p_cuStreamGetCtx(s, &ctx);
+		if (r != 0) return r;
+	}
+	IN_CTX(ctx, param_size(k, f, total));
 }
 
 int cg_kernel_get_attribute(CUkernel k, int attr, int ord, int *v) {

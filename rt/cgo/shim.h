@@ -38,6 +38,7 @@ enum {
 	CG_SYM_MODULE_ENUMERATE,   // cuModuleEnumerateFunctions (12.4)
 	CG_SYM_LOADING_MODE,       // cuModuleGetLoadingMode (11.7)
 	CG_SYM_LINK,               // cuLinkCreate_v2 & co
+	CG_SYM_FUNC_PARAM_INFO,    // cuFuncGetParamInfo (12.4)
 	CG_SYM_COUNT
 };
 
@@ -91,10 +92,15 @@ int cg_library_kernels(CUlibrary lib, CUkernel *ks, unsigned int n);
 int cg_kernel_name(CUkernel k, const char **name);
 int cg_library_global(CUcontext ctx, CUlibrary lib, const char *name, CUdeviceptr *p, size_t *bytes);
 int cg_library_managed(CUcontext ctx, CUlibrary lib, const char *name, CUdeviceptr *p, size_t *bytes);
-int cg_kernel_param_info(CUkernel k, size_t i, size_t *off, size_t *size);
 int cg_kernel_get_attribute(CUkernel k, int attr, int ord, int *v);
 int cg_kernel_set_attribute(CUkernel k, int attr, int v, int ord);
 int cg_library_warmup(CUcontext ctx, CUlibrary lib, unsigned int *loaded);
+
+// Parameter layouts: cuKernelGetParamInfo for a CUkernel (k != NULL), else
+// cuFuncGetParamInfo for the CUfunction f (both CUDA 12.4). cg_param_size
+// sums the layout up in one call, in ctx, or in s's context when ctx is NULL.
+int cg_param_info(CUcontext ctx, CUkernel k, CUfunction f, size_t i, size_t *off, size_t *size);
+int cg_param_size(CUcontext ctx, CUstream s, CUkernel k, CUfunction f, size_t *total);
 
 // Legacy per-context modules.
 int cg_module_load(CUcontext ctx, CUmodule *mod, const void *image, char *log, size_t loglen);
