@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cugen/cugen/parse/ptx"
 )
@@ -144,7 +145,11 @@ func layoutParams(ps []*ptx.Param, start uint32) (offs []uint32, end uint32) {
 	return offs, end
 }
 
+// decodeCount counts kernel decodes (tests check a library is decoded once).
+var decodeCount atomic.Int64
+
 func decodeKernel(lib *library, entry *ptx.Func) (p *program, err error) {
+	decodeCount.Add(1)
 	dc := &decoder{lib: lib, funcs: lib.funcs, infos: map[*ptx.Func]*funcInfo{},
 		consts: map[uint64]uint32{}, syms: map[int]uint32{}, specials: map[int]uint32{}, shared: map[*ptx.Var]uint32{}}
 	p = &program{lib: lib, name: entry.Name, fn: entry, nslots: 2, npreds: 1,

@@ -173,3 +173,5 @@ func (e *env) launch(k rt.KernelHandle, grid, block rt.Dim3, smem uint32, args .
 		e.t.Fatal(err)
 	}
 }
+
+func readTestdata(name string) ([]byte, error) { return os.ReadFile(filepath.Join("testdata", name)) }
