@@ -81,10 +81,13 @@ type Driver interface {
 // LaunchArgs is everything one launch needs. A launch with a non-zero Stream runs
 // in the stream's context; with Stream 0 it runs on Ctx's NULL stream, or, if Ctx
 // is 0 too, on the NULL stream of the calling thread's current context.
+//
+// Grid counts blocks, also for cluster launches, where each dimension must be
+// a multiple of Cluster's (cuda.core counts clusters instead: not here).
 type LaunchArgs struct {
 	Ctx       CtxHandle
 	Stream    StreamHandle
-	Grid      Dim3
+	Grid      Dim3 // blocks
 	Block     Dim3
 	SharedMem uint32
 	Params    unsafe.Pointer

@@ -204,6 +204,15 @@ func (k *Kernel) Handle(d Driver) (KernelHandle, error) {
 	if err != nil {
 		return 0, fmt.Errorf("rt: library %s: kernel %s: %w", k.lib.name, k.name, err)
 	}
+	// Check the layout again at first use: a driver that needs a context to
+	// report it (CUDA's cuKernelGetParamInfo) could not at load time.
+	if pi, ok := d.(paramInfoer); ok {
+		if got, err := pi.KernelParamSpecs(h); err == nil {
+			if err := k.checkParams(got); err != nil {
+				return 0, fmt.Errorf("rt: library %s: %w", k.lib.name, err)
+			}
+		}
+	}
 	k.bound.Store(&kernelBinding{drv: d, h: h})
 	return h, nil
 }

@@ -1,0 +1,106 @@
+//go:build cgo
+
+package cgo
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// vecAddGen is what cugen generates for extern "C" vecAdd(float*, float*, float*, int).
+var (
+	costLib    = rt.NewLibrary("kernels.ptx", kernelsPTX)
+	costVecAdd = costLib.Kernel("vecAdd",
+		rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 8},
+		rt.ParamSpec{Offset: 16, Size: 8}, rt.ParamSpec{Offset: 24, Size: 4})
+)
+
+func vecAddGen(cfg rt.Config, a, b, c rt.Ptr[float32], n int32) error {
+	var args [28]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(a))
+	binary.LittleEndian.PutUint64(args[8:], uint64(b))
+	binary.LittleEndian.PutUint64(args[16:], uint64(c))
+	binary.LittleEndian.PutUint32(args[24:], uint32(n))
+	return costVecAdd.Launch(cfg, args[:])
+}
+
+// TestLaunchCostVsC measures the CPU cost of submitting one launch through a
+// generated function and through a C loop calling cuLaunchKernel, in one
+// process, on the same kernel and non-blocking stream: batches of 256
+// launches, a sync between batches, the two interleaved batch by batch,
+// median over batches. It reports the ratio (the goal is ≤ 1.05) and fails
+// only on errors or allocations: timings are not assertions.
+func TestLaunchCostVsC(t *testing.T) {
+	d := gpu(t)
+	ctx, err := rt.PrimaryOn(d, 0)
+	must(t, err)
+	defer ctx.Release()
+	s, err := ctx.NewStream()
+	must(t, err)
+	defer s.Destroy()
+	buf, err := rt.Alloc[float32](ctx, 32)
+	must(t, err)
+	defer buf.Free()
+	p := buf.Ptr
+	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: s}
+	must(t, vecAddGen(cfg, p, p, p, 32)) // loads the library, learns the layout
+	kh, err := costVecAdd.Handle(d)
+	must(t, err)
+	if n := testing.AllocsPerRun(1000, func() { vecAddGen(cfg, p, p, p, 32) }); n != 0 {
+		t.Errorf("generated launch allocates %v times", n)
+	}
+	must(t, s.Synchronize())
+
+	const batch, batches, warm = 256, 400, 40
+	var goT, cT []time.Duration
+	for i := 0; i < batches; i++ {
+		t0 := time.Now()
+		for j := 0; j < batch; j++ {
+			if err := vecAddGen(cfg, p, p, p, 32); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g := time.Since(t0)
+		must(t, s.Synchronize())
+		c, err := d.cLoopVecAdd(kh, s.Handle(), buf.Ptr.Addr(), buf.Ptr.Addr(), buf.Ptr.Addr(), 32, batch)
+		must(t, err)
+		must(t, s.Synchronize())
+		if i >= warm {
+			goT, cT = append(goT, g/batch), append(cT, c/batch)
+		}
+	}
+	med := func(x []time.Duration) time.Duration {
+		sort.Slice(x, func(i, j int) bool { return x[i] < x[j] })
+		return x[len(x)/2]
+	}
+	g, c := med(goT), med(cT)
+	line := fmt.Sprintf("LAUNCH-COST generated %v  C %v  ratio %.3f (median of %d batches of %d)", g, c, float64(g)/float64(c), batches-warm, batch)
+	t.Log(line)
+	fmt.Println(line)
+}
+
+func BenchmarkLaunchGenerated(b *testing.B) {
+	d := gpu(b)
+	ctx, err := rt.PrimaryOn(d, 0)
+	must(b, err)
+	defer ctx.Release()
+	s, err := ctx.NewStream()
+	must(b, err)
+	buf, err := rt.Alloc[float32](ctx, 32)
+	must(b, err)
+	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: s}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		vecAddGen(cfg, buf.Ptr, buf.Ptr, buf.Ptr, 32)
+		if i++; i%256 == 0 {
+			s.Synchronize()
+		}
+	}
+	s.Synchronize()
+}
