@@ -259,3 +259,24 @@ func TestLinear(t *testing.T) {
 		t.Errorf("Linear(0) grid %d, want 1", c.Grid.X)
 	}
 }
+
+// A driver that can report the layout only once a context exists (CUDA's
+// cuKernelGetParamInfo) is checked at the kernel's first launch.
+func TestLayoutCheckedAtFirstLaunch(t *testing.T) {
+	f := newFake()
+	l := rt.NewLibrary("late.ptx", nil)
+	k := l.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4})
+	if _, err := l.Load(f); err != nil { // nothing to check against yet
+		t.Fatal(err)
+	}
+	f.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 8}}}
+	ctx, _ := rt.PrimaryOn(f, 0)
+	var p [4]byte
+	err := k.Launch(rt.Config{Stream: ctx.NullStream()}, p[:])
+	if err == nil || !strings.Contains(err.Error(), "parameter 0 is at offset 0 size 8 in the image, at offset 0 size 4") {
+		t.Fatalf("err = %v", err)
+	}
+	if f.LaunchCount() != 0 {
+		t.Error("a kernel with a stale layout was launched")
+	}
+}
