@@ -1,0 +1,294 @@
+package csrc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Pos is a place in a source file; Line and Col count from 1 (Col in bytes).
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+
+// Error is a syntax error at a position.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+type tokKind uint8
+
+const (
+	tIdent tokKind = iota + 1
+	tNumber
+	tString // a string literal, prefix and quotes included
+	tChar
+	tPunct
+)
+
+type token struct {
+	kind tokKind
+	text string
+	pos  Pos
+}
+
+func (t token) is(s string) bool { return (t.kind == tPunct || t.kind == tIdent) && t.text == s }
+
+// lexer splits C++ source into tokens. It drops comments, preprocessor
+// directives and line splices; it never looks inside a directive, so macros
+// stay unexpanded.
+type lexer struct {
+	file      string
+	src       string
+	off       int
+	line, col int
+	lineStart bool // only whitespace so far on this line
+	toks      []token
+}
+
+func lex(file string, src []byte) ([]token, error) {
+	l := &lexer{file: file, src: string(src), line: 1, col: 1, lineStart: true}
+	if strings.HasPrefix(l.src, "\ufeff") {
+		l.off = 3
+	}
+	for {
+		if err := l.skipSpace(); err != nil {
+			return nil, err
+		}
+		if l.off >= len(l.src) {
+			return l.toks, nil
+		}
+		if err := l.next(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (l *lexer) pos() Pos { return Pos{File: l.file, Line: l.line, Col: l.col} }
+
+func (l *lexer) peek(i int) byte {
+	if l.off+i < len(l.src) {
+		return l.src[l.off+i]
+	}
+	return 0
+}
+
+// advance moves over n bytes, tracking lines.
+func (l *lexer) advance(n int) {
+	for ; n > 0 && l.off < len(l.src); n-- {
+		if l.src[l.off] == '\n' {
+			l.line++
+			l.col = 1
+			l.lineStart = true
+		} else {
+			l.col++
+		}
+		l.off++
+	}
+}
+
+func (l *lexer) errorf(p Pos, format string, args ...any) error {
+	return &Error{Pos: p, Msg: fmt.Sprintf(format, args...)}
+}
+
+// skipSpace skips whitespace, comments, line splices and, at the start of a
+// line, preprocessor directives.
+func (l *lexer) skipSpace() error {
+	for l.off < len(l.src) {
+		c := l.src[l.off]
+		switch {
+		case c == '\n':
+			l.advance(1)
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			l.off++
+			l.col++
+		case c == '\\' && (l.peek(1) == '\n' || l.peek(1) == '\r' && l.peek(2) == '\n'):
+			l.advance(1)
+			l.lineStartKeep(func() { l.skipNewline() })
+		case c == '/' && l.peek(1) == '/':
+			for l.off < len(l.src) && l.src[l.off] != '\n' {
+				l.advance(1)
+			}
+		case c == '/' && l.peek(1) == '*':
+			if err := l.blockComment(); err != nil {
+				return err
+			}
+		case c == '#' && l.lineStart:
+			if err := l.directive(); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// lineStartKeep runs f, keeping lineStart as it was: a line splice joins
+// two lines into one.
+func (l *lexer) lineStartKeep(f func()) {
+	ls := l.lineStart
+	f()
+	l.lineStart = ls
+}
+
+func (l *lexer) skipNewline() {
+	if l.peek(0) == '\r' {
+		l.advance(1)
+	}
+	if l.peek(0) == '\n' {
+		l.advance(1)
+	}
+}
+
+func (l *lexer) blockComment() error {
+	start := l.pos()
+	l.advance(2)
+	for l.off < len(l.src) {
+		if l.src[l.off] == '*' && l.peek(1) == '/' {
+			l.advance(2)
+			return nil
+		}
+		l.advance(1)
+	}
+	return l.errorf(start, "unterminated /* comment")
+}
+
+// directive skips a preprocessor line, with its splices and comments.
+func (l *lexer) directive() error {
+	for l.off < len(l.src) {
+		c := l.src[l.off]
+		switch {
+		case c == '\n':
+			return nil
+		case c == '\\' && (l.peek(1) == '\n' || l.peek(1) == '\r' && l.peek(2) == '\n'):
+			l.advance(1)
+			l.skipNewline()
+		case c == '/' && l.peek(1) == '*':
+			if err := l.blockComment(); err != nil {
+				return err
+			}
+		case c == '/' && l.peek(1) == '/':
+			for l.off < len(l.src) && l.src[l.off] != '\n' {
+				l.advance(1)
+			}
+		default:
+			l.advance(1)
+		}
+	}
+	return nil
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
+}
+
+func isIdentChar(c byte) bool { return isIdentStart(c) || isDigitByte(c) }
+
+func isDigitByte(c byte) bool { return '0' <= c && c <= '9' }
+
+var puncts = []string{"::", "...", "->", "&&", "||", "==", "!=", "<=", ">="}
+
+func (l *lexer) emit(k tokKind, p Pos, start int) {
+	l.toks = append(l.toks, token{kind: k, text: l.src[start:l.off], pos: p})
+	l.lineStart = false
+}
+
+func (l *lexer) next() error {
+	p, start := l.pos(), l.off
+	c := l.src[l.off]
+	switch {
+	case isIdentStart(c):
+		for l.off < len(l.src) && isIdentChar(l.src[l.off]) {
+			l.off++
+			l.col++
+		}
+		word := l.src[start:l.off]
+		switch q := l.peek(0); {
+		case q == '"' && strings.HasSuffix(word, "R") && (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR"):
+			return l.rawString(p, start)
+		case q == '"' && (word == "u8" || word == "u" || word == "U" || word == "L"):
+			return l.quoted(p, start, '"', tString)
+		case q == '\'' && (word == "u8" || word == "u" || word == "U" || word == "L"):
+			return l.quoted(p, start, '\'', tChar)
+		}
+		l.emit(tIdent, p, start)
+	case isDigitByte(c) || c == '.' && isDigitByte(l.peek(1)):
+		for l.off < len(l.src) {
+			d := l.src[l.off]
+			switch {
+			case (d == 'e' || d == 'E' || d == 'p' || d == 'P') && (l.peek(1) == '+' || l.peek(1) == '-'):
+				l.off += 2
+				l.col += 2
+			case d == '\'' && isIdentChar(l.peek(1)): // a digit separator, 1'000
+				l.off++
+				l.col++
+			case isIdentChar(d) || d == '.':
+				l.off++
+				l.col++
+			default:
+				l.emit(tNumber, p, start)
+				return nil
+			}
+		}
+		l.emit(tNumber, p, start)
+	case c == '"':
+		return l.quoted(p, start, '"', tString)
+	case c == '\'':
+		return l.quoted(p, start, '\'', tChar)
+	default:
+		for _, s := range puncts {
+			if strings.HasPrefix(l.src[l.off:], s) {
+				l.advance(len(s))
+				l.emit(tPunct, p, start)
+				return nil
+			}
+		}
+		l.advance(1)
+		l.emit(tPunct, p, start)
+	}
+	return nil
+}
+
+// quoted lexes a string or character literal from its opening quote.
+func (l *lexer) quoted(p Pos, start int, q byte, k tokKind) error {
+	l.advance(1)
+	for l.off < len(l.src) {
+		switch l.src[l.off] {
+		case '\\':
+			l.advance(2)
+			continue
+		case '\n':
+			return l.errorf(p, "unterminated literal")
+		case q:
+			l.advance(1)
+			l.emit(k, p, start)
+			return nil
+		}
+		l.advance(1)
+	}
+	return l.errorf(p, "unterminated literal")
+}
+
+// rawString lexes R"delim( ... )delim".
+func (l *lexer) rawString(p Pos, start int) error {
+	l.advance(1) // "
+	open := strings.IndexByte(l.src[l.off:], '(')
+	if open < 0 || open > 16 || strings.ContainsAny(l.src[l.off:l.off+open], " \\)\n\t") {
+		return l.errorf(p, "malformed raw string literal")
+	}
+	end := ")" + l.src[l.off:l.off+open] + "\""
+	l.advance(open + 1)
+	i := strings.Index(l.src[l.off:], end)
+	if i < 0 {
+		return l.errorf(p, "unterminated raw string literal")
+	}
+	l.advance(i + len(end))
+	l.emit(tString, p, start)
+	return nil
+}
