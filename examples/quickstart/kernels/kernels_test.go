@@ -1,116 +1,16 @@
 package kernels_test
 
 import (
-	"sync/atomic"
 	"testing"
 
+	"github.com/cugen/cugen/examples/quickstart/internal/twoctx"
 	"github.com/cugen/cugen/examples/quickstart/kernels"
-	"github.com/cugen/cugen/rt"
 	_ "github.com/cugen/cugen/rt/cgo"
 	_ "github.com/cugen/cugen/rt/soft"
 )
 
-// countingDriver counts library loads of the driver it wraps.
-type countingDriver struct {
-	rt.Driver
-	loads atomic.Int32
-}
-
-func (d *countingDriver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, error) {
-	d.loads.Add(1)
-	return d.Driver.LibraryLoad(image, opts)
-}
-
-// TestOneLoadTwoContexts is the context-independent loading promise: the
-// library is loaded once, its kernels run in the primary context and in a
-// second created context, each context has its own __device__ variable, and
-// the __managed__ variable has one address. It runs on the default backend:
-// the GPU where rt/cgo finds one, rt/soft otherwise.
+// TestOneLoadTwoContexts runs on the default backend: the GPU where rt/cgo
+// finds one, rt/soft otherwise.
 func TestOneLoadTwoContexts(t *testing.T) {
-	base, err := rt.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	drv := &countingDriver{Driver: base}
-	primary, err := rt.PrimaryOn(drv, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer primary.Release()
-	created, err := rt.NewContextOn(drv, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer created.Release()
-	t.Logf("backend %s: %v and %v", drv.Name(), primary, created)
-
-	const n = 4099 // not a multiple of the block size
-	a, b := make([]float32, n), make([]float32, n)
-	for i := range a {
-		a[i], b[i] = float32(i)*0.25, float32(n-i)
-	}
-	var addrs [2]rt.Ptr[uint32]
-	var managed [2]rt.Ptr[uint32]
-	for ci, ctx := range []*rt.Context{primary, created} {
-		s, err := ctx.NewStream()
-		if err != nil {
-			t.Fatal(err)
-		}
-		da, _ := rt.AllocFrom(ctx, a)
-		db, _ := rt.AllocFrom(ctx, b)
-		dc, err := rt.Alloc[float32](ctx, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := rt.Linear(n, 128).On(s)
-		if err := kernels.VecAdd(cfg, uint64(da.Ptr), uint64(db.Ptr), uint64(dc.Ptr), n); err != nil {
-			t.Fatal(err)
-		}
-		scale := float32(ci + 2)
-		if err := kernels.ScaleFloat32(cfg, dc.Ptr, scale, n); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Synchronize(); err != nil {
-			t.Fatal(err)
-		}
-		c, err := dc.ToHost()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range c {
-			if want := (a[i] + b[i]) * scale; c[i] != want {
-				t.Fatalf("context %d: c[%d] = %v, want %v", ci, i, c[i], want)
-			}
-		}
-		// The per-context counter: set it differently in each context.
-		if err := kernels.Launches.Set(ctx, uint32(100*(ci+1))); err != nil {
-			t.Fatal(err)
-		}
-		if addrs[ci], err = kernels.Launches.Ptr(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if managed[ci], err = kernels.Total.Ptr(ctx); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []func() error{da.Free, db.Free, dc.Free, s.Destroy} {
-			if err := f(); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if addrs[0] == addrs[1] {
-		t.Errorf("__device__ launches has one address %v in both contexts", addrs[0])
-	}
-	if managed[0] != managed[1] {
-		t.Errorf("__managed__ total has addresses %v and %v", managed[0], managed[1])
-	}
-	p, _ := kernels.Launches.Get(primary)
-	c, _ := kernels.Launches.Get(created)
-	if p != 100 || c != 200 {
-		t.Errorf("per-context launches = %d, %d; want 100, 200", p, c)
-	}
-	if n := drv.loads.Load(); n != 1 {
-		t.Errorf("library loaded %d times, want once", n)
-	}
-	t.Logf("launches at %v (primary) and %v (created); managed total at %v in both", addrs[0], addrs[1], managed[0])
+	twoctx.Run(t, twoctx.Kernels{VecAdd: kernels.VecAdd, Scale: kernels.ScaleFloat32, Launches: kernels.Launches, Total: kernels.Total})
 }
