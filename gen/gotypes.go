@@ -30,19 +30,22 @@ const maxGoAlign = 8
 // ParseTypeMapping parses the value of a -type flag,
 // "CNAME=IMPORT/PATH.Name"; LoadTypeMappings fills in the layout.
 func ParseTypeMapping(s string) (TypeMapping, error) {
+	bad := func(why string) (TypeMapping, error) {
+		return TypeMapping{}, fmt.Errorf("%q: %s; want CNAME=IMPORT/PATH.Name, e.g. 'Params=example.com/m/pkg.Params'", s, why)
+	}
 	cname, goName, ok := strings.Cut(s, "=")
 	cname, goName = strings.TrimSpace(cname), strings.TrimSpace(goName)
 	if !ok || cname == "" || goName == "" {
-		return TypeMapping{}, fmt.Errorf("-type %q: want CNAME=IMPORT/PATH.Name, e.g. 'Params=example.com/m/pkg.Params'", s)
+		return bad("no C++ name or no Go type")
 	}
 	slash := strings.LastIndex(goName, "/")
 	dot := strings.LastIndex(goName, ".")
 	if dot <= slash+1 || dot == len(goName)-1 {
-		return TypeMapping{}, fmt.Errorf("-type %q: %q is not IMPORT/PATH.Name", s, goName)
+		return bad(fmt.Sprintf("%q names no package", goName))
 	}
 	m := TypeMapping{CName: cname, PkgPath: goName[:dot], Name: goName[dot+1:]}
 	if !token.IsIdentifier(m.Name) || !token.IsExported(m.Name) {
-		return TypeMapping{}, fmt.Errorf("-type %q: %s is not an exported Go identifier", s, m.Name)
+		return bad(fmt.Sprintf("%s is not an exported Go identifier", m.Name))
 	}
 	return m, nil
 }

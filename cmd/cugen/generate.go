@@ -38,7 +38,14 @@ func readModule(c *config, input string) (*parse.Module, error) {
 			}
 		}
 	}
-	return parse.Read(input, data, opts)
+	mod, err := parse.Read(input, data, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := applySources(c, input, mod); err != nil {
+		return nil, err
+	}
+	return mod, nil
 }
 
 func generate(c *config, stderr io.Writer) error {
@@ -88,7 +95,11 @@ func generate(c *config, stderr io.Writer) error {
 	case mod.Format == parse.FormatHostELF || (mod.Format == parse.FormatFatbin && c.arch != ""):
 		imageName = base + ".fatbin"
 	}
-	src, err := gen.Generate(mod, gen.Options{Package: pkg, ImageFile: imageName, Source: filepath.Base(input), Kernels: re})
+	types, err := gen.LoadTypeMappings(outDir, c.types)
+	if err != nil {
+		return err
+	}
+	src, err := gen.Generate(mod, gen.Options{Package: pkg, ImageFile: imageName, Source: filepath.Base(input), Kernels: re, Types: types})
 	if err != nil {
 		return err
 	}

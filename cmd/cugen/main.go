@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] input
+//	cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] input
 //	cugen -compiler clang|nvcc [-gpu arch] [flags] input.cu
 //	cugen -list [-json] input...
 //
@@ -12,6 +12,13 @@
 // declarations device code needs). cugen writes one Go file with a typed launch
 // function per kernel and a typed accessor per __device__, __constant__ and
 // __managed__ variable, and copies the device image beside it for //go:embed.
+//
+// -src names the CUDA source of the kernels: extern "C" kernels, whose names
+// carry no types, get their parameter types from their prototypes there
+// (checked against the binary's sizes), and every kernel found there gets its
+// parameter names. -type passes a C++ struct as a Go type of the same layout
+// (checked at generate time) instead of an opaque byte-backed type.
+//
 // It is meant to be run by //go:generate:
 //
 //	//go:generate cugen -o kernels.go kernels.ptx
@@ -43,8 +50,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.cc, "cc", "", "with -compiler: the compiler binary (default: clang-16 or clang; nvcc)")
 	fs.StringVar(&c.gpu, "gpu", "", "with -compiler: clang's --cuda-gpu-arch (default sm_70); nvcc's targets, e.g. compute_75 or sm_80,sm_90,compute_90 (default compute_75)")
 	fs.StringVar(&c.cflags, "cflags", "", "with -compiler: extra compiler flags")
+	fs.Var(&c.srcs, "src", "CUDA source `file` of the kernels (repeatable): extern \"C\" kernels get its parameter types, all kernels its parameter names")
+	fs.Var(&c.types, "type", "pass the C++ type as a Go type of the same layout (repeatable), `CNAME=IMPORT/PATH.Name`, e.g. 'Pair<float>=example.com/m/geom.PairF32'")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] input\n")
+		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] input\n")
 		fmt.Fprintf(stderr, "       cugen -list [-json] input...\n\n")
 		fs.PrintDefaults()
 	}
@@ -76,4 +85,6 @@ type config struct {
 	inputs                    []string
 	compiledExt               string // set by readModule for a .cu input: the image's extension
 	noImage                   bool   // the model only (-list)
+	srcs                      listFlag
+	types                     typeFlag
 }
