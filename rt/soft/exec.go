@@ -852,7 +852,7 @@ func (c *cta) growStack(w *warp, need uint64, lane int) bool {
 
 func cvtII(in *inst, r []uint64, m uint32) {
 	spec := in.imm
-	sb, db := uint(spec&0xff), uint(spec>>8&0xff)
+	sb, db, rw := uint(spec&0xff), uint(spec>>8&0xff), uint(spec>>24&0xff)
 	ss, ds, sat := spec&(1<<16) != 0, spec&(1<<17) != 0, spec&(1<<18) != 0
 	d, a := lanes(r, in.d), lanes(r, in.a)
 	for mm := m; mm != 0; mm &= mm - 1 {
@@ -881,7 +881,11 @@ func cvtII(in *inst, r []uint64, m uint32) {
 				v = min(v, mask(db))
 			}
 		}
-		d[l] = v & mask(db)
+		v &= mask(db)
+		if ds {
+			v = uint64(sext(v, db))
+		}
+		d[l] = v & mask(rw)
 	}
 }
 

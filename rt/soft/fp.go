@@ -328,6 +328,9 @@ func fma64(a, b, c float64, rnd int) float64 {
 	}
 	p.SetPrec(53)
 	f, _ := p.Float64()
+	if math.IsInf(f, 0) && (rnd == rnRZ || rnd == rnRM && f > 0 || rnd == rnRP && f < 0) {
+		return math.Copysign(math.MaxFloat64, f)
+	}
 	return f
 }
 

@@ -859,6 +859,10 @@ func (dc *decoder) cvt(in *ptx.Instr, sc *scope, m modset, x inst) {
 		if sat {
 			spec |= 1 << 18
 		}
+		// A destination register wider than the type gets the result
+		// sign- or zero-extended to its width.
+		rw := max(regWidth(dc.regType(sc, ops[0])), dt.Size())
+		spec |= int64(rw*8) << 24
 		x.op, x.d, x.a, x.imm = opCvtII, d, dc.src(in, sc, ops[1], st), spec
 		dc.emit(in, x)
 		return
