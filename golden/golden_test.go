@@ -2,11 +2,17 @@
 // is generated into testdata/NAME/NAME_cugen.go, compared byte for byte with
 // the committed file, and every committed output is compiled and vetted in a
 // scratch module. Regenerate with: go test ./golden -update
+//
+// A case directory may hold a cugen.flags file with the -src and -type
+// options of cmd/cugen, whitespace-separated ('#' starts a comment); -src
+// paths are relative to the case directory. A directory without an input
+// (testdata/gotypes) holds Go types that -type cases map to.
 package golden
 
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +21,7 @@ import (
 
 	"github.com/cugen/cugen/gen"
 	"github.com/cugen/cugen/parse"
+	"github.com/cugen/cugen/parse/csrc"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -72,9 +79,13 @@ func generate(t *testing.T, input string) []byte {
 	if err != nil {
 		t.Fatalf("%s: %v", input, err)
 	}
+	types, err := applyFlags(filepath.Dir(input), mod)
+	if err != nil {
+		t.Fatalf("%s: %v", input, err)
+	}
 	pkg := filepath.Base(filepath.Dir(input))
 	img := imageName(input, mod)
-	src, err := gen.Generate(mod, gen.Options{Package: strings.ReplaceAll(pkg, "_", ""), ImageFile: img, Source: filepath.Base(input)})
+	src, err := gen.Generate(mod, gen.Options{Package: strings.ReplaceAll(pkg, "_", ""), ImageFile: img, Source: filepath.Base(input), Types: types})
 	if err != nil {
 		t.Fatalf("%s: %v", input, err)
 	}
@@ -93,6 +104,58 @@ func generate(t *testing.T, input string) []byte {
 		}
 	}
 	return src
+}
+
+// applyFlags reads dir/cugen.flags, if any: it applies the -src files to mod
+// as cmd/cugen does and returns the loaded -type mappings.
+func applyFlags(dir string, mod *parse.Module) ([]gen.TypeMapping, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "cugen.flags"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	for _, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		args = append(args, strings.Fields(line)...)
+	}
+	var srcs []string
+	var types []gen.TypeMapping
+	fs := flag.NewFlagSet("cugen.flags", flag.ContinueOnError)
+	fs.Func("src", "CUDA source", func(s string) error { srcs = append(srcs, s); return nil })
+	fs.Func("type", "C++ type as a Go type", func(s string) error {
+		m, err := gen.ParseTypeMapping(s)
+		types = append(types, m)
+		return err
+	})
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("cugen.flags: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("cugen.flags: unexpected %q", fs.Args())
+	}
+	var files []*csrc.File
+	for _, s := range srcs {
+		data, err := os.ReadFile(filepath.Join(dir, s))
+		if err != nil {
+			return nil, err
+		}
+		f, err := csrc.Parse(filepath.Base(s), data)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	warnings, err := csrc.Apply(mod, files)
+	if err != nil {
+		return nil, err
+	}
+	if len(warnings) > 0 {
+		return nil, fmt.Errorf("-src warnings (a golden case must not have any): %q", warnings)
+	}
+	return gen.LoadTypeMappings(dir, types)
 }
 
 func goldenPath(input string) string {
