@@ -4,6 +4,7 @@ package cgo
 
 /*
 #include <dlfcn.h>
+#include <string.h>
 #include <time.h>
 #include "shim.h"
 
@@ -14,7 +15,7 @@ typedef int (*cloop_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigne
                                unsigned, CUstream, void **, void **);
 
 static long long cloop_vecadd(CUfunction f, CUstream s, unsigned long long a, unsigned long long b,
-                              unsigned long long c, int n, int count, int *rc) {
+                              unsigned long long c, int n, int count, int extra, int *rc) {
 	static cloop_launch_fn launch;
 	if (!launch) {
 		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -22,20 +23,29 @@ static long long cloop_vecadd(CUfunction f, CUstream s, unsigned long long a, un
 		if (!launch) { *rc = -1; return 0; }
 	}
 	void *args[4] = {&a, &b, &c, &n};
+	// The packed-buffer form rt/cgo uses: CU_LAUNCH_PARAM_BUFFER_POINTER (1),
+	// CU_LAUNCH_PARAM_BUFFER_SIZE (2), CU_LAUNCH_PARAM_END (0).
+	unsigned char buf[28];
+	memcpy(buf, &a, 8); memcpy(buf + 8, &b, 8); memcpy(buf + 16, &c, 8); memcpy(buf + 24, &n, 4);
+	size_t size = sizeof buf;
+	void *ex[5] = {(void *)1, buf, (void *)2, &size, (void *)0};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < count; i++) {
-		*rc = launch(f, 1, 1, 1, 32, 1, 1, 0, s, args, 0);
+		*rc = extra ? launch(f, 1, 1, 1, 32, 1, 1, 0, s, 0, ex) : launch(f, 1, 1, 1, 32, 1, 1, 0, s, args, 0);
 		if (*rc) return 0;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
 }
+
+static void cloop_noop(void) {}
 */
 import "C"
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -43,15 +53,39 @@ import (
 // cLoopVecAdd launches the vecAdd-shaped kernel h count times from C on
 // stream s and returns the C-measured time. It exists for the launch-cost
 // benchmark, which must compare against C in the same process.
-func (d *Driver) cLoopVecAdd(h rt.KernelHandle, s rt.StreamHandle, a, b, c rt.DevPtr, n int32, count int) (time.Duration, error) {
+// With extra set, the C loop passes a packed buffer the way rt/cgo does,
+// which separates the driver's cost for that form from cgo's.
+func (d *Driver) cLoopVecAdd(h rt.KernelHandle, s rt.StreamHandle, a, b, c rt.DevPtr, n int32, count int, extra bool) (time.Duration, error) {
 	k := d.kernels.get(uintptr(h))
 	if k == nil {
 		return 0, rt.Errorf("cLoopVecAdd", rt.ErrInvalidHandle, "kernel handle %d", h)
 	}
 	var rc C.int
-	ns := C.cloop_vecadd(k.fn, cstream(s), C.ulonglong(a), C.ulonglong(b), C.ulonglong(c), C.int(n), C.int(count), &rc)
+	ns := C.cloop_vecadd(k.fn, cstream(s), C.ulonglong(a), C.ulonglong(b), C.ulonglong(c), C.int(n), C.int(count), b2i(extra), &rc)
 	if rc != 0 {
 		return 0, rt.Errorf("cuLaunchKernel (C loop)", rt.Result(rc), "")
 	}
 	return time.Duration(ns), nil
+}
+
+// cNoops makes count empty cgo calls: the Go→C transition cost alone.
+func cNoops(count int) time.Duration {
+	t0 := time.Now()
+	for i := 0; i < count; i++ {
+		C.cloop_noop()
+	}
+	return time.Since(t0)
+}
+
+// shimLaunches calls the shim's launch directly from a Go loop: rt/cgo's
+// C side and the cgo transition, without Driver.Launch's Go code.
+func (d *Driver) shimLaunches(h rt.KernelHandle, s rt.StreamHandle, params *[28]byte, count int) (time.Duration, error) {
+	k := d.kernels.get(uintptr(h))
+	t0 := time.Now()
+	for i := 0; i < count; i++ {
+		if rc := C.cg_launch(k.fn, nil, 1, 1, 1, 32, 1, 1, 0, cstream(s), unsafe.Pointer(params), 28); rc != 0 {
+			return 0, rt.Errorf("cg_launch", rt.Result(rc), "")
+		}
+	}
+	return time.Since(t0), nil
 }

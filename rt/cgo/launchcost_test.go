@@ -8,6 +8,7 @@ import (
 	"sort"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -57,7 +58,7 @@ func TestLaunchCostVsC(t *testing.T) {
 	must(t, s.Synchronize())
 
 	const batch, batches, warm = 256, 400, 40
-	var goT, cT []time.Duration
+	var goT, cT, cxT, drvT, shimT, noopT []time.Duration
 	for i := 0; i < batches; i++ {
 		t0 := time.Now()
 		for j := 0; j < batch; j++ {
@@ -67,21 +68,46 @@ func TestLaunchCostVsC(t *testing.T) {
 		}
 		g := time.Since(t0)
 		must(t, s.Synchronize())
-		c, err := d.cLoopVecAdd(kh, s.Handle(), buf.Ptr.Addr(), buf.Ptr.Addr(), buf.Ptr.Addr(), 32, batch)
+		c, err := d.cLoopVecAdd(kh, s.Handle(), buf.Ptr.Addr(), buf.Ptr.Addr(), buf.Ptr.Addr(), 32, batch, false)
 		must(t, err)
 		must(t, s.Synchronize())
+		cx, err := d.cLoopVecAdd(kh, s.Handle(), buf.Ptr.Addr(), buf.Ptr.Addr(), buf.Ptr.Addr(), 32, batch, true)
+		must(t, err)
+		must(t, s.Synchronize())
+		// The backend alone, without rt's Kernel.Launch in front of it.
+		var pb [28]byte
+		binary.LittleEndian.PutUint64(pb[0:], uint64(p))
+		binary.LittleEndian.PutUint64(pb[8:], uint64(p))
+		binary.LittleEndian.PutUint64(pb[16:], uint64(p))
+		binary.LittleEndian.PutUint32(pb[24:], 32)
+		la := rt.LaunchArgs{Stream: s.Handle(), Grid: rt.D1(1), Block: rt.D1(32), Params: unsafe.Pointer(&pb), ParamSize: 28}
+		t1 := time.Now()
+		for j := 0; j < batch; j++ {
+			if err := d.Launch(kh, la); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dr := time.Since(t1)
+		must(t, s.Synchronize())
+		sh, err := d.shimLaunches(kh, s.Handle(), &pb, batch)
+		must(t, err)
+		must(t, s.Synchronize())
+		noopT = append(noopT, cNoops(batch)/batch)
 		if i >= warm {
 			goT, cT = append(goT, g/batch), append(cT, c/batch)
+			cxT, drvT, shimT = append(cxT, cx/batch), append(drvT, dr/batch), append(shimT, sh/batch)
 		}
 	}
 	med := func(x []time.Duration) time.Duration {
 		sort.Slice(x, func(i, j int) bool { return x[i] < x[j] })
 		return x[len(x)/2]
 	}
-	g, c := med(goT), med(cT)
-	line := fmt.Sprintf("LAUNCH-COST generated %v  C %v  ratio %.3f (median of %d batches of %d)", g, c, float64(g)/float64(c), batches-warm, batch)
+	g, c, cx, dr := med(goT), med(cT), med(cxT), med(drvT)
+	line := fmt.Sprintf("LAUNCH-COST generated %v  C %v  ratio %.3f | C packed-buffer %v (%.3f)  *Driver.Launch %v (%.3f)  (median of %d batches of %d)",
+		g, c, float64(g)/float64(c), cx, float64(cx)/float64(c), dr, float64(dr)/float64(c), batches-warm, batch)
 	t.Log(line)
 	fmt.Println(line)
+	fmt.Printf("LAUNCH-COST shim from a Go loop %v (%.3f); empty cgo call %v\n", med(shimT), float64(med(shimT))/float64(c), med(noopT))
 }
 
 func BenchmarkLaunchGenerated(b *testing.B) {
