@@ -1,0 +1,265 @@
+package soft
+
+import (
+	"testing"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// warpKernel runs a one-warp (or n-thread) kernel whose body stores %r9 to
+// out[tid] and returns the 32-bit results.
+func warpKernel(t *testing.T, name, decls, body string, threads int) []uint32 {
+	t.Helper()
+	e := newEnv(t, Options{Deterministic: true})
+	src := kernelSrc(".param .u64 out", decls+`
+	.reg .b64 %ro<4>;
+	.reg .b32 %rtid, %r9;
+`+body+`
+	mov.u32 %rtid, %tid.x;
+	ld.param.u64 %ro1, [out];
+	mul.wide.u32 %ro2, %rtid, 4;
+	add.s64 %ro1, %ro1, %ro2;
+	st.global.u32 [%ro1], %r9;
+	ret;`)
+	lib := e.loadSrc(name, src)
+	out := e.buf(make([]uint32, threads))
+	e.launch(e.kernel(lib, "k"), rt.D1(1), rt.D1(threads), 0, out)
+	got := make([]uint32, threads)
+	e.get(out, got)
+	return got
+}
+
+func TestDivergenceReconverges(t *testing.T) {
+	got := warpKernel(t, "div.ptx", `
+	.reg .b32 %r<5>;
+	.reg .pred %p<2>;`, `
+	mov.u32 %r1, %laneid;
+	and.b32 %r2, %r1, 1;
+	setp.eq.u32 %p1, %r2, 0;
+	@%p1 bra EVEN;
+	mul.lo.u32 %r3, %r1, 10;
+	bra.uni JOIN;
+EVEN:
+	add.u32 %r3, %r1, 1000;
+JOIN:
+	shfl.sync.bfly.b32 %r9, %r3, 1, 31, -1;`, 32)
+	for l, v := range got {
+		want := uint32((l+1)*10) // even lanes see their odd neighbour
+		if l%2 == 1 {
+			want = uint32(l - 1 + 1000)
+		}
+		if v != want {
+			t.Fatalf("lane %d: %d, want %d", l, v, want)
+		}
+	}
+}
+
+func TestNestedLoopsDivergent(t *testing.T) {
+	got := warpKernel(t, "loops.ptx", `
+	.reg .b32 %i, %j, %s, %l, %b;
+	.reg .pred %p<4>;`, `
+	mov.u32 %l, %laneid;
+	mov.u32 %s, 0;
+	mov.u32 %i, 0;
+OUTER:
+	setp.ge.u32 %p1, %i, %l;
+	@%p1 bra DONE;
+	mov.u32 %j, 0;
+INNER:
+	setp.ge.u32 %p2, %j, %i;
+	@%p2 bra NEXT;
+	add.u32 %j, %j, 1;
+	add.u32 %s, %s, %j;
+	bra.uni INNER;
+NEXT:
+	add.u32 %i, %i, 1;
+	bra.uni OUTER;
+DONE:
+	setp.gt.u32 %p3, %s, 10;
+	vote.sync.ballot.b32 %b, %p3, -1;
+	add.u32 %r9, %s, %b;`, 32)
+	var ballot uint32
+	sums := make([]uint32, 32)
+	for l := range sums {
+		for i := 0; i < l; i++ {
+			sums[l] += uint32(i * (i + 1) / 2)
+		}
+		if sums[l] > 10 {
+			ballot |= 1 << l
+		}
+	}
+	for l, v := range got {
+		if v != sums[l]+ballot {
+			t.Fatalf("lane %d: %d, want %d", l, v, sums[l]+ballot)
+		}
+	}
+}
+
+const factPTX = ptxHeader + `
+.func (.param .b32 ret) fact(.param .b32 n)
+{
+	.local .align 4 .b8 buf[8];
+	.reg .b32 %n, %m, %r;
+	.reg .pred %p;
+	.reg .b64 %a;
+	ld.param.b32 %n, [n];
+	mov.u64 %a, buf;
+	st.local.u32 [%a], %n;
+	setp.le.s32 %p, %n, 1;
+	@%p bra BASE;
+	sub.s32 %m, %n, 1;
+	{
+	.param .b32 p0;
+	st.param.b32 [p0+0], %m;
+	.param .b32 r0;
+	call.uni (r0), fact, (p0);
+	ld.param.b32 %r, [r0+0];
+	}
+	ld.local.u32 %m, [%a];
+	mul.lo.s32 %r, %r, %m;
+	st.param.b32 [ret+0], %r;
+	ret;
+BASE:
+	st.param.b32 [ret+0], 1;
+	ret;
+}
+
+.func (.param .b32 ret) twice(.param .b32 x)
+{
+	.reg .b32 %x;
+	ld.param.b32 %x, [x];
+	shl.b32 %x, %x, 1;
+	st.param.b32 [ret+0], %x;
+	ret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %l, %n, %f, %g, %s;
+	.reg .pred %p;
+	.reg .b64 %ro<3>;
+	mov.u32 %l, %laneid;
+	rem.u32 %n, %l, 7;
+	add.u32 %n, %n, 1;
+	{
+	.param .b32 p0;
+	st.param.b32 [p0+0], %n;
+	.param .b32 r0;
+	call.uni (r0), fact, (p0);
+	ld.param.b32 %f, [r0+0];
+	}
+	mov.u32 %g, %l;
+	setp.lt.u32 %p, %l, 16;
+	@!%p bra SKIP;
+	{
+	.param .b32 p0;
+	st.param.b32 [p0+0], %l;
+	.param .b32 r0;
+	call (r0), twice, (p0);
+	ld.param.b32 %g, [r0+0];
+	}
+SKIP:
+	shfl.sync.idx.b32 %s, %g, 3, 31, -1;
+	add.u32 %f, %f, %s;
+	ld.param.u64 %ro1, [out];
+	mul.wide.u32 %ro2, %l, 4;
+	add.s64 %ro1, %ro1, %ro2;
+	st.global.u32 [%ro1], %f;
+	ret;
+}
+`
+
+func TestRecursionAndDivergentCalls(t *testing.T) {
+	e := newEnv(t, Options{Deterministic: true})
+	lib := e.loadSrc("fact.ptx", factPTX)
+	out := e.buf(make([]uint32, 32))
+	e.launch(e.kernel(lib, "k"), rt.D1(1), rt.D1(32), 0, out)
+	got := make([]uint32, 32)
+	e.get(out, got)
+	fact := func(n int) uint32 {
+		r := 1
+		for i := 2; i <= n; i++ {
+			r *= i
+		}
+		return uint32(r)
+	}
+	for l, v := range got {
+		// Every lane sees lane 3's value (6) after the divergent call.
+		if want := fact(l%7+1) + 6; v != want {
+			t.Fatalf("lane %d: %d, want %d", l, v, want)
+		}
+	}
+	// Deep recursion grows the stack until the limit.
+	e2 := newEnv(t, Options{StackBytes: 4096})
+	lib2 := e2.loadSrc("fact.ptx", factPTX)
+	err := e2.launchErr(e2.kernel(lib2, "k"), rt.D1(1), rt.D1(32), 0, e2.buf(make([]uint32, 32)))
+	if err != nil {
+		t.Fatalf("7-deep recursion in 4 KiB of stack: %v", err)
+	}
+}
+
+func TestStackOverflow(t *testing.T) {
+	src := ptxHeader + `
+.func inf()
+{
+	.local .align 8 .b8 buf[256];
+	call.uni inf;
+	ret;
+}
+.visible .entry k()
+{
+	call.uni inf;
+	ret;
+}
+`
+	e := newEnv(t, Options{StackBytes: 8192})
+	lib := e.loadSrc("inf.ptx", src)
+	wantErr(t, e.launchErr(e.kernel(lib, "k"), rt.D1(1), rt.D1(1), 0), rt.ErrHardwareStackError, `stack overflow`)
+}
+
+func TestPrintfFormats(t *testing.T) {
+	src := ptxHeader + `
+.extern .func (.param .b32 func_retval0) vprintf(.param .b64 p0, .param .b64 p1);
+.global .align 1 .b8 fmtstr[46] = {37,53,100,124,37,45,53,100,124,37,48,56,46,51,102,124,37,120,124,37,35,111,124,37,115,124,37,99,124,37,108,108,100,124,37,101,124,37,103,124,37,37,10};
+.global .align 1 .b8 str[4] = {115, 116, 114};
+.visible .entry k()
+{
+	.local .align 8 .b8 __local_depot0[64];
+	.reg .b64 %SP, %SPL, %rd<4>;
+	.reg .b32 %r<2>;
+	mov.u64 %SPL, __local_depot0;
+	cvta.local.u64 %SP, %SPL;
+	st.local.u32 [%SPL+0], 42;
+	st.local.u32 [%SPL+4], -7;
+	st.local.f64 [%SPL+8], 0d400921F9F01B866E;
+	st.local.u32 [%SPL+16], 255;
+	st.local.u32 [%SPL+20], 8;
+	mov.u64 %rd1, str;
+	cvta.global.u64 %rd1, %rd1;
+	st.local.u64 [%SPL+24], %rd1;
+	st.local.u32 [%SPL+32], 65;
+	st.local.u64 [%SPL+40], -5000000000;
+	st.local.f64 [%SPL+48], 0d3F50624DD2F1A9FC;
+	st.local.f64 [%SPL+56], 0d3F50624DD2F1A9FC;
+	mov.u64 %rd2, fmtstr;
+	cvta.global.u64 %rd2, %rd2;
+	{
+	.param .b64 param0;
+	st.param.b64 [param0+0], %rd2;
+	.param .b64 param1;
+	st.param.b64 [param1+0], %SP;
+	.param .b32 retval0;
+	call.uni (retval0), vprintf, (param0, param1);
+	ld.param.b32 %r1, [retval0+0];
+	}
+	ret;
+}
+`
+	e := newEnv(t, Options{Deterministic: true})
+	lib := e.loadSrc("printf.ptx", src)
+	e.launch(e.kernel(lib, "k"), rt.D1(2), rt.D1(2), 0)
+	line := "   42|-7   |0003.142|ff|010|str|A|-5000000000|1.000000e-03|0.001|%\n"
+	if got := e.out.String(); got != line+line+line+line {
+		t.Fatalf("printf output:\n%q\nwant 4 × %q", got, line)
+	}
+}
