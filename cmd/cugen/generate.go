@@ -42,7 +42,7 @@ func readModule(c *config, input string) (*parse.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := applySources(c, input, mod); err != nil {
+	if err := applySources(c, mod); err != nil {
 		return nil, err
 	}
 	return mod, nil

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/cugen/cugen/gen"
@@ -41,10 +40,11 @@ func (t *typeFlag) Set(s string) error {
 	return nil
 }
 
-// applySources reads the -src files (and a .cu input, which is its own
-// source) and attaches their prototypes to mod; findings that do not stop
-// generation become the module's warnings.
-func applySources(c *config, input string, mod *parse.Module) error {
+// applySources reads the -src files and attaches their prototypes to mod;
+// findings that do not stop generation become the module's warnings. A .cu
+// input is not read as a source unless -src names it too: without -src,
+// extern "C" kernels keep their PTX-width types.
+func applySources(c *config, mod *parse.Module) error {
 	var files []*csrc.File
 	for _, name := range c.srcs {
 		data, err := os.ReadFile(name)
@@ -57,30 +57,10 @@ func applySources(c *config, input string, mod *parse.Module) error {
 		}
 		files = append(files, f)
 	}
-	if strings.HasSuffix(input, ".cu") && !contains(c.srcs, input) {
-		// The compiler accepted it; if this parser does not, the kernels keep
-		// what the binary says.
-		if data, err := os.ReadFile(input); err == nil {
-			if f, err := csrc.Parse(input, data); err == nil {
-				files = append(files, f)
-			} else {
-				mod.Warnings = append(mod.Warnings, fmt.Sprintf("reading prototypes: %v", err))
-			}
-		}
-	}
 	warnings, err := csrc.Apply(mod, files)
 	if err != nil {
 		return err
 	}
 	mod.Warnings = append(mod.Warnings, warnings...)
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if filepath.Clean(x) == filepath.Clean(s) {
-			return true
-		}
-	}
-	return false
 }
