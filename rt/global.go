@@ -159,3 +159,16 @@ func writeVar[T any](ctx *Context, lib, name string, n int, src []T, p Ptr[T]) e
 	}
 	return ctx.drv.MemcpyHtoD(ctx.h, DevPtr(p), unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), 0, false)
 }
+
+// View reinterprets a variable's memory as elements of U. NVVM lowers
+// initialized and aggregate arrays to bytes (`unsigned w[256]` becomes
+// `.b8 w[1024]`), so a generated accessor may be a Global[uint8]; View gives
+// the element type back. The size must divide evenly.
+func View[U, T any](g *Global[T]) (*Global[U], error) {
+	total := uint64(g.n) * sizeOf[T]()
+	eu := sizeOf[U]()
+	if eu == 0 || total%eu != 0 {
+		return nil, fmt.Errorf("rt: variable %s is %d bytes, not a whole number of %d-byte elements", g.name, total, eu)
+	}
+	return &Global[U]{lib: g.lib, name: g.name, n: int(total / eu)}, nil
+}

@@ -280,3 +280,27 @@ func TestLayoutCheckedAtFirstLaunch(t *testing.T) {
 		t.Error("a kernel with a stale layout was launched")
 	}
 }
+
+func TestGlobalView(t *testing.T) {
+	f := newFake()
+	l := rt.NewLibrary("v.ptx", nil)
+	g := rt.NewGlobal[uint8](l, "g1", 4) // the fake's globals are 4 bytes
+	v, err := rt.View[uint32](g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, _ := rt.PrimaryOn(f, 0)
+	if err := v.Set(ctx, 0x04030201); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]uint8, 4)
+	if err := g.Read(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if b[0] != 1 || b[3] != 4 || v.Len() != 1 {
+		t.Errorf("bytes %v through a uint32 view, len %d", b, v.Len())
+	}
+	if _, err := rt.View[[3]byte](g); err == nil {
+		t.Error("a 4-byte variable viewed as 3-byte elements")
+	}
+}
