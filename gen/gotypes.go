@@ -2,13 +2,13 @@ package gen
 
 import (
 	"fmt"
-	"go/importer"
 	"go/token"
 	"go/types"
 	"path"
 	"strings"
 
 	"github.com/cugen/cugen/parse"
+	"golang.org/x/tools/go/packages"
 )
 
 // TypeMapping maps a C++ class (or union, or enum) to a Go type of the same
@@ -56,25 +56,41 @@ func ParseTypeMapping(s string) (TypeMapping, error) {
 // types.SizesFor("gc", "amd64"). The type must be a defined, non-generic type
 // holding no Go pointers: the device sees its bytes.
 //
-// The packages are loaded with go/importer's source importer (go/build and
-// go/types, which run the go command to find module packages):
-// golang.org/x/tools/go/packages would need golang.org/x/sync and
-// golang.org/x/mod in go.mod.
+// The packages are loaded with golang.org/x/tools/go/packages.
 func LoadTypeMappings(dir string, ms []TypeMapping) ([]TypeMapping, error) {
 	if len(ms) == 0 {
 		return nil, nil
 	}
-	imp, ok := importer.ForCompiler(token.NewFileSet(), "source", nil).(types.ImporterFrom)
-	if !ok {
-		return nil, fmt.Errorf("-type: the source importer cannot import from a directory")
+	// One go/packages load for every mapped package, resolved as the go
+	// command would from dir (the generated package's directory).
+	var paths []string
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if !seen[m.PkgPath] {
+			seen[m.PkgPath] = true
+			paths = append(paths, m.PkgPath)
+		}
+	}
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedTypesSizes, Dir: dir}
+	loaded, err := packages.Load(cfg, paths...)
+	if err != nil {
+		return nil, fmt.Errorf("-type: loading %s: %v", strings.Join(paths, ", "), err)
+	}
+	byPath := map[string]*packages.Package{}
+	for _, p := range loaded {
+		byPath[p.PkgPath] = p
 	}
 	sizes := types.SizesFor("gc", "amd64")
 	out := make([]TypeMapping, len(ms))
 	for i, m := range ms {
-		pkg, err := imp.ImportFrom(m.PkgPath, dir, 0)
-		if err != nil {
-			return nil, fmt.Errorf("-type %s=%s.%s: loading %s: %v", m.CName, m.PkgPath, m.Name, m.PkgPath, err)
+		lp := byPath[m.PkgPath]
+		if lp == nil {
+			return nil, fmt.Errorf("-type %s=%s.%s: package %s not found from %s", m.CName, m.PkgPath, m.Name, m.PkgPath, dir)
 		}
+		if len(lp.Errors) > 0 {
+			return nil, fmt.Errorf("-type %s=%s.%s: loading %s: %v", m.CName, m.PkgPath, m.Name, m.PkgPath, lp.Errors[0])
+		}
+		pkg := lp.Types
 		obj, ok := pkg.Scope().Lookup(m.Name).(*types.TypeName)
 		if !ok {
 			return nil, fmt.Errorf("-type %s=%s.%s: package %s declares no type %s", m.CName, m.PkgPath, m.Name, m.PkgPath, m.Name)
