@@ -947,7 +947,9 @@ func (dc *decoder) addrOf(in *ptx.Instr, sc *scope, name string, pos ptx.Pos, of
 	case skFunc:
 		dc.failIn(in, "function addresses (%s) are not supported", name)
 	case skKernelParam:
-		dc.failIn(in, "taking the address of kernel parameter %s is not supported", name)
+		// The parameter's address in the .param space (its offset in the
+		// launch's parameter buffer); cvta.param makes it generic.
+		return dc.constSlot(uint64(int64(s.off) + off))
 	}
 	dc.failIn(in, "%s has no address", name)
 	return 0

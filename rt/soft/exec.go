@@ -735,6 +735,8 @@ func spaceOfGeneric(a uint64) int {
 		return spShared
 	case a-localWin < winSize:
 		return spLocal
+	case a-paramWin < winSize:
+		return spParam
 	}
 	return spGlobal
 }
@@ -1227,12 +1229,25 @@ func (c *cta) ptr(w *warp, space int, addr, n uint64, write bool, l int) unsafe.
 			return nil
 		}
 		return unsafe.Add(w.lptr, uint64(l)*w.lstride+addr)
+	case spParam:
+		ps := uint64(len(c.l.params))
+		if write {
+			c.memFault(addr, n, space, write, l, "kernel parameters are read-only")
+			return nil
+		}
+		if addr >= ps || n > ps-addr {
+			c.memFault(addr, n, space, write, l, sprintf("parameter address %#x is outside the %d-byte parameter buffer", addr, ps))
+			return nil
+		}
+		return unsafe.Add(c.l.paramPtr, addr)
 	}
 	switch spaceOfGeneric(addr) {
 	case spShared:
 		return c.ptr(w, spShared, addr-sharedWin, n, write, l)
 	case spLocal:
 		return c.ptr(w, spLocal, addr-localWin, n, write, l)
+	case spParam:
+		return c.ptr(w, spParam, addr-paramWin, n, write, l)
 	}
 	if addr == 0 || addr < 0x1000 {
 		c.memFault(addr, n, spGeneric, write, l, sprintf("null pointer dereference (address %#x)", addr))

@@ -44,7 +44,7 @@ EVEN:
 JOIN:
 	shfl.sync.bfly.b32 %r9, %r3, 1, 31, -1;`, 32)
 	for l, v := range got {
-		want := uint32((l+1)*10) // even lanes see their odd neighbour
+		want := uint32((l + 1) * 10) // even lanes see their odd neighbour
 		if l%2 == 1 {
 			want = uint32(l - 1 + 1000)
 		}

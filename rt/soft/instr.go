@@ -187,6 +187,8 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 			win = sharedWin
 		case m.flags["local"]:
 			win = localWin
+		case m.flags["param"]:
+			win = paramWin
 		default:
 			dc.failIn(in, "unsupported state space")
 		}
@@ -538,9 +540,20 @@ func (dc *decoder) ldst(in *ptx.Instr, sc *scope, m modset, x inst, load bool) {
 		if !ok {
 			dc.failIn(in, "expected an address")
 		}
+		if r, ok := a.Base.(*ptx.Reg); ok {
+			// A register holding a kernel parameter's address (-G builds
+			// copy by-value structs this way).
+			if !dc.fi.f.Entry || !load {
+				dc.failIn(in, "register-based .param addresses are only supported for loads of kernel parameters")
+			}
+			x.a, x.imm, x.aux2 = dc.src(in, sc, r, ptx.U64), a.Offset, spParam
+			x.op = opLd
+			dc.emit(in, x)
+			return
+		}
 		s, ok := a.Base.(*ptx.Sym)
 		if !ok {
-			dc.failIn(in, "register-based .param addresses are not supported")
+			dc.failIn(in, "unsupported .param address")
 		}
 		ps := dc.resolve(sc, s.Name, s.Pos)
 		switch ps.kind {

@@ -20,7 +20,8 @@ type launch struct {
 	block     rt.Dim3
 	dynShared uint32
 	params    []byte
-	vars      []uint64 // module variable addresses in ctx, by index
+	paramPtr  unsafe.Pointer // &params[0], 8-byte aligned
+	vars      []uint64       // module variable addresses in ctx, by index
 	nthreads  int
 	budget    uint64
 	used      atomic.Uint64
@@ -80,7 +81,8 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 	if la.Cooperative && g.Count() > numSMs*uint64(max(1, 2048/nthreads)) {
 		return rt.Errorf(op, rt.ErrCooperativeLaunchTooLarge, "kernel %s: %d blocks cannot all be resident", p.name, g.Count())
 	}
-	params := make([]byte, la.ParamSize)
+	pbuf := make([]uint64, la.ParamSize/8+1)
+	params := unsafe.Slice((*byte)(unsafe.Pointer(&pbuf[0])), la.ParamSize)
 	if la.ParamSize > 0 {
 		copy(params, unsafe.Slice((*byte)(la.Params), la.ParamSize))
 	}
@@ -90,7 +92,7 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 	if unloaded {
 		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel %s: its library was unloaded", p.name)
 	}
-	l := &launch{d: d, p: p, ctx: c, grid: g, block: b, dynShared: la.SharedMem, params: params,
+	l := &launch{d: d, p: p, ctx: c, grid: g, block: b, dynShared: la.SharedMem, params: params, paramPtr: unsafe.Pointer(&pbuf[0]),
 		nthreads: int(nthreads), budget: d.opt.InstrBudget, gridID: gridIDs.Add(1)}
 	if p.usesVars {
 		in, err := p.lib.instance(c)

@@ -18,6 +18,7 @@ const (
 	globalBase  = 0x7000_0000_0000
 	sharedWin   = 0x1000_0000_0000 // generic = sharedWin + shared offset
 	localWin    = 0x2000_0000_0000 // generic = localWin + local offset
+	paramWin    = 0x3000_0000_0000 // generic = paramWin + kernel parameter offset
 	winSize     = 1 << 32
 	allocAlign  = 256 // cuMemAlloc's alignment guarantee
 	allocGuard  = 256 // unmapped gap after each allocation

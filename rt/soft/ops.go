@@ -101,9 +101,10 @@ const (
 	spLocal
 	spGeneric
 	spConst
+	spParam // the kernel's parameter buffer (read-only)
 )
 
-var spaceNames = [...]string{"global", "shared", "local", "generic", "const"}
+var spaceNames = [...]string{"global", "shared", "local", "generic", "const", "param"}
 
 // opLd/opSt flags (fl): size in bytes in the low byte.
 const (
