@@ -38,7 +38,7 @@ func histogram(ctx *rt.Context, data []byte) ([]uint32, error) {
 		return nil, err
 	}
 	s := ctx.NullStream()
-	if err := kernels.Histogram(rt.Config{Grid: rt.D1(8), Block: rt.D1(128), Stream: s}, dd.Ptr, int32(len(data)), bins.Ptr); err != nil {
+	if err := kernels.Histogram(rt.Config{Grid: rt.D1(8), Block: rt.D1(128), Stream: s}, dd.Const(), int32(len(data)), bins.Ptr); err != nil {
 		return nil, err
 	}
 	if err := s.Synchronize(); err != nil {

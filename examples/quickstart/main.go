@@ -65,7 +65,7 @@ func run(w io.Writer) error {
 
 	// c = (a + b) * 0.5, two kernels on one stream.
 	cfg := rt.Linear(n, 256).On(s)
-	if err := kernels.VecAdd(cfg, uint64(da.Ptr), uint64(db.Ptr), uint64(dc.Ptr), n); err != nil {
+	if err := kernels.VecAdd(cfg, da.Const(), db.Const(), dc.Ptr, n); err != nil {
 		return err
 	}
 	if err := kernels.ScaleFloat32(cfg, dc.Ptr, 0.5, n); err != nil {
@@ -89,7 +89,7 @@ func run(w io.Writer) error {
 	if err := kernels.Total.Set(ctx, 0); err != nil {
 		return err
 	}
-	if err := kernels.Sum(cfg, dv.Ptr, n); err != nil {
+	if err := kernels.Sum(cfg, dv.Const(), n); err != nil {
 		return err
 	}
 	if err := s.Synchronize(); err != nil {

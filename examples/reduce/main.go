@@ -53,7 +53,7 @@ func run(w io.Writer, n int) error {
 	}
 	const block = 256
 	cfg := rt.Config{Grid: rt.D1(2 * sms), Block: rt.D1(block), SharedMem: block / 32 * 4, Stream: ctx.NullStream()}
-	if err := kernels.BlockSum(cfg, uint64(din.Ptr), uint64(dout.Ptr), uint32(n)); err != nil {
+	if err := kernels.BlockSum(cfg, din.Const(), dout.Ptr, int32(n)); err != nil {
 		return err
 	}
 	if err := ctx.Synchronize(); err != nil {

@@ -23,7 +23,7 @@ func main() {
 
 // saxpy runs y = a*x + y for one element type through launch, on the device.
 func saxpy[T float32 | float64](ctx *rt.Context, s *rt.Stream, a T, x, y []T,
-	launch func(rt.Config, int32, T, rt.Ptr[T], rt.Ptr[T]) error) ([]T, error) {
+	launch func(rt.Config, int32, T, rt.ConstPtr[T], rt.Ptr[T]) error) ([]T, error) {
 	dx, err := rt.AllocFrom(ctx, x)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func saxpy[T float32 | float64](ctx *rt.Context, s *rt.Stream, a T, x, y []T,
 	}
 	defer dy.Free()
 	// A grid smaller than the data: the kernel's grid-stride loop covers the rest.
-	if err := launch(rt.Config{Grid: rt.D1(4), Block: rt.D1(128), Stream: s}, int32(len(x)), a, dx.Ptr, dy.Ptr); err != nil {
+	if err := launch(rt.Config{Grid: rt.D1(4), Block: rt.D1(128), Stream: s}, int32(len(x)), a, dx.Const(), dy.Ptr); err != nil {
 		return nil, err
 	}
 	if err := s.Synchronize(); err != nil {

@@ -5,4 +5,4 @@
 package kernels
 
 //go:generate nvcc -ptx -arch=compute_75 -O3 -o histogram.ptx histogram.cu
-//go:generate go run github.com/cugen/cugen/cmd/cugen -o histogram_cugen.go histogram.ptx
+//go:generate go run github.com/cugen/cugen/cmd/cugen -src histogram.cu -o histogram_cugen.go histogram.ptx

@@ -30,16 +30,17 @@ var (
 //
 //	histogram(unsigned char const*, int, unsigned int*)
 //
+// Parameter names are from its definition at histogram.cu:9:17.
 // Parameters:
 //
-//   - p0 rt.Ptr[uint8] (unsigned char const*, offset 0, 8 bytes)
-//   - p1 int32 (int, offset 8, 4 bytes)
-//   - p2 rt.Ptr[uint32] (unsigned int*, offset 16, 8 bytes)
-func Histogram(cfg rt.Config, p0 rt.Ptr[uint8], p1 int32, p2 rt.Ptr[uint32]) error {
+//   - data rt.ConstPtr[uint8] (unsigned char const*, offset 0, 8 bytes)
+//   - n int32 (int, offset 8, 4 bytes)
+//   - bins rt.Ptr[uint32] (unsigned int*, offset 16, 8 bytes)
+func Histogram(cfg rt.Config, data rt.ConstPtr[uint8], n int32, bins rt.Ptr[uint32]) error {
 	var args [24]byte
-	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
-	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
+	binary.LittleEndian.PutUint64(args[0:], uint64(data))
+	binary.LittleEndian.PutUint32(args[8:], uint32(n))
+	binary.LittleEndian.PutUint64(args[16:], uint64(bins))
 	return kernHistogram.Launch(cfg, args[:])
 }
 

@@ -32,7 +32,7 @@ func Axpby(ctx *rt.Context, a float32, x []float32, b float32, y []float32) ([]f
 	}
 	defer out.Free()
 	s := ctx.NullStream()
-	if err := kernels.Axpby(rt.Linear(len(x), block).On(s), uint32(len(x)), a, uint64(dx.Ptr), b, uint64(dy.Ptr), uint64(out.Ptr)); err != nil {
+	if err := kernels.Axpby(rt.Linear(len(x), block).On(s), int32(len(x)), a, dx.Const(), b, dy.Const(), out.Ptr); err != nil {
 		return nil, err
 	}
 	if err := s.Synchronize(); err != nil {
@@ -58,7 +58,7 @@ func Dot(ctx *rt.Context, x, y []float32) (float32, error) {
 	}
 	defer out.Free()
 	s := ctx.NullStream()
-	if err := kernels.Dot(rt.Config{Grid: rt.D1(8), Block: rt.D1(block), Stream: s}, uint32(len(x)), uint64(dx.Ptr), uint64(dy.Ptr), uint64(out.Ptr)); err != nil {
+	if err := kernels.Dot(rt.Config{Grid: rt.D1(8), Block: rt.D1(block), Stream: s}, int32(len(x)), dx.Const(), dy.Const(), out.Ptr); err != nil {
 		return 0, err
 	}
 	if err := s.Synchronize(); err != nil {

@@ -33,16 +33,17 @@ var (
 //
 //	fill(int*, int, int)
 //
+// Parameter names are from its definition at multictx.cu:5:17.
 // Parameters:
 //
-//   - p0 rt.Ptr[int32] (int*, offset 0, 8 bytes)
-//   - p1 int32 (int, offset 8, 4 bytes)
-//   - p2 int32 (int, offset 12, 4 bytes)
-func Fill(cfg rt.Config, p0 rt.Ptr[int32], p1 int32, p2 int32) error {
+//   - out rt.Ptr[int32] (int*, offset 0, 8 bytes)
+//   - n int32 (int, offset 8, 4 bytes)
+//   - add int32 (int, offset 12, 4 bytes)
+func Fill(cfg rt.Config, out rt.Ptr[int32], n int32, add int32) error {
 	var args [16]byte
-	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
-	binary.LittleEndian.PutUint32(args[12:], uint32(p2))
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	binary.LittleEndian.PutUint32(args[8:], uint32(n))
+	binary.LittleEndian.PutUint32(args[12:], uint32(add))
 	return kernFill.Launch(cfg, args[:])
 }
 
@@ -50,12 +51,13 @@ func Fill(cfg rt.Config, p0 rt.Ptr[int32], p1 int32, p2 int32) error {
 //
 //	setBase(int)
 //
+// Parameter names are from its definition at multictx.cu:10:17.
 // Parameters:
 //
-//   - p0 int32 (int, offset 0, 4 bytes)
-func SetBase(cfg rt.Config, p0 int32) error {
+//   - b int32 (int, offset 0, 4 bytes)
+func SetBase(cfg rt.Config, b int32) error {
 	var args [4]byte
-	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
+	binary.LittleEndian.PutUint32(args[0:], uint32(b))
 	return kernSetBase.Launch(cfg, args[:])
 }
 

@@ -5,4 +5,4 @@
 package kernels
 
 //go:generate nvcc -ptx -arch=compute_75 -O3 -o kernels.ptx kernels.cu
-//go:generate go run github.com/cugen/cugen/cmd/cugen -o kernels_cugen.go kernels.ptx
+//go:generate go run github.com/cugen/cugen/cmd/cugen -src kernels.cu -o kernels_cugen.go kernels.ptx

@@ -46,16 +46,17 @@ var (
 //
 //	void scale<float>(float*, float, int)
 //
+// Parameter names are from its definition at kernels.cu:10:17.
 // Parameters:
 //
-//   - p0 rt.Ptr[float32] (float*, offset 0, 8 bytes)
-//   - p1 float32 (float, offset 8, 4 bytes)
-//   - p2 int32 (int, offset 12, 4 bytes)
-func ScaleFloat32(cfg rt.Config, p0 rt.Ptr[float32], p1 float32, p2 int32) error {
+//   - x rt.Ptr[float32] (float*, offset 0, 8 bytes)
+//   - s float32 (float, offset 8, 4 bytes)
+//   - n int32 (int, offset 12, 4 bytes)
+func ScaleFloat32(cfg rt.Config, x rt.Ptr[float32], s float32, n int32) error {
 	var args [16]byte
-	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	binary.LittleEndian.PutUint32(args[8:], math.Float32bits(p1))
-	binary.LittleEndian.PutUint32(args[12:], uint32(p2))
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	binary.LittleEndian.PutUint32(args[8:], math.Float32bits(s))
+	binary.LittleEndian.PutUint32(args[12:], uint32(n))
 	return kernScaleFloat32.Launch(cfg, args[:])
 }
 
@@ -63,16 +64,17 @@ func ScaleFloat32(cfg rt.Config, p0 rt.Ptr[float32], p1 float32, p2 int32) error
 //
 //	void scale<double>(double*, double, int)
 //
+// Parameter names are from its definition at kernels.cu:10:17.
 // Parameters:
 //
-//   - p0 rt.Ptr[float64] (double*, offset 0, 8 bytes)
-//   - p1 float64 (double, offset 8, 8 bytes)
-//   - p2 int32 (int, offset 16, 4 bytes)
-func ScaleFloat64(cfg rt.Config, p0 rt.Ptr[float64], p1 float64, p2 int32) error {
+//   - x rt.Ptr[float64] (double*, offset 0, 8 bytes)
+//   - s float64 (double, offset 8, 8 bytes)
+//   - n int32 (int, offset 16, 4 bytes)
+func ScaleFloat64(cfg rt.Config, x rt.Ptr[float64], s float64, n int32) error {
 	var args [20]byte
-	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(p1))
-	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(s))
+	binary.LittleEndian.PutUint32(args[16:], uint32(n))
 	return kernScaleFloat64.Launch(cfg, args[:])
 }
 
@@ -80,35 +82,36 @@ func ScaleFloat64(cfg rt.Config, p0 rt.Ptr[float64], p1 float64, p2 int32) error
 //
 //	sum(unsigned int const*, int)
 //
+// Parameter names are from its definition at kernels.cu:20:17.
 // Parameters:
 //
-//   - p0 rt.Ptr[uint32] (unsigned int const*, offset 0, 8 bytes)
-//   - p1 int32 (int, offset 8, 4 bytes)
-func Sum(cfg rt.Config, p0 rt.Ptr[uint32], p1 int32) error {
+//   - v rt.ConstPtr[uint32] (unsigned int const*, offset 0, 8 bytes)
+//   - n int32 (int, offset 8, 4 bytes)
+func Sum(cfg rt.Config, v rt.ConstPtr[uint32], n int32) error {
 	var args [12]byte
-	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
+	binary.LittleEndian.PutUint64(args[0:], uint64(v))
+	binary.LittleEndian.PutUint32(args[8:], uint32(n))
 	return kernSum.Launch(cfg, args[:])
 }
 
 // VecAdd launches the kernel vecAdd:
 //
-//	extern "C" vecAdd(.u64, .u64, .u64, .u32)
+//	extern "C" vecAdd(float const* a, float const* b, float* c, int n)
 //
-// The kernel is extern "C": its name carries no C++ types, so the parameters
-// are typed by their PTX widths (a pointer is a uint64 device address).
+// The kernel is extern "C": its parameter types are from its prototype at
+// kernels.cu:4:28.
 // Parameters:
 //
-//   - p0 uint64 (u64, offset 0, 8 bytes)
-//   - p1 uint64 (u64, offset 8, 8 bytes)
-//   - p2 uint64 (u64, offset 16, 8 bytes)
-//   - p3 uint32 (u32, offset 24, 4 bytes)
-func VecAdd(cfg rt.Config, p0 uint64, p1 uint64, p2 uint64, p3 uint32) error {
+//   - a rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
+//   - b rt.ConstPtr[float32] (float const*, offset 8, 8 bytes)
+//   - c rt.Ptr[float32] (float*, offset 16, 8 bytes)
+//   - n int32 (int, offset 24, 4 bytes)
+func VecAdd(cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt.Ptr[float32], n int32) error {
 	var args [28]byte
-	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
-	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
-	binary.LittleEndian.PutUint32(args[24:], uint32(p3))
+	binary.LittleEndian.PutUint64(args[0:], uint64(a))
+	binary.LittleEndian.PutUint64(args[8:], uint64(b))
+	binary.LittleEndian.PutUint64(args[16:], uint64(c))
+	binary.LittleEndian.PutUint32(args[24:], uint32(n))
 	return kernVecAdd.Launch(cfg, args[:])
 }
 

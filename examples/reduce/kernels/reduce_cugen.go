@@ -28,19 +28,19 @@ var (
 
 // BlockSum launches the kernel blockSum:
 //
-//	extern "C" blockSum(.u64, .u64, .u32)
+//	extern "C" blockSum(float const* in, float* out, int n)
 //
-// The kernel is extern "C": its name carries no C++ types, so the parameters
-// are typed by their PTX widths (a pointer is a uint64 device address).
+// The kernel is extern "C": its parameter types are from its prototype at
+// reduce.cu:4:28.
 // Parameters:
 //
-//   - p0 uint64 (u64, offset 0, 8 bytes)
-//   - p1 uint64 (u64, offset 8, 8 bytes)
-//   - p2 uint32 (u32, offset 16, 4 bytes)
-func BlockSum(cfg rt.Config, p0 uint64, p1 uint64, p2 uint32) error {
+//   - in rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
+//   - out rt.Ptr[float32] (float*, offset 8, 8 bytes)
+//   - n int32 (int, offset 16, 4 bytes)
+func BlockSum(cfg rt.Config, in rt.ConstPtr[float32], out rt.Ptr[float32], n int32) error {
 	var args [20]byte
-	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
-	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
+	binary.LittleEndian.PutUint64(args[0:], uint64(in))
+	binary.LittleEndian.PutUint64(args[8:], uint64(out))
+	binary.LittleEndian.PutUint32(args[16:], uint32(n))
 	return kernBlockSum.Launch(cfg, args[:])
 }

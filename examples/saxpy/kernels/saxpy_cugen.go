@@ -38,18 +38,19 @@ var (
 //
 //	void saxpy<float>(int, float, float const*, float*)
 //
+// Parameter names are from its definition at saxpy.cu:4:17.
 // Parameters:
 //
-//   - p0 int32 (int, offset 0, 4 bytes)
-//   - p1 float32 (float, offset 4, 4 bytes)
-//   - p2 rt.Ptr[float32] (float const*, offset 8, 8 bytes)
-//   - p3 rt.Ptr[float32] (float*, offset 16, 8 bytes)
-func SaxpyFloat32(cfg rt.Config, p0 int32, p1 float32, p2 rt.Ptr[float32], p3 rt.Ptr[float32]) error {
+//   - n int32 (int, offset 0, 4 bytes)
+//   - a float32 (float, offset 4, 4 bytes)
+//   - x rt.ConstPtr[float32] (float const*, offset 8, 8 bytes)
+//   - y rt.Ptr[float32] (float*, offset 16, 8 bytes)
+func SaxpyFloat32(cfg rt.Config, n int32, a float32, x rt.ConstPtr[float32], y rt.Ptr[float32]) error {
 	var args [24]byte
-	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
-	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(p1))
-	binary.LittleEndian.PutUint64(args[8:], uint64(p2))
-	binary.LittleEndian.PutUint64(args[16:], uint64(p3))
+	binary.LittleEndian.PutUint32(args[0:], uint32(n))
+	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(a))
+	binary.LittleEndian.PutUint64(args[8:], uint64(x))
+	binary.LittleEndian.PutUint64(args[16:], uint64(y))
 	return kernSaxpyFloat32.Launch(cfg, args[:])
 }
 
@@ -57,17 +58,18 @@ func SaxpyFloat32(cfg rt.Config, p0 int32, p1 float32, p2 rt.Ptr[float32], p3 rt
 //
 //	void saxpy<double>(int, double, double const*, double*)
 //
+// Parameter names are from its definition at saxpy.cu:4:17.
 // Parameters:
 //
-//   - p0 int32 (int, offset 0, 4 bytes)
-//   - p1 float64 (double, offset 8, 8 bytes)
-//   - p2 rt.Ptr[float64] (double const*, offset 16, 8 bytes)
-//   - p3 rt.Ptr[float64] (double*, offset 24, 8 bytes)
-func SaxpyFloat64(cfg rt.Config, p0 int32, p1 float64, p2 rt.Ptr[float64], p3 rt.Ptr[float64]) error {
+//   - n int32 (int, offset 0, 4 bytes)
+//   - a float64 (double, offset 8, 8 bytes)
+//   - x rt.ConstPtr[float64] (double const*, offset 16, 8 bytes)
+//   - y rt.Ptr[float64] (double*, offset 24, 8 bytes)
+func SaxpyFloat64(cfg rt.Config, n int32, a float64, x rt.ConstPtr[float64], y rt.Ptr[float64]) error {
 	var args [32]byte
-	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
-	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(p1))
-	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
-	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
+	binary.LittleEndian.PutUint32(args[0:], uint32(n))
+	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(a))
+	binary.LittleEndian.PutUint64(args[16:], uint64(x))
+	binary.LittleEndian.PutUint64(args[24:], uint64(y))
 	return kernSaxpyFloat64.Launch(cfg, args[:])
 }

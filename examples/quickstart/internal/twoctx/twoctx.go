@@ -11,7 +11,7 @@ import (
 
 // Kernels are the generated functions and variables under test.
 type Kernels struct {
-	VecAdd   func(cfg rt.Config, a, b, c uint64, n uint32) error
+	VecAdd   func(cfg rt.Config, a, b rt.ConstPtr[float32], c rt.Ptr[float32], n int32) error
 	Scale    func(cfg rt.Config, x rt.Ptr[float32], s float32, n int32) error
 	Launches *rt.Global[uint32]
 	Total    *rt.Managed[uint32]
@@ -69,7 +69,7 @@ func Run(t *testing.T, k Kernels) {
 			t.Fatal(err)
 		}
 		cfg := rt.Linear(n, 128).On(s)
-		if err := k.VecAdd(cfg, uint64(da.Ptr), uint64(db.Ptr), uint64(dc.Ptr), n); err != nil {
+		if err := k.VecAdd(cfg, da.Const(), db.Const(), dc.Ptr, n); err != nil {
 			t.Fatal(err)
 		}
 		scale := float32(ci + 2)

@@ -38,46 +38,46 @@ var (
 
 // Axpby launches the kernel axpby:
 //
-//	extern "C" axpby(.u32, .f32, .u64, .f32, .u64, .u64)
+//	extern "C" axpby(int n, float a, float const* x, float b, float const* y, float* out)
 //
-// The kernel is extern "C": its name carries no C++ types, so the parameters
-// are typed by their PTX widths (a pointer is a uint64 device address).
+// The kernel is extern "C": its parameter types are from its prototype at
+// vecmath.cu:3:28.
 // Parameters:
 //
-//   - p0 uint32 (u32, offset 0, 4 bytes)
-//   - p1 float32 (f32, offset 4, 4 bytes)
-//   - p2 uint64 (u64, offset 8, 8 bytes)
-//   - p3 float32 (f32, offset 16, 4 bytes)
-//   - p4 uint64 (u64, offset 24, 8 bytes)
-//   - p5 uint64 (u64, offset 32, 8 bytes)
-func Axpby(cfg rt.Config, p0 uint32, p1 float32, p2 uint64, p3 float32, p4 uint64, p5 uint64) error {
+//   - n int32 (int, offset 0, 4 bytes)
+//   - a float32 (float, offset 4, 4 bytes)
+//   - x rt.ConstPtr[float32] (float const*, offset 8, 8 bytes)
+//   - b float32 (float, offset 16, 4 bytes)
+//   - y rt.ConstPtr[float32] (float const*, offset 24, 8 bytes)
+//   - out rt.Ptr[float32] (float*, offset 32, 8 bytes)
+func Axpby(cfg rt.Config, n int32, a float32, x rt.ConstPtr[float32], b float32, y rt.ConstPtr[float32], out rt.Ptr[float32]) error {
 	var args [40]byte
-	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
-	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(p1))
-	binary.LittleEndian.PutUint64(args[8:], uint64(p2))
-	binary.LittleEndian.PutUint32(args[16:], math.Float32bits(p3))
-	binary.LittleEndian.PutUint64(args[24:], uint64(p4))
-	binary.LittleEndian.PutUint64(args[32:], uint64(p5))
+	binary.LittleEndian.PutUint32(args[0:], uint32(n))
+	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(a))
+	binary.LittleEndian.PutUint64(args[8:], uint64(x))
+	binary.LittleEndian.PutUint32(args[16:], math.Float32bits(b))
+	binary.LittleEndian.PutUint64(args[24:], uint64(y))
+	binary.LittleEndian.PutUint64(args[32:], uint64(out))
 	return kernAxpby.Launch(cfg, args[:])
 }
 
 // Dot launches the kernel dot:
 //
-//	extern "C" dot(.u32, .u64, .u64, .u64)
+//	extern "C" dot(int n, float const* x, float const* y, float* out)
 //
-// The kernel is extern "C": its name carries no C++ types, so the parameters
-// are typed by their PTX widths (a pointer is a uint64 device address).
+// The kernel is extern "C": its parameter types are from its prototype at
+// vecmath.cu:8:28.
 // Parameters:
 //
-//   - p0 uint32 (u32, offset 0, 4 bytes)
-//   - p1 uint64 (u64, offset 8, 8 bytes)
-//   - p2 uint64 (u64, offset 16, 8 bytes)
-//   - p3 uint64 (u64, offset 24, 8 bytes)
-func Dot(cfg rt.Config, p0 uint32, p1 uint64, p2 uint64, p3 uint64) error {
+//   - n int32 (int, offset 0, 4 bytes)
+//   - x rt.ConstPtr[float32] (float const*, offset 8, 8 bytes)
+//   - y rt.ConstPtr[float32] (float const*, offset 16, 8 bytes)
+//   - out rt.Ptr[float32] (float*, offset 24, 8 bytes)
+func Dot(cfg rt.Config, n int32, x rt.ConstPtr[float32], y rt.ConstPtr[float32], out rt.Ptr[float32]) error {
 	var args [32]byte
-	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
-	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
-	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
-	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
+	binary.LittleEndian.PutUint32(args[0:], uint32(n))
+	binary.LittleEndian.PutUint64(args[8:], uint64(x))
+	binary.LittleEndian.PutUint64(args[16:], uint64(y))
+	binary.LittleEndian.PutUint64(args[24:], uint64(out))
 	return kernDot.Launch(cfg, args[:])
 }
