@@ -53,7 +53,13 @@ func generatedPackages(t *testing.T) []string {
 // check could not run.
 func regenerate(t *testing.T, cugen, dir string) (stale []string, skipped string) {
 	t.Helper()
-	scratch := t.TempDir()
+	// The scratch copy lives inside the module (a dot directory, which the go
+	// tool's ./... ignores) so that -type can resolve the module's packages.
+	scratch, err := os.MkdirTemp(".", ".fresh-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(scratch) })
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
