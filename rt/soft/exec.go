@@ -20,8 +20,8 @@ type warp struct {
 	pc      [32]int32
 	live    uint32 // lanes that exist (a CTA's last warp may be partial)
 	exited  uint32
-	waiting uint32 // parked at a barrier
-	barOf   [32]uint8
+	waiting uint32     // parked at a barrier
+	barMask [16]uint32 // lanes waiting on each named barrier
 	cc      uint32 // carry flags of add.cc and friends
 
 	calls  int // lanes with a non-empty call stack
@@ -48,7 +48,7 @@ type barrier struct {
 	popc    uint32
 	and     bool
 	or      bool
-	used    bool
+	red     bool // a bar.red: waiting lanes receive the reduction
 }
 
 // faultKind says what stopped a CTA.
@@ -88,6 +88,9 @@ type cta struct {
 	bars  [16]barrier
 	nthr  int
 	exits int // exited threads of the current CTA
+	// barDirty is set when a barrier gained arrivals or a thread exited
+	// since the last release check.
+	barDirty bool
 
 	shared   []uint64
 	shPtr    unsafe.Pointer
@@ -100,15 +103,20 @@ type cta struct {
 	w        *warp
 	scratch  [32]uint64
 
-	// One-entry cache of the last global allocation touched.
-	cLo, cN uint64
-	cPtr    unsafe.Pointer
-	cRO     bool
+	// gc caches, per instruction, the global allocation it last touched:
+	// an instruction almost always addresses the same buffer.
+	gc []gcache
+}
+
+type gcache struct {
+	lo, n uint64
+	ptr   unsafe.Pointer
+	ro    bool
 }
 
 func newCTA(l *launch, smid int) *cta {
 	p := l.p
-	c := &cta{l: l, p: p, smid: smid}
+	c := &cta{l: l, p: p, smid: smid, gc: make([]gcache, len(p.code))}
 	nw := (l.nthreads + 31) / 32
 	c.nthr = l.nthreads
 	stride := uint64(align(max(p.stack, 16), 16))
@@ -147,6 +155,7 @@ func newCTA(l *launch, smid int) *cta {
 	c.shared = make([]uint64, (shLen+7)/8+1)
 	c.shPtr = unsafe.Pointer(&c.shared[0])
 	c.shLen = shLen
+	c.fillSpecials()
 	return c
 }
 
@@ -157,9 +166,9 @@ func (c *cta) run(id uint64) bool {
 	c.ctaid = [3]uint32{uint32(id % uint64(g.X)), uint32(id / uint64(g.X) % uint64(g.Y)), uint32(id / (uint64(g.X) * uint64(g.Y)))}
 	c.bars = [16]barrier{}
 	c.exits = 0
-	bx, by := uint32(l.block.X), uint32(l.block.Y)
 	for _, w := range c.warps {
 		w.exited, w.waiting, w.cc = 0, 0, 0
+		w.barMask = [16]uint32{}
 		w.pc = [32]int32{}
 		if w.calls > 0 {
 			for i := range w.frames {
@@ -171,60 +180,12 @@ func (c *cta) run(id uint64) bool {
 		fb := lanes(w.r, fbSlot)
 		*fb = [32]uint64{}
 		for _, sv := range c.p.specials {
+			if sv.val < spCtaidX || sv.val > spCtaidZ {
+				continue
+			}
 			v := lanes(w.r, sv.slot)
-			for j := 0; j < 32; j++ {
-				t := uint32(w.id*32 + j)
-				var x uint64
-				switch sv.val {
-				case spTidX:
-					x = uint64(t % bx)
-				case spTidY:
-					x = uint64(t / bx % by)
-				case spTidZ:
-					x = uint64(t / (bx * by))
-				case spNtidX:
-					x = uint64(l.block.X)
-				case spNtidY:
-					x = uint64(l.block.Y)
-				case spNtidZ:
-					x = uint64(l.block.Z)
-				case spCtaidX, spCtaidY, spCtaidZ:
-					x = uint64(c.ctaid[sv.val-spCtaidX])
-				case spNctaidX:
-					x = uint64(g.X)
-				case spNctaidY:
-					x = uint64(g.Y)
-				case spNctaidZ:
-					x = uint64(g.Z)
-				case spLaneid:
-					x = uint64(j)
-				case spWarpid:
-					x = uint64(w.id)
-				case spNwarpid:
-					x = 64
-				case spSmid:
-					x = uint64(c.smid % numSMs)
-				case spNsmid:
-					x = numSMs
-				case spGridid:
-					x = l.gridID
-				case spLanemaskEq:
-					x = 1 << j
-				case spLanemaskLt:
-					x = 1<<j - 1
-				case spLanemaskLe:
-					x = 1<<(j+1) - 1
-				case spLanemaskGt:
-					x = uint64(^uint32(1<<(j+1) - 1))
-				case spLanemaskGe:
-					x = uint64(^uint32(1<<j - 1))
-				case spDynSmem:
-					x = uint64(l.dynShared)
-				case spTotalSmem:
-					x = c.shLen
-				case spOne:
-					x = 1
-				}
+			x := uint64(c.ctaid[sv.val-spCtaidX])
+			for j := range v {
 				v[j] = x
 			}
 		}
@@ -240,7 +201,9 @@ func (c *cta) run(id uint64) bool {
 			if !c.runWarp(w) {
 				return false
 			}
-			c.release()
+			if c.barDirty {
+				c.release()
+			}
 		}
 		done := true
 		for _, w := range c.warps {
@@ -261,6 +224,7 @@ func (c *cta) run(id uint64) bool {
 // release frees every barrier whose arrival count is complete and reports
 // whether any was freed.
 func (c *cta) release() bool {
+	c.barDirty = false
 	freed := false
 	for id := range c.bars {
 		b := &c.bars[id]
@@ -276,12 +240,17 @@ func (c *cta) release() bool {
 		}
 		freed = true
 		for _, w := range c.warps {
-			for mm := w.waiting; mm != 0; mm &= mm - 1 {
+			rel := w.barMask[id]
+			if rel == 0 {
+				continue
+			}
+			w.waiting &^= rel
+			w.barMask[id] = 0
+			if !b.red {
+				continue
+			}
+			for mm := rel; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
-				if int(w.barOf[l]) != id {
-					continue
-				}
-				w.waiting &^= 1 << l
 				in := &c.p.code[w.pc[l]-1]
 				switch {
 				case in.fl&barRedPopc != 0:
@@ -349,18 +318,15 @@ func (c *cta) runWarp(w *warp) bool {
 // would catch up with other lanes of the same frame.
 func (c *cta) pick(w *warp, run uint32) (group uint32, pc, stop int32) {
 	if w.calls == 0 {
-		pc = math.MaxInt32
-		for m := run; m != 0; m &= m - 1 {
-			if p := w.pc[bits.TrailingZeros32(m)]; p < pc {
-				pc = p
-			}
-		}
-		stop = math.MaxInt32
+		pc, stop = math.MaxInt32, math.MaxInt32
 		for m := run; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			if p := w.pc[l]; p == pc {
+			switch p := w.pc[l]; {
+			case p < pc:
+				stop, pc, group = pc, p, 1<<l
+			case p == pc:
 				group |= 1 << l
-			} else if p < stop {
+			case p < stop:
 				stop = p
 			}
 		}
@@ -435,6 +401,14 @@ func (w *warp) setPCs(m uint32, pc int32) {
 	}
 }
 
+// done charges the thread-instructions a group ran and passes ok on.
+func (c *cta) done(n uint64, ok bool) bool {
+	if !c.charge(n) {
+		return false
+	}
+	return ok
+}
+
 // charge accounts n thread-instructions against the launch budget.
 func (c *cta) charge(n uint64) bool {
 	c.executed += n
@@ -458,17 +432,12 @@ func (c *cta) charge(n uint64) bool {
 // exec runs group from pc until it diverges, blocks, exits, calls or
 // returns with other lanes waiting, or reaches stop (where other lanes of
 // its frame wait to be merged).
-func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
+func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 	code := c.p.code
 	r, pr := w.r, w.pr
 	gpop := uint64(bits.OnesCount32(group))
 	var n uint64
 	others := w.runnable() &^ group
-	defer func() {
-		if !c.charge(n) {
-			ok = false
-		}
-	}()
 	for {
 		in := &code[pc]
 		c.pc = pc
@@ -480,7 +449,7 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
 				pc++
 				if pc >= stop {
 					w.setPCs(group, pc)
-					return true
+					return c.done(n, true)
 				}
 				continue
 			}
@@ -514,7 +483,7 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
 			pc++
 			if pc >= stop {
 				w.setPCs(group, pc)
-				return true
+				return c.done(n, true)
 			}
 			continue
 		}
@@ -524,12 +493,11 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
 			if m != group {
 				w.setPCs(m, in.aux)
 				w.setPCs(group&^m, pc+1)
-				return true
+				return c.done(n, true)
 			}
 			if in.aux <= pc {
 				// Backward branches bound runaway loops.
 				if !c.charge(n) {
-					n = 0
 					return false
 				}
 				n = 0
@@ -537,14 +505,14 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
 			pc = in.aux
 			if pc >= stop {
 				w.setPCs(group, pc)
-				return true
+				return c.done(n, true)
 			}
 			continue
 		case opExit:
 			c.exit(w, m)
 			group &^= m
 			if group == 0 {
-				return true
+				return c.done(n, true)
 			}
 			gpop = uint64(bits.OnesCount32(group))
 		case opRet:
@@ -553,11 +521,11 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
 				pc = target
 				continue
 			}
-			return true
+			return c.done(n, true)
 		case opCall:
 			fi := c.p.funcs[in.aux2]
 			if !c.call(w, m, in, fi, pc) {
-				return false
+				return c.done(n, false)
 			}
 			if m == group && others == 0 {
 				pc = in.aux
@@ -565,14 +533,14 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
 			}
 			w.setPCs(m, in.aux)
 			w.setPCs(group&^m, pc+1)
-			return true
+			return c.done(n, true)
 		case opBuiltin:
 			if !c.builtin(w, in, m) {
-				return false
+				return c.done(n, false)
 			}
 		case opTrap:
 			c.fault = &fault{kind: fTrap, warp: w.id, lane: bits.TrailingZeros32(m), pc: pc, msg: "trap instruction executed"}
-			return false
+			return c.done(n, false)
 		case opMov:
 			d, a := lanes(r, in.d), lanes(r, in.a)
 			if m == fullMask {
@@ -660,28 +628,44 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
 			}
 		case opLdParam:
 			c.ldParam(w, in, m)
+		case opLdS32:
+			if !c.ldS32(w, in, m) {
+				return c.done(n, false)
+			}
+		case opStS32:
+			if !c.stS32(w, in, m) {
+				return c.done(n, false)
+			}
+		case opLdG32:
+			if !c.ldG32(w, in, m) {
+				return c.done(n, false)
+			}
+		case opStG32:
+			if !c.stG32(w, in, m) {
+				return c.done(n, false)
+			}
 		case opLd:
 			if !c.ld(w, in, m) {
-				return false
+				return c.done(n, false)
 			}
 		case opSt:
 			if !c.st(w, in, m) {
-				return false
+				return c.done(n, false)
 			}
 		case opAtom:
 			if !c.atom(w, in, m) {
-				return false
+				return c.done(n, false)
 			}
 		case opSpecial:
 			c.special(w, in, m)
 		case opBar:
 			if !c.bar(w, in, m, pc) {
-				return false
+				return c.done(n, false)
 			}
 			if in.fl&barArrive == 0 {
 				group &^= m
 				if group == 0 {
-					return true
+					return c.done(n, true)
 				}
 				gpop = uint64(bits.OnesCount32(group))
 			}
@@ -719,12 +703,12 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) (ok bool) {
 			pr[in.d] = pr[in.d]&^m | t
 		default:
 			c.fault = &fault{kind: fInvalid, warp: w.id, lane: bits.TrailingZeros32(m), pc: pc, msg: sprintf("invalid opcode %d", op)}
-			return false
+			return c.done(n, false)
 		}
 		pc++
 		if pc >= stop {
 			w.setPCs(group, pc)
-			return true
+			return c.done(n, true)
 		}
 	}
 }
@@ -742,6 +726,7 @@ func spaceOfGeneric(a uint64) int {
 }
 
 func (c *cta) exit(w *warp, m uint32) {
+	c.barDirty = true
 	w.exited |= m
 	c.exits += bits.OnesCount32(m)
 	for mm := m; mm != 0; mm &= mm - 1 {
@@ -939,7 +924,9 @@ func (c *cta) bar(w *warp, in *inst, m uint32, pc int32) bool {
 		b.and = true
 	}
 	b.arrived += bits.OnesCount32(m)
+	c.barDirty = true
 	if in.fl&(barRedPopc|barRedAnd|barRedOr) != 0 {
+		b.red = true
 		p := w.pr[in.c]
 		if in.fl&barRedNeg != 0 {
 			p = ^p
@@ -951,11 +938,8 @@ func (c *cta) bar(w *warp, in *inst, m uint32, pc int32) bool {
 	}
 	if in.fl&barArrive == 0 {
 		w.waiting |= m
-		for mm := m; mm != 0; mm &= mm - 1 {
-			l := bits.TrailingZeros32(mm) & 31
-			w.barOf[l] = uint8(id)
-			w.pc[l] = pc + 1
-		}
+		w.barMask[id] |= m
+		w.setPCs(m, pc+1)
 	}
 	return true
 }
@@ -1173,9 +1157,10 @@ func (c *cta) carry(w *warp, in *inst, m uint32) {
 
 // gptr resolves a global (or constant) address for an access of n bytes.
 func (c *cta) gptr(addr, n uint64, write bool, lane int) unsafe.Pointer {
-	off := addr - c.cLo
-	if off < c.cN && n <= c.cN-off && !(write && c.cRO) {
-		return unsafe.Add(c.cPtr, off)
+	e := &c.gc[c.pc]
+	off := addr - e.lo
+	if off < e.n && n <= e.n-off && !(write && e.ro) {
+		return unsafe.Add(e.ptr, off)
 	}
 	return c.gslow(addr, n, write, lane)
 }
@@ -1198,7 +1183,7 @@ func (c *cta) gslow(addr, n uint64, write bool, lane int) unsafe.Pointer {
 	sp.mu.RLock()
 	ptr := a.ptr
 	sp.mu.RUnlock()
-	c.cLo, c.cN, c.cPtr, c.cRO = a.base, a.size, ptr, a.readOnly
+	c.gc[c.pc] = gcache{a.base, a.size, ptr, a.readOnly}
 	return unsafe.Add(ptr, addr-a.base)
 }
 
@@ -1311,8 +1296,6 @@ func (c *cta) ld(w *warp, in *inst, m uint32) bool {
 			var p unsafe.Pointer
 			if space == spShared && addr&3 == 0 && addr < c.shLen && c.shLen-addr >= 4 {
 				p = unsafe.Add(c.shPtr, addr)
-			} else if off := addr - c.cLo; space == spGlobal && addr&3 == 0 && off < c.cN && c.cN-off >= 4 {
-				p = unsafe.Add(c.cPtr, off)
 			} else if p = c.ptr(w, space, addr, 4, false, l); p == nil {
 				return false
 			}
@@ -1357,8 +1340,6 @@ func (c *cta) st(w *warp, in *inst, m uint32) bool {
 			var p unsafe.Pointer
 			if space == spShared && addr&3 == 0 && addr < c.shLen && c.shLen-addr >= 4 {
 				p = unsafe.Add(c.shPtr, addr)
-			} else if off := addr - c.cLo; space == spGlobal && addr&3 == 0 && off < c.cN && c.cN-off >= 4 && !c.cRO {
-				p = unsafe.Add(c.cPtr, off)
 			} else if p = c.ptr(w, space, addr, 4, true, l); p == nil {
 				return false
 			}
@@ -1427,3 +1408,158 @@ func (c *cta) readMem(w *warp, addr uint64, n uint64, l int) []byte {
 }
 
 var _ = rt.ErrIllegalAddress
+
+// Specialised 32-bit loads and stores: check every active lane's address
+// against the shared window or the cached global allocation first, then
+// move the data in a tight loop; anything unusual takes the general path
+// lane by lane (loads re-read the address register per lane, so a
+// destination that is also the address is safe).
+
+func (c *cta) ldS32(w *warp, in *inst, m uint32) bool {
+	d, a := lanes(w.r, in.d), lanes(w.r, in.a)
+	sh, n, imm := c.shPtr, c.shLen, uint64(in.imm)
+	if m == fullMask && n >= 4 {
+		lim := n - 4
+		ok := true
+		for l := 0; l < 32; l++ {
+			addr := a[l] + imm
+			ok = ok && addr <= lim && addr&3 == 0
+		}
+		if ok {
+			for l := 0; l < 32; l++ {
+				d[l] = uint64(*(*uint32)(unsafe.Add(sh, a[l]+imm)))
+			}
+			return true
+		}
+	}
+	return c.ld(w, in, m)
+}
+
+func (c *cta) stS32(w *warp, in *inst, m uint32) bool {
+	v, a := lanes(w.r, in.d), lanes(w.r, in.a)
+	sh, n, imm := c.shPtr, c.shLen, uint64(in.imm)
+	if m == fullMask && n >= 4 {
+		lim := n - 4
+		ok := true
+		for l := 0; l < 32; l++ {
+			addr := a[l] + imm
+			ok = ok && addr <= lim && addr&3 == 0
+		}
+		if ok {
+			for l := 0; l < 32; l++ {
+				*(*uint32)(unsafe.Add(sh, a[l]+imm)) = uint32(v[l])
+			}
+			return true
+		}
+	}
+	return c.st(w, in, m)
+}
+
+func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
+	d, a := lanes(w.r, in.d), lanes(w.r, in.a)
+	e := &c.gc[c.pc]
+	lo, n, p, imm := e.lo, e.n, e.ptr, uint64(in.imm)
+	if m == fullMask && n >= 4 {
+		lim := n - 4
+		ok := true
+		for l := 0; l < 32; l++ {
+			off := a[l] + imm - lo
+			ok = ok && off <= lim && off&3 == 0
+		}
+		if ok {
+			for l := 0; l < 32; l++ {
+				d[l] = uint64(*(*uint32)(unsafe.Add(p, a[l]+imm-lo)))
+			}
+			return true
+		}
+	}
+	return c.ld(w, in, m)
+}
+
+func (c *cta) stG32(w *warp, in *inst, m uint32) bool {
+	v, a := lanes(w.r, in.d), lanes(w.r, in.a)
+	e := &c.gc[c.pc]
+	lo, n, p, imm := e.lo, e.n, e.ptr, uint64(in.imm)
+	if m == fullMask && n >= 4 && !e.ro {
+		lim := n - 4
+		ok := true
+		for l := 0; l < 32; l++ {
+			off := a[l] + imm - lo
+			ok = ok && off <= lim && off&3 == 0
+		}
+		if ok {
+			for l := 0; l < 32; l++ {
+				*(*uint32)(unsafe.Add(p, a[l]+imm-lo)) = uint32(v[l])
+			}
+			return true
+		}
+	}
+	return c.st(w, in, m)
+}
+
+// fillSpecials writes the special registers that are the same for every
+// CTA of a launch (everything but %ctaid) into each warp, once.
+func (c *cta) fillSpecials() {
+	l, g := c.l, c.l.grid
+	bx, by := uint32(l.block.X), uint32(l.block.Y)
+	for _, w := range c.warps {
+		for _, sv := range c.p.specials {
+			v := lanes(w.r, sv.slot)
+			for j := 0; j < 32; j++ {
+				t := uint32(w.id*32 + j)
+				var x uint64
+				switch sv.val {
+				case spTidX:
+					x = uint64(t % bx)
+				case spTidY:
+					x = uint64(t / bx % by)
+				case spTidZ:
+					x = uint64(t / (bx * by))
+				case spNtidX:
+					x = uint64(l.block.X)
+				case spNtidY:
+					x = uint64(l.block.Y)
+				case spNtidZ:
+					x = uint64(l.block.Z)
+				case spCtaidX, spCtaidY, spCtaidZ:
+					x = uint64(c.ctaid[sv.val-spCtaidX])
+				case spNctaidX:
+					x = uint64(g.X)
+				case spNctaidY:
+					x = uint64(g.Y)
+				case spNctaidZ:
+					x = uint64(g.Z)
+				case spLaneid:
+					x = uint64(j)
+				case spWarpid:
+					x = uint64(w.id)
+				case spNwarpid:
+					x = 64
+				case spSmid:
+					x = uint64(c.smid % numSMs)
+				case spNsmid:
+					x = numSMs
+				case spGridid:
+					x = l.gridID
+				case spLanemaskEq:
+					x = 1 << j
+				case spLanemaskLt:
+					x = 1<<j - 1
+				case spLanemaskLe:
+					x = 1<<(j+1) - 1
+				case spLanemaskGt:
+					x = uint64(^uint32(1<<(j+1) - 1))
+				case spLanemaskGe:
+					x = uint64(^uint32(1<<j - 1))
+				case spDynSmem:
+					x = uint64(l.dynShared)
+				case spTotalSmem:
+					x = c.shLen
+				case spOne:
+					x = 1
+				}
+				v[j] = x
+			}
+		}
+	}
+}

@@ -580,6 +580,9 @@ func (dc *decoder) ldst(in *ptx.Instr, sc *scope, m modset, x inst, load bool) {
 	} else if x.aux2 == spConst {
 		dc.failIn(in, "constant memory is read-only")
 	}
+	if n == 1 && t.Size() == 4 && x.fl&(memSext|memAtomic) == 0 && (x.aux2 == spGlobal || x.aux2 == spShared) {
+		x.op = map[[2]bool]opcode{{true, true}: opLdG32, {true, false}: opLdS32, {false, true}: opStG32, {false, false}: opStS32}[[2]bool{load, x.aux2 == spGlobal}]
+	}
 	dc.emit(in, x)
 }
 

@@ -42,7 +42,10 @@ const (
 	opAddCC    // carry ops: fl = kind|width
 	opIsspacep // pred d = a in space aux2
 	opCvtaTo   // d = a - window for space aux2 (checked)
-	opBrev     // unused placeholder to keep numbering stable
+	opLdG32    // ld.global of one 32-bit value (the common case, specialised)
+	opLdS32    // ld.shared of one 32-bit value
+	opStG32    // st.global of one 32-bit value
+	opStS32    // st.shared of one 32-bit value
 
 	opALU opcode = 256
 	opCmp opcode = 2048

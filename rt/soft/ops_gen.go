@@ -714,20 +714,6 @@ const (
 	opSetGeuF16x2Hi
 	opSetNumF16x2Hi
 	opSetNanF16x2Hi
-	opSetEqF16x2FtzHi
-	opSetNeF16x2FtzHi
-	opSetLtF16x2FtzHi
-	opSetLeF16x2FtzHi
-	opSetGtF16x2FtzHi
-	opSetGeF16x2FtzHi
-	opSetEquF16x2FtzHi
-	opSetNeuF16x2FtzHi
-	opSetLtuF16x2FtzHi
-	opSetLeuF16x2FtzHi
-	opSetGtuF16x2FtzHi
-	opSetGeuF16x2FtzHi
-	opSetNumF16x2FtzHi
-	opSetNanF16x2FtzHi
 	opSetEqF16x2FtzLo
 	opSetNeF16x2FtzLo
 	opSetLtF16x2FtzLo
@@ -742,6 +728,20 @@ const (
 	opSetGeuF16x2FtzLo
 	opSetNumF16x2FtzLo
 	opSetNanF16x2FtzLo
+	opSetEqF16x2FtzHi
+	opSetNeF16x2FtzHi
+	opSetLtF16x2FtzHi
+	opSetLeF16x2FtzHi
+	opSetGtF16x2FtzHi
+	opSetGeF16x2FtzHi
+	opSetEquF16x2FtzHi
+	opSetNeuF16x2FtzHi
+	opSetLtuF16x2FtzHi
+	opSetLeuF16x2FtzHi
+	opSetGtuF16x2FtzHi
+	opSetGeuF16x2FtzHi
+	opSetNumF16x2FtzHi
+	opSetNanF16x2FtzHi
 	opSetEqBF16
 	opSetNeBF16
 	opSetLtBF16
@@ -2260,20 +2260,6 @@ var genNames = map[opcode]string{
 	opMaxF16x2FtzNaN:        "max.ftz.NaN.f16x2",
 	opNegF16x2Ftz:           "neg.ftz.f16x2",
 	opAbsF16x2Ftz:           "abs.ftz.f16x2",
-	opSetEqF16x2FtzHi:       "setp.eq.ftz.hi.f16x2",
-	opSetNeF16x2FtzHi:       "setp.ne.ftz.hi.f16x2",
-	opSetLtF16x2FtzHi:       "setp.lt.ftz.hi.f16x2",
-	opSetLeF16x2FtzHi:       "setp.le.ftz.hi.f16x2",
-	opSetGtF16x2FtzHi:       "setp.gt.ftz.hi.f16x2",
-	opSetGeF16x2FtzHi:       "setp.ge.ftz.hi.f16x2",
-	opSetEquF16x2FtzHi:      "setp.equ.ftz.hi.f16x2",
-	opSetNeuF16x2FtzHi:      "setp.neu.ftz.hi.f16x2",
-	opSetLtuF16x2FtzHi:      "setp.ltu.ftz.hi.f16x2",
-	opSetLeuF16x2FtzHi:      "setp.leu.ftz.hi.f16x2",
-	opSetGtuF16x2FtzHi:      "setp.gtu.ftz.hi.f16x2",
-	opSetGeuF16x2FtzHi:      "setp.geu.ftz.hi.f16x2",
-	opSetNumF16x2FtzHi:      "setp.num.ftz.hi.f16x2",
-	opSetNanF16x2FtzHi:      "setp.nan.ftz.hi.f16x2",
 	opSetEqF16x2FtzLo:       "setp.eq.ftz.lo.f16x2",
 	opSetNeF16x2FtzLo:       "setp.ne.ftz.lo.f16x2",
 	opSetLtF16x2FtzLo:       "setp.lt.ftz.lo.f16x2",
@@ -2288,6 +2274,20 @@ var genNames = map[opcode]string{
 	opSetGeuF16x2FtzLo:      "setp.geu.ftz.lo.f16x2",
 	opSetNumF16x2FtzLo:      "setp.num.ftz.lo.f16x2",
 	opSetNanF16x2FtzLo:      "setp.nan.ftz.lo.f16x2",
+	opSetEqF16x2FtzHi:       "setp.eq.ftz.hi.f16x2",
+	opSetNeF16x2FtzHi:       "setp.ne.ftz.hi.f16x2",
+	opSetLtF16x2FtzHi:       "setp.lt.ftz.hi.f16x2",
+	opSetLeF16x2FtzHi:       "setp.le.ftz.hi.f16x2",
+	opSetGtF16x2FtzHi:       "setp.gt.ftz.hi.f16x2",
+	opSetGeF16x2FtzHi:       "setp.ge.ftz.hi.f16x2",
+	opSetEquF16x2FtzHi:      "setp.equ.ftz.hi.f16x2",
+	opSetNeuF16x2FtzHi:      "setp.neu.ftz.hi.f16x2",
+	opSetLtuF16x2FtzHi:      "setp.ltu.ftz.hi.f16x2",
+	opSetLeuF16x2FtzHi:      "setp.leu.ftz.hi.f16x2",
+	opSetGtuF16x2FtzHi:      "setp.gtu.ftz.hi.f16x2",
+	opSetGeuF16x2FtzHi:      "setp.geu.ftz.hi.f16x2",
+	opSetNumF16x2FtzHi:      "setp.num.ftz.hi.f16x2",
+	opSetNanF16x2FtzHi:      "setp.nan.ftz.hi.f16x2",
 	opAddBF16:               "add.rn.bf16",
 	opSubBF16:               "sub.rn.bf16",
 	opMulBF16:               "mul.rn.bf16",
@@ -4818,7 +4818,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(fma32(f32(A), f32(B), f32(C), rnRN))
+				d[l] = r32(fma32rn(f32(A), f32(B), f32(C)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4826,7 +4826,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(fma32(f32(A), f32(B), f32(C), rnRN))
+				d[l] = r32(fma32rn(f32(A), f32(B), f32(C)))
 			}
 		}
 	case opDivF32Rn:
@@ -5550,7 +5550,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(sat32(fma32(f32(A), f32(B), f32(C), rnRN)))
+				d[l] = r32(sat32(fma32rn(f32(A), f32(B), f32(C))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5558,7 +5558,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(sat32(fma32(f32(A), f32(B), f32(C), rnRN)))
+				d[l] = r32(sat32(fma32rn(f32(A), f32(B), f32(C))))
 			}
 		}
 	case opAddF32RzSat:
@@ -5850,7 +5850,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(ftz32(fma32(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C)), rnRN)))
+				d[l] = r32(ftz32(fma32rn(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5858,7 +5858,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(ftz32(fma32(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C)), rnRN)))
+				d[l] = r32(ftz32(fma32rn(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C)))))
 			}
 		}
 	case opDivF32RnFtz:
@@ -6582,7 +6582,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(sat32(ftz32(fma32(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C)), rnRN))))
+				d[l] = r32(sat32(ftz32(fma32rn(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C))))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6590,7 +6590,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(sat32(ftz32(fma32(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C)), rnRN))))
+				d[l] = r32(sat32(ftz32(fma32rn(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C))))))
 			}
 		}
 	case opAddF32RzFtzSat:
@@ -11718,2642 +11718,5984 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetEq16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) == uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) == uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNe16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) != uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) != uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtS16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int16(A) < int16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int16(A) < int16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtU16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) < uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) < uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeS16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int16(A) <= int16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int16(A) <= int16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeU16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) <= uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) <= uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtS16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int16(A) > int16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int16(A) > int16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtU16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) > uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) > uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeS16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int16(A) >= int16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int16(A) >= int16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeU16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) >= uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) >= uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLoU16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) < uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) < uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLsU16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) <= uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) <= uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetHiU16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) > uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) > uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetHsU16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint16(A) >= uint16(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint16(A) >= uint16(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEq32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) == uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) == uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNe32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) != uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) != uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtS32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int32(A) < int32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int32(A) < int32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) < uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) < uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeS32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int32(A) <= int32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int32(A) <= int32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) <= uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) <= uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtS32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int32(A) > int32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int32(A) > int32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) > uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) > uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeS32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int32(A) >= int32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int32(A) >= int32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) >= uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) >= uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLoU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) < uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) < uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLsU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) <= uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) <= uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetHiU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) > uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) > uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetHsU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint32(A) >= uint32(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint32(A) >= uint32(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEq64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) == uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) == uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNe64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) != uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) != uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtS64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int64(A) < int64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int64(A) < int64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) < uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) < uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeS64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int64(A) <= int64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int64(A) <= int64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) <= uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) <= uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtS64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int64(A) > int64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int64(A) > int64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) > uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) > uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeS64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if int64(A) >= int64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if int64(A) >= int64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) >= uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) >= uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLoU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) < uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) < uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLsU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) <= uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) <= uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetHiU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) > uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) > uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetHsU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				var v uint32
+				if uint64(A) >= uint64(B) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
+			var v uint32
 			if uint64(A) >= uint64(B) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEqF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanF32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f32(A), f32(B)
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f32(A), f32(B)
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpFiniteF32:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(f32(A), 0) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(f32(A), 0) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpInfiniteF32:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(f32(A), 1) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(f32(A), 1) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpNumberF32:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(f32(A), 2) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(f32(A), 2) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpNotanumberF32:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(f32(A), 3) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(f32(A), 3) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpNormalF32:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(f32(A), 4) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(f32(A), 4) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpSubnormalF32:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(f32(A), 5) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(f32(A), 5) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEqF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanF32Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := ftz32(f32(A)), ftz32(f32(B))
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := ftz32(f32(A)), ftz32(f32(B))
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpFiniteF32Ftz:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(ftz32(f32(A)), 0) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(ftz32(f32(A)), 0) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpInfiniteF32Ftz:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(ftz32(f32(A)), 1) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(ftz32(f32(A)), 1) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpNumberF32Ftz:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(ftz32(f32(A)), 2) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(ftz32(f32(A)), 2) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpNotanumberF32Ftz:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(ftz32(f32(A)), 3) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(ftz32(f32(A)), 3) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpNormalF32Ftz:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(ftz32(f32(A)), 4) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(ftz32(f32(A)), 4) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpSubnormalF32Ftz:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp32(ftz32(f32(A)), 5) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp32(ftz32(f32(A)), 5) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEqF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanF64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := f64(A), f64(B)
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := f64(A), f64(B)
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpFiniteF64:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp64(f64(A), 0, false) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp64(f64(A), 0, false) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpInfiniteF64:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp64(f64(A), 1, false) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp64(f64(A), 1, false) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpNumberF64:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp64(f64(A), 2, false) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp64(f64(A), 2, false) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpNotanumberF64:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp64(f64(A), 3, false) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp64(f64(A), 3, false) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpNormalF64:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp64(f64(A), 4, false) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp64(f64(A), 4, false) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opTestpSubnormalF64:
 		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				var v uint32
+				if testp64(f64(A), 5, false) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
+			var v uint32
 			if testp64(f64(A), 5, false) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEqF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(A), fmtF16.float(B)
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(A), fmtF16.float(B)
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEqF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanF16Ftz:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(A)), fmtF16.float(ftz16(B))
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEqF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(lo16(A)), fmtF16.float(lo16(B))
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEqF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(hi16(A)), fmtF16.float(hi16(B))
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
-		}
-	case opSetEqF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if x == y {
-				t |= 1 << l
-			}
-		}
-	case opSetNeF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if x != y && x == x && y == y {
-				t |= 1 << l
-			}
-		}
-	case opSetLtF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if x < y {
-				t |= 1 << l
-			}
-		}
-	case opSetLeF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if x <= y {
-				t |= 1 << l
-			}
-		}
-	case opSetGtF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if x > y {
-				t |= 1 << l
-			}
-		}
-	case opSetGeF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if x >= y {
-				t |= 1 << l
-			}
-		}
-	case opSetEquF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if !(x < y || x > y) {
-				t |= 1 << l
-			}
-		}
-	case opSetNeuF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if x != y {
-				t |= 1 << l
-			}
-		}
-	case opSetLtuF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if !(x >= y) {
-				t |= 1 << l
-			}
-		}
-	case opSetLeuF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if !(x > y) {
-				t |= 1 << l
-			}
-		}
-	case opSetGtuF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if !(x <= y) {
-				t |= 1 << l
-			}
-		}
-	case opSetGeuF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if !(x < y) {
-				t |= 1 << l
-			}
-		}
-	case opSetNumF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if x == x && y == y {
-				t |= 1 << l
-			}
-		}
-	case opSetNanF16x2FtzHi:
-		a := lanes(r, in.a)
-		b := lanes(r, in.b)
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
-			if x != x || y != y {
-				t |= 1 << l
-			}
+			t |= v << l
 		}
 	case opSetEqF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanF16x2FtzLo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtF16.float(ftz16(lo16(A))), fmtF16.float(ftz16(lo16(B)))
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
+		}
+	case opSetEqF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetNeF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetLtF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetLeF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetGtF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetGeF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetEquF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetNeuF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetLtuF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetLeuF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetGtuF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetGeuF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetNumF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t |= v << l
+		}
+	case opSetNanF16x2FtzHi:
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			A := a[l]
+			B := b[l]
+			x, y := fmtF16.float(ftz16(hi16(A))), fmtF16.float(ftz16(hi16(B)))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t |= v << l
 		}
 	case opSetEqBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanBF16:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(A), fmtBF16.float(B)
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(A), fmtBF16.float(B)
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEqBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanBF16x2Lo:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(lo16(A)), fmtBF16.float(lo16(B))
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEqBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if x == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if x == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if x != y && x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if x != y && x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if x < y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if x < y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if x <= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if x <= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if x > y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if x > y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if x >= y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if x >= y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetEquBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if !(x < y || x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if !(x < y || x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNeuBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if x != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if x != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLtuBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if !(x >= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if !(x >= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetLeuBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if !(x > y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if !(x > y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGtuBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if !(x <= y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if !(x <= y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetGeuBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if !(x < y) {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if !(x < y) {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNumBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if x == x && y == y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if x == x && y == y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	case opSetNanBF16x2Hi:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+				var v uint32
+				if x != x || y != y {
+					v = 1
+				}
+				t |= v << l
+			}
+			return t
+		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			A := a[l]
 			B := b[l]
 			x, y := fmtBF16.float(hi16(A)), fmtBF16.float(hi16(B))
+			var v uint32
 			if x != x || y != y {
-				t |= 1 << l
+				v = 1
 			}
+			t |= v << l
 		}
 	}
 	return t

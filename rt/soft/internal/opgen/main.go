@@ -235,7 +235,11 @@ func floats() {
 				alu("AddF32"+title(r)+mn, out32(fmt.Sprintf("add32(%s, %s, %s)", A, B, R), ftz, sat), f2, keys("add")...)
 				alu("SubF32"+title(r)+mn, out32(fmt.Sprintf("add32(%s, -%s, %s)", A, B, R), ftz, sat), f2, keys("sub")...)
 				alu("MulF32"+title(r)+mn, out32(fmt.Sprintf("mul32(%s, %s, %s)", A, B, R), ftz, sat), f2, keys("mul")...)
-				alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,
+				fma := fmt.Sprintf("fma32(%s, %s, %s, %s)", A, B, C, R)
+				if r == "rn" {
+					fma = fmt.Sprintf("fma32rn(%s, %s, %s)", A, B, C)
+				}
+				alu("FmaF32"+title(r)+mn, out32(fma, ftz, sat), f3,
 					append(keys("fma"), keys("mad")...)...)
 				if !sat {
 					alu("DivF32"+title(r)+mn, out32(fmt.Sprintf("div32(%s, %s, %s)", A, B, R), ftz, false), f2,
@@ -679,7 +683,10 @@ func main() {
 			load += "\n\t\t\t" + expr[:i]
 			expr = expr[i+1:]
 		}
-		p("\t\tfor ; m != 0; m &= m - 1 {\n\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t%s\n\t\t\tif %s {\n\t\t\t\tt |= 1 << l\n\t\t\t}\n\t\t}\n", load, expr)
+		// Branch-free bit setting: the comparison outcome is data dependent.
+		body := fmt.Sprintf("%s\n\t\t\t\tvar v uint32\n\t\t\t\tif %s {\n\t\t\t\t\tv = 1\n\t\t\t\t}\n\t\t\t\tt |= v << l\n", load, expr)
+		p("\t\tif m == fullMask {\n\t\t\tfor l := 0; l < 32; l++ {\n\t\t\t\t%s\t\t\t}\n\t\t\treturn t\n\t\t}\n", body)
+		p("\t\tfor ; m != 0; m &= m - 1 {\n\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t\t%s\t\t}\n", body)
 	}
 	p("\t}\n\treturn t\n}\n")
 
