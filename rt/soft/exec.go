@@ -22,7 +22,7 @@ type warp struct {
 	exited  uint32
 	waiting uint32     // parked at a barrier
 	barMask [16]uint32 // lanes waiting on each named barrier
-	cc      uint32 // carry flags of add.cc and friends
+	cc      uint32     // carry flags of add.cc and friends
 
 	calls  int // lanes with a non-empty call stack
 	frames [32][]frame
