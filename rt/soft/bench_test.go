@@ -2,6 +2,7 @@ package soft
 
 import (
 	"math/rand/v2"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -57,8 +58,10 @@ func BenchmarkMatmul256(b *testing.B) {
 	benchLaunch(b, e, e.kernel(lib, "_Z2mmPKfS0_Pfi"), rt.D2(N/16, N/16), rt.D2(16, 16), 0, pa, pb, pc, N)
 }
 
-// BenchmarkMatmul256Go is the same tiled loop in plain Go on the same
-// number of workers, the baseline for the soft/native ratio.
+// BenchmarkMatmul256Go is the plain-Go triple loop on one goroutine (the
+// baseline of docs/soft-backend.md §3.1), and BenchmarkMatmul256GoTiled the
+// kernel's own 16×16 tiled loop in Go on as many goroutines as the soft
+// backend has workers.
 func BenchmarkMatmul256Go(b *testing.B) {
 	N := 256
 	r := rand.New(rand.NewPCG(1, 1))
@@ -89,4 +92,53 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func BenchmarkMatmul256GoTiled(b *testing.B) {
+	N := 256
+	r := rand.New(rand.NewPCG(1, 1))
+	A, B, C := randF32(r, N*N, -1, 1), randF32(r, N*N, -1, 1), make([]float32, N*N)
+	workers := New(Options{}).opt.Workers
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for t := w; t < (N/16)*(N/16); t += workers {
+					matmulTileGo(A, B, C, N, t%(N/16), t/(N/16))
+				}
+			}(w)
+		}
+		wg.Wait()
+	}
+}
+
+// matmulTileGo is one CTA of the tiled kernel (typical.cu's mm) in Go.
+func matmulTileGo(A, B, C []float32, N, bx, by int) {
+	var As, Bs [16][16]float32
+	var acc [16][16]float32
+	for k := 0; k < N; k += 16 {
+		for ty := 0; ty < 16; ty++ {
+			for tx := 0; tx < 16; tx++ {
+				As[ty][tx] = A[(by*16+ty)*N+k+tx]
+				Bs[ty][tx] = B[(k+ty)*N+bx*16+tx]
+			}
+		}
+		for ty := 0; ty < 16; ty++ {
+			for tx := 0; tx < 16; tx++ {
+				s := acc[ty][tx]
+				for j := 0; j < 16; j++ {
+					s += As[ty][j] * Bs[j][tx]
+				}
+				acc[ty][tx] = s
+			}
+		}
+	}
+	for ty := 0; ty < 16; ty++ {
+		for tx := 0; tx < 16; tx++ {
+			C[(by*16+ty)*N+bx*16+tx] = acc[ty][tx]
+		}
+	}
 }

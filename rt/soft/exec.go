@@ -628,6 +628,19 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 		case opLdParam:
 			c.ldParam(w, in, m)
+		case opLdLdFma:
+			if m == fullMask && pc+2 < stop && c.ldLdFma(w, in, &code[pc+1], &code[pc+2]) {
+				n += 2 * gpop
+				pc += 3
+				if pc >= stop {
+					w.setPCs(group, pc)
+					return c.done(n, true)
+				}
+				continue
+			}
+			if !c.ldS32(w, in, m) {
+				return c.done(n, false)
+			}
 		case opLdS32:
 			if !c.ldS32(w, in, m) {
 				return c.done(n, false)
@@ -1418,6 +1431,19 @@ var _ = rt.ErrIllegalAddress
 func (c *cta) ldS32(w *warp, in *inst, m uint32) bool {
 	d, a := lanes(w.r, in.d), lanes(w.r, in.a)
 	sh, n, imm := c.shPtr, c.shLen, uint64(in.imm)
+	if m == fullMask && n >= 4 && in.d != in.a {
+		// One pass; a bad lane hands the rest to the general path (the
+		// lanes done so far cannot have changed any address).
+		lim := n - 4
+		for l := 0; l < 32; l++ {
+			addr := a[l] + imm
+			if addr > lim || addr&3 != 0 {
+				return c.ld(w, in, m&^(1<<l-1))
+			}
+			d[l] = uint64(*(*uint32)(unsafe.Add(sh, addr)))
+		}
+		return true
+	}
 	if m == fullMask && n >= 4 {
 		lim := n - 4
 		ok := true
@@ -1459,6 +1485,17 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 	d, a := lanes(w.r, in.d), lanes(w.r, in.a)
 	e := &c.gc[c.pc]
 	lo, n, p, imm := e.lo, e.n, e.ptr, uint64(in.imm)
+	if m == fullMask && n >= 4 && in.d != in.a {
+		lim := n - 4
+		for l := 0; l < 32; l++ {
+			off := a[l] + imm - lo
+			if off > lim || off&3 != 0 {
+				return c.ld(w, in, m&^(1<<l-1))
+			}
+			d[l] = uint64(*(*uint32)(unsafe.Add(p, off)))
+		}
+		return true
+	}
 	if m == fullMask && n >= 4 {
 		lim := n - 4
 		ok := true
@@ -1562,4 +1599,44 @@ func (c *cta) fillSpecials() {
 			}
 		}
 	}
+}
+
+// ldLdFma runs the fused "ld.shared.f32 x; ld.shared.f32 y; fma.rn.f32"
+// for a full warp when every address is valid (false: run them singly).
+// Each lane performs the three steps in order on its own registers, which
+// is what the three instructions do.
+func (c *cta) ldLdFma(w *warp, i1, i2, f *inst) bool {
+	r := w.r
+	n := c.shLen
+	if n < 4 {
+		return false
+	}
+	lim := n - 4
+	a1, a2 := lanes(r, i1.a), lanes(r, i2.a)
+	im1, im2 := uint64(i1.imm), uint64(i2.imm)
+	ok := true
+	for l := 0; l < 32; l++ {
+		x, y := a1[l]+im1, a2[l]+im2
+		ok = ok && x <= lim && x&3 == 0 && y <= lim && y&3 == 0
+	}
+	if !ok {
+		return false
+	}
+	sh := c.shPtr
+	d1, d2 := lanes(r, i1.d), lanes(r, i2.d)
+	fd, fa, fb, fc := lanes(r, f.d), lanes(r, f.a), lanes(r, f.b), lanes(r, f.c)
+	for l := 0; l < 32; l++ {
+		d1[l] = uint64(*(*uint32)(unsafe.Add(sh, a1[l]+im1)))
+		d2[l] = uint64(*(*uint32)(unsafe.Add(sh, a2[l]+im2)))
+		fx, fy, fz := f32(fa[l]), f32(fb[l]), f32(fc[l])
+		fs := float64(fx)*float64(fy) + float64(fz)
+		// Fast path: a normal float32 result whose float64 sum is not a
+		// float32 rounding midpoint rounds correctly (and is no NaN).
+		if bs := math.Float64bits(fs); bs&0x1fffffff != 0x10000000 && (bs>>52&0x7ff)-0x381 <= 0x47e-0x381 {
+			fd[l] = uint64(math.Float32bits(float32(fs)))
+		} else {
+			fd[l] = r32(fma32(fx, fy, fz, rnRN))
+		}
+	}
+	return true
 }

@@ -242,15 +242,6 @@ func fma32(a, b, c float32, rnd int) float32 {
 	return round32(s, e, rnd)
 }
 
-// fma32rn is fma32's round-to-nearest fast path, small enough to inline.
-func fma32rn(a, b, c float32) float32 {
-	s := float64(a)*float64(b) + float64(c)
-	if bs := math.Float64bits(s); bs&0x1fffffff != 0x10000000 && bs&0x7ff0000000000000 >= 0x3810000000000000 {
-		return float32(s)
-	}
-	return fma32(a, b, c, rnRN)
-}
-
 func div32(a, b float32, rnd int) float32 {
 	if rnd == rnRN {
 		return a / b

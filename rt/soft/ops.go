@@ -46,6 +46,7 @@ const (
 	opLdS32    // ld.shared of one 32-bit value
 	opStG32    // st.global of one 32-bit value
 	opStS32    // st.shared of one 32-bit value
+	opLdLdFma  // superinstruction: opLdS32, opLdS32, fma.rn.f32 at pc, pc+1, pc+2
 
 	opALU opcode = 256
 	opCmp opcode = 2048

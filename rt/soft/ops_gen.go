@@ -4818,7 +4818,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(fma32rn(f32(A), f32(B), f32(C)))
+				fx, fy, fz := f32(A), f32(B), f32(C)
+				fs := float64(fx)*float64(fy) + float64(fz)
+				fr := float32(fs)
+				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					fr = fma32(fx, fy, fz, rnRN)
+				}
+				d[l] = r32(fr)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4826,7 +4832,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(fma32rn(f32(A), f32(B), f32(C)))
+				fx, fy, fz := f32(A), f32(B), f32(C)
+				fs := float64(fx)*float64(fy) + float64(fz)
+				fr := float32(fs)
+				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					fr = fma32(fx, fy, fz, rnRN)
+				}
+				d[l] = r32(fr)
 			}
 		}
 	case opDivF32Rn:
@@ -5550,7 +5562,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(sat32(fma32rn(f32(A), f32(B), f32(C))))
+				fx, fy, fz := f32(A), f32(B), f32(C)
+				fs := float64(fx)*float64(fy) + float64(fz)
+				fr := float32(fs)
+				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					fr = fma32(fx, fy, fz, rnRN)
+				}
+				d[l] = r32(sat32(fr))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5558,7 +5576,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(sat32(fma32rn(f32(A), f32(B), f32(C))))
+				fx, fy, fz := f32(A), f32(B), f32(C)
+				fs := float64(fx)*float64(fy) + float64(fz)
+				fr := float32(fs)
+				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					fr = fma32(fx, fy, fz, rnRN)
+				}
+				d[l] = r32(sat32(fr))
 			}
 		}
 	case opAddF32RzSat:
@@ -5850,7 +5874,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(ftz32(fma32rn(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C)))))
+				fx, fy, fz := ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C))
+				fs := float64(fx)*float64(fy) + float64(fz)
+				fr := float32(fs)
+				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					fr = fma32(fx, fy, fz, rnRN)
+				}
+				d[l] = r32(ftz32(fr))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5858,7 +5888,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(ftz32(fma32rn(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C)))))
+				fx, fy, fz := ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C))
+				fs := float64(fx)*float64(fy) + float64(fz)
+				fr := float32(fs)
+				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					fr = fma32(fx, fy, fz, rnRN)
+				}
+				d[l] = r32(ftz32(fr))
 			}
 		}
 	case opDivF32RnFtz:
@@ -6582,7 +6618,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(sat32(ftz32(fma32rn(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C))))))
+				fx, fy, fz := ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C))
+				fs := float64(fx)*float64(fy) + float64(fz)
+				fr := float32(fs)
+				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					fr = fma32(fx, fy, fz, rnRN)
+				}
+				d[l] = r32(sat32(ftz32(fr)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6590,7 +6632,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r32(sat32(ftz32(fma32rn(ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C))))))
+				fx, fy, fz := ftz32(f32(A)), ftz32(f32(B)), ftz32(f32(C))
+				fs := float64(fx)*float64(fy) + float64(fz)
+				fr := float32(fs)
+				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					fr = fma32(fx, fy, fz, rnRN)
+				}
+				d[l] = r32(sat32(ftz32(fr)))
 			}
 		}
 	case opAddF32RzFtzSat:

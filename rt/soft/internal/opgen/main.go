@@ -235,12 +235,20 @@ func floats() {
 				alu("AddF32"+title(r)+mn, out32(fmt.Sprintf("add32(%s, %s, %s)", A, B, R), ftz, sat), f2, keys("add")...)
 				alu("SubF32"+title(r)+mn, out32(fmt.Sprintf("add32(%s, -%s, %s)", A, B, R), ftz, sat), f2, keys("sub")...)
 				alu("MulF32"+title(r)+mn, out32(fmt.Sprintf("mul32(%s, %s, %s)", A, B, R), ftz, sat), f2, keys("mul")...)
-				fma := fmt.Sprintf("fma32(%s, %s, %s, %s)", A, B, C, R)
 				if r == "rn" {
-					fma = fmt.Sprintf("fma32rn(%s, %s, %s)", A, B, C)
+					// The hot case: fma32's fast path inline (see fma32rn).
+					pre := fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
+						"\t\t\t\tfs := float64(fx)*float64(fy) + float64(fz)\n"+
+						"\t\t\t\tfr := float32(fs)\n"+
+						"\t\t\t\tif bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {\n"+
+						"\t\t\t\t\tfr = fma32(fx, fy, fz, rnRN)\n"+
+						"\t\t\t\t}", A, B, C)
+					alu("FmaF32"+title(r)+mn, out32("fr", ftz, sat), f3, append(keys("fma"), keys("mad")...)...)
+					byName["FmaF32"+title(r)+mn].pre = pre
+				} else {
+					alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,
+						append(keys("fma"), keys("mad")...)...)
 				}
-				alu("FmaF32"+title(r)+mn, out32(fma, ftz, sat), f3,
-					append(keys("fma"), keys("mad")...)...)
 				if !sat {
 					alu("DivF32"+title(r)+mn, out32(fmt.Sprintf("div32(%s, %s, %s)", A, B, R), ftz, false), f2,
 						"div."+r+mk+".f32")
@@ -656,6 +664,9 @@ func main() {
 				load += "; "
 			}
 			load += fmt.Sprintf("%s := %s[l]", v, strings.ToLower(v))
+		}
+		if o.pre != "" {
+			load += "\n\t\t\t\t" + o.pre
 		}
 		body := fmt.Sprintf("%s\n\t\t\t\td[l] = %s\n", load, o.expr)
 		p("\t\tif m == fullMask {\n\t\t\tfor l := 0; l < 32; l++ {\n\t\t\t\t%s\t\t\t}\n", body)
