@@ -72,6 +72,7 @@ type decoder struct {
 	shared   map[*ptx.Var]uint32
 
 	// per function
+	cur    *ptx.Instr // the instruction being decoded
 	fi     *funcInfo
 	labels map[string]int32
 	fixups []fixup
@@ -161,7 +162,13 @@ func decodeKernel(lib *library, entry *ptx.Func) (p *program, err error) {
 				p, err = nil, de
 				return
 			}
-			panic(r)
+			// A decoder bug must not take the process down: report it
+			// at the instruction being decoded.
+			pos := entry.Pos
+			if dc.cur != nil {
+				pos = dc.cur.Pos
+			}
+			p, err = nil, &decodeError{pos: pos, msg: fmt.Sprintf("internal error decoding this instruction: %v", r)}
 		}
 	}()
 	dc.module = &scope{names: map[string]*sym{}}

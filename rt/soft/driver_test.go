@@ -434,3 +434,53 @@ func TestRegistered(t *testing.T) {
 		t.Fatal("no backends")
 	}
 }
+
+// TestCooperativeLaunch: a grid-wide flag handshake between CTAs only
+// completes when every CTA is resident at once, as cooperative launches
+// guarantee.
+func TestCooperativeLaunch(t *testing.T) {
+	src := ptxHeader + `
+.visible .entry k(.param .u64 flag, .param .u64 out)
+{
+	.reg .b64 %f, %o, %t;
+	.reg .b32 %c, %v, %n;
+	.reg .pred %p;
+	ld.param.u64 %f, [flag];
+	ld.param.u64 %o, [out];
+	mov.u32 %c, %ctaid.x;
+	mov.u32 %n, %nctaid.x;
+	mov.u32 %v, %ntid.x;
+	mul.lo.u32 %n, %n, %v;
+	atom.global.add.u32 %v, [%f], 1;
+SPIN:
+	ld.volatile.global.u32 %v, [%f];
+	setp.lt.u32 %p, %v, %n;
+	@%p bra SPIN;
+	mul.wide.u32 %t, %c, 4;
+	add.s64 %o, %o, %t;
+	st.global.u32 [%o], %v;
+	ret;
+}
+`
+	e := newEnv(t, Options{Workers: 1})
+	lib := e.loadSrc("coop.ptx", src)
+	k := e.kernel(lib, "k")
+	flag, out := e.buf(make([]uint32, 1)), e.buf(make([]uint32, 8))
+	p := params(flag, out)
+	la := rt.LaunchArgs{Ctx: e.ctx, Grid: rt.D1(8), Block: rt.D1(32), Params: unsafe.Pointer(&p[0]), ParamSize: uintptr(len(p)), Cooperative: true}
+	if err := e.d.Launch(k, la); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.d.CtxSynchronize(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]uint32, 8)
+	e.get(out, got)
+	for i, v := range got {
+		if v != 8*32 {
+			t.Fatalf("CTA %d saw %d arrivals", i, v)
+		}
+	}
+	la.Grid = rt.D1(100000)
+	wantErr(t, e.d.Launch(k, la), rt.ErrCooperativeLaunchTooLarge)
+}

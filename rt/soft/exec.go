@@ -657,6 +657,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if !c.stG32(w, in, m) {
 				return c.done(n, false)
 			}
+		case opCpAsync:
+			if !c.cpAsync(w, in, m) {
+				return c.done(n, false)
+			}
 		case opLd:
 			if !c.ld(w, in, m) {
 				return c.done(n, false)
@@ -1637,6 +1641,31 @@ func (c *cta) ldLdFma(w *warp, i1, i2, f *inst) bool {
 		} else {
 			fd[l] = r32(fma32(fx, fy, fz, rnRN))
 		}
+	}
+	return true
+}
+
+// cpAsync performs cp.async at once: the copy is complete before any
+// cp.async.wait_* can be reached, which a valid program cannot tell apart.
+func (c *cta) cpAsync(w *warp, in *inst, m uint32) bool {
+	size := uint64(in.fl)
+	dst, src, soff, ss := lanes(w.r, in.a), lanes(w.r, in.b), lanes(w.r, in.c), lanes(w.r, in.d)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		to := c.ptr(w, spShared, dst[l]+uint64(in.imm), size, true, l)
+		if to == nil {
+			return false
+		}
+		n := min(ss[l]&0xffffffff, size)
+		buf := unsafe.Slice((*byte)(to), size)
+		if n > 0 {
+			from := c.ptr(w, spGlobal, src[l]+soff[l], size, false, l)
+			if from == nil {
+				return false
+			}
+			copy(buf[:n], unsafe.Slice((*byte)(from), n))
+		}
+		clear(buf[n:])
 	}
 	return true
 }

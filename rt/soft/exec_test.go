@@ -263,3 +263,48 @@ func TestPrintfFormats(t *testing.T) {
 		t.Fatalf("printf output:\n%q\nwant 4 × %q", got, line)
 	}
 }
+
+func TestCpAsync(t *testing.T) {
+	// Each thread copies 16 bytes global → shared with cp.async (thread 0
+	// only 8, zero-filling the rest), waits, and reads two words back.
+	src := ptxHeader + `
+.global .align 16 .b8 gbuf[512] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+.visible .entry k(.param .u64 out)
+{
+	.shared .align 16 .b8 sbuf[512];
+	.reg .b32 %t, %s, %n, %v<3>;
+	.reg .b64 %g, %o, %q;
+	.reg .pred %p;
+	mov.u32 %t, %tid.x;
+	shl.b32 %s, %t, 4;
+	mov.u64 %g, gbuf;
+	cvt.u64.u32 %o, %s;
+	add.s64 %g, %g, %o;
+	mov.u32 %n, sbuf;
+	add.u32 %s, %s, %n;
+	setp.eq.u32 %p, %t, 0;
+	selp.u32 %n, 8, 16, %p;
+	cp.async.ca.shared.global [%s], [%g], 16, %n;
+	cp.async.commit_group;
+	cp.async.wait_group 0;
+	bar.sync 0;
+	ld.shared.u32 %v1, [%s];
+	ld.shared.u32 %v2, [%s+8];
+	add.u32 %v0, %v1, %v2;
+	ld.param.u64 %q, [out];
+	mul.wide.u32 %o, %t, 4;
+	add.s64 %q, %q, %o;
+	st.global.u32 [%q], %v0;
+	ret;
+}
+`
+	e := newEnv(t, Options{})
+	lib := e.loadSrc("cpasync.ptx", src)
+	out := e.buf(make([]uint32, 32))
+	e.launch(e.kernel(lib, "k"), rt.D1(1), rt.D1(32), 0, out)
+	got := make([]uint32, 32)
+	e.get(out, got)
+	if got[0] != 0x04030201 || got[1] != 0x14131211 || got[2] != 0 {
+		t.Fatalf("cp.async results %#x %#x %#x", got[0], got[1], got[2])
+	}
+}

@@ -109,6 +109,7 @@ var noOps = map[string]bool{"membar": true, "fence": true, "prefetch": true, "pr
 
 // instr decodes one PTX instruction into bytecode.
 func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
+	dc.cur = in
 	m := mods(in)
 	var x inst
 	dc.guard(in, sc, &x)
@@ -348,10 +349,32 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		dc.emit(in, x)
 		return
 	case "cp":
-		// cp.async.commit_group / wait_group / wait_all are the only
-		// completion operations; the copies themselves are not supported.
+		// cp.async copies complete immediately, so the group waits have
+		// nothing to wait for.
 		if m.flags["async"] && (m.flags["commit_group"] || m.flags["wait_group"] || m.flags["wait_all"]) {
 			x.op = opNop
+			dc.emit(in, x)
+			return
+		}
+		if m.flags["async"] && !m.flags["bulk"] && (m.flags["shared"] || m.flags["shared::cta"]) && m.flags["global"] {
+			if len(ops) < 3 || len(ops) > 5 {
+				dc.failIn(in, "wrong number of operands")
+			}
+			size, ok := ops[2].(*ptx.Imm)
+			if !ok || size.Val != 4 && size.Val != 8 && size.Val != 16 {
+				dc.failIn(in, "cp-size must be 4, 8 or 16")
+			}
+			x.op, x.fl = opCpAsync, uint16(size.Val)
+			x.a, x.imm, _ = dc.memAddr(in, sc, ops[0], spShared)
+			var soff int64
+			x.b, soff, _ = dc.memAddr(in, sc, ops[1], spGlobal)
+			x.c = dc.constSlot(uint64(soff))
+			x.d = dc.constSlot(size.Val)
+			// An optional src-size (the rest is zero-filled) precedes the
+			// optional cache policy of .L2::cache_hint.
+			if len(ops) == 5 || len(ops) == 4 && !m.flags["L2::cache_hint"] {
+				x.d = dc.src(in, sc, ops[3], ptx.U32)
+			}
 			dc.emit(in, x)
 			return
 		}

@@ -47,6 +47,7 @@ const (
 	opStG32    // st.global of one 32-bit value
 	opStS32    // st.shared of one 32-bit value
 	opLdLdFma  // superinstruction: opLdS32, opLdS32, fma.rn.f32 at pc, pc+1, pc+2
+	opCpAsync  // cp.async: shared [a+imm] ← global [b+c], fl bytes, d: source size
 
 	opALU opcode = 256
 	opCmp opcode = 2048
