@@ -41,6 +41,26 @@
 // lg2, sin, cos, rsqrt, tanh, …) return the correctly rounded value, which
 // is within the GPU's documented error but not always bit-identical to it.
 //
+// # Instruction coverage
+//
+// Integer and bit operations (add/sub/mul/mad incl. .hi/.wide/.sat/.cc,
+// mul24/mad24, sad, div, rem, abs, neg, min, max, and/or/xor/not/cnot,
+// shl/shr, popc, clz, brev, bfind, bfe, bfi, prmt, lop3, shf); every setp,
+// set and selp form (.and/.or/.xor combination, two destinations, unordered
+// and NaN-aware float comparisons, testp); cvt between all integer and
+// float types with every rounding and saturation mode; f32/f64/f16/bf16
+// (scalar and x2) arithmetic with rounding modes, .ftz and .sat; approximate
+// ex2, lg2, rcp, rsqrt, sqrt, sin, cos, tanh, div; ld/st/ldu in every state
+// space with vectors and cache or ordering hints; atom/red (add, min, max,
+// inc, dec, cas, exch, and, or, xor on 16/32/64-bit integers, f32, f64 and
+// packed halves); cp.async; membar/fence; shfl.sync, vote.sync,
+// match.sync, redux.sync, activemask, elect.sync, bar.warp.sync;
+// bar/barrier sync, arrive and red with counts on 16 named barriers; call
+// and ret with .param blocks (recursion included), vprintf and
+// __assertfail; the special registers. Textures, surfaces, tensor-core
+// (mma/wmma/wgmma), bulk/tensor copies, mbarrier, cluster barriers,
+// indirect calls and branches are refused at load time.
+//
 // # Memcheck
 //
 // Out-of-bounds, freed-memory and misaligned accesses, barriers that can never

@@ -308,3 +308,57 @@ func TestCpAsync(t *testing.T) {
 		t.Fatalf("cp.async results %#x %#x %#x", got[0], got[1], got[2])
 	}
 }
+
+func TestBarrierReductionsAndArrive(t *testing.T) {
+	// 64 threads: bar.red.popc counts threads with tid%3 == 0 (22), and
+	// warp 0 signals named barrier 1 with bar.arrive while warp 1 waits on
+	// it, after warp 0 wrote the value warp 1 reads.
+	src := ptxHeader + `
+.visible .entry k(.param .u64 out)
+{
+	.shared .align 4 .b32 box;
+	.reg .b32 %t, %c, %r, %v, %w;
+	.reg .b64 %o, %q;
+	.reg .pred %p, %a, %isw0;
+	mov.u32 %t, %tid.x;
+	rem.u32 %r, %t, 3;
+	setp.eq.u32 %p, %r, 0;
+	bar.red.popc.u32 %c, 0, %p;
+	setp.lt.u32 %a, %t, 100;
+	bar.red.and.pred %a, 0, %a;
+	selp.u32 %w, 1000, 0, %a;
+	add.u32 %c, %c, %w;
+	setp.lt.u32 %isw0, %t, 32;
+	@!%isw0 bra CONSUMER;
+	st.shared.u32 [box], 77;
+	bar.arrive 1, 64;
+	mov.u32 %v, 0;
+	bra.uni DONE;
+CONSUMER:
+	bar.sync 1, 64;
+	ld.shared.u32 %v, [box];
+DONE:
+	add.u32 %c, %c, %v;
+	ld.param.u64 %o, [out];
+	mul.wide.u32 %q, %t, 4;
+	add.s64 %o, %o, %q;
+	st.global.u32 [%o], %c;
+	ret;
+}
+`
+	e := newEnv(t, Options{})
+	lib := e.loadSrc("barred.ptx", src)
+	out := e.buf(make([]uint32, 64))
+	e.launch(e.kernel(lib, "k"), rt.D1(1), rt.D1(64), 0, out)
+	got := make([]uint32, 64)
+	e.get(out, got)
+	for i, v := range got {
+		want := uint32(22 + 1000)
+		if i >= 32 {
+			want += 77
+		}
+		if v != want {
+			t.Fatalf("thread %d: %d, want %d", i, v, want)
+		}
+	}
+}

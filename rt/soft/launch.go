@@ -138,8 +138,6 @@ func checkNTID(p *program, b rt.Dim3) error {
 	return nil
 }
 
-var ctaPools sync.Map // *program → *sync.Pool of *cta, keyed per launch shape below
-
 // run executes the grid on the driver's workers.
 func (l *launch) run(coop bool) error {
 	l.start = time.Now()

@@ -3,7 +3,6 @@ package soft
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -470,5 +469,3 @@ func (lib *library) initBytes(v *ptx.Var, addr func(string) (uint64, bool)) ([]b
 	}
 	return out, nil
 }
-
-var errUnloaded = errors.New("library unloaded")

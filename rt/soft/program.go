@@ -124,8 +124,6 @@ const (
 	biNone = iota
 	biVprintf
 	biAssertfail
-	biMalloc
-	biFree
 )
 
 var builtins = map[string]int{"vprintf": biVprintf, "__assertfail": biAssertfail}
