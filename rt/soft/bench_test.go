@@ -142,3 +142,13 @@ func matmulTileGo(A, B, C []float32, N, bx, by int) {
 		}
 	}
 }
+
+// BenchmarkLaunchEmpty is the round trip of one tiny launch and its sync.
+func BenchmarkLaunchEmpty(b *testing.B) {
+	e := newEnv(b, Options{})
+	lib := e.loadSrc("empty.ptx", kernelSrc("", "ret;"))
+	k := e.kernel(lib, "k")
+	for i := 0; i < b.N; i++ {
+		e.launch(k, rt.D1(1), rt.D1(32), 0)
+	}
+}

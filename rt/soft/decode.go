@@ -69,6 +69,7 @@ type decoder struct {
 	consts   map[uint64]uint32
 	syms     map[int]uint32
 	specials map[int]uint32
+	kparams  map[kparam]uint32
 	shared   map[*ptx.Var]uint32
 
 	// per function
@@ -152,7 +153,8 @@ var decodeCount atomic.Int64
 func decodeKernel(lib *library, entry *ptx.Func) (p *program, err error) {
 	decodeCount.Add(1)
 	dc := &decoder{lib: lib, funcs: lib.funcs, infos: map[*ptx.Func]*funcInfo{},
-		consts: map[uint64]uint32{}, syms: map[int]uint32{}, specials: map[int]uint32{}, shared: map[*ptx.Var]uint32{}}
+		consts: map[uint64]uint32{}, syms: map[int]uint32{}, specials: map[int]uint32{}, kparams: map[kparam]uint32{},
+		shared: map[*ptx.Var]uint32{}}
 	p = &program{lib: lib, name: entry.Name, fn: entry, nslots: 2, npreds: 1,
 		reqNTID: entry.ReqNTID, maxNTID: entry.MaxNTID}
 	dc.p = p
@@ -525,6 +527,19 @@ func (dc *decoder) specialSlot(k int) uint32 {
 	dc.p.nslots++
 	dc.specials[k] = s
 	dc.p.specials = append(dc.p.specials, slotVal{s, uint64(k)})
+	return s
+}
+
+// kparamSlot returns the slot preloaded with a scalar kernel parameter.
+func (dc *decoder) kparamSlot(k kparam) uint32 {
+	if s, ok := dc.kparams[k]; ok {
+		return s
+	}
+	s := uint32(dc.p.nslots) * 32
+	dc.p.nslots++
+	dc.kparams[k] = s
+	k.slot = s
+	dc.p.kparams = append(dc.p.kparams, k)
 	return s
 }
 

@@ -134,6 +134,21 @@ func newCTA(l *launch, smid int) *cta {
 				v[j] = cv.val
 			}
 		}
+		for _, kp := range p.kparams {
+			var v uint64
+			if end := uint64(kp.off) + uint64(kp.size); end <= uint64(len(l.params)) {
+				for k := int(kp.size) - 1; k >= 0; k-- {
+					v = v<<8 | uint64(l.params[int(kp.off)+k])
+				}
+			}
+			if kp.sext != 0 {
+				v = uint64(sext(v, uint(kp.size)*8)) & mask(uint(kp.sext)*8)
+			}
+			vs := lanes(w.r, kp.slot)
+			for j := range vs {
+				vs[j] = v
+			}
+		}
 		for _, sv := range p.syms {
 			v := lanes(w.r, sv.slot)
 			a := l.vars[sv.val]

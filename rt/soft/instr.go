@@ -585,6 +585,13 @@ func (dc *decoder) ldst(in *ptx.Instr, sc *scope, m modset, x inst, load bool) {
 				dc.failIn(in, "kernel parameters are read-only")
 			}
 			x.op, x.imm = opLdParam, int64(ps.off)+a.Offset
+			if n == 1 && x.imm >= 0 {
+				k := kparam{off: uint32(x.imm), size: uint16(t.Size())}
+				if x.fl&memSext != 0 {
+					k.sext = uint16(x.c)
+				}
+				x.op, x.a = opMov, dc.kparamSlot(k)
+			}
 			dc.emit(in, x)
 			return
 		case skFrameParam:

@@ -4762,14 +4762,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(add32(f32(A), f32(B), rnRN))
+				d[l] = r32((f32(A) + f32(B)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(add32(f32(A), f32(B), rnRN))
+				d[l] = r32((f32(A) + f32(B)))
 			}
 		}
 	case opSubF32Rn:
@@ -4780,14 +4780,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(add32(f32(A), -f32(B), rnRN))
+				d[l] = r32((f32(A) - f32(B)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(add32(f32(A), -f32(B), rnRN))
+				d[l] = r32((f32(A) - f32(B)))
 			}
 		}
 	case opMulF32Rn:
@@ -4798,14 +4798,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(mul32(f32(A), f32(B), rnRN))
+				d[l] = r32((f32(A) * f32(B)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(mul32(f32(A), f32(B), rnRN))
+				d[l] = r32((f32(A) * f32(B)))
 			}
 		}
 	case opFmaF32Rn:
@@ -5506,14 +5506,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(add32(f32(A), f32(B), rnRN)))
+				d[l] = r32(sat32((f32(A) + f32(B))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(add32(f32(A), f32(B), rnRN)))
+				d[l] = r32(sat32((f32(A) + f32(B))))
 			}
 		}
 	case opSubF32RnSat:
@@ -5524,14 +5524,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(add32(f32(A), -f32(B), rnRN)))
+				d[l] = r32(sat32((f32(A) - f32(B))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(add32(f32(A), -f32(B), rnRN)))
+				d[l] = r32(sat32((f32(A) - f32(B))))
 			}
 		}
 	case opMulF32RnSat:
@@ -5542,14 +5542,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(mul32(f32(A), f32(B), rnRN)))
+				d[l] = r32(sat32((f32(A) * f32(B))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(mul32(f32(A), f32(B), rnRN)))
+				d[l] = r32(sat32((f32(A) * f32(B))))
 			}
 		}
 	case opFmaF32RnSat:
@@ -5818,14 +5818,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(add32(ftz32(f32(A)), ftz32(f32(B)), rnRN)))
+				d[l] = r32(ftz32((ftz32(f32(A)) + ftz32(f32(B)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(add32(ftz32(f32(A)), ftz32(f32(B)), rnRN)))
+				d[l] = r32(ftz32((ftz32(f32(A)) + ftz32(f32(B)))))
 			}
 		}
 	case opSubF32RnFtz:
@@ -5836,14 +5836,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(add32(ftz32(f32(A)), -ftz32(f32(B)), rnRN)))
+				d[l] = r32(ftz32((ftz32(f32(A)) - ftz32(f32(B)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(add32(ftz32(f32(A)), -ftz32(f32(B)), rnRN)))
+				d[l] = r32(ftz32((ftz32(f32(A)) - ftz32(f32(B)))))
 			}
 		}
 	case opMulF32RnFtz:
@@ -5854,14 +5854,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRN)))
+				d[l] = r32(ftz32((ftz32(f32(A)) * ftz32(f32(B)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRN)))
+				d[l] = r32(ftz32((ftz32(f32(A)) * ftz32(f32(B)))))
 			}
 		}
 	case opFmaF32RnFtz:
@@ -6562,14 +6562,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(add32(ftz32(f32(A)), ftz32(f32(B)), rnRN))))
+				d[l] = r32(sat32(ftz32((ftz32(f32(A)) + ftz32(f32(B))))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(add32(ftz32(f32(A)), ftz32(f32(B)), rnRN))))
+				d[l] = r32(sat32(ftz32((ftz32(f32(A)) + ftz32(f32(B))))))
 			}
 		}
 	case opSubF32RnFtzSat:
@@ -6580,14 +6580,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(add32(ftz32(f32(A)), -ftz32(f32(B)), rnRN))))
+				d[l] = r32(sat32(ftz32((ftz32(f32(A)) - ftz32(f32(B))))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(add32(ftz32(f32(A)), -ftz32(f32(B)), rnRN))))
+				d[l] = r32(sat32(ftz32((ftz32(f32(A)) - ftz32(f32(B))))))
 			}
 		}
 	case opMulF32RnFtzSat:
@@ -6598,14 +6598,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRN))))
+				d[l] = r32(sat32(ftz32((ftz32(f32(A)) * ftz32(f32(B))))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRN))))
+				d[l] = r32(sat32(ftz32((ftz32(f32(A)) * ftz32(f32(B))))))
 			}
 		}
 	case opFmaF32RnFtzSat:

@@ -21,6 +21,7 @@ type program struct {
 	consts   []slotVal // slots holding immediates, filled once per register file
 	syms     []slotVal // slots holding module-variable addresses (val = var index), per launch
 	specials []slotVal // slots holding special registers (val = special kind), per CTA
+	kparams  []kparam  // slots holding scalar kernel parameters, per launch
 	vec      []uint32  // vector operand register lists
 
 	paramSize  int // size of the kernel's parameter block
@@ -34,6 +35,15 @@ type program struct {
 	maxNTID    []int
 	usesVars   bool
 	usesPrintf bool
+}
+
+// kparam is a scalar kernel parameter preloaded into a register slot: an
+// ld.param of it becomes a register move.
+type kparam struct {
+	slot uint32
+	off  uint32
+	size uint16
+	sext uint16 // register width in bytes to sign-extend to, or 0
 }
 
 type slotVal struct {

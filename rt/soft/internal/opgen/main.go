@@ -232,9 +232,13 @@ func floats() {
 					}
 					return k
 				}
-				alu("AddF32"+title(r)+mn, out32(fmt.Sprintf("add32(%s, %s, %s)", A, B, R), ftz, sat), f2, keys("add")...)
-				alu("SubF32"+title(r)+mn, out32(fmt.Sprintf("add32(%s, -%s, %s)", A, B, R), ftz, sat), f2, keys("sub")...)
-				alu("MulF32"+title(r)+mn, out32(fmt.Sprintf("mul32(%s, %s, %s)", A, B, R), ftz, sat), f2, keys("mul")...)
+				add, sub, mul := fmt.Sprintf("add32(%s, %s, %s)", A, B, R), fmt.Sprintf("add32(%s, -%s, %s)", A, B, R), fmt.Sprintf("mul32(%s, %s, %s)", A, B, R)
+				if r == "rn" { // Go's float32 operators round to nearest
+					add, sub, mul = fmt.Sprintf("(%s + %s)", A, B), fmt.Sprintf("(%s - %s)", A, B), fmt.Sprintf("(%s * %s)", A, B)
+				}
+				alu("AddF32"+title(r)+mn, out32(add, ftz, sat), f2, keys("add")...)
+				alu("SubF32"+title(r)+mn, out32(sub, ftz, sat), f2, keys("sub")...)
+				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
 				if r == "rn" {
 					// The hot case: fma32's fast path inline (see fma32rn).
 					pre := fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
