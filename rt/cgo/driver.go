@@ -238,6 +238,15 @@ func (d *Driver) DeviceTotalMem(dev int) (uint64, error) {
 	return uint64(n), nil
 }
 
+// MemInfo is cuMemGetInfo in ctx: free and total device memory in bytes.
+func (d *Driver) MemInfo(ctx rt.CtxHandle) (free, total uint64, err error) {
+	var f, t C.size_t
+	if rc := C.cg_mem_get_info(cctx(ctx), &f, &t); rc != 0 {
+		return 0, 0, check("cuMemGetInfo", rc)
+	}
+	return uint64(f), uint64(t), nil
+}
+
 // ---- contexts ----
 
 // PrimaryCtxRetain is cuDevicePrimaryCtxRetain.

@@ -94,6 +94,7 @@ static CUresult (*p_cuEventSynchronize)(CUevent);
 static CUresult (*p_cuEventElapsedTime)(float *, CUevent, CUevent);
 static CUresult (*p_cuEventDestroy)(CUevent);
 static CUresult (*p_cuMemAlloc)(CUdeviceptr *, size_t);
+static CUresult (*p_cuMemGetInfo)(size_t *, size_t *);
 static CUresult (*p_cuMemFree)(CUdeviceptr);
 static CUresult (*p_cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
 static CUresult (*p_cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
@@ -189,6 +190,7 @@ int cg_open(char *err, size_t errlen) {
 	LOAD(p_cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
 	LOAD(p_cuEventDestroy, "cuEventDestroy_v2", NULL);
 	LOAD(p_cuMemAlloc, "cuMemAlloc_v2", NULL);
+	LOAD(p_cuMemGetInfo, "cuMemGetInfo_v2", NULL);
 	LOAD(p_cuMemFree, "cuMemFree_v2", NULL);
 	LOAD(p_cuMemcpyHtoD, "cuMemcpyHtoD_v2", NULL);
 	LOAD(p_cuMemcpyDtoH, "cuMemcpyDtoH_v2", NULL);
@@ -451,6 +453,11 @@ int cg_event_elapsed(CUcontext ctx, float *ms, CUevent start, CUevent end) {
 int cg_event_destroy(CUcontext ctx, CUevent e) {
 	NEED(p_cuEventDestroy);
 	IN_CTX(ctx, p_cuEventDestroy(e));
+}
+
+int cg_mem_get_info(CUcontext ctx, size_t *free_, size_t *total) {
+	NEED(p_cuMemGetInfo);
+	IN_CTX(ctx, p_cuMemGetInfo(free_, total));
 }
 
 int cg_mem_alloc(CUcontext ctx, CUdeviceptr *p, size_t n) {

@@ -76,6 +76,7 @@ int cg_event_synchronize(CUcontext ctx, CUevent e);
 int cg_event_elapsed(CUcontext ctx, float *ms, CUevent start, CUevent end);
 int cg_event_destroy(CUcontext ctx, CUevent e);
 
+int cg_mem_get_info(CUcontext ctx, size_t *free_, size_t *total);
 int cg_mem_alloc(CUcontext ctx, CUdeviceptr *p, size_t n);
 int cg_mem_free(CUcontext ctx, CUdeviceptr p);
 int cg_memcpy_htod(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n, CUstream s, int async);
