@@ -228,3 +228,22 @@ func (c *context) synchronize() error {
 	}
 	return first
 }
+
+// blockingPending takes the first pending error of the context's blocking
+// streams whose queued work has finished.
+func (c *context) blockingPending() error {
+	c.mu.Lock()
+	var list []*stream
+	for s := range c.streams {
+		if s.flags&streamNonBlocking == 0 {
+			list = append(list, s)
+		}
+	}
+	c.mu.Unlock()
+	for _, s := range list {
+		if done, err := s.query(); done && err != nil {
+			return err
+		}
+	}
+	return nil
+}

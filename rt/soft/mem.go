@@ -268,8 +268,13 @@ func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bo
 		return nil
 	}
 	err = s.wait()
-	if err == own {
+	if err == own && err != nil {
 		return err
+	}
+	if err == nil {
+		// The NULL stream waited for the blocking streams: a failure they
+		// left is reported here, as CUDA reports it from the next call.
+		err = s.ctx.blockingPending()
 	}
 	return asyncErr(op, err)
 }

@@ -219,6 +219,16 @@ func TestAsyncErrorReporting(t *testing.T) {
 	if err := e.d.StreamSynchronize(e.ctx, s); err != nil {
 		t.Fatalf("error reported twice: %v", err)
 	}
+	// A synchronous copy waits for blocking streams and reports their
+	// failure.
+	if err := e.d.Launch(k, la); err != nil {
+		t.Fatal(err)
+	}
+	var x float32
+	ee = wantErr(t, e.d.MemcpyDtoH(e.ctx, unsafe.Pointer(&x), pa, 4, 0, false), rt.ErrIllegalAddress)
+	if !ee.Async || ee.Op != "cuMemcpyDtoH" {
+		t.Fatalf("sync copy after a failed launch: %+v", ee)
+	}
 	// With LaunchBlocking the launch itself reports it.
 	e2 := newEnv(t, Options{LaunchBlocking: true})
 	lib2 := e2.load("typical_sm90.ptx")
