@@ -644,7 +644,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 		case opLdParam:
 			c.ldParam(w, in, m)
 		case opLdLdFma:
-			if m == fullMask && pc+2 < stop && c.ldLdFma(w, in, &code[pc+1], &code[pc+2]) {
+			if m == fullMask && pc+2 < stop {
+				if !c.ldLdFma(w, in, &code[pc+1], &code[pc+2]) {
+					return c.done(n, false)
+				}
 				n += 2 * gpop
 				pc += 3
 				if pc >= stop {
@@ -1621,33 +1624,39 @@ func (c *cta) fillSpecials() {
 }
 
 // ldLdFma runs the fused "ld.shared.f32 x; ld.shared.f32 y; fma.rn.f32"
-// for a full warp when every address is valid (false: run them singly).
-// Each lane performs the three steps in order on its own registers, which
-// is what the three instructions do.
+// for a full warp. Each lane performs the three steps in order on its own
+// registers, which is what the three instructions do; from the first lane
+// with an unusual address on, the three instructions run one by one for
+// the remaining lanes (false: one of them faulted).
 func (c *cta) ldLdFma(w *warp, i1, i2, f *inst) bool {
 	r := w.r
 	n := c.shLen
 	if n < 4 {
-		return false
+		return c.fuseRest(w, i1, i2, f, fullMask)
 	}
 	lim := n - 4
+	sh := c.shPtr
 	a1, a2 := lanes(r, i1.a), lanes(r, i2.a)
 	im1, im2 := uint64(i1.imm), uint64(i2.imm)
-	ok := true
+	d1, d2 := lanes(r, i1.d), lanes(r, i2.d)
+	fd, fc := lanes(r, f.d), lanes(r, f.c)
+	// The fma's operands are usually the two loaded values.
+	swap := f.a == i1.d && f.b == i2.d
+	if !swap && !(f.a == i2.d && f.b == i1.d) || f.c == i1.d || f.c == i2.d {
+		return c.fuseRest(w, i1, i2, f, fullMask)
+	}
 	for l := 0; l < 32; l++ {
 		x, y := a1[l]+im1, a2[l]+im2
-		ok = ok && x <= lim && x&3 == 0 && y <= lim && y&3 == 0
-	}
-	if !ok {
-		return false
-	}
-	sh := c.shPtr
-	d1, d2 := lanes(r, i1.d), lanes(r, i2.d)
-	fd, fa, fb, fc := lanes(r, f.d), lanes(r, f.a), lanes(r, f.b), lanes(r, f.c)
-	for l := 0; l < 32; l++ {
-		d1[l] = uint64(*(*uint32)(unsafe.Add(sh, a1[l]+im1)))
-		d2[l] = uint64(*(*uint32)(unsafe.Add(sh, a2[l]+im2)))
-		fx, fy, fz := f32(fa[l]), f32(fb[l]), f32(fc[l])
+		if x > lim || x&3 != 0 || y > lim || y&3 != 0 {
+			return c.fuseRest(w, i1, i2, f, fullMask&^(1<<l-1))
+		}
+		v1 := *(*uint32)(unsafe.Add(sh, x))
+		v2 := *(*uint32)(unsafe.Add(sh, y))
+		d1[l], d2[l] = uint64(v1), uint64(v2)
+		fx, fy, fz := math.Float32frombits(v2), math.Float32frombits(v1), f32(fc[l])
+		if swap {
+			fx, fy = fy, fx
+		}
 		fs := float64(fx)*float64(fy) + float64(fz)
 		// Fast path: a normal float32 result whose float64 sum is not a
 		// float32 rounding midpoint rounds correctly (and is no NaN).
@@ -1657,6 +1666,21 @@ func (c *cta) ldLdFma(w *warp, i1, i2, f *inst) bool {
 			fd[l] = r32(fma32(fx, fy, fz, rnRN))
 		}
 	}
+	return true
+}
+
+// fuseRest runs the three fused instructions one after another for lanes m.
+func (c *cta) fuseRest(w *warp, i1, i2, f *inst, m uint32) bool {
+	pc := c.pc
+	if !c.ldS32(w, i1, m) {
+		return false
+	}
+	c.pc = pc + 1
+	if !c.ldS32(w, i2, m) {
+		return false
+	}
+	execALU(f, w.r, m)
+	c.pc = pc
 	return true
 }
 

@@ -362,3 +362,57 @@ DONE:
 		}
 	}
 }
+
+// TestFusedLoadLoadFma checks the ld.shared+ld.shared+fma superinstruction
+// against its unfused meaning, including its fallbacks.
+func TestFusedLoadLoadFma(t *testing.T) {
+	body := func(bad string) string {
+		return `
+	.shared .align 4 .f32 s[64];
+	.reg .b32 %t, %o, %b, %a1, %a2;
+	.reg .f32 %f1, %f2, %x, %y, %z, %u, %v, %w;
+	.reg .b64 %q, %p;
+	mov.u32 %t, %tid.x;
+	cvt.rn.f32.u32 %f1, %t;
+	shl.b32 %o, %t, 2;
+	mov.u32 %b, s;
+	add.u32 %a1, %b, %o;
+	st.shared.f32 [%a1], %f1;
+	mov.f32 %f2, 0f40000000;
+	st.shared.f32 [%a1+128], %f2;
+	bar.sync 0;
+	mov.u32 %a2, %a1;
+	` + bad + `
+	ld.shared.f32 %x, [%a1];
+	ld.shared.f32 %y, [%a2+128];
+	fma.rn.f32 %z, %y, %x, %f1;
+	ld.shared.f32 %u, [%a1];
+	ld.shared.f32 %v, [%a1+128];
+	fma.rn.f32 %w, %f1, %f1, %u;
+	add.f32 %z, %z, %w;
+	add.f32 %z, %z, %v;
+	ld.param.u64 %q, [out];
+	mul.wide.u32 %p, %t, 4;
+	add.s64 %q, %q, %p;
+	st.global.f32 [%q], %z;
+	ret;`
+	}
+	e := newEnv(t, Options{})
+	lib := e.loadSrc("fuse.ptx", kernelSrc(".param .u64 out", body("")))
+	out := e.buf(make([]float32, 32))
+	e.launch(e.kernel(lib, "k"), rt.D1(1), rt.D1(32), 0, out)
+	got := make([]float32, 32)
+	e.get(out, got)
+	for i, v := range got {
+		x := float32(i)
+		if want := (2*x + x) + (x*x + x) + 2; v != want {
+			t.Fatalf("thread %d: %v, want %v", i, v, want)
+		}
+	}
+	// Lane 5's second address is out of range: the fallback reports it at
+	// the second load.
+	lib2 := e.loadSrc("fuse2.ptx", kernelSrc(".param .u64 out", ".reg .pred %pp;"+body(`setp.eq.u32 %pp, %t, 5;
+	@%pp add.u32 %a2, %a2, 4096;`)))
+	err := e.launchErr(e.kernel(lib2, "k"), rt.D1(1), rt.D1(32), 0, out)
+	wantErr(t, err, rt.ErrIllegalAddress, `thread \(5,0,0\)`, `fuse2\.ptx:24:\d+ \(ld\.shared\.f32\)`)
+}
