@@ -99,6 +99,8 @@ type LaunchArgs struct {
 
 // LoadOptions are the options of a library load.
 type LoadOptions struct {
+	// Name is the image's file name, for positions in errors ("kernels.ptx:12:5").
+	Name string
 	// Legacy forces the per-context cuModuleLoadData path even when the driver
 	// has the context-independent API (backends without a legacy path ignore it).
 	Legacy bool

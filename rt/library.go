@@ -77,7 +77,7 @@ func (l *Library) Load(d Driver) (LibHandle, error) {
 			return b.h, nil
 		}
 	}
-	h, err := d.LibraryLoad(l.image, LoadOptions{})
+	h, err := d.LibraryLoad(l.image, LoadOptions{Name: l.name})
 	if err != nil {
 		return 0, fmt.Errorf("rt: loading library %s: %w", l.name, err)
 	}

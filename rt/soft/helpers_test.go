@@ -3,6 +3,7 @@ package soft
 import (
 	"bytes"
 	"encoding/binary"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,9 +16,36 @@ import (
 // env is a driver with a primary context current on the test's thread.
 type env struct {
 	t   testing.TB
-	d   *Driver
+	d   *Driver   // the soft driver; nil when r is another backend
+	r   rt.Driver // what the generic helpers use: d, or the -corpus.backend
 	ctx rt.CtxHandle
 	out *bytes.Buffer
+}
+
+// corpusBackend runs the corpus tests on another registered backend: the
+// same kernels, inputs, references and tolerances, so that a run on the GPU
+// (built with -tags cudarecord, which registers rt/cgo as "cuda") shows soft
+// and the hardware agree:
+//
+//	go test -tags cudarecord -c -o x.test ./rt/soft
+//	./x.test -test.run TestCorpus -corpus.backend=cuda   (on the GPU machine, in rt/soft)
+var corpusBackend = flag.String("corpus.backend", "", "run the corpus tests on this rt backend instead of soft")
+
+// newCorpusEnv is newEnv on the -corpus.backend when one is named.
+func newCorpusEnv(t testing.TB, opt Options) *env {
+	t.Helper()
+	if *corpusBackend == "" {
+		return newEnv(t, opt)
+	}
+	d, err := rt.Open(*corpusBackend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := d.PrimaryCtxRetain(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, r: d, ctx: ctx, out: &bytes.Buffer{}}
 }
 
 func newEnv(t testing.TB, opt Options) *env {
@@ -31,7 +59,7 @@ func newEnv(t testing.TB, opt Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, d: d, ctx: ctx, out: out}
+	return &env{t: t, d: d, r: d, ctx: ctx, out: out}
 }
 
 func (e *env) load(file string) rt.LibHandle {
@@ -40,7 +68,7 @@ func (e *env) load(file string) rt.LibHandle {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	h, err := e.d.LoadNamed(src, file, rt.LoadOptions{})
+	h, err := e.loadNamed(src, file)
 	if err != nil {
 		e.t.Fatalf("load %s: %v", file, err)
 	}
@@ -49,16 +77,23 @@ func (e *env) load(file string) rt.LibHandle {
 
 func (e *env) loadSrc(name, src string) rt.LibHandle {
 	e.t.Helper()
-	h, err := e.d.LoadNamed([]byte(src), name, rt.LoadOptions{})
+	h, err := e.loadNamed([]byte(src), name)
 	if err != nil {
 		e.t.Fatalf("load %s: %v", name, err)
 	}
 	return h
 }
 
+func (e *env) loadNamed(src []byte, name string) (rt.LibHandle, error) {
+	if e.d == nil {
+		return e.r.LibraryLoad(src, rt.LoadOptions{Name: name})
+	}
+	return e.d.LoadNamed(src, name, rt.LoadOptions{})
+}
+
 func (e *env) kernel(lib rt.LibHandle, name string) rt.KernelHandle {
 	e.t.Helper()
-	k, err := e.d.LibraryKernel(lib, name)
+	k, err := e.r.LibraryKernel(lib, name)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -73,12 +108,12 @@ func (e *env) buf(data any) rt.DevPtr {
 	if n == 0 {
 		n = 8
 	}
-	p, err := e.d.MemAlloc(e.ctx, n)
+	p, err := e.r.MemAlloc(e.ctx, n)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	if len(b) > 0 {
-		if err := e.d.MemcpyHtoD(e.ctx, p, unsafe.Pointer(&b[0]), uint64(len(b)), 0, false); err != nil {
+		if err := e.r.MemcpyHtoD(e.ctx, p, unsafe.Pointer(&b[0]), uint64(len(b)), 0, false); err != nil {
 			e.t.Fatal(err)
 		}
 	}
@@ -89,7 +124,7 @@ func (e *env) buf(data any) rt.DevPtr {
 func (e *env) get(p rt.DevPtr, into any) {
 	e.t.Helper()
 	b := raw(into)
-	if err := e.d.MemcpyDtoH(e.ctx, unsafe.Pointer(&b[0]), p, uint64(len(b)), 0, false); err != nil {
+	if err := e.r.MemcpyDtoH(e.ctx, unsafe.Pointer(&b[0]), p, uint64(len(b)), 0, false); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -161,10 +196,10 @@ func (e *env) launchErr(k rt.KernelHandle, grid, block rt.Dim3, smem uint32, arg
 	if len(p) > 0 {
 		la.Params = unsafe.Pointer(&p[0])
 	}
-	if err := e.d.Launch(k, la); err != nil {
+	if err := e.r.Launch(k, la); err != nil {
 		return err
 	}
-	return e.d.CtxSynchronize(e.ctx)
+	return e.r.CtxSynchronize(e.ctx)
 }
 
 func (e *env) launch(k rt.KernelHandle, grid, block rt.Dim3, smem uint32, args ...any) {

@@ -41,7 +41,7 @@ type instance struct {
 
 // LibraryLoad is cuLibraryLoadData.
 func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, error) {
-	return d.LoadNamed(image, "", opts)
+	return d.LoadNamed(image, opts.Name, opts)
 }
 
 // LoadNamed is LibraryLoad with a file name for PTX positions in errors
