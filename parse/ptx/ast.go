@@ -166,6 +166,9 @@ type Module struct {
 	Vars        []*Var   // module-scope variables, in source order
 	Funcs       []*Func  // .entry and .func, definitions and prototypes, in source order
 	Pragmas     []string // module-scope .pragma strings, unquoted
+	// Sections lists the names of the .section blocks (DWARF: ".debug_info",
+	// ".debug_abbrev", ...), whose contents the parser skips.
+	Sections []string
 }
 
 // Version is the .version directive.

@@ -305,7 +305,7 @@ func (p *parser) module() *Module {
 		case ".file", ".loc":
 			p.skipLine()
 		case ".section":
-			p.skipSection()
+			m.Sections = append(m.Sections, p.skipSection())
 		case ".pragma":
 			p.next()
 			m.Pragmas = append(m.Pragmas, p.pragmaStrings()...)
@@ -345,11 +345,13 @@ func (p *parser) skipLine() {
 }
 
 // skipSection skips ".section .debug_xxx { ... }" (DWARF data, not code).
-func (p *parser) skipSection() {
+// skipSection skips a .section block and returns the section's name.
+func (p *parser) skipSection() string {
 	p.next()
 	if p.tok.kind != tDot && p.tok.kind != tIdent {
 		p.expected("section name after .section")
 	}
+	name := p.tok.text
 	p.next()
 	open := p.expect("{", "after section name")
 	depth := 1
@@ -364,6 +366,7 @@ func (p *parser) skipSection() {
 		}
 		p.next()
 	}
+	return name
 }
 
 // pragmaStrings parses the strings of a .pragma directive up to its ';'.

@@ -866,3 +866,17 @@ func TestParseHeadersMatchesParse(t *testing.T) {
 		t.Errorf("unbalanced: %v", err)
 	}
 }
+
+func TestSectionsRecorded(t *testing.T) {
+	src, err := os.ReadFile("testdata/more_sm90_G.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse("more_sm90_G.ptx", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(m.Sections, " "); !strings.Contains(got, ".debug_info") || !strings.Contains(got, ".debug_abbrev") {
+		t.Errorf("sections %q", got)
+	}
+}

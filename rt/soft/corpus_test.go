@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -161,7 +162,10 @@ func TestCorpusTypical(t *testing.T) {
 					}
 					want += v[0]
 				}
-				if got[0] != want {
+				// Deterministic soft adds the warps' atomics in warp order, as
+				// the reference does; hardware adds them in any order, which
+				// moves the float sum by a few ulps.
+				if e.d != nil && got[0] != want || math.Abs(float64(got[0]-want)) > 1e-5 {
 					t.Fatalf("sum = %v, want %v", got[0], want)
 				}
 			})
@@ -298,8 +302,15 @@ func runMore(t *testing.T, file string) (moreResult, string) {
 		g := make([]uint16, n)
 		e.get(pa, g)
 		for i := range g {
+			// Optimized code rounds once: ptxas contracts the inline-asm
+			// mul.f16 and add.f16 (no rounding modifiers) into an fma, as the
+			// H100 shows. -G code is not optimized and rounds twice.
 			a := big.NewFloat(h2f(uint64(in[i])))
-			sq := new(big.Float).SetPrec(11).Mul(a, a)
+			prec := uint(64) // exact: the product of two 11-bit significands
+			if debug {
+				prec = 11
+			}
+			sq := new(big.Float).SetPrec(prec).Mul(a, a)
 			s, _ := new(big.Float).SetPrec(11).Add(a, sq).Float64()
 			if h2f(uint64(g[i])) != s {
 				t.Fatalf("hf: a[%d] = %v, want %v", i, h2f(uint64(g[i])), s)
@@ -493,7 +504,7 @@ func TestCorpusMore(t *testing.T) {
 	o3, _ := runMore(t, "more_sm90.ptx")
 	g, _ := runMore(t, "more_sm90_G.ptx")
 	for k, v := range o3 {
-		if k == "call" || k == "dbl" {
+		if k == "call" || k == "dbl" || k == "hf" {
 			continue // -O3 contracts a*b+c into fma, -G does not
 		}
 		if !reflect.DeepEqual(fmt.Sprint(v), fmt.Sprint(g[k])) {
@@ -509,7 +520,14 @@ func TestCorpusKernelNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(names, " "); !strings.HasPrefix(got, "_Z2vrPKfS0_Pfm _Z2v4") || len(names) != 12 {
+	// Source order on soft; CUDA does not promise an order.
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	want := "_Z2atPiPfPdPy _Z2cvPKhPsPfPx _Z2hfP6__halfi _Z2prPi _Z2v4PK6float4PS_i _Z2vrPKfS0_Pfm _Z2wsPi _Z3dblPd _Z3locPii _Z3selPfPi _Z4callPf _Z4idivPiPj"
+	if got := strings.Join(sorted, " "); got != want {
 		t.Fatalf("kernel names %v", names)
+	}
+	if e.d != nil && names[0] != "_Z2vrPKfS0_Pfm" {
+		t.Errorf("soft lists kernels out of source order: %v", names)
 	}
 }

@@ -917,6 +917,11 @@ func (dc *decoder) src(in *ptx.Instr, sc *scope, o ptx.Operand, t ptx.Type) uint
 			dc.failIn(in, "negated operand !%s where a value is expected", v.Name)
 		}
 		if ks, ok := specialNames[v.Name]; ok && sc.lookup(v.Name) == nil {
+			if in.Op != "mov" && in.Op != "cvt" {
+				// ptxas refuses it ("Special register argument not allowed for
+				// instruction 'setp'", seen on the H100): soft must too.
+				dc.failIn(in, "special register %s is not allowed as an operand of %s; read it with mov first", v.Name, in.Op)
+			}
 			idx := 0
 			switch v.Comp {
 			case "", "x":

@@ -840,11 +840,26 @@ func divU(a, b uint64, m uint64) uint64 {
 	return a / b
 }
 
-func remU(a, b uint64) uint64 {
+// remU is rem.uN; by zero the H100 returns all ones (recorded in
+// testdata/insts.json), which m, the width's mask, gives.
+func remU(a, b uint64, m uint64) uint64 {
 	if b == 0 {
-		return a
+		return m
 	}
 	return a % b
+}
+
+// absNegF32 is abs.f32 (neg=0) and neg.f32 (neg=1): a sign-bit operation,
+// except that the H100 answers a NaN input with the canonical NaN 0x7fffffff
+// for both (recorded in testdata/insts.json).
+func absNegF32(x uint32, neg uint32) uint64 {
+	if x&0x7fffffff > 0x7f800000 {
+		return 0x7fffffff
+	}
+	if neg == 1 {
+		return uint64(x ^ 0x80000000)
+	}
+	return uint64(x &^ 0x80000000)
 }
 
 func divS(a, b int64, m uint64) uint64 {

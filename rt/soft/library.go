@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +63,7 @@ func (d *Driver) LoadNamed(image []byte, name string, opts rt.LoadOptions) (rt.L
 	if err != nil {
 		return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
 	}
+	contractFMA(mod)
 	lib := &library{d: d, file: name, mod: mod, funcs: map[string]*ptx.Func{},
 		insts: map[*context]*instance{}, managed: map[int]*alloc{}}
 	if err := d.checkTarget(mod); err != nil {
@@ -165,6 +167,10 @@ func (d *Driver) checkTarget(mod *ptx.Module) error {
 	}
 	if mod.AddressSize == 32 {
 		return rt.Errorf(op, rt.ErrInvalidPTX, "%s: 32-bit PTX (.address_size 32) is not supported", mod.File)
+	}
+	if slices.Contains(mod.Target, "debug") && !hasDWARF(mod) {
+		// ptxas's words, seen on the H100.
+		return rt.Errorf(op, rt.ErrInvalidPTX, "%s: Debug information not found in presence of .target debug", mod.File)
 	}
 	for _, t := range mod.Target {
 		if !strings.HasPrefix(t, "sm_") {

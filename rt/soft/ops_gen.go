@@ -2818,14 +2818,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = remU(uint64(uint16(A)), uint64(uint16(B)))
+				d[l] = remU(uint64(uint16(A)), uint64(uint16(B)), mask(16))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = remU(uint64(uint16(A)), uint64(uint16(B)))
+				d[l] = remU(uint64(uint16(A)), uint64(uint16(B)), mask(16))
 			}
 		}
 	case opRemS16:
@@ -3361,14 +3361,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = remU(uint64(uint32(A)), uint64(uint32(B)))
+				d[l] = remU(uint64(uint32(A)), uint64(uint32(B)), mask(32))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = remU(uint64(uint32(A)), uint64(uint32(B)))
+				d[l] = remU(uint64(uint32(A)), uint64(uint32(B)), mask(32))
 			}
 		}
 	case opRemS32:
@@ -3997,14 +3997,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = remU(uint64(uint64(A)), uint64(uint64(B)))
+				d[l] = remU(uint64(uint64(A)), uint64(uint64(B)), mask(64))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = remU(uint64(uint64(A)), uint64(uint64(B)))
+				d[l] = remU(uint64(uint64(A)), uint64(uint64(B)), mask(64))
 			}
 		}
 	case opRemS64:
@@ -5402,13 +5402,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = uint64(math.Float32bits(f32(A))) &^ 0x80000000
+				d[l] = absNegF32(math.Float32bits(f32(A)), 0)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = uint64(math.Float32bits(f32(A))) &^ 0x80000000
+				d[l] = absNegF32(math.Float32bits(f32(A)), 0)
 			}
 		}
 	case opNegF32:
@@ -5417,13 +5417,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = uint64(math.Float32bits(f32(A))) ^ 0x80000000
+				d[l] = absNegF32(math.Float32bits(f32(A)), 1)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = uint64(math.Float32bits(f32(A))) ^ 0x80000000
+				d[l] = absNegF32(math.Float32bits(f32(A)), 1)
 			}
 		}
 	case opMinF32:
@@ -6458,13 +6458,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = uint64(math.Float32bits(ftz32(f32(A)))) &^ 0x80000000
+				d[l] = absNegF32(math.Float32bits(ftz32(f32(A))), 0)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = uint64(math.Float32bits(ftz32(f32(A)))) &^ 0x80000000
+				d[l] = absNegF32(math.Float32bits(ftz32(f32(A))), 0)
 			}
 		}
 	case opNegF32Ftz:
@@ -6473,13 +6473,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = uint64(math.Float32bits(ftz32(f32(A)))) ^ 0x80000000
+				d[l] = absNegF32(math.Float32bits(ftz32(f32(A))), 1)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = uint64(math.Float32bits(ftz32(f32(A)))) ^ 0x80000000
+				d[l] = absNegF32(math.Float32bits(ftz32(f32(A))), 1)
 			}
 		}
 	case opMinF32Ftz:

@@ -274,7 +274,7 @@ case("match.all.sync", "match.all.sync.b32 %d0|%d1, %a0, -1;", ["b32"], ["b32","
 rv = [(l * 37) % 101 - 50 for l in lanes]
 case("redux.sync", "redux.sync.min.s32 %d0, %a0, -1; redux.sync.add.s32 %d1, %a0, -1; redux.sync.or.b32 %d2, %a0, -1;", ["s32"], ["s32","s32","b32"],
      [((s32(rv[l]),), (s32(min(rv)), s32(sum(rv)), s32(eval('|'.join(str(s32(v)) for v in rv))))) for l in lanes], block=32)
-case("activemask in a divergent branch", "mov.u32 %d0, 0; setp.lt.u32 %d1, %laneid, 10; @!%d1 bra SKIP; activemask.b32 %d0; SKIP:", [], ["b32","pred"],
+case("activemask in a divergent branch", "mov.u32 %d0, 0; mov.u32 %d0, %laneid; setp.lt.u32 %d1, %d0, 10; mov.u32 %d0, 0; @!%d1 bra SKIP; activemask.b32 %d0; SKIP:", [], ["b32","pred"],
      [((), ((1 << 10) - 1 if l < 10 else 0, 1 if l < 10 else 0)) for l in lanes], block=32)
 
 json.dump({"doc": "Per-instruction cases for rt/soft (see instr_test.go). Each case is a PTX snippet over input registers %a0.. and output registers %d0..; each row is one thread (rows of warp cases are lanes). Values are raw register bits in hex. 'source' says where the expected values come from: 'reference' = exact math (Python fractions, IEEE rounding), to be replaced by 'gpu' values recorded on hardware: go test -tags cudarecord -c -o x.test ./rt/soft, then on the GPU machine ./x.test -test.run TestInstrTable -instr.record=insts.json.",

@@ -112,7 +112,7 @@ func ints() {
 		}
 		alu("DivU"+N, fmt.Sprintf("divU(uint64(%s(A)), uint64(%s(B)), %s)", U, U, m), two, "div."+u)
 		alu("DivS"+N, fmt.Sprintf("divS(int64(%s(A)), int64(%s(B)), %s)", S, S, m), rep(s, 2), "div."+s)
-		alu("RemU"+N, fmt.Sprintf("remU(uint64(%s(A)), uint64(%s(B)))", U, U), two, "rem."+u)
+		alu("RemU"+N, fmt.Sprintf("remU(uint64(%s(A)), uint64(%s(B)), %s)", U, U, m), two, "rem."+u)
 		alu("RemS"+N, fmt.Sprintf("remS(int64(%s(A)), int64(%s(B)), %s)", S, S, m), rep(s, 2), "rem."+s)
 		alu("AbsS"+N, fmt.Sprintf("uint64(%s(absI(int64(%s(A)))))", U, S), []string{s}, "abs."+s)
 		alu("NegS"+N, fmt.Sprintf("uint64(%s(-%s(A)))", U, S), []string{s}, "neg."+s, "neg."+u)
@@ -278,8 +278,8 @@ func floats() {
 			un("Sin", "sin", "sinf")
 			un("Cos", "cos", "cosf")
 			un("Tanh", "tanh", "tanhf")
-			alu("AbsF32"+mn, fmt.Sprintf("uint64(math.Float32bits(%s)) &^ 0x80000000", A), f2[:1], "abs"+mk+".f32")
-			alu("NegF32"+mn, fmt.Sprintf("uint64(math.Float32bits(%s)) ^ 0x80000000", A), f2[:1], "neg"+mk+".f32")
+			alu("AbsF32"+mn, fmt.Sprintf("absNegF32(math.Float32bits(%s), 0)", A), f2[:1], "abs"+mk+".f32")
+			alu("NegF32"+mn, fmt.Sprintf("absNegF32(math.Float32bits(%s), 1)", A), f2[:1], "neg"+mk+".f32")
 			for _, nan := range bo {
 				nk, nn := "", ""
 				if nan {
