@@ -1,13 +1,9 @@
-// Package golden holds cugen's golden tests: every input under testdata/NAME/
-// is generated into testdata/NAME/NAME_cugen.go, compared byte for byte with
-// the committed file, and every committed output is compiled and vetted in a
-// scratch module. Regenerate with: go test ./golden -update
-//
+package golden
+
 // A case directory may hold a cugen.flags file with the -src and -type
 // options of cmd/cugen, whitespace-separated ('#' starts a comment); -src
 // paths are relative to the case directory. A directory without an input
 // (testdata/gotypes) holds Go types that -type cases map to.
-package golden
 
 import (
 	"bytes"
