@@ -126,11 +126,6 @@ func (n *namer) claim(want, owner string) string {
 	return name
 }
 
-func (n *namer) isTaken(name string) bool {
-	_, ok := n.taken[name]
-	return ok
-}
-
 // unique returns base, or base with a numeric suffix, avoiding used.
 func unique(base string, used map[string]bool) string {
 	name := base

@@ -5,132 +5,88 @@ import (
 	"unsafe"
 )
 
-// Global is a __device__ or __constant__ variable of a Library: n elements of
-// T. CUDA gives it a separate address in every context, so each accessor
-// names the context it works in.
-type Global[T any] struct {
-	lib  *Library
-	name string
-	n    int
-}
-
-// NewGlobal declares the variable name of lib holding n elements of T.
-func NewGlobal[T any](lib *Library, name string, n int) *Global[T] {
-	return &Global[T]{lib: lib, name: name, n: n}
+// variable is what a Global and a Managed share: a named, sized variable of
+// a Library and its accessors; only how its address is found differs.
+type variable[T any] struct {
+	lib     *Library
+	name    string
+	n       int
+	managed bool
 }
 
 // Name is the variable's symbol name.
-func (g *Global[T]) Name() string { return g.name }
+func (v *variable[T]) Name() string { return v.name }
 
 // Len is the number of elements.
-func (g *Global[T]) Len() int { return g.n }
+func (v *variable[T]) Len() int { return v.n }
 
-// Ptr is the variable's address in ctx (cuLibraryGetGlobal).
-func (g *Global[T]) Ptr(ctx *Context) (Ptr[T], error) {
-	h, err := g.lib.Load(ctx.drv)
+// Ptr is the variable's address in ctx: cuLibraryGetGlobal, a different
+// address per context, for a Global; cuLibraryGetManaged, one address for
+// every context, for a Managed (ctx then says which driver).
+func (v *variable[T]) Ptr(ctx *Context) (Ptr[T], error) {
+	h, err := v.lib.Load(ctx.drv)
 	if err != nil {
 		return 0, err
 	}
-	p, size, err := ctx.drv.LibraryGlobal(ctx.h, h, g.name)
-	if err != nil {
-		return 0, fmt.Errorf("rt: library %s: global %s: %w", g.lib.name, g.name, err)
+	lookup, kind := ctx.drv.LibraryGlobal, "global"
+	if v.managed {
+		lookup, kind = ctx.drv.LibraryManaged, "managed"
 	}
-	if err := checkVarSize(g.lib.name, g.name, size, g.n, sizeOf[T]()); err != nil {
+	p, size, err := lookup(ctx.h, h, v.name)
+	if err != nil {
+		return 0, fmt.Errorf("rt: library %s: %s %s: %w", v.lib.name, kind, v.name, err)
+	}
+	if err := checkVarSize(v.lib.name, v.name, size, v.n, sizeOf[T]()); err != nil {
 		return 0, err
 	}
 	return Ptr[T](p), nil
 }
 
 // Get reads element 0 in ctx.
-func (g *Global[T]) Get(ctx *Context) (T, error) {
-	var v [1]T
-	err := g.Read(ctx, v[:])
-	return v[0], err
+func (v *variable[T]) Get(ctx *Context) (T, error) {
+	var x [1]T
+	err := v.Read(ctx, x[:])
+	return x[0], err
 }
 
 // Set writes element 0 in ctx.
-func (g *Global[T]) Set(ctx *Context, v T) error { return g.Write(ctx, []T{v}) }
+func (v *variable[T]) Set(ctx *Context, x T) error { return v.Write(ctx, []T{x}) }
 
 // Read copies the first len(dst) elements in ctx into dst.
-func (g *Global[T]) Read(ctx *Context, dst []T) error {
-	p, err := g.Ptr(ctx)
+func (v *variable[T]) Read(ctx *Context, dst []T) error {
+	p, err := v.Ptr(ctx)
 	if err != nil {
 		return err
 	}
-	return readVar(ctx, g.lib.name, g.name, g.n, dst, p)
+	return readVar(ctx, v.lib.name, v.name, v.n, dst, p)
 }
 
 // Write copies src over the first len(src) elements in ctx.
-func (g *Global[T]) Write(ctx *Context, src []T) error {
-	p, err := g.Ptr(ctx)
+func (v *variable[T]) Write(ctx *Context, src []T) error {
+	p, err := v.Ptr(ctx)
 	if err != nil {
 		return err
 	}
-	return writeVar(ctx, g.lib.name, g.name, g.n, src, p)
+	return writeVar(ctx, v.lib.name, v.name, v.n, src, p)
+}
+
+// Global is a __device__ or __constant__ variable of a Library: n elements of
+// T. CUDA gives it a separate address in every context, so each accessor
+// names the context it works in.
+type Global[T any] struct{ variable[T] }
+
+// NewGlobal declares the variable name of lib holding n elements of T.
+func NewGlobal[T any](lib *Library, name string, n int) *Global[T] {
+	return &Global[T]{variable[T]{lib: lib, name: name, n: n}}
 }
 
 // Managed is a __managed__ variable of a Library: one address shared by every
 // context and the host.
-type Managed[T any] struct {
-	lib  *Library
-	name string
-	n    int
-}
+type Managed[T any] struct{ variable[T] }
 
 // NewManaged declares the managed variable name of lib holding n elements of T.
 func NewManaged[T any](lib *Library, name string, n int) *Managed[T] {
-	return &Managed[T]{lib: lib, name: name, n: n}
-}
-
-// Name is the variable's symbol name.
-func (m *Managed[T]) Name() string { return m.name }
-
-// Len is the number of elements.
-func (m *Managed[T]) Len() int { return m.n }
-
-// Ptr is the variable's single address (cuLibraryGetManaged); ctx says which
-// driver and is current for the call.
-func (m *Managed[T]) Ptr(ctx *Context) (Ptr[T], error) {
-	h, err := m.lib.Load(ctx.drv)
-	if err != nil {
-		return 0, err
-	}
-	p, size, err := ctx.drv.LibraryManaged(ctx.h, h, m.name)
-	if err != nil {
-		return 0, fmt.Errorf("rt: library %s: managed %s: %w", m.lib.name, m.name, err)
-	}
-	if err := checkVarSize(m.lib.name, m.name, size, m.n, sizeOf[T]()); err != nil {
-		return 0, err
-	}
-	return Ptr[T](p), nil
-}
-
-// Get reads element 0.
-func (m *Managed[T]) Get(ctx *Context) (T, error) {
-	var v [1]T
-	err := m.Read(ctx, v[:])
-	return v[0], err
-}
-
-// Set writes element 0.
-func (m *Managed[T]) Set(ctx *Context, v T) error { return m.Write(ctx, []T{v}) }
-
-// Read copies the first len(dst) elements into dst.
-func (m *Managed[T]) Read(ctx *Context, dst []T) error {
-	p, err := m.Ptr(ctx)
-	if err != nil {
-		return err
-	}
-	return readVar(ctx, m.lib.name, m.name, m.n, dst, p)
-}
-
-// Write copies src over the first len(src) elements.
-func (m *Managed[T]) Write(ctx *Context, src []T) error {
-	p, err := m.Ptr(ctx)
-	if err != nil {
-		return err
-	}
-	return writeVar(ctx, m.lib.name, m.name, m.n, src, p)
+	return &Managed[T]{variable[T]{lib: lib, name: name, n: n, managed: true}}
 }
 
 func checkVarSize(lib, name string, got uint64, n int, elem uint64) error {
@@ -170,5 +126,5 @@ func View[U, T any](g *Global[T]) (*Global[U], error) {
 	if eu == 0 || total%eu != 0 {
 		return nil, fmt.Errorf("rt: variable %s is %d bytes, not a whole number of %d-byte elements", g.name, total, eu)
 	}
-	return &Global[U]{lib: g.lib, name: g.name, n: int(total / eu)}, nil
+	return &Global[U]{variable[U]{lib: g.lib, name: g.name, n: int(total / eu)}}, nil
 }

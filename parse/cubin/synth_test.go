@@ -11,17 +11,16 @@ import (
 // for a whole-program sm_90 cubin, minus code and debug sections.
 
 type synthSection struct {
-	name        string
-	typ, flags  uint64
-	link, info  uint32
-	entsize     uint64
-	data        []byte
-	nobitsSize  uint64 // for NOBITS sections
-	align       uint64
-	isNobits    bool
-	nameOff     uint32
-	fileOff     uint64
-	symbolIndex uint32 // index of this section's SECTION symbol, if any
+	name       string
+	typ, flags uint64
+	link, info uint32
+	entsize    uint64
+	data       []byte
+	nobitsSize uint64 // for NOBITS sections
+	align      uint64
+	isNobits   bool
+	nameOff    uint32
+	fileOff    uint64
 }
 
 type synthKernel struct {

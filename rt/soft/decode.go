@@ -77,7 +77,6 @@ type decoder struct {
 	fi     *funcInfo
 	labels map[string]int32
 	fixups []fixup
-	err    error
 }
 
 type fixup struct {

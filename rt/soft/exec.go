@@ -101,7 +101,6 @@ type cta struct {
 	executed uint64
 	pc       int32
 	w        *warp
-	scratch  [32]uint64
 
 	// gc caches, per instruction, the global allocation it last touched:
 	// an instruction almost always addresses the same buffer.

@@ -110,8 +110,3 @@ const (
 )
 
 var spaceNames = [...]string{"global", "shared", "local", "generic", "const", "param"}
-
-// opLd/opSt flags (fl): size in bytes in the low byte.
-const (
-	ldSext = 1 << 8 // sign-extend the loaded value to the register width
-)
