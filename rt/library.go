@@ -250,6 +250,32 @@ func (c Config) On(s *Stream) Config { c.Stream = s; return c }
 // Launch launches the kernel with a packed parameter buffer. Generated code
 // calls it with a stack array; Launch and the backends never retain params.
 func (k *Kernel) Launch(cfg Config, params []byte) error {
+	// The common case, a launch on a stream of the driver the kernel is
+	// already bound to, takes no calls besides the driver's: a launch's Go
+	// code runs with cold caches after the driver's previous launch, so
+	// every line of it shows in the launch cost.
+	s, b := cfg.Stream, k.bound.Load()
+	if s == nil || b == nil || b.drv != s.ctx.drv || uintptr(len(params)) != k.size {
+		return k.launchSlow(cfg, params)
+	}
+	return b.drv.Launch(b.h, LaunchArgs{
+		Ctx:         s.ctx.h,
+		Stream:      s.h,
+		Grid:        cfg.Grid.Norm(),
+		Block:       cfg.Block.Norm(),
+		SharedMem:   cfg.SharedMem,
+		Params:      noescape(unsafe.Pointer(unsafe.SliceData(params))),
+		ParamSize:   uintptr(len(params)),
+		Cluster:     cfg.Cluster,
+		Cooperative: cfg.Cooperative,
+	})
+}
+
+// launchSlow is Launch for the first launch in a driver, launches without a
+// stream, and bad parameter buffers.
+//
+//go:noinline
+func (k *Kernel) launchSlow(cfg Config, params []byte) error {
 	var (
 		drv Driver
 		ctx CtxHandle

@@ -107,6 +107,49 @@ func TestLibraryLoadsOnceUnderConcurrentFirstUse(t *testing.T) {
 	}
 }
 
+// A kernel bound to one driver must not take the fast path for a stream of
+// another: each launch reaches its own stream's driver.
+func TestLaunchFollowsTheStreamsDriver(t *testing.T) {
+	f, g := newFake(), newFake()
+	cf, _ := rt.PrimaryOn(f, 0)
+	cg, _ := rt.PrimaryOn(g, 0)
+	sf, err := cf.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg, err := cg.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 6; i++ {
+		s := sf
+		if i%2 == 1 {
+			s = sg
+		}
+		if err := saxpy(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, int32(i), 0, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, d := range map[string]*rttest.Fake{"first": f, "second": g} {
+		if len(d.Launches) != 3 {
+			t.Fatalf("%s driver got %d launches, want 3", name, len(d.Launches))
+		}
+		for _, l := range d.Launches {
+			if want := map[*rttest.Fake]rt.StreamHandle{f: sf.Handle(), g: sg.Handle()}[d]; l.Args.Stream != want {
+				t.Errorf("%s driver: launch on stream %v, want %v", name, l.Args.Stream, want)
+			}
+		}
+	}
+	if f.Loads.Load() != 1 || g.Loads.Load() != 1 {
+		t.Errorf("loads %d and %d, want one per driver", f.Loads.Load(), g.Loads.Load())
+	}
+	// A wrong size is caught on the fast path's driver too.
+	var p [20]byte
+	if err := kernSaxpy.Launch(rt.Config{Stream: sf}, p[:]); !errors.Is(err, rt.ErrInvalidValue) {
+		t.Errorf("short buffer on a bound kernel: err = %v, want ErrInvalidValue", err)
+	}
+}
+
 func TestLaunchRejectsWrongParamSize(t *testing.T) {
 	f := newFake()
 	ctx, _ := rt.PrimaryOn(f, 0)

@@ -40,6 +40,41 @@ static long long cloop_vecadd(CUfunction f, CUstream s, unsigned long long a, un
 }
 
 static void cloop_noop(void) {}
+
+// cloop_touch is the C loop with a read of one cache line in each of touch
+// pages of pool after every launch (an experiment: what do cold pages cost
+// in the state a launch leaves behind?).
+static long long cloop_touch(CUfunction f, CUstream s, void *params, int count, volatile unsigned char *pool,
+                             long pages, int touch, int *rc) {
+	struct timespec t0, t1;
+	unsigned long x = 88172645463325252ull;
+	unsigned sum = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < count; i++) {
+		*rc = cg_launch(f, 0, 1, 1, 1, 32, 1, 1, 0, s, params, 28);
+		if (*rc) return 0;
+		for (int j = 0; j < touch; j++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			sum += pool[(x % pages) * 4096 + (j & 63) * 64];
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec) + (sum & 1);
+}
+
+// cloop_shim runs the shim's own launch count times from C: rt/cgo's C side
+// without any Go→C crossing.
+static long long cloop_shim(CUfunction f, CUstream s, void *params, int count, int *rc) {
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < count; i++) {
+		*rc = cg_launch(f, 0, 1, 1, 1, 32, 1, 1, 0, s, params, 28);
+		if (*rc) return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+}
+
 */
 import "C"
 
@@ -64,6 +99,47 @@ func (d *Driver) cLoopVecAdd(h rt.KernelHandle, s rt.StreamHandle, a, b, c rt.De
 	ns := C.cloop_vecadd(k.fn, cstream(s), C.ulonglong(a), C.ulonglong(b), C.ulonglong(c), C.int(n), C.int(count), b2i(extra), &rc)
 	if rc != 0 {
 		return 0, rt.Errorf("cuLaunchKernel (C loop)", rt.Result(rc), "")
+	}
+	return time.Duration(ns), nil
+}
+
+// cLoopShim times count launches of the shim's launch from a C loop.
+func (d *Driver) cLoopShim(h rt.KernelHandle, s rt.StreamHandle, params *[28]byte, count int) (time.Duration, error) {
+	k := d.kernels.get(uintptr(h))
+	var rc C.int
+	ns := C.cloop_shim(k.fn, cstream(s), unsafe.Pointer(params), C.int(count), &rc)
+	if rc != 0 {
+		return 0, rt.Errorf("cg_launch (C loop)", rt.Result(rc), "")
+	}
+	return time.Duration(ns), nil
+}
+
+// crossings launches count times from Go, one C loop call of one launch
+// each, adding extra empty cgo calls after each launch: with extra = 1 minus
+// extra = 0, the cost of one crossing in the cache state a launch leaves.
+func (d *Driver) crossings(h rt.KernelHandle, s rt.StreamHandle, a rt.DevPtr, count, extra int) (time.Duration, error) {
+	k := d.kernels.get(uintptr(h))
+	var rc C.int
+	t0 := time.Now()
+	for i := 0; i < count; i++ {
+		C.cloop_vecadd(k.fn, cstream(s), C.ulonglong(a), C.ulonglong(a), C.ulonglong(a), 32, 1, 0, &rc)
+		if rc != 0 {
+			return 0, rt.Errorf("cuLaunchKernel (C loop)", rt.Result(rc), "")
+		}
+		for j := 0; j < extra; j++ {
+			C.cloop_noop()
+		}
+	}
+	return time.Since(t0), nil
+}
+
+// cLoopTouch is cloop_touch over pool.
+func (d *Driver) cLoopTouch(h rt.KernelHandle, s rt.StreamHandle, params *[28]byte, count int, pool []byte, touch int) (time.Duration, error) {
+	k := d.kernels.get(uintptr(h))
+	var rc C.int
+	ns := C.cloop_touch(k.fn, cstream(s), unsafe.Pointer(params), C.int(count), (*C.uchar)(unsafe.Pointer(&pool[0])), C.long(len(pool)/4096), C.int(touch), &rc)
+	if rc != 0 {
+		return 0, rt.Errorf("cg_launch (C loop)", rt.Result(rc), "")
 	}
 	return time.Duration(ns), nil
 }

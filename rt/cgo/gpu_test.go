@@ -643,6 +643,26 @@ func TestErrors(t *testing.T) {
 			t.Fatalf("12-byte buffer for vecAdd: %v, want CUDA_ERROR_INVALID_VALUE", err)
 		}
 		t.Logf("short buffer: %v", err)
+		// The same on a stream, where a learned kernel takes the fast path.
+		s, err := d.StreamCreate(f.a, 1, 0)
+		must(t, err)
+		defer d.StreamDestroy(f.a, s)
+		err = d.Launch(vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&p), ParamSize: 12})
+		if !errors.Is(err, rt.ErrInvalidValue) {
+			t.Fatalf("12-byte buffer for vecAdd on a stream: %v, want CUDA_ERROR_INVALID_VALUE", err)
+		}
+		// A kernel whose library is unloaded after it launched on a stream
+		// is refused there too, not launched through a freed handle.
+		lib3, err := d.LibraryLoad(kernelsPTX, rt.LoadOptions{})
+		must(t, err)
+		v3 := kernelOf(t, d, lib3, "vecAdd")
+		var q [28]byte
+		must(t, d.Launch(v3, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&q), ParamSize: 28}))
+		must(t, d.StreamSynchronize(f.a, s))
+		must(t, d.LibraryUnload(lib3))
+		if err := d.Launch(v3, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&q), ParamSize: 28}); !errors.Is(err, rt.ErrInvalidHandle) {
+			t.Errorf("stream launch after unload: %v, want CUDA_ERROR_INVALID_HANDLE", err)
+		}
 	}
 
 	// Handles of an unloaded library are dead.

@@ -45,7 +45,29 @@ import (
 // (cuKernelGetParamInfo, CUDA 12.4+) and from then on rejects a buffer of any
 // other size with CUDA_ERROR_INVALID_VALUE.
 func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
+	// The hot path: a context-independent kernel on a stream, its parameter
+	// size known and matching. It is kept to a few loads and one C call:
+	// this Go code runs with caches the previous launch's driver work has
+	// cooled, and each line of it shows in the launch cost.
 	k := d.kernels.get(uintptr(h))
+	if k == nil || k.fn == nil || l.Stream == 0 || l.Cluster != (rt.Dim3{}) || l.Cooperative ||
+		k.psize.Load() != int64(l.ParamSize)+1 || l.Params == nil || k.dead.Load() {
+		return d.launchSlow(h, k, l)
+	}
+	g, b := l.Grid.Norm(), l.Block.Norm()
+	if rc := C.cg_launch(k.fn, nil, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z),
+		C.uint(l.SharedMem), cstream(l.Stream), l.Params, C.size_t(l.ParamSize)); rc != 0 {
+		return launchErr("cuLaunchKernel", rc, k, l)
+	}
+	return nil
+}
+
+// launchSlow is Launch for everything else: the legacy path, launches
+// without a stream, cluster and cooperative launches, a kernel's first
+// launch, and the errors.
+//
+//go:noinline
+func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error {
 	if k == nil || k.dead.Load() {
 		return d.badKernel(h, k)
 	}

@@ -5,6 +5,8 @@ package cgo
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -129,4 +131,103 @@ func BenchmarkLaunchGenerated(b *testing.B) {
 		}
 	}
 	s.Synchronize()
+}
+
+// TestLaunchCostBreakdown times variants that separate the parts of a Go
+// launch's cost, in one process, interleaved batch by batch, and prints a
+// table of medians. It asserts nothing about time.
+func TestLaunchCostBreakdown(t *testing.T) {
+	d := gpu(t)
+	ctx, err := rt.PrimaryOn(d, 0)
+	must(t, err)
+	defer ctx.Release()
+	s, err := ctx.NewStream()
+	must(t, err)
+	defer s.Destroy()
+	buf, err := rt.Alloc[float32](ctx, 32)
+	must(t, err)
+	defer buf.Free()
+	p := buf.Ptr
+	a := p.Addr()
+	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: s}
+	must(t, vecAddGen(cfg, p, p, p, 32))
+	kh, err := costVecAdd.Handle(d)
+	must(t, err)
+	var pb [28]byte
+	binary.LittleEndian.PutUint64(pb[0:], uint64(p))
+	binary.LittleEndian.PutUint64(pb[8:], uint64(p))
+	binary.LittleEndian.PutUint64(pb[16:], uint64(p))
+	binary.LittleEndian.PutUint32(pb[24:], 32)
+	la := rt.LaunchArgs{Stream: s.Handle(), Grid: rt.D1(1), Block: rt.D1(32), Params: unsafe.Pointer(&pb), ParamSize: 28}
+
+	// 64 MiB of pages for the cold-memory variant, each written once so
+	// that they are mapped.
+	pool := make([]byte, 64<<20)
+	for i := 0; i < len(pool); i += 4096 {
+		pool[i] = 1
+	}
+	var di rt.Driver = d
+	const batch, batches, warm = 256, 300, 30
+	type variant struct {
+		name string
+		run  func() (time.Duration, error)
+	}
+	goLoop := func(f func() error) func() (time.Duration, error) {
+		return func() (time.Duration, error) {
+			t0 := time.Now()
+			for j := 0; j < batch; j++ {
+				if err := f(); err != nil {
+					return 0, err
+				}
+			}
+			return time.Since(t0), nil
+		}
+	}
+	vs := []variant{
+		{"C loop, kernelParams (reference)", func() (time.Duration, error) { return d.cLoopVecAdd(kh, s.Handle(), a, a, a, 32, batch, false) }},
+		{"C loop, packed buffer", func() (time.Duration, error) { return d.cLoopVecAdd(kh, s.Handle(), a, a, a, 32, batch, true) }},
+		{"C loop over the shim (no crossing)", func() (time.Duration, error) { return d.cLoopShim(kh, s.Handle(), &pb, batch) }},
+		{"C loop + 8 cold cache lines/launch", func() (time.Duration, error) { return d.cLoopTouch(kh, s.Handle(), &pb, batch, pool, 8) }},
+		{"Go loop, 1 C-loop call per launch", func() (time.Duration, error) { return d.crossings(kh, s.Handle(), a, batch, 0) }},
+		{"  same + 1 empty cgo call each", func() (time.Duration, error) { return d.crossings(kh, s.Handle(), a, batch, 1) }},
+		{"Go loop over the shim", func() (time.Duration, error) { return d.shimLaunches(kh, s.Handle(), &pb, batch) }},
+		{"*Driver.Launch", goLoop(func() error { return d.Launch(kh, la) })},
+		{"rt.Driver.Launch (interface)", goLoop(func() error { return di.Launch(kh, la) })},
+		{"rt.Kernel.Launch", goLoop(func() error { return costVecAdd.Launch(cfg, pb[:]) })},
+		{"generated", goLoop(func() error { return vecAddGen(cfg, p, p, p, 32) })},
+		{"generated, OS thread locked", func() (time.Duration, error) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			return goLoop(func() error { return vecAddGen(cfg, p, p, p, 32) })()
+		}},
+		{"empty cgo call (tight loop)", func() (time.Duration, error) { return cNoops(batch), nil }},
+	}
+	// Each round runs the variants in a new order: what runs first after a
+	// long sync, or after another variant, must not favour one variant.
+	rng := rand.New(rand.NewPCG(1, 2))
+	order := make([]int, len(vs))
+	for i := range order {
+		order[i] = i
+	}
+	times := make([][]time.Duration, len(vs))
+	for i := 0; i < batches; i++ {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, vi := range order {
+			dt, err := vs[vi].run()
+			must(t, err)
+			must(t, s.Synchronize())
+			if i >= warm {
+				times[vi] = append(times[vi], dt/batch)
+			}
+		}
+	}
+	med := func(x []time.Duration) time.Duration {
+		sort.Slice(x, func(i, j int) bool { return x[i] < x[j] })
+		return x[len(x)/2]
+	}
+	ref := med(times[0])
+	for vi, v := range vs {
+		m := med(times[vi])
+		fmt.Printf("BREAKDOWN %-38s %8v  %.3f\n", v.name, m, float64(m)/float64(ref))
+	}
 }
