@@ -81,7 +81,9 @@ func NewGlobal[T any](lib *Library, name string, n int) *Global[T] {
 }
 
 // Managed is a __managed__ variable of a Library: one address shared by every
-// context and the host.
+// context and the host. (A backend on CUDA's legacy per-context module path,
+// drivers before 12.0, has a copy per context instead: each module load
+// makes its own.)
 type Managed[T any] struct{ variable[T] }
 
 // NewManaged declares the managed variable name of lib holding n elements of T.
