@@ -23,7 +23,7 @@ var (
 // contexts with the legacy path's N per-context module loads (N = 1, 2, 4):
 // wall time until every context can launch every kernel, and device memory
 // taken (cuMemGetInfo, 2 MiB granularity). It prints a table; timings are
-// reported, not asserted. Each path runs in N fresh contexts, 5 loads; the
+// reported, not asserted. Each path runs in N fresh contexts, 15 loads; the
 // time shown is the median, the memory that of the first load (a context's
 // first module with printf also reserves the printf FIFO, which stays with
 // the context: see TestLibraryLoadMemory) and of the loads after it.
@@ -49,7 +49,7 @@ func TestLibraryLoadVsLegacy(t *testing.T) {
 					}
 				}()
 				var times []time.Duration
-				for rep := 0; rep < 5; rep++ {
+				for rep := 0; rep < 15; rep++ {
 					free0, _, err := d.MemInfo(ctxs[0])
 					must(t, err)
 					t0 := time.Now()
