@@ -1,67 +1,91 @@
 #!/usr/bin/env bash
-# gpu-test.sh runs the prebuilt test binaries in .gpu/ on a GPU machine, which
-# needs no Go toolchain, and prints a results table last.
+# gpu-test.sh builds, where Go is, every test binary that can use the GPU,
+# and runs them on a GPU machine, which needs no Go toolchain. It prints a
+# results table last.
 #
-# Build them where Go is, from the repository root:
+#	rt/cgo/gpu-test.sh build   # here: writes .gpu/bins.tgz (run from anywhere in the repository)
+#	rt/cgo/gpu-test.sh run     # there, with .gpu/ copied along: unpacks and runs everything
 #
-#	mkdir -p .gpu && go test -c -o .gpu/cgo.test ./rt/cgo
-#
-# then run, on the GPU machine, from the repository root:
-#
-#	rt/cgo/gpu-test.sh [test flags, e.g. -test.run=TestLink]
-#
-# Full logs go to $GPU_TEST_LOGS (default .gpu/logs). The exit status is 0 only
-# if every binary passed.
+# What run runs, each binary from its package directory with CUGEN_BACKEND=cuda:
+#   - rt/cgo's driver suite, then its path-independent tests again on the legacy path
+#     (CUGEN_CUDA_LEGACY=1);
+#   - every example package's tests (generated code on the GPU);
+#   - rt/soft's corpus and instruction tests against the GPU (-tags cudarecord,
+#     -corpus.backend=cuda): soft's references checked on hardware;
+#   - the launch benchmark with -benchmem.
+# The LAUNCH-COST, BREAKDOWN, LOAD-COST and LOAD-MEM lines the suite prints are
+# repeated before the table. Full logs go to $GPU_TEST_LOGS (default
+# .gpu/logs). The exit status is 0 only if every binary passed.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-shopt -s nullglob
-bins=(.gpu/*.test)
-if [ ${#bins[@]} -eq 0 ]; then
-	echo "gpu-test.sh: no test binaries in .gpu/; build them with: go test -c -o .gpu/cgo.test ./rt/cgo" >&2
-	exit 2
-fi
-logs=${GPU_TEST_LOGS:-.gpu/logs}
-mkdir -p "$logs"
 
-echo "== machine"
-if command -v nvidia-smi >/dev/null; then
-	nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
-else
-	echo "nvidia-smi not found"
-fi
+build() {
+	command -v go >/dev/null || { echo "gpu-test.sh build: needs Go" >&2; exit 2; }
+	local out
+	out=$(mktemp -d) || exit 2
+	: >"$out/MANIFEST"
+	for pkg in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./rt/cgo ./examples/...); do
+		dir=${pkg#github.com/cugen/cugen/}
+		[ "$dir" = examples ] && continue # the freshness check reruns go generate: needs Go
+		bin=$(echo "$dir" | tr / _).test
+		go test -ldflags="-s -w" -c -o "$out/$bin" "./$dir" || exit 1
+		echo "$bin $dir" >>"$out/MANIFEST"
+	done
+	go test -ldflags="-s -w" -tags cudarecord -c -o "$out/rt_soft_cudarecord.test" ./rt/soft || exit 1
+	echo "rt_soft_cudarecord.test rt/soft" >>"$out/MANIFEST"
+	local n
+	n=$(wc -l <"$out/MANIFEST")
+	mkdir -p .gpu && tar -C "$out" -czf .gpu/bins.tgz . && rm -rf "$out" || exit 1
+	echo "wrote .gpu/bins.tgz ($(du -h .gpu/bins.tgz | cut -f1)): $n test binaries"
+}
 
-status=0
-table=$(mktemp)
-for b in "${bins[@]}"; do
-	name=$(basename "$b" .test)
-	log="$logs/$name.log"
-	echo "== $b -test.v $*"
-	start=$(date +%s%N)
-	"$b" -test.v "$@" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
-	[ "$rc" -ne 0 ] && status=1
-	# One row per test and subtest: result, name (subtests indented), time.
-	awk -v bin="$name" '
-		/^ *--- (PASS|FAIL|SKIP): / {
-			match($0, /^ */); depth = RLENGTH / 4
-			res = $2; sub(":", "", res)
-			t = $NF; gsub(/[()]/, "", t)
-			printf "%-8s %-5s %*s%s %s\n", bin, res, 2*depth, "", $3, t
-		}' "$log" >>"$table"
-	if ! grep -qE '^(PASS|FAIL|ok )' "$log"; then
-		printf "%-8s %-5s %s\n" "$name" "CRASH" "exit status $rc (see $log)" >>"$table"
-	fi
-	printf "%-8s %-5s %s\n" "$name" "EXIT" "status $rc, ${secs}s" >>"$table"
-done
+run() {
+	[ -f .gpu/bins.tgz ] || { echo "gpu-test.sh run: no .gpu/bins.tgz; run 'rt/cgo/gpu-test.sh build' where Go is" >&2; exit 2; }
+	local bins=.gpu/bin logs=${GPU_TEST_LOGS:-.gpu/logs}
+	mkdir -p "$bins" "$logs" && tar -C "$bins" -xzf .gpu/bins.tgz || exit 2
+	bins=$(cd "$bins" && pwd)
+	echo "== machine"
+	nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "nvidia-smi not found"
+	status=0 table="" lines=""
+	one() { # label dir binary args... (environment from the caller)
+		local label=$1 dir=$2 bin=$3 out rc
+		shift 3
+		out=$(cd "$dir" && CUGEN_BACKEND=cuda "$bins/$bin" -test.v "$@" 2>&1)
+		rc=$?
+		echo "$out" >"$logs/$(echo "$label" | tr '/ ()=' '_____').log"
+		[ $rc -ne 0 ] && status=1
+		echo "$out" | grep -E '^ *--- (FAIL|SKIP)|^panic:' | sed "s|^|$label: |"
+		lines+=$(echo "$out" | grep -E '^(LAUNCH-COST|BREAKDOWN|LOAD-COST|LOAD-MEM)' | awk '!seen[$0]++')$'\n'
+		table+=$(printf '%-36s pass %3d  fail %2d  skip %2d  exit %d' "$label" \
+			"$(echo "$out" | grep -cE '^ *--- PASS')" "$(echo "$out" | grep -cE '^ *--- FAIL')" \
+			"$(echo "$out" | grep -cE '^ *--- SKIP')" $rc)$'\n'
+	}
+	while read -r bin dir; do
+		case $bin in
+		rt_cgo.test)
+			one rt/cgo "$dir" "$bin"
+			CUGEN_CUDA_LEGACY=1 one "rt/cgo (legacy path)" "$dir" "$bin" \
+				-test.run 'TestDevices|TestTwoContexts|TestStreams|TestErrors|TestLegacy|TestLink|TestKernelAttributes|TestAsyncError'
+			;;
+		rt_soft_cudarecord.test)
+			one "rt/soft against the GPU" "$dir" "$bin" \
+				-test.run 'TestInstrTable$|TestCorpus|TestContract|TestDebugTarget' -corpus.backend=cuda
+			;;
+		*) one "$dir" "$dir" "$bin" ;;
+		esac
+	done <"$bins/MANIFEST"
+	bench=$(cd rt/cgo && CUGEN_BACKEND=cuda "$bins/rt_cgo.test" -test.run '^$' -test.bench BenchmarkLaunch -test.benchmem 2>&1 | grep -E '^Benchmark')
+	echo
+	printf '%s' "$lines" | grep -v '^$'
+	echo "$bench"
+	echo
+	echo "== results ($(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), CUGEN_BACKEND=cuda)"
+	printf '%s' "$table"
+	exit $status
+}
 
-echo
-echo "== results"
-printf "%-8s %-5s %s\n" "binary" "res" "test (time)"
-cat "$table"
-pass=$(grep -c ' PASS ' "$table")
-fail=$(grep -cE ' (FAIL|CRASH) ' "$table")
-skip=$(grep -c ' SKIP ' "$table")
-echo "passed $pass, failed $fail, skipped $skip"
-rm -f "$table"
-exit $status
+case ${1:-} in
+build) build ;;
+run) run ;;
+*) echo "usage: rt/cgo/gpu-test.sh build|run" >&2; exit 2 ;;
+esac
