@@ -20,6 +20,12 @@ type WarmUpper interface {
 	WarmUp(lib LibHandle, ctx CtxHandle) error
 }
 
+// JITLogger returns the PTX compiler's info log of a loaded library: what
+// LoadOptions.JIT.Verbose asks for (registers, spills, stack per kernel).
+type JITLogger interface {
+	LibraryJITLog(lib LibHandle) (string, error)
+}
+
 // FuncAttr is a CUfunction_attribute value.
 type FuncAttr int32
 

@@ -104,6 +104,23 @@ type LoadOptions struct {
 	// Legacy forces the per-context cuModuleLoadData path even when the driver
 	// has the context-independent API (backends without a legacy path ignore it).
 	Legacy bool
+	// JIT steers the compilation of the image's PTX, if the driver compiles
+	// any (a cubin for the device needs none).
+	JIT JITOptions
+}
+
+// JITOptions are the options of the driver's PTX compiler (CUjit_option).
+// The zero value is the compiler's defaults.
+type JITOptions struct {
+	// MaxRegisters caps registers per thread (CU_JIT_MAX_REGISTERS); 0 = no cap.
+	MaxRegisters int
+	// OptLevel is the optimization level 1..4 (CU_JIT_OPTIMIZATION_LEVEL);
+	// 0 means the compiler's default (4).
+	OptLevel int
+	// LineInfo, Debug and Verbose ask for line info, debug info and a
+	// verbose info log (CU_JIT_GENERATE_LINE_INFO, _GENERATE_DEBUG_INFO,
+	// _LOG_VERBOSE).
+	LineInfo, Debug, Verbose bool
 }
 
 // DevPtr is a device address (CUdeviceptr).

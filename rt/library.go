@@ -16,6 +16,7 @@ type Library struct {
 	image []byte
 
 	mu      sync.Mutex
+	opts    LoadOptions // for loads to come; Name is always name
 	kernels []*Kernel
 	first   atomic.Pointer[libBinding] // the first driver's binding: the fast path
 	others  []*libBinding              // further drivers (tests that use two backends)
@@ -37,6 +38,40 @@ func (l *Library) Name() string { return l.name }
 
 // Image is the embedded image.
 func (l *Library) Image() []byte { return l.image }
+
+// SetLoadOptions sets the options of the library's loads (its first use in
+// each driver): the PTX compiler's options, or the legacy path. o.Name is
+// ignored; the library keeps its name. Options must be set before the
+// library is loaded anywhere: once it is, SetLoadOptions fails with
+// ErrNotPermitted (Unload it in every driver first).
+func (l *Library) SetLoadOptions(o LoadOptions) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.first.Load() != nil || len(l.others) > 0 {
+		return Errorf("rt.Library.SetLoadOptions", ErrNotPermitted, "library %s is already loaded; its options apply to loads", l.name)
+	}
+	o.Name = l.name
+	l.opts = o
+	return nil
+}
+
+// JITLog is the PTX compiler's info log of the library's load in d (set
+// LoadOptions.JIT.Verbose to have registers and spills in it). It loads the
+// library if it is not loaded in d yet. With lazy loading the compiler may
+// run at a kernel's first use in a context, so call it after a launch, or
+// after WarmUp, to see every kernel. Drivers that compile no PTX have no log:
+// ErrNotSupported.
+func (l *Library) JITLog(d Driver) (string, error) {
+	jl, ok := d.(JITLogger)
+	if !ok {
+		return "", Errorf("rt.Library.JITLog", ErrNotSupported, "backend %s keeps no JIT log", d.Name())
+	}
+	h, err := l.Load(d)
+	if err != nil {
+		return "", err
+	}
+	return jl.LibraryJITLog(h)
+}
 
 // ParamSpec is one kernel parameter's place in the parameter buffer.
 type ParamSpec struct {
@@ -77,7 +112,9 @@ func (l *Library) Load(d Driver) (LibHandle, error) {
 			return b.h, nil
 		}
 	}
-	h, err := d.LibraryLoad(l.image, LoadOptions{Name: l.name})
+	opts := l.opts
+	opts.Name = l.name
+	h, err := d.LibraryLoad(l.image, opts)
 	if err != nil {
 		return 0, fmt.Errorf("rt: loading library %s: %w", l.name, err)
 	}

@@ -32,15 +32,8 @@ type LinkOptions struct {
 	// Target is the SM version to link for (e.g. 90 for sm_90,
 	// CU_JIT_TARGET); 0 means Ctx's device.
 	Target int
-	// MaxRegisters caps registers per thread (CU_JIT_MAX_REGISTERS); 0 = no cap.
-	MaxRegisters int
-	// OptLevel is the optimization level 1..4 (CU_JIT_OPTIMIZATION_LEVEL);
-	// 0 means the JIT's default (4).
-	OptLevel int
-	// LineInfo, Debug and Verbose ask for line info, debug info and a
-	// verbose info log (CU_JIT_GENERATE_LINE_INFO, _GENERATE_DEBUG_INFO,
-	// _LOG_VERBOSE).
-	LineInfo, Debug, Verbose bool
+	// JIT steers the compilation of PTX inputs.
+	JIT JITOptions
 }
 
 // Linker links relocatable device code into one image that LibraryLoad

@@ -150,6 +150,45 @@ func TestLaunchFollowsTheStreamsDriver(t *testing.T) {
 	}
 }
 
+// Load options set on a Library reach the driver's load; once the library
+// is loaded they can no longer change until it is unloaded.
+func TestLibraryLoadOptions(t *testing.T) {
+	f := newFake()
+	l := rt.NewLibrary("opts.ptx", nil)
+	l.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4})
+	want := rt.LoadOptions{Name: "ignored", Legacy: true, JIT: rt.JITOptions{MaxRegisters: 32, OptLevel: 2, LineInfo: true, Verbose: true}}
+	if err := l.SetLoadOptions(want); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Load(f); err != nil {
+		t.Fatal(err)
+	}
+	want.Name = "opts.ptx"
+	if len(f.LoadOpts) != 1 || f.LoadOpts[0] != want {
+		t.Fatalf("driver loaded with %+v, want %+v", f.LoadOpts, want)
+	}
+	err := l.SetLoadOptions(rt.LoadOptions{})
+	if !errors.Is(err, rt.ErrNotPermitted) || !strings.Contains(err.Error(), "opts.ptx is already loaded") {
+		t.Errorf("SetLoadOptions after a load: %v, want ErrNotPermitted naming the library", err)
+	}
+	if err := l.Unload(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SetLoadOptions(rt.LoadOptions{}); err != nil {
+		t.Errorf("SetLoadOptions after Unload: %v", err)
+	}
+	if _, err := l.Load(f); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.LoadOpts[1]; got != (rt.LoadOptions{Name: "opts.ptx"}) {
+		t.Errorf("second load with %+v, want the defaults", got)
+	}
+	// The fake compiles no PTX: no JIT log.
+	if _, err := l.JITLog(f); !errors.Is(err, rt.ErrNotSupported) {
+		t.Errorf("JITLog on the fake: %v, want ErrNotSupported", err)
+	}
+}
+
 func TestLaunchRejectsWrongParamSize(t *testing.T) {
 	f := newFake()
 	ctx, _ := rt.PrimaryOn(f, 0)

@@ -231,17 +231,7 @@ func (d *Driver) Link(inputs []rt.LinkInput, opts rt.LinkOptions) ([]byte, strin
 	if len(inputs) == 0 {
 		return nil, "", rt.Errorf("cuLinkAddData", rt.ErrInvalidValue, "no inputs")
 	}
-	o := C.cg_link_opts{
-		target:    C.int(opts.Target),
-		max_regs:  C.int(opts.MaxRegisters),
-		opt_level: -1,
-		line_info: b2i(opts.LineInfo),
-		debug:     b2i(opts.Debug),
-		verbose:   b2i(opts.Verbose),
-	}
-	if opts.OptLevel > 0 {
-		o.opt_level = C.int(opts.OptLevel)
-	}
+	o := jitOpts(opts.JIT, opts.Target)
 	ctx := cctx(opts.Ctx)
 	var l *C.cg_link
 	if rc := C.cg_link_create(ctx, &o, linkLogSize, &l); rc != 0 {

@@ -29,7 +29,9 @@
 // CUGEN_CUDA_LEGACY=1 in the environment), the backend falls back to
 // per-context modules (cuModuleLoadDataEx), which it loads on first use in
 // each context and drops when the context is destroyed. Handles behave the
-// same on both paths.
+// same on both paths. LoadOptions.JIT (register cap, optimization level,
+// line and debug info, a verbose log) reaches the PTX compiler on both
+// paths; LibraryJITLog returns its info log.
 //
 // # Launching
 //
@@ -41,6 +43,6 @@
 // CUDA 12.4+), learned at each kernel's first launch.
 //
 // Beyond rt.Driver, *Driver implements rt.Linker (cuLink*), rt.LoadingModer,
-// rt.WarmUpper and rt.KernelAttributer, and KernelParamSpecs
+// rt.WarmUpper, rt.KernelAttributer and rt.JITLogger, and KernelParamSpecs
 // (cuKernelGetParamInfo) for rt's check of generated parameter layouts.
 package cgo

@@ -732,6 +732,64 @@ func TestKernelAttributes(t *testing.T) {
 	must(t, d.CtxSynchronize(f.a))
 }
 
+// TestJITOptions loads a PTX image with a register cap and a verbose JIT
+// log, on both load paths, and checks that every kernel obeys the cap (the
+// same image without it needs more) and that the log reports registers.
+func TestJITOptions(t *testing.T) {
+	f := setup(t)
+	d := f.d
+	// 24 is ptxas's lower bound for sm_90a ("adjusting per thread register
+	// count of 16 to lower bound of 24"); the image's _Z3dblPd takes 29.
+	const capRegs = 24
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			regs := func(opts rt.LoadOptions) (map[string]int, string) {
+				// A comment unique to this load keeps the driver's JIT cache
+				// from answering instead of the compiler (no log then).
+				img := append(append([]byte{}, morePTX...), fmt.Sprintf("\n// %s %d\n", t.Name(), time.Now().UnixNano())...)
+				lib, err := d.LibraryLoad(img, opts)
+				must(t, err)
+				defer d.LibraryUnload(lib)
+				must(t, d.WarmUp(lib, f.a))
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				must(t, d.CtxSetCurrent(f.a)) // the legacy path lists names in the current context
+				defer d.CtxSetCurrent(0)
+				names, err := d.LibraryKernelNames(lib)
+				must(t, err)
+				out := map[string]int{}
+				for _, name := range names {
+					n, err := d.KernelAttribute(kernelOf(t, d, lib, name), rt.FuncNumRegs, 0)
+					must(t, err)
+					out[name] = n
+				}
+				log, err := d.LibraryJITLog(lib)
+				must(t, err)
+				return out, log
+			}
+			free, _ := regs(rt.LoadOptions{Legacy: legacy})
+			capped, log := regs(rt.LoadOptions{Legacy: legacy, JIT: rt.JITOptions{MaxRegisters: capRegs, Verbose: true}})
+			most := 0
+			for name, n := range free {
+				most = max(most, n)
+				if capped[name] > capRegs {
+					t.Errorf("%s: %d registers with a cap of %d", name, capped[name], capRegs)
+				}
+			}
+			if len(free) != 12 || len(capped) != 12 {
+				t.Fatalf("kernels: %d without the cap, %d with it; want 12", len(free), len(capped))
+			}
+			if most <= capRegs {
+				t.Fatalf("without a cap no kernel needs more than %d registers: the test shows nothing", most)
+			}
+			t.Logf("most registers: %d uncapped, cap %d; JIT log %d bytes", most, capRegs, len(log))
+			if !strings.Contains(log, "Used ") || !strings.Contains(log, "maxrregcount") {
+				t.Errorf("verbose JIT log reports neither registers nor the cap:\n%s", log)
+			}
+		})
+	}
+}
+
 // TestLegacy runs the same kernels through the per-context module path.
 func TestLegacy(t *testing.T) {
 	f := setup(t)

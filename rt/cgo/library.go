@@ -19,7 +19,7 @@ import (
 	"github.com/cugen/cugen/rt"
 )
 
-// jitLogSize is the size of each library's JIT error log buffer.
+// jitLogSize is the size of each of a library's JIT log buffers.
 const jitLogSize = 16 << 10
 
 // library is one loaded image.
@@ -31,10 +31,12 @@ type library struct {
 	// CU_LIBRARY_BINARY_IS_PRESERVED so that the driver need not keep a copy
 	// of its own, and the legacy path loads it again in each new context.
 	image unsafe.Pointer
-	// log is the JIT error log buffer. It also lives until unload, because
-	// with lazy loading the JIT may run after the load call returns.
-	log *C.char
-	lib C.CUlibrary // context-independent path
+	// log and info are the JIT's error and info log buffers. They also live
+	// until unload, because with lazy loading the JIT may run after the load
+	// call returns.
+	log, info *C.char
+	jit       C.cg_jit_opts // the load's JIT options (legacy: for every context)
+	lib       C.CUlibrary   // context-independent path
 
 	mu       sync.Mutex
 	unloaded bool
@@ -116,13 +118,15 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 		legacy:  opts.Legacy || d.forceLegacy || !d.hasLibrary,
 		image:   img,
 		log:     (*C.char)(C.calloc(jitLogSize+1, 1)),
+		info:    (*C.char)(C.calloc(jitLogSize+1, 1)),
+		jit:     jitOpts(opts.JIT, 0),
 		kernels: map[string]rt.KernelHandle{},
 	}
 	if l.legacy {
 		l.mods = map[C.CUcontext]*ctxModule{}
 	} else {
 		var lib C.CUlibrary
-		if rc := C.cg_library_load(&lib, img, 1, l.log, jitLogSize); rc != 0 {
+		if rc := C.cg_library_load(&lib, img, 1, &l.jit, l.info, l.log, jitLogSize); rc != 0 {
 			err := l.withLog(check("cuLibraryLoadData", rc))
 			l.free()
 			return 0, err
@@ -135,7 +139,43 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 func (l *library) free() {
 	C.free(l.image)
 	C.free(unsafe.Pointer(l.log))
-	l.image, l.log = nil, nil
+	C.free(unsafe.Pointer(l.info))
+	l.image, l.log, l.info = nil, nil, nil
+}
+
+// jitOpts is o in the shim's form; target 0 means the context's device.
+func jitOpts(o rt.JITOptions, target int) C.cg_jit_opts {
+	j := C.cg_jit_opts{
+		target:    C.int(target),
+		max_regs:  C.int(o.MaxRegisters),
+		opt_level: -1,
+		line_info: b2i(o.LineInfo),
+		debug:     b2i(o.Debug),
+		verbose:   b2i(o.Verbose),
+	}
+	if o.OptLevel > 0 {
+		j.opt_level = C.int(o.OptLevel)
+	}
+	return j
+}
+
+var _ rt.JITLogger = (*Driver)(nil)
+
+// LibraryJITLog is the PTX compiler's info log for library h (what
+// JITOptions.Verbose asks for: registers, spills, ...). With lazy loading
+// the compiler may run at a kernel's first use in a context, so the log can
+// grow after the load; on the legacy path it holds the last context's load.
+func (d *Driver) LibraryJITLog(h rt.LibHandle) (string, error) {
+	l, err := d.library(h, "LibraryJITLog")
+	if err != nil {
+		return "", err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.unloaded {
+		return "", rt.Errorf("LibraryJITLog", rt.ErrInvalidHandle, "library %d is unloaded", h)
+	}
+	return C.GoString(l.info), nil
 }
 
 // LibraryUnload is cuLibraryUnload (legacy: cuModuleUnload in every context
@@ -379,7 +419,7 @@ func (d *Driver) legacyModule(l *library, ctx C.CUcontext) (*ctxModule, error) {
 		return m, nil
 	}
 	var mod C.CUmodule
-	if rc := C.cg_module_load(ctx, &mod, l.image, l.log, jitLogSize); rc != 0 {
+	if rc := C.cg_module_load(ctx, &mod, l.image, &l.jit, l.info, l.log, jitLogSize); rc != 0 {
 		return nil, l.withLog(check("cuModuleLoadDataEx", rc))
 	}
 	var dev C.int

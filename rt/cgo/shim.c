@@ -508,16 +508,49 @@ int cg_memset_d8(CUcontext ctx, CUdeviceptr dst, unsigned char v, size_t n, CUst
 
 // ---- context-independent loading ----
 
-int cg_library_load(CUlibrary *l, const void *image, int preserved, char *log, size_t loglen) {
+// jit_options fills opts/vals (room for JIT_MAX entries) from o and the log
+// buffers, and returns how many it filled.
+#define JIT_MAX 10
+static unsigned int jit_options(const cg_jit_opts *o, char *info, char *err, size_t loglen, int *opts, void **vals) {
+	unsigned int n = 0;
+#define OPT(k, v)                            \
+	do {                                     \
+		opts[n] = (k);                       \
+		vals[n] = (void *)(uintptr_t)(v);    \
+		n++;                                 \
+	} while (0)
+	if (info) {
+		OPT(CU_JIT_INFO_LOG_BUFFER, info);
+		OPT(CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, loglen);
+	}
+	if (err) {
+		OPT(CU_JIT_ERROR_LOG_BUFFER, err);
+		OPT(CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, loglen);
+	}
+	if (o) {
+		if (o->verbose) OPT(CU_JIT_LOG_VERBOSE, 1);
+		if (o->target > 0) OPT(CU_JIT_TARGET, o->target);
+		if (o->max_regs > 0) OPT(CU_JIT_MAX_REGISTERS, o->max_regs);
+		if (o->opt_level >= 0) OPT(CU_JIT_OPTIMIZATION_LEVEL, o->opt_level);
+		if (o->line_info) OPT(CU_JIT_GENERATE_LINE_INFO, 1);
+		if (o->debug) OPT(CU_JIT_GENERATE_DEBUG_INFO, 1);
+	}
+#undef OPT
+	return n;
+}
+
+int cg_library_load(CUlibrary *l, const void *image, int preserved, const cg_jit_opts *o, char *info, char *err,
+                    size_t loglen) {
 	NEED(p_cuLibraryLoadData);
-	int jopt[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-	void *jval[2] = {log, (void *)(uintptr_t)loglen};
+	int jopt[JIT_MAX];
+	void *jval[JIT_MAX];
+	unsigned int n = jit_options(o, info, err, loglen, jopt, jval);
 	// The option's value is documented as a flag; point it at a 1 so that it
 	// reads as true however the driver looks at it.
 	static int one = 1;
 	int lopt[1] = {CU_LIBRARY_BINARY_IS_PRESERVED};
 	void *lval[1] = {&one};
-	return p_cuLibraryLoadData(l, image, jopt, jval, log ? 2 : 0, lopt, lval, preserved ? 1 : 0);
+	return p_cuLibraryLoadData(l, image, jopt, jval, n, lopt, lval, preserved ? 1 : 0);
 }
 
 int cg_library_unload(CUlibrary l) {
@@ -634,11 +667,13 @@ int cg_library_warmup(CUcontext ctx, CUlibrary l, unsigned int *loaded) {
 
 // ---- legacy per-context modules ----
 
-int cg_module_load(CUcontext ctx, CUmodule *mod, const void *image, char *log, size_t loglen) {
+int cg_module_load(CUcontext ctx, CUmodule *mod, const void *image, const cg_jit_opts *o, char *info, char *err,
+                   size_t loglen) {
 	NEED(p_cuModuleLoadDataEx);
-	int jopt[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-	void *jval[2] = {log, (void *)(uintptr_t)loglen};
-	IN_CTX(ctx, p_cuModuleLoadDataEx(mod, image, log ? 2 : 0, jopt, jval));
+	int jopt[JIT_MAX];
+	void *jval[JIT_MAX];
+	unsigned int n = jit_options(o, info, err, loglen, jopt, jval);
+	IN_CTX(ctx, p_cuModuleLoadDataEx(mod, image, n, jopt, jval));
 }
 
 int cg_module_unload(CUcontext ctx, CUmodule mod) {
@@ -739,13 +774,13 @@ int cg_launch_ex(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, 
 
 struct cg_link {
 	CUlinkState st;
-	int opts[16];
-	void *vals[16];
+	int opts[JIT_MAX];
+	void *vals[JIT_MAX];
 	char *info;
 	char *err;
 };
 
-int cg_link_create(CUcontext ctx, const cg_link_opts *o, size_t loglen, cg_link **out) {
+int cg_link_create(CUcontext ctx, const cg_jit_opts *o, size_t loglen, cg_link **out) {
 	NEED(p_cuLinkCreate);
 	NEED(p_cuLinkAddData);
 	NEED(p_cuLinkComplete);
@@ -760,24 +795,7 @@ int cg_link_create(CUcontext ctx, const cg_link_opts *o, size_t loglen, cg_link 
 		free(l);
 		return 2;
 	}
-	unsigned int n = 0;
-#define OPT(k, v)                              \
-	do {                                       \
-		l->opts[n] = (k);                      \
-		l->vals[n] = (void *)(uintptr_t)(v);   \
-		n++;                                   \
-	} while (0)
-	OPT(CU_JIT_INFO_LOG_BUFFER, l->info);
-	OPT(CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, loglen);
-	OPT(CU_JIT_ERROR_LOG_BUFFER, l->err);
-	OPT(CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, loglen);
-	if (o->verbose) OPT(CU_JIT_LOG_VERBOSE, 1);
-	if (o->target > 0) OPT(CU_JIT_TARGET, o->target);
-	if (o->max_regs > 0) OPT(CU_JIT_MAX_REGISTERS, o->max_regs);
-	if (o->opt_level >= 0) OPT(CU_JIT_OPTIMIZATION_LEVEL, o->opt_level);
-	if (o->line_info) OPT(CU_JIT_GENERATE_LINE_INFO, 1);
-	if (o->debug) OPT(CU_JIT_GENERATE_DEBUG_INFO, 1);
-#undef OPT
+	unsigned int n = jit_options(o, l->info, l->err, loglen, l->opts, l->vals);
 	CUresult r;
 	if (ctx) {
 		r = p_cuCtxPushCurrent(ctx);

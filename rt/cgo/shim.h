@@ -84,8 +84,20 @@ int cg_memcpy_dtoh(CUcontext ctx, void *dst, CUdeviceptr src, size_t n, CUstream
 int cg_memcpy_dtod(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, int async);
 int cg_memset_d8(CUcontext ctx, CUdeviceptr dst, unsigned char v, size_t n, CUstream s, int async);
 
+// The PTX compiler's options for a load or a link (CUjit_option), and the
+// info and error log buffers, each loglen bytes (either may be NULL).
+typedef struct {
+	int target;     // CU_JIT_TARGET value (e.g. 90), 0 = from the context
+	int max_regs;   // 0 = default
+	int opt_level;  // -1 = default
+	int line_info;
+	int debug;
+	int verbose;
+} cg_jit_opts;
+
 // Context-independent loading (CUDA 12).
-int cg_library_load(CUlibrary *lib, const void *image, int preserved, char *log, size_t loglen);
+int cg_library_load(CUlibrary *lib, const void *image, int preserved, const cg_jit_opts *o, char *info, char *err,
+                    size_t loglen);
 int cg_library_unload(CUlibrary lib);
 int cg_library_kernel(CUlibrary lib, const char *name, CUkernel *k);
 int cg_library_kernel_count(CUlibrary lib, unsigned int *n);
@@ -104,7 +116,8 @@ int cg_param_info(CUcontext ctx, CUkernel k, CUfunction f, size_t i, size_t *off
 int cg_param_size(CUcontext ctx, CUstream s, CUkernel k, CUfunction f, size_t *total);
 
 // Legacy per-context modules.
-int cg_module_load(CUcontext ctx, CUmodule *mod, const void *image, char *log, size_t loglen);
+int cg_module_load(CUcontext ctx, CUmodule *mod, const void *image, const cg_jit_opts *o, char *info, char *err,
+                   size_t loglen);
 int cg_module_unload(CUcontext ctx, CUmodule mod);
 int cg_module_function(CUcontext ctx, CUmodule mod, const char *name, CUfunction *f);
 int cg_module_global(CUcontext ctx, CUmodule mod, const char *name, CUdeviceptr *p, size_t *bytes);
@@ -128,15 +141,7 @@ int cg_launch_ex(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, 
 // requires its option values (the log buffers) to stay valid for the life of
 // the link state.
 typedef struct cg_link cg_link;
-typedef struct {
-	int target;     // CU_JIT_TARGET value (e.g. 90), 0 = from the context
-	int max_regs;   // 0 = default
-	int opt_level;  // -1 = default
-	int line_info;
-	int debug;
-	int verbose;
-} cg_link_opts;
-int cg_link_create(CUcontext ctx, const cg_link_opts *o, size_t loglen, cg_link **l);
+int cg_link_create(CUcontext ctx, const cg_jit_opts *o, size_t loglen, cg_link **l);
 int cg_link_add(CUcontext ctx, cg_link *l, int kind, void *data, size_t size, const char *name);
 int cg_link_complete(CUcontext ctx, cg_link *l, void **cubin, size_t *size);
 const char *cg_link_info_log(cg_link *l);

@@ -27,6 +27,7 @@ type Fake struct {
 	Record     bool                      // copy each launch into Launches
 
 	Loads    atomic.Int32
+	LoadOpts []rt.LoadOptions // the options of every load, in order
 	launches atomic.Int64
 
 	mu       sync.Mutex
@@ -171,6 +172,9 @@ func (f *Fake) MemsetD8(ctx rt.CtxHandle, dst rt.DevPtr, v byte, n uint64, s rt.
 
 func (f *Fake) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, error) {
 	f.Loads.Add(1)
+	f.mu.Lock()
+	f.LoadOpts = append(f.LoadOpts, opts)
+	f.mu.Unlock()
 	return 1, nil
 }
 func (f *Fake) LibraryUnload(rt.LibHandle) error { return nil }
