@@ -83,7 +83,9 @@ type Driver interface {
 // is 0 too, on the NULL stream of the calling thread's current context.
 //
 // Grid counts blocks, also for cluster launches, where each dimension must be
-// a multiple of Cluster's (cuda.core counts clusters instead: not here).
+// a multiple of Cluster's (cuda.core counts clusters instead: not here). A
+// zero dimension means 1 (Dim3.Norm): backends normalize, rt passes the
+// Config's dimensions as they are.
 type LaunchArgs struct {
 	Ctx       CtxHandle
 	Stream    StreamHandle

@@ -295,17 +295,7 @@ func (k *Kernel) Launch(cfg Config, params []byte) error {
 	if s == nil || b == nil || b.drv != s.ctx.drv || uintptr(len(params)) != k.size {
 		return k.launchSlow(cfg, params)
 	}
-	return b.drv.Launch(b.h, LaunchArgs{
-		Ctx:         s.ctx.h,
-		Stream:      s.h,
-		Grid:        cfg.Grid.Norm(),
-		Block:       cfg.Block.Norm(),
-		SharedMem:   cfg.SharedMem,
-		Params:      noescape(unsafe.Pointer(unsafe.SliceData(params))),
-		ParamSize:   uintptr(len(params)),
-		Cluster:     cfg.Cluster,
-		Cooperative: cfg.Cooperative,
-	})
+	return b.drv.Launch(b.h, launchArgs(s.ctx.h, s.h, &cfg, params))
 }
 
 // launchSlow is Launch for the first launch in a driver, launches without a
@@ -333,17 +323,22 @@ func (k *Kernel) launchSlow(cfg Config, params []byte) error {
 	if err != nil {
 		return err
 	}
-	return drv.Launch(h, LaunchArgs{
+	return drv.Launch(h, launchArgs(ctx, sh, &cfg, params))
+}
+
+// launchArgs is a launch of params with cfg's shape in ctx on stream sh.
+func launchArgs(ctx CtxHandle, sh StreamHandle, cfg *Config, params []byte) LaunchArgs {
+	return LaunchArgs{
 		Ctx:         ctx,
 		Stream:      sh,
-		Grid:        cfg.Grid.Norm(),
-		Block:       cfg.Block.Norm(),
+		Grid:        cfg.Grid,
+		Block:       cfg.Block,
 		SharedMem:   cfg.SharedMem,
 		Params:      noescape(unsafe.Pointer(unsafe.SliceData(params))),
 		ParamSize:   uintptr(len(params)),
 		Cluster:     cfg.Cluster,
 		Cooperative: cfg.Cooperative,
-	})
+	}
 }
 
 // noescape hides p from escape analysis so that a generated function's stack
