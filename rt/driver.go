@@ -83,9 +83,9 @@ type Driver interface {
 // is 0 too, on the NULL stream of the calling thread's current context.
 //
 // Grid counts blocks, also for cluster launches, where each dimension must be
-// a multiple of Cluster's (cuda.core counts clusters instead: not here). A
-// zero dimension means 1 (Dim3.Norm): backends normalize, rt passes the
-// Config's dimensions as they are.
+// a multiple of Cluster's (cuda.core counts clusters instead: not here).
+// rt passes normalized Grid and Block (Dim3.Norm: a zero component counts
+// as 1 in a Config); a backend may reject zero components, as CUDA does.
 type LaunchArgs struct {
 	Ctx       CtxHandle
 	Stream    StreamHandle
@@ -153,18 +153,7 @@ func D2(x, y int) Dim3    { return Dim3{uint32(x), uint32(y), 1} }
 func D3(x, y, z int) Dim3 { return Dim3{uint32(x), uint32(y), uint32(z)} }
 
 // Norm returns d with zero components replaced by 1.
-func (d Dim3) Norm() Dim3 {
-	if d.X == 0 {
-		d.X = 1
-	}
-	if d.Y == 0 {
-		d.Y = 1
-	}
-	if d.Z == 0 {
-		d.Z = 1
-	}
-	return d
-}
+func (d Dim3) Norm() Dim3 { return Dim3{max(d.X, 1), max(d.Y, 1), max(d.Z, 1)} }
 
 // Count is X*Y*Z of the normalized shape.
 func (d Dim3) Count() uint64 {

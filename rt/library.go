@@ -331,8 +331,8 @@ func launchArgs(ctx CtxHandle, sh StreamHandle, cfg *Config, params []byte) Laun
 	return LaunchArgs{
 		Ctx:         ctx,
 		Stream:      sh,
-		Grid:        cfg.Grid,
-		Block:       cfg.Block,
+		Grid:        cfg.Grid.Norm(),
+		Block:       cfg.Block.Norm(),
 		SharedMem:   cfg.SharedMem,
 		Params:      noescape(unsafe.Pointer(unsafe.SliceData(params))),
 		ParamSize:   uintptr(len(params)),

@@ -189,6 +189,27 @@ func TestLibraryLoadOptions(t *testing.T) {
 	}
 }
 
+// A zero component of a Config's Grid or Block counts as 1 (Dim3): the
+// driver gets normalized shapes, on the fast path and the slow one.
+func TestZeroDimensionsCountAsOne(t *testing.T) {
+	f := newFake()
+	ctx, _ := rt.PrimaryOn(f, 0)
+	s, err := ctx.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // the first launch binds (slow path), the second is fast
+		if err := saxpy(rt.Config{Block: rt.Dim3{X: 64}, Stream: s}, 1, 1, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, l := range f.Launches {
+		if l.Args.Grid != (rt.Dim3{1, 1, 1}) || l.Args.Block != (rt.Dim3{64, 1, 1}) {
+			t.Errorf("launch %d: grid %v block %v, want 1x1x1 and 64x1x1", i, l.Args.Grid, l.Args.Block)
+		}
+	}
+}
+
 func TestLaunchRejectsWrongParamSize(t *testing.T) {
 	f := newFake()
 	ctx, _ := rt.PrimaryOn(f, 0)
