@@ -97,6 +97,8 @@ type LaunchArgs struct {
 	// Cluster, when non-zero, asks for cuLaunchKernelEx with a cluster dimension.
 	Cluster     Dim3
 	Cooperative bool
+	// ProgrammaticSerialization: see Config.
+	ProgrammaticSerialization bool
 }
 
 // LoadOptions are the options of a library load.

@@ -267,6 +267,14 @@ type Config struct {
 	Cluster Dim3
 	// Cooperative asks for a cooperative launch (grid-wide sync).
 	Cooperative bool
+	// ProgrammaticSerialization lets the launch start before the previous
+	// kernel in its stream has finished (programmatic dependent launch,
+	// sm_90+): that kernel lets it start with griddepcontrol.launch_dependents
+	// (cudaTriggerProgrammaticLaunchCompletion), and this one waits with
+	// griddepcontrol.wait (cudaGridDependencySynchronize) before it reads
+	// what the previous one wrote. A backend that runs kernels one after
+	// another, as rt/soft does, meets that by doing nothing.
+	ProgrammaticSerialization bool
 }
 
 // Linear is a 1-D configuration covering n threads with blocks of block threads.
@@ -338,6 +346,8 @@ func launchArgs(ctx CtxHandle, sh StreamHandle, cfg *Config, params []byte) Laun
 		ParamSize:   uintptr(len(params)),
 		Cluster:     cfg.Cluster,
 		Cooperative: cfg.Cooperative,
+
+		ProgrammaticSerialization: cfg.ProgrammaticSerialization,
 	}
 }
 

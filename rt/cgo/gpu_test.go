@@ -30,6 +30,8 @@ import (
 var (
 	//go:embed testdata/kernels.ptx
 	kernelsPTX []byte
+	//go:embed testdata/pdl.ptx
+	pdlPTX []byte
 	//go:embed testdata/cluster.ptx
 	clusterPTX []byte
 	//go:embed testdata/link_a.ptx
@@ -787,6 +789,56 @@ func TestJITOptions(t *testing.T) {
 				t.Errorf("verbose JIT log reports neither registers nor the cap:\n%s", log)
 			}
 		})
+	}
+}
+
+// TestProgrammaticLaunch runs producer/consumer pairs on one stream through
+// rt, the consumer launched with Config.ProgrammaticSerialization (sm_90+):
+// it may start before the producer ends and waits with griddepcontrol.wait
+// for the producer's store, so every pair's result must still be exact.
+func TestProgrammaticLaunch(t *testing.T) {
+	d := gpu(t)
+	ctx, err := rt.PrimaryOn(d, 0)
+	must(t, err)
+	defer ctx.Release()
+	if major, _ := ctx.Attribute(rt.AttrComputeCapabilityMajor); major < 9 {
+		t.Skipf("programmatic dependent launch needs sm_90, device is sm_%d0", major)
+	}
+	lib := rt.NewLibrary("pdl.ptx", pdlPTX)
+	producer := lib.Kernel("pdlProducer", rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 4})
+	consumer := lib.Kernel("pdlConsumer", rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 8}, rt.ParamSpec{Offset: 16, Size: 4})
+	defer lib.Unload(d)
+	s, err := ctx.NewStream()
+	must(t, err)
+	defer s.Destroy()
+	cell, err := rt.Alloc[uint32](ctx, 1)
+	must(t, err)
+	defer cell.Free()
+	const pairs = 256
+	out, err := rt.Alloc[uint32](ctx, pairs)
+	must(t, err)
+	defer out.Free()
+	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: s}
+	pdl := cfg
+	pdl.ProgrammaticSerialization = true
+	for i := 0; i < pairs; i++ {
+		var pp [12]byte
+		binary.LittleEndian.PutUint64(pp[0:], uint64(cell.Ptr))
+		binary.LittleEndian.PutUint32(pp[8:], uint32(i*7))
+		must(t, producer.Launch(cfg, pp[:]))
+		var cp [20]byte
+		binary.LittleEndian.PutUint64(cp[0:], uint64(cell.Ptr))
+		binary.LittleEndian.PutUint64(cp[8:], uint64(out.Ptr))
+		binary.LittleEndian.PutUint32(cp[16:], uint32(i))
+		must(t, consumer.Launch(pdl, cp[:]))
+	}
+	must(t, s.Synchronize())
+	got := make([]uint32, pairs)
+	must(t, out.CopyTo(got))
+	for i, v := range got {
+		if v != uint32(i*7+1) {
+			t.Fatalf("pair %d: consumer read %d, want %d", i, v-1, i*7)
+		}
 	}
 }
 

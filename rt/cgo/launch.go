@@ -30,7 +30,8 @@ import (
 )
 
 // Launch is cuLaunchKernel with the kernel's CUkernel handle, or
-// cuLaunchKernelEx when l asks for a cluster shape or a cooperative launch.
+// cuLaunchKernelEx when l asks for a cluster shape, a cooperative launch or
+// programmatic serialization.
 // Grid is in blocks (with a cluster it must be a multiple of Cluster).
 // A launch with a Stream runs in the stream's context and makes no context
 // current; with Stream 0 it runs on Ctx's NULL stream (made current for the
@@ -50,7 +51,7 @@ func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
 	// this Go code runs with caches the previous launch's driver work has
 	// cooled, and each line of it shows in the launch cost.
 	k := d.kernels.get(uintptr(h))
-	if k == nil || k.fn == nil || l.Stream == 0 || l.Cluster != (rt.Dim3{}) || l.Cooperative ||
+	if k == nil || k.fn == nil || l.Stream == 0 || l.Cluster != (rt.Dim3{}) || l.Cooperative || l.ProgrammaticSerialization ||
 		k.psize.Load() != int64(l.ParamSize)+1 || l.Params == nil || k.dead.Load() {
 		return d.launchSlow(h, k, l)
 	}
@@ -95,7 +96,7 @@ func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error
 	}
 	g, b := l.Grid.Norm(), l.Block.Norm()
 	var rc C.int
-	if l.Cluster == (rt.Dim3{}) && !l.Cooperative {
+	if l.Cluster == (rt.Dim3{}) && !l.Cooperative && !l.ProgrammaticSerialization {
 		rc = C.cg_launch(fn, ctx, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z),
 			C.uint(l.SharedMem), cstream(l.Stream), l.Params, C.size_t(l.ParamSize))
 		if rc != 0 {
@@ -105,11 +106,23 @@ func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error
 	}
 	rc = C.cg_launch_ex(fn, ctx, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z),
 		C.uint(l.SharedMem), cstream(l.Stream), l.Params, C.size_t(l.ParamSize),
-		C.uint(l.Cluster.X), C.uint(l.Cluster.Y), C.uint(l.Cluster.Z), b2i(l.Cooperative))
+		C.uint(l.Cluster.X), C.uint(l.Cluster.Y), C.uint(l.Cluster.Z), exFlags(l))
 	if rc != 0 {
 		return launchErr("cuLaunchKernelEx", rc, k, l)
 	}
 	return nil
+}
+
+// exFlags are the launch attributes l asks for, in cg_launch_ex's form.
+func exFlags(l rt.LaunchArgs) C.int {
+	var f C.int
+	if l.Cooperative {
+		f |= C.CG_LAUNCH_COOPERATIVE
+	}
+	if l.ProgrammaticSerialization {
+		f |= C.CG_LAUNCH_PROGRAMMATIC
+	}
+	return f
 }
 
 // launchErr is kept out of Launch's body so that building the detail string
@@ -122,6 +135,9 @@ func launchErr(op string, rc C.int, k *kernel, l rt.LaunchArgs) error {
 	}
 	if l.Cooperative {
 		detail += ", cooperative"
+	}
+	if l.ProgrammaticSerialization {
+		detail += ", programmatic serialization"
 	}
 	return k.lib.withLog(checkd(op, rc, detail))
 }

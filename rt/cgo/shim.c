@@ -27,6 +27,7 @@ enum {
 	CU_LIBRARY_BINARY_IS_PRESERVED = 1,
 	CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
 	CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+	CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
 };
 #define CU_LAUNCH_PARAM_END ((void *)0x00)
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
@@ -45,6 +46,7 @@ typedef struct {
 			unsigned int x, y, z;
 		} clusterDim;
 		int cooperative;
+		int programmaticStreamSerializationAllowed;
 	} value;
 } cg_launch_attr;
 typedef struct {
@@ -741,8 +743,8 @@ int cg_launch(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, uns
 
 static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                           unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void *params,
-                          size_t size, unsigned int cx, unsigned int cy, unsigned int cz, int coop) {
-	cg_launch_attr attrs[2];
+                          size_t size, unsigned int cx, unsigned int cy, unsigned int cz, int flags) {
+	cg_launch_attr attrs[3];
 	memset(attrs, 0, sizeof attrs);
 	unsigned int n = 0;
 	if (cx | cy | cz) {
@@ -752,9 +754,14 @@ static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsign
 		attrs[n].value.clusterDim.z = cz ? cz : 1;
 		n++;
 	}
-	if (coop) {
+	if (flags & CG_LAUNCH_COOPERATIVE) {
 		attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
 		attrs[n].value.cooperative = 1;
+		n++;
+	}
+	if (flags & CG_LAUNCH_PROGRAMMATIC) {
+		attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+		attrs[n].value.programmaticStreamSerializationAllowed = 1;
 		n++;
 	}
 	cg_launch_config cfg = {gx, gy, gz, bx, by, bz, shmem, s, attrs, n};
@@ -765,9 +772,9 @@ static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsign
 
 int cg_launch_ex(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                  unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void *params, size_t size,
-                 unsigned int cx, unsigned int cy, unsigned int cz, int coop) {
+                 unsigned int cx, unsigned int cy, unsigned int cz, int flags) {
 	NEED(p_cuLaunchKernelEx);
-	IN_CTX(ctx, launch_ex(f, gx, gy, gz, bx, by, bz, shmem, s, params, size, cx, cy, cz, coop));
+	IN_CTX(ctx, launch_ex(f, gx, gy, gz, bx, by, bz, shmem, s, params, size, cx, cy, cz, flags));
 }
 
 // ---- JIT linking ----

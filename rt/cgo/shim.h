@@ -132,10 +132,14 @@ int cg_loading_mode(int *mode);
 int cg_launch(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, unsigned int gz,
               unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
               CUstream s, void *params, size_t size);
+// cg_launch_ex is cuLaunchKernelEx with a cluster shape (cx, cy, cz all 0:
+// none) and the launch attributes that flags name.
+#define CG_LAUNCH_COOPERATIVE 1  // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+#define CG_LAUNCH_PROGRAMMATIC 2 // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
 int cg_launch_ex(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, unsigned int gz,
                  unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
                  CUstream s, void *params, size_t size,
-                 unsigned int cx, unsigned int cy, unsigned int cz, int cooperative);
+                 unsigned int cx, unsigned int cy, unsigned int cz, int flags);
 
 // JIT linking. cg_link owns the option arrays and log buffers: cuLinkCreate
 // requires its option values (the log buffers) to stay valid for the life of

@@ -1,8 +1,10 @@
 package soft
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -483,4 +485,65 @@ SPIN:
 	}
 	la.Grid = rt.D1(100000)
 	wantErr(t, e.d.Launch(k, la), rt.ErrCooperativeLaunchTooLarge)
+}
+
+// A consumer launched with ProgrammaticSerialization reads what the
+// producer before it stored: soft runs kernels in stream order, which meets
+// the attribute, and griddepcontrol is a no-op.
+func TestProgrammaticSerialization(t *testing.T) {
+	pdlPTX, err := os.ReadFile("testdata/pdl.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := New(Options{})
+	ctx, err := rt.PrimaryOn(d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := rt.NewLibrary("pdl.ptx", pdlPTX)
+	producer := lib.Kernel("pdlProducer", rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 4})
+	consumer := lib.Kernel("pdlConsumer", rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 8}, rt.ParamSpec{Offset: 16, Size: 4})
+	s, err := ctx.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell, err := rt.Alloc[uint32](ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pairs = 16
+	out, err := rt.Alloc[uint32](ctx, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: s}
+	pdl := cfg
+	pdl.ProgrammaticSerialization = true
+	for i := 0; i < pairs; i++ {
+		var pp [12]byte
+		binary.LittleEndian.PutUint64(pp[0:], uint64(cell.Ptr))
+		binary.LittleEndian.PutUint32(pp[8:], uint32(i*7))
+		if err := producer.Launch(cfg, pp[:]); err != nil {
+			t.Fatal(err)
+		}
+		var cp [20]byte
+		binary.LittleEndian.PutUint64(cp[0:], uint64(cell.Ptr))
+		binary.LittleEndian.PutUint64(cp[8:], uint64(out.Ptr))
+		binary.LittleEndian.PutUint32(cp[16:], uint32(i))
+		if err := consumer.Launch(pdl, cp[:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]uint32, pairs)
+	if err := out.CopyTo(got); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		if v != uint32(i*7+1) {
+			t.Fatalf("pair %d: consumer stored %d, want %d", i, v, i*7+1)
+		}
+	}
 }
