@@ -97,8 +97,9 @@ type LaunchArgs struct {
 	// Cluster, when non-zero, asks for cuLaunchKernelEx with a cluster dimension.
 	Cluster     Dim3
 	Cooperative bool
-	// ProgrammaticSerialization: see Config.
+	// ProgrammaticSerialization and Priority: see Config.
 	ProgrammaticSerialization bool
+	Priority                  int32
 }
 
 // LoadOptions are the options of a library load.

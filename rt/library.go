@@ -275,6 +275,12 @@ type Config struct {
 	// what the previous one wrote. A backend that runs kernels one after
 	// another, as rt/soft does, meets that by doing nothing.
 	ProgrammaticSerialization bool
+	// Priority, when non-zero, is the launch's scheduling priority
+	// (CU_LAUNCH_ATTRIBUTE_PRIORITY): as for streams, lower numbers are
+	// higher priority, within the device's range (cuCtxGetStreamPriorityRange:
+	// -5 to 0 on an H100); 0 keeps the stream's priority. Backends without
+	// priorities ignore it.
+	Priority int32
 }
 
 // Linear is a 1-D configuration covering n threads with blocks of block threads.
@@ -348,6 +354,7 @@ func launchArgs(ctx CtxHandle, sh StreamHandle, cfg *Config, params []byte) Laun
 		Cooperative: cfg.Cooperative,
 
 		ProgrammaticSerialization: cfg.ProgrammaticSerialization,
+		Priority:                  cfg.Priority,
 	}
 }
 

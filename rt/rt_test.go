@@ -68,6 +68,14 @@ func TestLaunchPacksParamsAndConfig(t *testing.T) {
 	if l.Args.Stream != s.Handle() || l.Args.Ctx != ctx.Handle() {
 		t.Errorf("launch ran on stream %v ctx %v, want %v %v", l.Args.Stream, l.Args.Ctx, s.Handle(), ctx.Handle())
 	}
+	// The launch attributes reach the driver.
+	cfg.Cluster, cfg.Cooperative, cfg.ProgrammaticSerialization, cfg.Priority = rt.D1(2), true, true, -2
+	if err := saxpy(cfg, 1, 1, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if a := f.Launches[1].Args; a.Cluster != rt.D1(2) || !a.Cooperative || !a.ProgrammaticSerialization || a.Priority != -2 {
+		t.Errorf("launch attributes %+v, want cluster 2, cooperative, programmatic serialization, priority -2", a)
+	}
 }
 
 func TestLibraryLoadsOnceUnderConcurrentFirstUse(t *testing.T) {

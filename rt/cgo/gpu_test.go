@@ -796,6 +796,7 @@ func TestJITOptions(t *testing.T) {
 // rt, the consumer launched with Config.ProgrammaticSerialization (sm_90+):
 // it may start before the producer ends and waits with griddepcontrol.wait
 // for the producer's store, so every pair's result must still be exact.
+// Every other producer also carries a launch priority.
 func TestProgrammaticLaunch(t *testing.T) {
 	d := gpu(t)
 	ctx, err := rt.PrimaryOn(d, 0)
@@ -821,11 +822,17 @@ func TestProgrammaticLaunch(t *testing.T) {
 	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: s}
 	pdl := cfg
 	pdl.ProgrammaticSerialization = true
+	urgent := cfg
+	urgent.Priority = -1 // a launch priority too: cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_PRIORITY
 	for i := 0; i < pairs; i++ {
 		var pp [12]byte
 		binary.LittleEndian.PutUint64(pp[0:], uint64(cell.Ptr))
 		binary.LittleEndian.PutUint32(pp[8:], uint32(i*7))
-		must(t, producer.Launch(cfg, pp[:]))
+		if i%2 == 1 {
+			must(t, producer.Launch(urgent, pp[:]))
+		} else {
+			must(t, producer.Launch(cfg, pp[:]))
+		}
 		var cp [20]byte
 		binary.LittleEndian.PutUint64(cp[0:], uint64(cell.Ptr))
 		binary.LittleEndian.PutUint64(cp[8:], uint64(out.Ptr))

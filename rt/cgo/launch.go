@@ -30,8 +30,8 @@ import (
 )
 
 // Launch is cuLaunchKernel with the kernel's CUkernel handle, or
-// cuLaunchKernelEx when l asks for a cluster shape, a cooperative launch or
-// programmatic serialization.
+// cuLaunchKernelEx when l asks for a cluster shape, a cooperative launch,
+// programmatic serialization or a priority.
 // Grid is in blocks (with a cluster it must be a multiple of Cluster).
 // A launch with a Stream runs in the stream's context and makes no context
 // current; with Stream 0 it runs on Ctx's NULL stream (made current for the
@@ -52,7 +52,7 @@ func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
 	// cooled, and each line of it shows in the launch cost.
 	k := d.kernels.get(uintptr(h))
 	if k == nil || k.fn == nil || l.Stream == 0 || l.Cluster != (rt.Dim3{}) || l.Cooperative || l.ProgrammaticSerialization ||
-		k.psize.Load() != int64(l.ParamSize)+1 || l.Params == nil || k.dead.Load() {
+		l.Priority != 0 || k.psize.Load() != int64(l.ParamSize)+1 || l.Params == nil || k.dead.Load() {
 		return d.launchSlow(h, k, l)
 	}
 	g, b := l.Grid.Norm(), l.Block.Norm()
@@ -96,7 +96,7 @@ func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error
 	}
 	g, b := l.Grid.Norm(), l.Block.Norm()
 	var rc C.int
-	if l.Cluster == (rt.Dim3{}) && !l.Cooperative && !l.ProgrammaticSerialization {
+	if l.Cluster == (rt.Dim3{}) && !l.Cooperative && !l.ProgrammaticSerialization && l.Priority == 0 {
 		rc = C.cg_launch(fn, ctx, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z),
 			C.uint(l.SharedMem), cstream(l.Stream), l.Params, C.size_t(l.ParamSize))
 		if rc != 0 {
@@ -106,7 +106,7 @@ func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error
 	}
 	rc = C.cg_launch_ex(fn, ctx, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z),
 		C.uint(l.SharedMem), cstream(l.Stream), l.Params, C.size_t(l.ParamSize),
-		C.uint(l.Cluster.X), C.uint(l.Cluster.Y), C.uint(l.Cluster.Z), exFlags(l))
+		C.uint(l.Cluster.X), C.uint(l.Cluster.Y), C.uint(l.Cluster.Z), exFlags(l), C.int(l.Priority))
 	if rc != 0 {
 		return launchErr("cuLaunchKernelEx", rc, k, l)
 	}
@@ -138,6 +138,9 @@ func launchErr(op string, rc C.int, k *kernel, l rt.LaunchArgs) error {
 	}
 	if l.ProgrammaticSerialization {
 		detail += ", programmatic serialization"
+	}
+	if l.Priority != 0 {
+		detail += fmt.Sprintf(", priority %d", l.Priority)
 	}
 	return k.lib.withLog(checkd(op, rc, detail))
 }

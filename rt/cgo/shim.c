@@ -28,6 +28,7 @@ enum {
 	CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
 	CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
 	CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+	CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
 };
 #define CU_LAUNCH_PARAM_END ((void *)0x00)
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
@@ -47,6 +48,7 @@ typedef struct {
 		} clusterDim;
 		int cooperative;
 		int programmaticStreamSerializationAllowed;
+		int priority;
 	} value;
 } cg_launch_attr;
 typedef struct {
@@ -743,8 +745,9 @@ int cg_launch(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, uns
 
 static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                           unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void *params,
-                          size_t size, unsigned int cx, unsigned int cy, unsigned int cz, int flags) {
-	cg_launch_attr attrs[3];
+                          size_t size, unsigned int cx, unsigned int cy, unsigned int cz, int flags,
+                          int priority) {
+	cg_launch_attr attrs[4];
 	memset(attrs, 0, sizeof attrs);
 	unsigned int n = 0;
 	if (cx | cy | cz) {
@@ -764,6 +767,11 @@ static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsign
 		attrs[n].value.programmaticStreamSerializationAllowed = 1;
 		n++;
 	}
+	if (priority) {
+		attrs[n].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+		attrs[n].value.priority = priority;
+		n++;
+	}
 	cg_launch_config cfg = {gx, gy, gz, bx, by, bz, shmem, s, attrs, n};
 	void *extra[5] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 	                  CU_LAUNCH_PARAM_END};
@@ -772,9 +780,9 @@ static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsign
 
 int cg_launch_ex(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                  unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void *params, size_t size,
-                 unsigned int cx, unsigned int cy, unsigned int cz, int flags) {
+                 unsigned int cx, unsigned int cy, unsigned int cz, int flags, int priority) {
 	NEED(p_cuLaunchKernelEx);
-	IN_CTX(ctx, launch_ex(f, gx, gy, gz, bx, by, bz, shmem, s, params, size, cx, cy, cz, flags));
+	IN_CTX(ctx, launch_ex(f, gx, gy, gz, bx, by, bz, shmem, s, params, size, cx, cy, cz, flags, priority));
 }
 
 // ---- JIT linking ----

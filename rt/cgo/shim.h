@@ -133,13 +133,14 @@ int cg_launch(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, uns
               unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
               CUstream s, void *params, size_t size);
 // cg_launch_ex is cuLaunchKernelEx with a cluster shape (cx, cy, cz all 0:
-// none) and the launch attributes that flags name.
+// none), the launch attributes that flags name, and a launch priority
+// (0: the stream's).
 #define CG_LAUNCH_COOPERATIVE 1  // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
 #define CG_LAUNCH_PROGRAMMATIC 2 // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
 int cg_launch_ex(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, unsigned int gz,
                  unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
                  CUstream s, void *params, size_t size,
-                 unsigned int cx, unsigned int cy, unsigned int cz, int flags);
+                 unsigned int cx, unsigned int cy, unsigned int cz, int flags, int priority);
 
 // JIT linking. cg_link owns the option arrays and log buffers: cuLinkCreate
 // requires its option values (the log buffers) to stay valid for the life of
