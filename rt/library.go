@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -133,6 +134,25 @@ func (l *Library) Load(d Driver) (LibHandle, error) {
 
 // verify checks every declared kernel against the loaded image.
 func (l *Library) verify(d Driver, h LibHandle) error {
+	// Cross-check the declared kernels with the image's own list where the
+	// driver can give one now (the legacy path needs a current context), so
+	// that a stale package names what the image has instead.
+	if names, err := d.LibraryKernelNames(h); err == nil {
+		have := make(map[string]bool, len(names))
+		for _, n := range names {
+			have[n] = true
+		}
+		for _, k := range l.kernels {
+			if !have[k.name] {
+				list := names
+				if len(list) > 8 {
+					list = append(list[:8:8], "…")
+				}
+				return Errorf("rt.Library.Load", ErrNotFound, "library %s: kernel %s is not in the image, which has %d: %s (regenerate with cugen)",
+					l.name, k.name, len(names), strings.Join(list, ", "))
+			}
+		}
+	}
 	pi, _ := d.(paramInfoer)
 	for _, k := range l.kernels {
 		kh, err := d.LibraryKernel(h, k.name)

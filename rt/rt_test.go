@@ -236,7 +236,7 @@ func TestLoadVerifiesKernelsAndLayout(t *testing.T) {
 	l := rt.NewLibrary("stale.ptx", nil)
 	l.Kernel("missing", rt.ParamSpec{Offset: 0, Size: 8})
 	_, err := l.Load(newFake())
-	if !errors.Is(err, rt.ErrNotFound) || !strings.Contains(err.Error(), "kernel missing") {
+	if !errors.Is(err, rt.ErrNotFound) || !strings.Contains(err.Error(), "kernel missing is not in the image, which has 1: _Z5saxpyifPKfPf") {
 		t.Errorf("missing kernel: err = %v", err)
 	}
 	// A layout the driver reports differently.
