@@ -4,6 +4,7 @@ package cgo
 
 import (
 	"encoding/binary"
+	"errors"
 	"strings"
 	"testing"
 
@@ -69,6 +70,20 @@ func TestRtLibrary(t *testing.T) {
 	must(t, err)
 	if v != 2.5 || m < 100 {
 		t.Errorf("scale = %v, managedTotal = %d; want 2.5 and at least 100", v, m)
+	}
+
+	// A kernel the image does not have fails the load, and the error lists
+	// what the image has (cuLibraryEnumerateKernels), where the driver can
+	// list them without a current context.
+	gone := rt.NewLibrary("kernels.ptx", kernelsPTX)
+	gone.Kernel("vecAddOld", rt.ParamSpec{Offset: 0, Size: 8})
+	_, err = gone.Load(d)
+	t.Logf("kernel missing from the image: %v", err)
+	if !errors.Is(err, rt.ErrNotFound) || !strings.Contains(err.Error(), "vecAddOld") {
+		t.Errorf("a kernel missing from the image: %v, want ErrNotFound naming it", err)
+	}
+	if d.ContextIndependent() && !strings.Contains(err.Error(), "vecAdd, ") && !strings.Contains(err.Error(), ", vecAdd") {
+		t.Errorf("the error does not list the image's kernels: %v", err)
 	}
 
 	// A stale layout (what an outdated generated package would declare) is
