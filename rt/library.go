@@ -17,7 +17,7 @@ type Library struct {
 	image []byte
 
 	mu      sync.Mutex
-	opts    LoadOptions // for loads to come; Name is always name
+	opts    LoadOptions // for loads to come (Load sets Name to name)
 	kernels []*Kernel
 	first   atomic.Pointer[libBinding] // the first driver's binding: the fast path
 	others  []*libBinding              // further drivers (tests that use two backends)
@@ -51,7 +51,6 @@ func (l *Library) SetLoadOptions(o LoadOptions) error {
 	if l.first.Load() != nil || len(l.others) > 0 {
 		return Errorf("rt.Library.SetLoadOptions", ErrNotPermitted, "library %s is already loaded; its options apply to loads", l.name)
 	}
-	o.Name = l.name
 	l.opts = o
 	return nil
 }

@@ -437,6 +437,19 @@ func (p *parser) declaration(m *Module) {
 }
 
 // attribute parses ".attribute(.managed)" / ".attribute(.unified(a, b))".
+// setType sets *dst from the type token t, which must be the first type
+// of a declaration ("type or <what> modifier" is expected there).
+func (p *parser) setType(dst *Type, t token, what, in string) {
+	typ, ok := LookupType(t.text[1:])
+	if !ok {
+		p.expected("type or " + what + " modifier")
+	}
+	if *dst != TypeNone {
+		p.errorAt(t, "unexpected second type %s in %s", t.text, in)
+	}
+	*dst = typ
+}
+
 func (p *parser) attribute(at *attrs) {
 	p.next()
 	p.expect("(", "after .attribute")
@@ -486,14 +499,7 @@ func (p *parser) varDecl(start token, link Linkage, at attrs) []*Var {
 		case ".ptr":
 			p.errorAt(t, ".ptr is only allowed on kernel parameters")
 		default:
-			typ, ok := LookupType(t.text[1:])
-			if !ok {
-				p.expected("type or variable modifier")
-			}
-			if tmpl.Type != TypeNone {
-				p.errorAt(t, "unexpected second type %s in declaration", t.text)
-			}
-			tmpl.Type = typ
+			p.setType(&tmpl.Type, t, "variable", "declaration")
 		}
 		p.next()
 	}
@@ -757,14 +763,7 @@ func (p *parser) param() *Param {
 			}
 			pr.Ptr.Space = spaces[t.text]
 		default:
-			typ, ok := LookupType(t.text[1:])
-			if !ok {
-				p.expected("type or parameter modifier")
-			}
-			if pr.Type != TypeNone {
-				p.errorAt(t, "unexpected second type %s in parameter", t.text)
-			}
-			pr.Type = typ
+			p.setType(&pr.Type, t, "parameter", "parameter")
 		}
 		p.next()
 	}

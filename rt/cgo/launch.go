@@ -51,8 +51,8 @@ func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
 	// this Go code runs with caches the previous launch's driver work has
 	// cooled, and each line of it shows in the launch cost.
 	k := d.kernels.get(uintptr(h))
-	if k == nil || k.fn == nil || l.Stream == 0 || l.Cluster != (rt.Dim3{}) || l.Cooperative || l.ProgrammaticSerialization ||
-		l.Priority != 0 || k.psize.Load() != int64(l.ParamSize)+1 || l.Params == nil || k.dead.Load() {
+	if k == nil || k.fn == nil || l.Stream == 0 || needsEx(&l) ||
+		k.psize.Load() != int64(l.ParamSize)+1 || l.Params == nil || k.dead.Load() {
 		return d.launchSlow(h, k, l)
 	}
 	g, b := l.Grid.Norm(), l.Block.Norm()
@@ -96,7 +96,7 @@ func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error
 	}
 	g, b := l.Grid.Norm(), l.Block.Norm()
 	var rc C.int
-	if l.Cluster == (rt.Dim3{}) && !l.Cooperative && !l.ProgrammaticSerialization && l.Priority == 0 {
+	if !needsEx(&l) {
 		rc = C.cg_launch(fn, ctx, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z),
 			C.uint(l.SharedMem), cstream(l.Stream), l.Params, C.size_t(l.ParamSize))
 		if rc != 0 {
@@ -111,6 +111,12 @@ func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error
 		return launchErr("cuLaunchKernelEx", rc, k, l)
 	}
 	return nil
+}
+
+// needsEx reports whether l asks for launch attributes, which only
+// cuLaunchKernelEx takes.
+func needsEx(l *rt.LaunchArgs) bool {
+	return l.Cluster != (rt.Dim3{}) || l.Cooperative || l.ProgrammaticSerialization || l.Priority != 0
 }
 
 // exFlags are the launch attributes l asks for, in cg_launch_ex's form.

@@ -495,12 +495,19 @@ func (dc *decoder) newPred() uint32 {
 	return uint32(i)
 }
 
+// programSlot allocates a slot that lives for the whole program, not one
+// function: constants, symbols, special registers, kernel parameters.
+func (dc *decoder) programSlot() uint32 {
+	s := uint32(dc.p.nslots) * 32
+	dc.p.nslots++
+	return s
+}
+
 func (dc *decoder) constSlot(v uint64) uint32 {
 	if s, ok := dc.consts[v]; ok {
 		return s
 	}
-	s := uint32(dc.p.nslots) * 32
-	dc.p.nslots++
+	s := dc.programSlot()
 	dc.consts[v] = s
 	dc.p.consts = append(dc.p.consts, slotVal{s, v})
 	return s
@@ -510,8 +517,7 @@ func (dc *decoder) symSlot(vi int) uint32 {
 	if s, ok := dc.syms[vi]; ok {
 		return s
 	}
-	s := uint32(dc.p.nslots) * 32
-	dc.p.nslots++
+	s := dc.programSlot()
 	dc.syms[vi] = s
 	dc.p.syms = append(dc.p.syms, slotVal{s, uint64(vi)})
 	dc.p.usesVars = true
@@ -522,8 +528,7 @@ func (dc *decoder) specialSlot(k int) uint32 {
 	if s, ok := dc.specials[k]; ok {
 		return s
 	}
-	s := uint32(dc.p.nslots) * 32
-	dc.p.nslots++
+	s := dc.programSlot()
 	dc.specials[k] = s
 	dc.p.specials = append(dc.p.specials, slotVal{s, uint64(k)})
 	return s
@@ -534,8 +539,7 @@ func (dc *decoder) kparamSlot(k kparam) uint32 {
 	if s, ok := dc.kparams[k]; ok {
 		return s
 	}
-	s := uint32(dc.p.nslots) * 32
-	dc.p.nslots++
+	s := dc.programSlot()
 	dc.kparams[k] = s
 	k.slot = s
 	dc.p.kparams = append(dc.p.kparams, k)

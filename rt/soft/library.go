@@ -271,29 +271,17 @@ func (lib *library) varIndex(name string) int {
 
 // LibraryGlobal is cuLibraryGetGlobal: the variable's address in ctx.
 func (d *Driver) LibraryGlobal(ch rt.CtxHandle, h rt.LibHandle, name string) (rt.DevPtr, uint64, error) {
-	const op = "cuLibraryGetGlobal"
-	lib, err := d.library(op, h)
-	if err != nil {
-		return 0, 0, err
-	}
-	c, err := d.ctx(op, ch)
-	if err != nil {
-		return 0, 0, err
-	}
-	i := lib.varIndex(name)
-	if i < 0 {
-		return 0, 0, rt.Errorf(op, rt.ErrNotFound, "no .global or .const variable %q in %s", name, lib.file)
-	}
-	in, err := lib.instance(c)
-	if err != nil {
-		return 0, 0, err
-	}
-	return rt.DevPtr(in.addr[i]), uint64(varSize(lib.vars[i])), nil
+	return d.variable("cuLibraryGetGlobal", ch, h, name, false)
 }
 
 // LibraryManaged is cuLibraryGetManaged: one address in every context.
 func (d *Driver) LibraryManaged(ch rt.CtxHandle, h rt.LibHandle, name string) (rt.DevPtr, uint64, error) {
-	const op = "cuLibraryGetManaged"
+	return d.variable("cuLibraryGetManaged", ch, h, name, true)
+}
+
+// variable finds a library variable's address and size in context ch;
+// managed asks for a __managed__ one.
+func (d *Driver) variable(op string, ch rt.CtxHandle, h rt.LibHandle, name string, managed bool) (rt.DevPtr, uint64, error) {
 	lib, err := d.library(op, h)
 	if err != nil {
 		return 0, 0, err
@@ -303,8 +291,11 @@ func (d *Driver) LibraryManaged(ch rt.CtxHandle, h rt.LibHandle, name string) (r
 		return 0, 0, err
 	}
 	i := lib.varIndex(name)
-	if i < 0 || !lib.vars[i].Managed {
+	switch {
+	case managed && (i < 0 || !lib.vars[i].Managed):
 		return 0, 0, rt.Errorf(op, rt.ErrNotFound, "no __managed__ variable %q in %s", name, lib.file)
+	case i < 0:
+		return 0, 0, rt.Errorf(op, rt.ErrNotFound, "no .global or .const variable %q in %s", name, lib.file)
 	}
 	in, err := lib.instance(c)
 	if err != nil {
