@@ -65,7 +65,7 @@ run() {
 		rt_cgo.test)
 			one rt/cgo "$dir" "$bin"
 			CUGEN_CUDA_LEGACY=1 one "rt/cgo (legacy path)" "$dir" "$bin" \
-				-test.run 'TestDevices|TestTwoContexts|TestStreams|TestErrors|TestLegacy|TestLink|TestKernelAttributes|TestAsyncError|TestProgrammaticLaunch|TestCluster'
+				-test.run 'TestDevices|TestTwoContexts|TestStreams|TestErrors|TestLegacy|TestLink|TestKernelAttributes|TestAsyncError|TestProgrammaticLaunch|TestCluster|TestRtLibrary'
 			;;
 		rt_soft_cudarecord.test)
 			one "rt/soft against the GPU" "$dir" "$bin" \

@@ -76,8 +76,14 @@ func TestRtLibrary(t *testing.T) {
 	// what the image has (cuLibraryEnumerateKernels), where the driver can
 	// list them without a current context.
 	gone := rt.NewLibrary("kernels.ptx", kernelsPTX)
-	gone.Kernel("vecAddOld", rt.ParamSpec{Offset: 0, Size: 8})
+	old := gone.Kernel("vecAddOld", rt.ParamSpec{Offset: 0, Size: 8})
 	_, err = gone.Load(d)
+	if err == nil && !d.ContextIndependent() {
+		// The legacy path looks names up in a context (documented): the
+		// kernel's first launch there reports it.
+		var p [8]byte
+		err = old.Launch(rt.Linear(1, 32).On(s), p[:])
+	}
 	t.Logf("kernel missing from the image: %v", err)
 	if !errors.Is(err, rt.ErrNotFound) || !strings.Contains(err.Error(), "vecAddOld") {
 		t.Errorf("a kernel missing from the image: %v, want ErrNotFound naming it", err)
