@@ -1,3 +1,13 @@
+// The executor's core: warp and CTA state, running a CTA (run), the
+// scheduler that picks the lanes that run together (pick: min-PC
+// reconvergence, call stacks compared outermost first), the instruction
+// budget, and the dispatch loop (exec) with the ops that take a few lines,
+// plus the two hand-written per-lane ALU ops (cvtII, carry). Ops that need
+// more live beside it, so that this file reads as the loop: memory access
+// in memaccess.go and atom.go, warp collectives in collective.go, barriers
+// in barrier.go, calls and the stack in call.go, special registers in
+// sreg.go, arithmetic in ops_gen.go (generated) and fp.go.
+
 package soft
 
 import (
