@@ -7,101 +7,12 @@ import (
 	"github.com/cugen/cugen/parse/ptx"
 )
 
-// Flags of the hand-written ops.
-const (
-	// opBar
-	barArrive  = 1
-	barCount   = 2
-	barRedPopc = 4
-	barRedAnd  = 8
-	barRedOr   = 16
-	barRedNeg  = 32
-
-	// opSetp (generated compare ops in the main loop)
-	setpAnd  = 1
-	setpOr   = 2
-	setpXor  = 3
-	setpNegC = 4
-	setpQ    = 8
-
-	// opLd / opSt: low byte is the element size
-	memSext   = 1 << 8
-	memAtomic = 1 << 9 // .volatile/.relaxed/.acquire/.release: atomic access
-)
-
-// Shuffle and vote modes.
-const (
-	shflUp = iota
-	shflDown
-	shflBfly
-	shflIdx
-)
-
-const (
-	voteAll = iota
-	voteAny
-	voteUni
-	voteBallot
-)
-
-// Atomic operations (low nibble of opAtom's fl) and operand classes (fl>>4).
-const (
-	atAdd = iota
-	atMin
-	atMax
-	atInc
-	atDec
-	atCas
-	atExch
-	atAnd
-	atOr
-	atXor
-)
-
-const (
-	acU32 = iota
-	acS32
-	acU64
-	acS64
-	acF32
-	acF64
-	acF16
-	acF16x2
-	acBF16
-	acBF16x2
-	acB16
-)
-
 var atomOps = map[string]int{"add": atAdd, "min": atMin, "max": atMax, "inc": atInc, "dec": atDec,
 	"cas": atCas, "exch": atExch, "and": atAnd, "or": atOr, "xor": atXor}
 
 var atomClasses = map[ptx.Type]int{ptx.U32: acU32, ptx.B32: acU32, ptx.S32: acS32, ptx.U64: acU64, ptx.B64: acU64,
 	ptx.S64: acS64, ptx.F32: acF32, ptx.F64: acF64, ptx.F16: acF16, ptx.F16x2: acF16x2, ptx.BF16: acBF16,
 	ptx.BF16x2: acBF16x2, ptx.B16: acB16, ptx.U16: acB16}
-
-// Redux kinds.
-const (
-	rdAdd = iota
-	rdMin
-	rdMax
-	rdAnd
-	rdOr
-	rdXor
-)
-
-// Carry op kinds (opAddCC's fl low nibble; bit 4: 64-bit; bit 5: writes CC).
-const (
-	ccAdd = iota
-	ccSub
-	ccMadLo
-	ccMadHi
-)
-
-const (
-	ccIn  = 1 << 4 // consumes the carry (addc, subc, madc)
-	ccOut = 1 << 5 // sets the carry (.cc)
-	cc64  = 1 << 6
-)
 
 var noOps = map[string]bool{"membar": true, "fence": true, "prefetch": true, "prefetchu": true,
 	"nanosleep": true, "pmevent": true, "discard": true, "applypriority": true, "griddepcontrol": true,

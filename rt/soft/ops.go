@@ -110,3 +110,92 @@ const (
 )
 
 var spaceNames = [...]string{"global", "shared", "local", "generic", "const", "param"}
+
+// Flags of the hand-written ops.
+const (
+	// opBar
+	barArrive  = 1
+	barCount   = 2
+	barRedPopc = 4
+	barRedAnd  = 8
+	barRedOr   = 16
+	barRedNeg  = 32
+
+	// opSetp (generated compare ops in the main loop)
+	setpAnd  = 1
+	setpOr   = 2
+	setpXor  = 3
+	setpNegC = 4
+	setpQ    = 8
+
+	// opLd / opSt: low byte is the element size
+	memSext   = 1 << 8
+	memAtomic = 1 << 9 // .volatile/.relaxed/.acquire/.release: atomic access
+)
+
+// Shuffle and vote modes.
+const (
+	shflUp = iota
+	shflDown
+	shflBfly
+	shflIdx
+)
+
+const (
+	voteAll = iota
+	voteAny
+	voteUni
+	voteBallot
+)
+
+// Atomic operations (low nibble of opAtom's fl) and operand classes (fl>>4).
+const (
+	atAdd = iota
+	atMin
+	atMax
+	atInc
+	atDec
+	atCas
+	atExch
+	atAnd
+	atOr
+	atXor
+)
+
+const (
+	acU32 = iota
+	acS32
+	acU64
+	acS64
+	acF32
+	acF64
+	acF16
+	acF16x2
+	acBF16
+	acBF16x2
+	acB16
+)
+
+// Redux kinds.
+const (
+	rdAdd = iota
+	rdMin
+	rdMax
+	rdAnd
+	rdOr
+	rdXor
+)
+
+// Carry op kinds (opAddCC's fl low nibble; bit 4: 64-bit; bit 5: writes CC).
+const (
+	ccAdd = iota
+	ccSub
+	ccMadLo
+	ccMadHi
+)
+
+const (
+	ccIn  = 1 << 4 // consumes the carry (addc, subc, madc)
+	ccOut = 1 << 5 // sets the carry (.cc)
+	cc64  = 1 << 6
+)
