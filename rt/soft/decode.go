@@ -1,3 +1,9 @@
+// The decoder: a kernel's PTX, with every function it calls, becomes one
+// program of bytecode at load time. This half walks functions and blocks,
+// lays out parameters, shared memory and frames, allocates register slots
+// and resolves operands; decode_instr.go is the instruction half, one PTX
+// instruction at a time. The bytecode's format is in ops.go.
+
 package soft
 
 import (

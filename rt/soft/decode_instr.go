@@ -1,3 +1,10 @@
+// The decoder's instruction half: instr turns one PTX instruction into
+// bytecode, with a helper for each family that takes more than a few lines
+// (mov, ld/st, atom, setp/set, predicate logic, cvt, shfl, bar, the carry
+// ops). The other half, decode.go, walks a kernel and its callees, lays out
+// parameters, shared memory and frames, and provides what instr builds on:
+// register slots, operand resolution (dst, src, pred, memAddr) and emit.
+
 package soft
 
 import (
