@@ -449,7 +449,8 @@ func halves() {
 				} else {
 					// setp on x2 compares the low halves into p and the high
 					// halves into q: the decoder emits two ops.
-					for half, sel := range map[string]string{"lo": "lo16", "hi": "hi16"} {
+					for _, hs := range [][2]string{{"lo", "lo16"}, {"hi", "hi16"}} {
+						half, sel := hs[0], hs[1]
 						fcmp(nm+mn+title(half), t+mk+"."+half,
 							fmt.Sprintf("%s.float(%s)", h.fmtv, in(sel+"(A)")), fmt.Sprintf("%s.float(%s)", h.fmtv, in(sel+"(B)")))
 					}
