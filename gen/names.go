@@ -10,8 +10,80 @@ import (
 	"github.com/cugen/cugen/parse"
 )
 
-// This file holds every naming rule cugen applies; nothing else in gen
-// invents identifiers.
+// This file holds every naming rule cugen applies: the identifiers the
+// generated package declares and the launch functions' parameter and local
+// names are all made by the functions and constants here; plan.go and
+// types.go apply them.
+
+// The identifiers every generated package declares or its launch functions use.
+const (
+	libraryVar = "Library" // the exported *rt.Library
+	imageVar   = "image"   // the //go:embed'ed bytes
+	cfgParam   = "cfg"     // a launch function's rt.Config
+	bufVar     = "args"    // a launch function's parameter buffer (before collision handling)
+)
+
+// handleName is the unexported *rt.Kernel variable of a launch function.
+func handleName(goKernel string) string { return "kern" + goKernel }
+
+// aggregateName is the type declared for a parameter the binary passes as
+// bytes of no known C++ type: "VecAddParam2".
+func aggregateName(goKernel string, ordinal int) string {
+	return join(goKernel, "Param", fmt.Sprint(ordinal))
+}
+
+// kernelBaseName is a kernel's Go name before collision handling: namespaces
+// dropped, CamelCase, template arguments appended.
+func kernelBaseName(k *parse.Kernel) string {
+	if k.Signature == nil {
+		return camel(k.Name)
+	}
+	parts := []string{camel(k.Signature.Base)}
+	for _, a := range k.Signature.TemplateArgs {
+		parts = append(parts, argName(a))
+	}
+	return join(parts...)
+}
+
+// typeName is the Go name of a C++ class: namespaces dropped, template
+// arguments appended ("ns::Pair<float>" → "PairFloat32").
+func typeName(c *parse.CType) string {
+	parts := []string{camel(c.Base)}
+	for _, a := range c.Args {
+		parts = append(parts, argName(a))
+	}
+	return join(parts...)
+}
+
+// argName renders a template argument as a name part.
+func argName(a parse.TemplateArg) string {
+	if a.Type == nil {
+		return valueName(a.Value)
+	}
+	switch a.Type.Kind {
+	case parse.CBuiltin:
+		if g, ok := cxxBuiltins[a.Type.Name]; ok {
+			return camel(g.name)
+		}
+		return camel(a.Type.Name)
+	case parse.CPointer:
+		return "Ptr" + argName(parse.TemplateArg{Type: a.Type.Elem})
+	case parse.CNamed:
+		return typeName(a.Type)
+	}
+	return camel(a.Type.Spelling)
+}
+
+// suffix renders a Go type as a name part, to tell overloads apart.
+func (g goType) suffix() string {
+	switch g.kind {
+	case gkPtr:
+		return "Ptr" + g.elem.suffix()
+	case gkConstPtr:
+		return "ConstPtr" + g.elem.suffix()
+	}
+	return camel(g.name)
+}
 
 // camel turns a C/C++ identifier into an exported Go identifier:
 // "vecAdd" → "VecAdd", "my_kernel" → "MyKernel", "__foo2" → "Foo2".
@@ -140,7 +212,7 @@ func unique(base string, used map[string]bool) string {
 // parameter must not shadow: the config, the kernel handle, the packages the
 // body calls, and Go's predeclared identifiers (copy, byte, uint32, ...).
 func bodyNames(handle string) map[string]bool {
-	used := map[string]bool{"cfg": true, handle: true, "rt": true, "binary": true, "math": true, "unsafe": true}
+	used := map[string]bool{cfgParam: true, handle: true, "rt": true, "binary": true, "math": true, "unsafe": true}
 	for _, n := range types.Universe.Names() {
 		used[n] = true
 	}

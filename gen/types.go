@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cugen/cugen/parse"
-	"github.com/dave/jennifer/jen"
 )
 
 // This file holds every rule that maps a C++ (or PTX) parameter type to a Go
@@ -167,8 +166,7 @@ func (t *typer) paramType(k *parse.Kernel, p *parse.Param, goKernel string) (goT
 	}
 	// An aggregate (or a cubin-only parameter): bytes of exact size and alignment.
 	key := fmt.Sprintf("%s#%d", k.Name, p.Ordinal)
-	name := join(goKernel, "Param", fmt.Sprint(p.Ordinal))
-	return t.declare(key, &declType{name: name, what: fmt.Sprintf("the aggregate parameter %d of %s", p.Ordinal, k.Name),
+	return t.declare(key, &declType{name: aggregateName(goKernel, p.Ordinal), what: fmt.Sprintf("the aggregate parameter %d of %s", p.Ordinal, k.Name),
 		size: p.Size, align: p.Align, anon: true}), nil
 }
 
@@ -218,13 +216,13 @@ func (t *typer) valueType(k *parse.Kernel, p *parse.Param) (goType, error) {
 			if c.Enum || k.Signature == nil || !k.Signature.ExternC {
 				kind = "enum"
 			}
-			return t.declare(c.Name, &declType{name: t.namedTypeName(c), what: "the C++ " + kind + " " + c.Name,
+			return t.declare(c.Name, &declType{name: typeName(c), what: "the C++ " + kind + " " + c.Name,
 				size: s.size, align: s.size, scalar: &s, guess: guess, ptx: p.PTXType, src: c.Decl}), nil
 		}
 		if p.Size <= 0 {
 			return goType{}, fmt.Errorf("size of %s unknown", c.Name)
 		}
-		return t.declare(c.Name, &declType{name: t.namedTypeName(c), what: "the C++ type " + c.Name,
+		return t.declare(c.Name, &declType{name: typeName(c), what: "the C++ type " + c.Name,
 			size: p.Size, align: p.Align, src: c.Decl}), nil
 	}
 	return t.opaque(c.Spelling, camel(c.Spelling), "the C++ type "+c.Spelling, p.Size, p.Align), nil
@@ -322,7 +320,7 @@ func (t *typer) elemType(e *parse.CType) (goType, bool) {
 		}
 		if s, _, ok := scalarFor(e, nil); ok {
 			u := e.Unqualified()
-			return t.declare(u.Name, &declType{name: t.namedTypeName(u), what: "the C++ enum " + u.Name,
+			return t.declare(u.Name, &declType{name: typeName(u), what: "the C++ enum " + u.Name,
 				size: s.size, align: s.size, scalar: &s, src: u.Decl}), true
 		}
 	}
@@ -346,50 +344,6 @@ func (d *declType) goType() goType {
 	return goType{kind: gkDecl, size: d.size, name: d.name, decl: d}
 }
 
-// namedTypeName is the Go name of a C++ class: namespaces dropped, template
-// arguments appended ("ns::Pair<float>" → "PairFloat32").
-func (t *typer) namedTypeName(c *parse.CType) string {
-	parts := []string{camel(c.Base)}
-	for _, a := range c.Args {
-		parts = append(parts, t.argName(a))
-	}
-	return join(parts...)
-}
-
-// argName renders a template argument as a name part.
-func (t *typer) argName(a parse.TemplateArg) string {
-	if a.Type == nil {
-		return valueName(a.Value)
-	}
-	switch a.Type.Kind {
-	case parse.CBuiltin:
-		if g, ok := cxxBuiltins[a.Type.Name]; ok {
-			return camel(g.name)
-		}
-		return camel(a.Type.Name)
-	case parse.CPointer:
-		return "Ptr" + t.argName(parse.TemplateArg{Type: a.Type.Elem})
-	case parse.CNamed:
-		return t.namedTypeName(a.Type)
-	}
-	return camel(a.Type.Spelling)
-}
-
-// code is the type's Go spelling.
-func (g goType) code() jen.Code {
-	switch g.kind {
-	case gkPtr:
-		return jen.Qual(rtPkg, "Ptr").Types(g.elem.code())
-	case gkConstPtr:
-		return jen.Qual(rtPkg, "ConstPtr").Types(g.elem.code())
-	case gkDevPtr, gkRT:
-		return jen.Qual(rtPkg, g.name)
-	case gkMapped:
-		return jen.Qual(g.mapped.PkgPath, g.mapped.Name)
-	}
-	return jen.Id(g.name)
-}
-
 // spelling is the type as a string, for doc comments.
 func (g goType) spelling() string {
 	switch g.kind {
@@ -403,58 +357,6 @@ func (g goType) spelling() string {
 		return g.mapped.goSpelling()
 	}
 	return g.name
-}
-
-// suffix renders the type as a name part for overload disambiguation.
-func (g goType) suffix() string {
-	switch g.kind {
-	case gkPtr:
-		return "Ptr" + g.elem.suffix()
-	case gkConstPtr:
-		return "ConstPtr" + g.elem.suffix()
-	}
-	return camel(g.name)
-}
-
-// pack returns the statement that stores value at buf[off:]. None allocates.
-func (g goType) pack(buf string, off int, value jen.Code) jen.Code {
-	at := jen.Id(buf).Index(jen.Lit(off), jen.Empty())
-	le := func(bits int, v jen.Code) jen.Code {
-		return jen.Qual("encoding/binary", "LittleEndian").Dot(fmt.Sprintf("PutUint%d", bits)).Call(at, v)
-	}
-	switch g.kind {
-	case gkBool:
-		return jen.If(value).Block(jen.Id(buf).Index(jen.Lit(off)).Op("=").Lit(1))
-	case gkInt:
-		if g.size == 1 {
-			return jen.Id(buf).Index(jen.Lit(off)).Op("=").Byte().Call(value)
-		}
-		return le(g.size*8, jen.Id(fmt.Sprintf("uint%d", g.size*8)).Call(value))
-	case gkFloat:
-		if g.size == 4 {
-			return le(32, jen.Qual("math", "Float32bits").Call(value))
-		}
-		return le(64, jen.Qual("math", "Float64bits").Call(value))
-	case gkPtr, gkConstPtr, gkDevPtr:
-		return le(64, jen.Uint64().Call(value))
-	case gkRT:
-		return jen.Add(value).Dot("Put").Call(at)
-	case gkDecl:
-		if s := g.decl.scalar; s != nil {
-			if s.kind == gkFloat {
-				value = jen.Id(s.name).Call(value)
-			}
-			return s.pack(buf, off, value)
-		}
-		return jen.Copy(jen.Id(buf).Index(jen.Lit(off), jen.Lit(off+g.size)), jen.Add(value).Dot("b").Index(jen.Empty(), jen.Empty()))
-	case gkMapped:
-		// The value's own bytes: -type checked that its Go layout is the
-		// C++ one, and the package's size guard keeps it so.
-		view := jen.Qual("unsafe", "Slice").Call(
-			jen.Parens(jen.Op("*").Byte()).Call(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Add(value))), jen.Lit(g.size))
-		return jen.Copy(jen.Id(buf).Index(jen.Lit(off), jen.Lit(off+g.size)), view)
-	}
-	panic("gen: unknown goType kind")
 }
 
 func (t *typer) sortedDecls() []*declType {
@@ -473,23 +375,6 @@ func (t *typer) sortedMappings() []*TypeMapping {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].CName < out[j].CName })
 	return out
-}
-
-// alignField is the zero-size field that gives an opaque type its C++ alignment.
-func alignField(align int) jen.Code {
-	switch {
-	case align >= 16:
-		// Go has no 16-byte-aligned scalar; the size stays exact, and packing
-		// copies bytes, so only a Go array of such values is under-aligned.
-		return jen.Id("_").Index(jen.Lit(0)).Uint64()
-	case align == 8:
-		return jen.Id("_").Index(jen.Lit(0)).Uint64()
-	case align == 4:
-		return jen.Id("_").Index(jen.Lit(0)).Uint32()
-	case align == 2:
-		return jen.Id("_").Index(jen.Lit(0)).Uint16()
-	}
-	return nil
 }
 
 func plural(n int, s string) string {
