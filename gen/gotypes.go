@@ -74,7 +74,7 @@ func LoadTypeMappings(dir string, ms []TypeMapping) ([]TypeMapping, error) {
 	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedTypesSizes, Dir: dir}
 	loaded, err := packages.Load(cfg, paths...)
 	if err != nil {
-		return nil, fmt.Errorf("-type: loading %s: %v", strings.Join(paths, ", "), err)
+		return nil, &OptionError{Option: "-type", Err: fmt.Errorf("loading %s: %v", strings.Join(paths, ", "), err)}
 	}
 	byPath := map[string]*packages.Package{}
 	for _, p := range loaded {
@@ -83,27 +83,30 @@ func LoadTypeMappings(dir string, ms []TypeMapping) ([]TypeMapping, error) {
 	sizes := types.SizesFor("gc", "amd64")
 	out := make([]TypeMapping, len(ms))
 	for i, m := range ms {
+		bad := func(format string, args ...any) error {
+			return &OptionError{Option: "-type", Value: m.CName + "=" + m.goPath(), Err: fmt.Errorf(format, args...)}
+		}
 		lp := byPath[m.PkgPath]
 		if lp == nil {
-			return nil, fmt.Errorf("-type %s=%s.%s: package %s not found from %s", m.CName, m.PkgPath, m.Name, m.PkgPath, dir)
+			return nil, bad("package %s not found from %s", m.PkgPath, dir)
 		}
 		if len(lp.Errors) > 0 {
-			return nil, fmt.Errorf("-type %s=%s.%s: loading %s: %v", m.CName, m.PkgPath, m.Name, m.PkgPath, lp.Errors[0])
+			return nil, bad("loading %s: %v", m.PkgPath, lp.Errors[0])
 		}
 		pkg := lp.Types
 		obj, ok := pkg.Scope().Lookup(m.Name).(*types.TypeName)
 		if !ok {
-			return nil, fmt.Errorf("-type %s=%s.%s: package %s declares no type %s", m.CName, m.PkgPath, m.Name, m.PkgPath, m.Name)
+			return nil, bad("package %s declares no type %s", m.PkgPath, m.Name)
 		}
 		named, ok := obj.Type().(*types.Named)
 		if !ok || obj.IsAlias() {
-			return nil, fmt.Errorf("-type %s=%s.%s: %s is an alias; name the defined type", m.CName, m.PkgPath, m.Name, m.Name)
+			return nil, bad("%s is an alias; name the defined type", m.Name)
 		}
 		if named.TypeParams().Len() > 0 {
-			return nil, fmt.Errorf("-type %s=%s.%s: %s is generic; map a defined instance (type X = ...[T] is an alias: declare type X struct{ ... })", m.CName, m.PkgPath, m.Name, m.Name)
+			return nil, bad("%s is generic; map a defined instance (type X = ...[T] is an alias: declare type X struct{ ... })", m.Name)
 		}
-		if bad := pointerIn(named.Underlying(), m.Name); bad != "" {
-			return nil, fmt.Errorf("-type %s=%s.%s: %s holds Go pointers (%s); a kernel parameter is plain bytes", m.CName, m.PkgPath, m.Name, m.Name, bad)
+		if where := pointerIn(named.Underlying(), m.Name); where != "" {
+			return nil, bad("%s holds Go pointers (%s); a kernel parameter is plain bytes", m.Name, where)
 		}
 		m.PkgName = pkg.Name()
 		m.Size, m.Align = sizes.Sizeof(named), sizes.Alignof(named)
@@ -142,8 +145,8 @@ func (m *TypeMapping) check(p *parse.Param) error {
 	if m.Size == int64(p.Size) && m.Align == want {
 		return nil
 	}
-	return fmt.Errorf("-type %s=%s: the layouts differ: C++ %s is %s, %d-byte aligned (the binary's parameter); Go %s is %s, %d-byte aligned (go/types, gc/amd64)",
-		m.CName, m.goPath(), m.CName, plural(p.Size, "byte"), p.Align, m.goPath(), plural(int(m.Size), "byte"), m.Align)
+	return &OptionError{Option: "-type", Value: m.CName + "=" + m.goPath(), Err: fmt.Errorf("the layouts differ: C++ %s is %s, %d-byte aligned (the binary's parameter); Go %s is %s, %d-byte aligned (go/types, gc/amd64)",
+		m.CName, plural(p.Size, "byte"), p.Align, m.goPath(), plural(int(m.Size), "byte"), m.Align)}
 }
 
 func (m *TypeMapping) goPath() string { return m.PkgPath + "." + m.Name }

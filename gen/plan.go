@@ -69,7 +69,7 @@ func newPlan(m *parse.Module, opts Options) (*plan, error) {
 		p.kernels = append(p.kernels, kp)
 	}
 	if len(p.kernels) == 0 && len(m.Kernels) > 0 {
-		return nil, fmt.Errorf("gen: -kernels %s matches none of the %d kernels", opts.Kernels, len(m.Kernels))
+		return nil, &OptionError{Option: "-kernels", Value: opts.Kernels.String(), Err: fmt.Errorf("matches none of the %d kernels", len(m.Kernels))}
 	}
 
 	for _, kp := range p.kernels {

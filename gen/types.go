@@ -131,7 +131,7 @@ func newTyper(names *namer, types []TypeMapping) (*typer, error) {
 	for i := range types {
 		m := &types[i]
 		if old, ok := t.mapped[m.CName]; ok {
-			return nil, fmt.Errorf("-type %s is mapped twice: to %s and to %s", m.CName, old.goSpelling(), m.goSpelling())
+			return nil, &OptionError{Option: "-type", Value: m.CName, Err: fmt.Errorf("mapped twice: to %s and to %s", old.goSpelling(), m.goSpelling())}
 		}
 		t.mapped[m.CName] = m
 	}
@@ -144,15 +144,15 @@ func (t *typer) paramType(k *parse.Kernel, p *parse.Param, goKernel string) (goT
 	if p.CType != nil {
 		g, err := t.valueType(k, p)
 		if err != nil {
-			return goType{}, fmt.Errorf("kernel %s: parameter %s: %v", k.Pretty(), paramLabel(k, p), err)
+			return goType{}, &KernelError{Kernel: k.Name, pretty: k.Pretty(), Err: fmt.Errorf("parameter %s: %w", paramLabel(k, p), err)}
 		}
 		if g.size != p.Size {
 			what := "the C++ type"
 			if k.Signature != nil && k.Signature.ExternC {
 				what = "the source declares it as"
 			}
-			return goType{}, fmt.Errorf("kernel %s: parameter %s: %s %s is %s, but the binary passes %s",
-				k.Pretty(), paramLabel(k, p), what, p.CType, plural(g.size, "byte"), plural(p.Size, "byte"))
+			return goType{}, &KernelError{Kernel: k.Name, pretty: k.Pretty(), Err: fmt.Errorf("parameter %s: %s %s is %s, but the binary passes %s",
+				paramLabel(k, p), what, p.CType, plural(g.size, "byte"), plural(p.Size, "byte"))}
 		}
 		return g, nil
 	}
