@@ -4,6 +4,9 @@
 // the model first (plan.go, by the rules in names.go and types.go), then
 // emits the file with jennifer (emit.go); the output is gofmt'd and
 // byte-for-byte deterministic.
+//
+// Generate takes a finished model. gen/pipeline finishes one from files and
+// cugen's options and calls Generate: that is what cmd/cugen runs.
 package gen
 
 import (
@@ -23,7 +26,8 @@ type Options struct {
 	Types     []TypeMapping  // C++ types passed as Go types (-type), loaded by LoadTypeMappings
 }
 
-// Generate returns the Go source of the package for m.
+// Generate returns the Go source of the package for m. Its errors are
+// *OptionError and *KernelError, and plain errors for missing Options.
 func Generate(m *parse.Module, opts Options) ([]byte, error) {
 	if opts.Package == "" {
 		return nil, fmt.Errorf("gen: no package name")

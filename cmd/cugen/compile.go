@@ -13,14 +13,14 @@ import (
 //go:embed cugen_clang.h
 var clangPrelude []byte
 
-// compileCU runs the device compiler on a .cu input and returns the image
-// cugen embeds: PTX for clang (which cannot build cubins without the CUDA
-// toolkit) and for nvcc with one virtual arch; a fatbin for nvcc with a list
-// that names real targets.
-func compileCU(c *config, input string) (image []byte, ext string, err error) {
+// compileCU runs the device compiler on a .cu input and returns its output:
+// PTX for clang (which cannot build cubins without the CUDA toolkit) and for
+// nvcc with one virtual arch; a fatbin for nvcc with a list that names real
+// targets.
+func compileCU(c *config, input string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "cugen-cc")
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	defer os.RemoveAll(tmp)
 	var args []string
@@ -34,7 +34,7 @@ func compileCU(c *config, input string) (image []byte, ext string, err error) {
 		}
 		prelude := filepath.Join(tmp, "cugen_clang.h")
 		if err := os.WriteFile(prelude, clangPrelude, 0o644); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		gpu := c.gpu
 		if gpu == "" {
@@ -43,11 +43,10 @@ func compileCU(c *config, input string) (image []byte, ext string, err error) {
 		args = []string{"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
 			"--cuda-gpu-arch=" + gpu, "-Xclang", "-target-feature", "-Xclang", "+ptx64",
 			"-O3", "-S", "-include", prelude}
-		ext = ".ptx"
 	case "nvcc":
 		tool = c.cc
 		if tool == "" {
-			tool = findTool("nvcc")
+			tool, _ = exec.LookPath("nvcc")
 		}
 		gpu := c.gpu
 		if gpu == "" {
@@ -56,7 +55,6 @@ func compileCU(c *config, input string) (image []byte, ext string, err error) {
 		if strings.Contains(gpu, "sm_") {
 			// Real targets: a fatbin with their cubins plus the PTX of the lowest
 			// virtual arch named, so rt/soft and newer GPUs can run it.
-			ext = ".fatbin"
 			args = []string{"-fatbin", "-O3"}
 			for _, a := range strings.Split(gpu, ",") {
 				a = strings.TrimSpace(a)
@@ -68,14 +66,13 @@ func compileCU(c *config, input string) (image []byte, ext string, err error) {
 				}
 			}
 		} else {
-			ext = ".ptx"
 			args = []string{"-ptx", "-arch=" + gpu, "-O3"}
 		}
 	default:
-		return nil, "", fmt.Errorf("-compiler %q: want clang or nvcc", c.compiler)
+		return nil, fmt.Errorf("-compiler %q: want clang or nvcc", c.compiler)
 	}
 	if tool == "" {
-		return nil, "", fmt.Errorf("-compiler %s: no %s on PATH (set -cc)", c.compiler, c.compiler)
+		return nil, fmt.Errorf("-compiler %s: no %s on PATH (set -cc)", c.compiler, c.compiler)
 	}
 	if c.cflags != "" {
 		args = append(args, strings.Fields(c.cflags)...)
@@ -86,12 +83,11 @@ func compileCU(c *config, input string) (image []byte, ext string, err error) {
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return nil, "", fmt.Errorf("%s failed on %s:\n%s", filepath.Base(tool), input, strings.TrimSpace(string(msg)))
+			return nil, fmt.Errorf("%s failed on %s:\n%s", filepath.Base(tool), input, strings.TrimSpace(string(msg)))
 		}
-		return nil, "", err
+		return nil, err
 	}
-	image, err = os.ReadFile(out)
-	return image, ext, err
+	return os.ReadFile(out)
 }
 
 func findTool(names ...string) string {

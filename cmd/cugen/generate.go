@@ -3,113 +3,88 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"go/token"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"unicode"
 
-	"github.com/cugen/cugen/gen"
-	"github.com/cugen/cugen/parse"
+	"github.com/cugen/cugen/gen/pipeline"
 )
 
-func readModule(c *config, input string) (*parse.Module, error) {
-	var data []byte
-	var err error
-	if strings.HasSuffix(input, ".cu") {
-		if c.compiler == "" {
-			return nil, fmt.Errorf("%s is CUDA source: name the compiler with -compiler clang or -compiler nvcc", input)
+// request turns the command line into the generator's request: it reads the
+// files named (compiling a .cu input first) and gives every flag its field.
+func request(c *config) (*pipeline.Request, error) {
+	req := &pipeline.Request{Output: c.out, Package: c.pkg, Types: c.types}
+	if req.Package == "" {
+		req.Package = os.Getenv("GOPACKAGE") // set by go generate
+	}
+	if c.kernels != "" {
+		re, err := regexp.Compile(c.kernels)
+		if err != nil {
+			return nil, fmt.Errorf("-kernels: %v", err)
 		}
-		var ext string
-		if data, ext, err = compileCU(c, input); err != nil {
+		req.Kernels = re
+	}
+	for _, a := range strings.Split(c.arch, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			req.Arches = append(req.Arches, a)
+		}
+	}
+	for _, name := range c.srcs {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("-src: %v", err)
+		}
+		req.Sources = append(req.Sources, pipeline.File{Name: name, Data: data})
+	}
+	for _, name := range c.inputs {
+		in := pipeline.Input{Name: name}
+		var err error
+		if strings.HasSuffix(name, ".cu") {
+			if c.compiler == "" {
+				return nil, fmt.Errorf("%s is CUDA source: name the compiler with -compiler clang or -compiler nvcc", name)
+			}
+			in.Data, err = compileCU(c, name)
+			in.Compiled = true
+		} else {
+			in.Data, err = os.ReadFile(name)
+		}
+		if err != nil {
 			return nil, err
 		}
-		c.compiledExt = ext
-	} else if data, err = os.ReadFile(input); err != nil {
-		return nil, err
+		req.Inputs = append(req.Inputs, in)
 	}
-	opts := parse.Options{NoImage: c.noImage}
-	if c.arch != "" {
-		for _, a := range strings.Split(c.arch, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				opts.Arches = append(opts.Arches, a)
-			}
-		}
-	}
-	mod, err := parse.Read(input, data, opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := applySources(c, mod); err != nil {
-		return nil, err
-	}
-	return mod, nil
+	return req, nil
 }
 
 func generate(c *config, stderr io.Writer) error {
 	if len(c.inputs) != 1 {
 		return fmt.Errorf("generate takes one input, got %d (use -list for several)", len(c.inputs))
 	}
-	input := c.inputs[0]
-	mod, err := readModule(c, input)
+	req, err := request(c)
 	if err != nil {
 		return err
 	}
-	for _, w := range mod.Warnings {
-		fmt.Fprintf(stderr, "cugen: warning: %s: %s\n", input, w)
+	res, err := pipeline.Run(req)
+	if err != nil {
+		return err
 	}
-	out := c.out
-	base := strings.TrimSuffix(filepath.Base(input), filepath.Ext(input))
-	if out == "" {
-		out = base + "_cugen.go"
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "cugen: warning: %s\n", w)
 	}
-	outDir := filepath.Dir(out)
-	pkg := c.pkg
-	if pkg == "" {
-		pkg = os.Getenv("GOPACKAGE")
-	}
-	if pkg == "" {
-		abs, err := filepath.Abs(outDir)
-		if err != nil {
-			return err
+	// The images first: a run stopped between the writes leaves no Go file
+	// embedding an image that is not there. An unchanged image is not
+	// rewritten: it is often the input itself.
+	for _, img := range res.Images {
+		if old, err := os.ReadFile(img.Name); err == nil && bytes.Equal(old, img.Data) {
+			continue
 		}
-		pkg = packageName(filepath.Base(abs))
-	}
-	if !token.IsIdentifier(pkg) {
-		return fmt.Errorf("package name %q is not a Go identifier", pkg)
-	}
-	var re *regexp.Regexp
-	if c.kernels != "" {
-		if re, err = regexp.Compile(c.kernels); err != nil {
-			return fmt.Errorf("-kernels: %v", err)
-		}
-	}
-	// The image beside the output: the input itself when it is PTX, a cubin or
-	// a fatbin; an extracted (and possibly filtered) fatbin otherwise.
-	imageName := filepath.Base(input)
-	switch {
-	case c.compiledExt != "":
-		imageName = base + c.compiledExt
-	case mod.Format == parse.FormatHostELF || (mod.Format == parse.FormatFatbin && c.arch != ""):
-		imageName = base + ".fatbin"
-	}
-	types, err := gen.LoadTypeMappings(outDir, c.types)
-	if err != nil {
-		return err
-	}
-	src, err := gen.Generate(mod, gen.Options{Package: pkg, ImageFile: imageName, Source: filepath.Base(input), Kernels: re, Types: types})
-	if err != nil {
-		return err
-	}
-	imagePath := filepath.Join(outDir, imageName)
-	if old, err := os.ReadFile(imagePath); err != nil || !bytes.Equal(old, mod.Image) {
-		if err := writeAtomic(imagePath, mod.Image); err != nil {
+		if err := writeAtomic(img.Name, img.Data); err != nil {
 			return err
 		}
 	}
-	return writeAtomic(out, src)
+	return writeAtomic(res.Go.Name, res.Go.Data)
 }
 
 // writeAtomic writes via a temporary file in the same directory and a rename,
@@ -137,19 +112,4 @@ func writeAtomic(path string, data []byte) error {
 		return werr
 	}
 	return nil
-}
-
-// packageName derives a package name from a directory name.
-func packageName(dir string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(dir) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
-		}
-	}
-	s := b.String()
-	if s == "" || unicode.IsDigit(rune(s[0])) || token.IsKeyword(s) {
-		s = "kernels"
-	}
-	return s
 }

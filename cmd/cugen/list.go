@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cugen/cugen/gen/pipeline"
 	"github.com/cugen/cugen/parse"
 )
 
@@ -84,15 +85,16 @@ func toJSON(m *parse.Module) jsonModule {
 	return j
 }
 
+// list prints the model of each input as pipeline.Run sees it: -arch and
+// -src applied.
 func list(c *config, w io.Writer) error {
-	var mods []*parse.Module
-	c.noImage = true
-	for _, in := range c.inputs {
-		m, err := readModule(c, in)
-		if err != nil {
-			return err
-		}
-		mods = append(mods, m)
+	req, err := request(c)
+	if err != nil {
+		return err
+	}
+	mods, err := pipeline.Load(req)
+	if err != nil {
+		return err
 	}
 	if c.json {
 		out := make([]jsonModule, 0, len(mods))

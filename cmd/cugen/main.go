@@ -19,9 +19,11 @@
 // parameter names. -type passes a C++ struct as a Go type of the same layout
 // (checked at generate time) instead of an opaque byte-backed type.
 //
-// It is meant to be run by //go:generate:
+// The generator itself is gen/pipeline.Run; this command reads the files, compiles a
+// .cu input, prints -list, and writes the results atomically (a failed run
+// leaves nothing half-written). It is meant to be run by //go:generate:
 //
-//	//go:generate cugen -o kernels.go kernels.ptx
+//	//go:generate go run github.com/cugen/cugen/cmd/cugen -o kernels_cugen.go kernels.ptx
 package main
 
 import (
@@ -40,7 +42,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("cugen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c config
-	fs.StringVar(&c.out, "o", "", "output Go file (default: INPUT_BASE.go beside the input, or in the current directory)")
+	fs.StringVar(&c.out, "o", "", "output Go `file`; the image is written beside it (default: BASE_cugen.go in the current directory, BASE the input's name without extension)")
 	fs.StringVar(&c.pkg, "pkg", "", "Go package name (default: $GOPACKAGE, else the output directory's name)")
 	fs.StringVar(&c.kernels, "kernels", "", "wrap only kernels whose mangled or demangled name matches this regexp")
 	fs.StringVar(&c.arch, "arch", "", "keep only these fatbin entries, e.g. sm_80,sm_90,compute_90 (default: all)")
@@ -78,13 +80,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// config is the command line, as parsed; request turns it into pipeline.Request.
 type config struct {
 	out, pkg, kernels, arch   string
 	compiler, cc, gpu, cflags string
 	list, json                bool
 	inputs                    []string
-	compiledExt               string // set by readModule for a .cu input: the image's extension
-	noImage                   bool   // the model only (-list)
 	srcs                      listFlag
 	types                     typeFlag
 }

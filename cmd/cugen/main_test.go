@@ -155,3 +155,32 @@ func TestListJSON(t *testing.T) {
 		t.Errorf("%d managed globals, want 1", managed)
 	}
 }
+
+// TestArchKeepsInput: a fatbin cut down by -arch is written under a name of
+// its own, beside the input, which stays as it was.
+func TestArchKeepsInput(t *testing.T) {
+	dir := t.TempDir()
+	orig, err := os.ReadFile("../../golden/src/quickstart.fatbin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "quickstart.fatbin")
+	if err := os.WriteFile(in, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "-o", filepath.Join(dir, "q.go"), "-pkg", "q", "-arch", "compute_75", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(in); !bytes.Equal(got, orig) {
+		t.Error("-arch overwrote its input")
+	}
+	img, err := os.ReadFile(filepath.Join(dir, "quickstart_compute_75.fatbin"))
+	if err != nil || len(img) >= len(orig) {
+		t.Errorf("cut-down image: %d bytes (input %d), %v", len(img), len(orig), err)
+	}
+	src, _ := os.ReadFile(filepath.Join(dir, "q.go"))
+	if !strings.Contains(string(src), "//go:embed quickstart_compute_75.fatbin") {
+		t.Error("the Go file does not embed the cut-down image")
+	}
+}
