@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -30,7 +31,7 @@ func compileCU(c *config, input string) ([]byte, error) {
 	case "clang":
 		tool = c.cc
 		if tool == "" {
-			tool = findTool("clang-16", "clang")
+			tool = findClang()
 		}
 		prelude := filepath.Join(tmp, "cugen_clang.h")
 		if err := os.WriteFile(prelude, clangPrelude, 0o644); err != nil {
@@ -90,11 +91,26 @@ func compileCU(c *config, input string) ([]byte, error) {
 	return os.ReadFile(out)
 }
 
-func findTool(names ...string) string {
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
+// findClang is the clang to run: clang on PATH, else the newest clang-N
+// (Debian and Ubuntu install clang-16, clang-19, ... without a plain clang).
+// Device code needs no particular version: the examples' PTX is the same
+// from clang 16 and 19 but for comments.
+func findClang() string {
+	if p, err := exec.LookPath("clang"); err == nil {
+		return p
+	}
+	best, bestVersion := "", 0
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		matches, _ := filepath.Glob(filepath.Join(dir, "clang-[0-9]*"))
+		for _, m := range matches {
+			v, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(m), "clang-"))
+			if err != nil || v <= bestVersion {
+				continue
+			}
+			if p, err := exec.LookPath(m); err == nil {
+				best, bestVersion = p, v
+			}
 		}
 	}
-	return ""
+	return best
 }

@@ -49,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.list, "list", false, "list kernels, parameters and globals instead of generating")
 	fs.BoolVar(&c.json, "json", false, "with -list: machine-readable JSON")
 	fs.StringVar(&c.compiler, "compiler", "", "for a .cu input: the device compiler to run, clang or nvcc")
-	fs.StringVar(&c.cc, "cc", "", "with -compiler: the compiler binary (default: clang-16 or clang; nvcc)")
+	fs.StringVar(&c.cc, "cc", "", "with -compiler: the compiler binary (default: clang, else the newest clang-N on PATH; nvcc)")
 	fs.StringVar(&c.gpu, "gpu", "", "with -compiler: clang's --cuda-gpu-arch (default sm_70); nvcc's targets, e.g. compute_75 or sm_80,sm_90,compute_90 (default compute_75)")
 	fs.StringVar(&c.cflags, "cflags", "", "with -compiler: extra compiler flags")
 	fs.Var(&c.srcs, "src", "CUDA source `file` of the kernels (repeatable): extern \"C\" kernels get its parameter types, all kernels its parameter names")
