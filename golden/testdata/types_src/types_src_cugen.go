@@ -149,14 +149,14 @@ func (v *Bits) Bytes() []byte {
 }
 
 // Color is the C++ enum Color, passed as its 4-byte value (PTX .u32).
-// It is declared at types.cu:52:6.
+// It is declared at ../../src/types.cu:52:6.
 // The binary does not say whether it is signed; int32 is a guess (cugen -src
 // reads the enum's underlying type from the source).
 // cugen cannot see its enumerators: convert the C++ values, Color(1).
 type Color int32
 
 // Mode is the C++ enum Mode, passed as its 1-byte value (PTX .u8).
-// It is declared at types.cu:53:12.
+// It is declared at ../../src/types.cu:53:12.
 // cugen cannot see its enumerators: convert the C++ values, Mode(1).
 type Mode uint8
 
@@ -200,7 +200,7 @@ func (v *Params) Bytes() []byte {
 }
 
 // Wide is the C++ enum Wide, passed as its 8-byte value (PTX .u64).
-// It is declared at types.cu:54:12.
+// It is declared at ../../src/types.cu:54:12.
 // cugen cannot see its enumerators: convert the C++ values, Wide(1).
 type Wide int64
 
@@ -209,7 +209,7 @@ type Wide int64
 //	extern "C" cvecAdd(float const* a, float const* b, float* c, int n, Params p)
 //
 // The kernel is extern "C": its parameter types are from its prototype at
-// types.cu:67:28.
+// ../../src/types.cu:67:28.
 // Parameters:
 //
 //   - a rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
@@ -231,7 +231,7 @@ func CvecAdd(cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt
 //
 //	outer::inner::deep(int*)
 //
-// Parameter names are from its definition at types.cu:44:17.
+// Parameter names are from its definition at ../../src/types.cu:44:17.
 // Parameters:
 //
 //   - x rt.Ptr[int32] (int*, offset 0, 8 bytes)
@@ -245,7 +245,7 @@ func Deep(cfg rt.Config, x rt.Ptr[int32]) error {
 //
 //	enums(Color, Mode, Wide, int*)
 //
-// Parameter names are from its definition at types.cu:55:17.
+// Parameter names are from its definition at ../../src/types.cu:55:17.
 // Parameters:
 //
 //   - c Color (Color, offset 0, 4 bytes)
@@ -265,7 +265,7 @@ func Enums(cfg rt.Config, c Color, m Mode, w Wide, out rt.Ptr[int32]) error {
 //
 //	void fixedSize<4, float>(float*)
 //
-// Parameter names are from its definition at types.cu:21:17.
+// Parameter names are from its definition at ../../src/types.cu:21:17.
 // Parameters:
 //
 //   - x rt.Ptr[float32] (float*, offset 0, 8 bytes)
@@ -279,7 +279,7 @@ func FixedSize4Float32(cfg rt.Config, x rt.Ptr[float32]) error {
 //
 //	void fixedSize<-1, double>(double*)
 //
-// Parameter names are from its definition at types.cu:21:17.
+// Parameter names are from its definition at ../../src/types.cu:21:17.
 // Parameters:
 //
 //   - x rt.Ptr[float64] (double*, offset 0, 8 bytes)
@@ -293,7 +293,7 @@ func FixedSizeNeg1Float64(cfg rt.Config, x rt.Ptr[float64]) error {
 //
 //	void flagged<true>(int*)
 //
-// Parameter names are from its definition at types.cu:25:17.
+// Parameter names are from its definition at ../../src/types.cu:25:17.
 // Parameters:
 //
 //   - x rt.Ptr[int32] (int*, offset 0, 8 bytes)
@@ -307,7 +307,7 @@ func FlaggedTrue(cfg rt.Config, x rt.Ptr[int32]) error {
 //
 //	halves(__half, __half2, __nv_bfloat16, __nv_bfloat162, __half*, float*)
 //
-// Parameter names are from its definition at types.cu:62:17.
+// Parameter names are from its definition at ../../src/types.cu:62:17.
 // Parameters:
 //
 //   - h rt.Half (__half, offset 0, 2 bytes)
@@ -331,7 +331,7 @@ func Halves(cfg rt.Config, h rt.Half, h2 rt.Half2, b rt.BFloat16, b2 rt.BFloat16
 //
 //	(anonymous namespace)::hidden(int*)
 //
-// Parameter names are from its definition at types.cu:47:17.
+// Parameter names are from its definition at ../../src/types.cu:47:17.
 // Parameters:
 //
 //   - x rt.Ptr[int32] (int*, offset 0, 8 bytes)
@@ -345,7 +345,7 @@ func Hidden(cfg rt.Config, x rt.Ptr[int32]) error {
 //
 //	over(float*)
 //
-// Parameter names are from its definition at types.cu:39:17.
+// Parameter names are from its definition at ../../src/types.cu:39:17.
 // Parameters:
 //
 //   - x rt.Ptr[float32] (float*, offset 0, 8 bytes)
@@ -359,7 +359,7 @@ func OverPtrFloat32(cfg rt.Config, x rt.Ptr[float32]) error {
 //
 //	over(float*, int)
 //
-// Parameter names are from its definition at types.cu:40:17.
+// Parameter names are from its definition at ../../src/types.cu:40:17.
 // Parameters:
 //
 //   - x rt.Ptr[float32] (float*, offset 0, 8 bytes)
@@ -375,7 +375,7 @@ func OverPtrFloat32Int32(cfg rt.Config, x rt.Ptr[float32], n int32) error {
 //
 //	over(int*)
 //
-// Parameter names are from its definition at types.cu:38:17.
+// Parameter names are from its definition at ../../src/types.cu:38:17.
 // Parameters:
 //
 //   - x rt.Ptr[int32] (int*, offset 0, 8 bytes)
@@ -389,7 +389,7 @@ func OverPtrInt32(cfg rt.Config, x rt.Ptr[int32]) error {
 //
 //	pairs(Pair<float>, Pair<double>, Params, Bits, Params*, float*)
 //
-// Parameter names are from its definition at types.cu:33:17.
+// Parameter names are from its definition at ../../src/types.cu:33:17.
 // Parameters:
 //
 //   - p PairFloat32 (Pair<float>, offset 0, 8 bytes)
@@ -413,7 +413,7 @@ func Pairs(cfg rt.Config, p PairFloat32, q PairFloat64, prm Params, bits Bits, m
 //
 //	pointers(float const*, int volatile*, float**, void*, void const*, float*)
 //
-// Parameter names are from its definition at types.cu:14:17.
+// Parameter names are from its definition at ../../src/types.cu:14:17.
 // Parameters:
 //
 //   - in rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
@@ -437,7 +437,7 @@ func Pointers(cfg rt.Config, in rt.ConstPtr[float32], flag rt.Ptr[int32], table 
 //
 //	scalars(bool, char, signed char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, long long, unsigned long long, float, double, char16_t, char32_t, wchar_t, int*)
 //
-// Parameter names are from its definition at types.cu:6:17.
+// Parameter names are from its definition at ../../src/types.cu:6:17.
 // Parameters:
 //
 //   - b bool (bool, offset 0, 1 byte)
@@ -487,7 +487,7 @@ func Scalars(cfg rt.Config, b bool, c int8, sc int8, uc uint8, s int16, us uint1
 //
 //	vectors(char1, char2, char3, char4, uchar4, short2, int2, int3, int4, uint3, float2, float3, float4, double2, longlong2, dim3, float*)
 //
-// Parameter names are from its definition at types.cu:58:17.
+// Parameter names are from its definition at ../../src/types.cu:58:17.
 // Parameters:
 //
 //   - a1 rt.Char1 (char1, offset 0, 1 byte)
@@ -533,7 +533,7 @@ func Vectors(cfg rt.Config, a1 rt.Char1, a2 rt.Char2, a3 rt.Char3, a4 rt.Char4, 
 //
 //	wide(__int128, unsigned __int128, __int128*)
 //
-// Parameter names are from its definition at types.cu:11:17.
+// Parameter names are from its definition at ../../src/types.cu:11:17.
 // Parameters:
 //
 //   - v rt.Int128 (__int128, offset 0, 16 bytes)
