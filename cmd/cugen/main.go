@@ -19,9 +19,13 @@
 // parameter names. -type passes a C++ struct as a Go type of the same layout
 // (checked at generate time) instead of an opaque byte-backed type.
 //
-// The generator itself is gen/pipeline.Run; this command reads the files, compiles a
-// .cu input, prints -list, and writes the results atomically (a failed run
-// leaves nothing half-written). It is meant to be run by //go:generate:
+// Without -o, the output is BASE_cugen.go in the current directory, BASE the
+// input's name without its extension.
+//
+// The generator itself is gen/pipeline.Run. This command reads the files,
+// compiles a .cu input, prints -list, and writes what Run returns atomically
+// (a failed run leaves nothing half-written). It is meant to be run by
+// //go:generate:
 //
 //	//go:generate go run github.com/cugen/cugen/cmd/cugen -o kernels_cugen.go kernels.ptx
 package main
