@@ -4,9 +4,10 @@
 // the model in one place (parse, then the -src prototypes, in Load) and
 // hands it to gen, which plans and emits the Go file.
 //
-// It is a package of its own, not part of gen, because it sits above
-// everything that makes the model: parse/csrc's tests use gen to check the
-// model they finish, so gen cannot import csrc.
+// It is a package of its own, beside gen, because it sits above everything
+// that makes the model: gen stays a finished model in, Go out, and
+// parse/csrc's tests, which use gen to check the model csrc finishes, keep
+// working (gen importing csrc would make an import cycle of them).
 package pipeline
 
 import (
@@ -90,7 +91,7 @@ func (w Warning) String() string { return w.Input + ": " + w.Message }
 // *gen.OptionError and *gen.KernelError.
 func Run(req *Request) (*Result, error) {
 	if len(req.Inputs) != 1 {
-		return nil, fmt.Errorf("gen: a package is generated from one input, got %d", len(req.Inputs))
+		return nil, fmt.Errorf("pipeline: a package is generated from one input, got %d", len(req.Inputs))
 	}
 	in := req.Inputs[0]
 	out := req.Output
