@@ -16,7 +16,7 @@ import (
 // A cubin records parameter offsets and sizes but no types: C++ kernels get
 // their types from the mangled name, extern "C" ones are typed by width.
 func FromCubin(f *cubin.File, arch string, image []byte) (*Module, error) {
-	mod := &Module{Format: FormatCubin, Arches: []string{arch}, Image: image}
+	mod := &Module{Format: fatbin.FormatCubin, Arches: []string{arch}, Image: image}
 	for _, ck := range f.Kernels {
 		k, err := kernelFromCubin(ck, arch)
 		if err != nil {
@@ -147,7 +147,7 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 	}
 	useful := map[int]bool{} // fatbins whose entries define kernels or variables
 	var ptxParts, elfParts []part
-	mod := &Module{Source: name, Format: FormatFatbin}
+	mod := &Module{Source: name, Format: fatbin.FormatFatbin}
 	hasELF := false
 	for _, e := range entries {
 		hasELF = hasELF || e.Kind == fatbin.KindELF

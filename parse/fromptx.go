@@ -7,13 +7,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cugen/cugen/parse/fatbin"
 	"github.com/cugen/cugen/parse/ptx"
 )
 
 // FromPTX builds the model of a parsed PTX module. image is the PTX text the
 // generated package embeds.
 func FromPTX(m *ptx.Module, image []byte) (*Module, error) {
-	mod := &Module{Source: m.File, Format: FormatPTX, Image: image}
+	mod := &Module{Source: m.File, Format: fatbin.FormatPTX, Image: image}
 	arch := "compute_"
 	for _, t := range m.Target {
 		if strings.HasPrefix(t, "sm_") {

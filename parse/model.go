@@ -9,39 +9,17 @@ package parse
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cugen/cugen/parse/fatbin"
 )
-
-// Format is the kind of input a Module was read from.
-type Format uint8
-
-const (
-	FormatPTX Format = iota + 1
-	FormatCubin
-	FormatFatbin
-	FormatHostELF // a host object, shared library or executable holding fatbins
-)
-
-func (f Format) String() string {
-	switch f {
-	case FormatPTX:
-		return "ptx"
-	case FormatCubin:
-		return "cubin"
-	case FormatFatbin:
-		return "fatbin"
-	case FormatHostELF:
-		return "host-elf"
-	}
-	return fmt.Sprintf("Format(%d)", f)
-}
 
 // Module is everything cugen knows about one input.
 type Module struct {
-	Source  string // the input's file name
-	Format  Format
-	Kernels []*Kernel // sorted by mangled name
-	Globals []*Global // sorted by name
-	Arches  []string  // code present: "sm_90", "compute_90"; one entry for a PTX or cubin input
+	Source  string        // the input's file name
+	Format  fatbin.Format // what the input is (fatbin.Sniff's verdict)
+	Kernels []*Kernel     // sorted by mangled name
+	Globals []*Global     // sorted by name
+	Arches  []string      // code present: "sm_90", "compute_90"; one entry for a PTX or cubin input
 	// Image is what a generated package embeds: the PTX text, the cubin, or a
 	// standalone fatbin (extracted from a host ELF file, possibly filtered).
 	Image []byte

@@ -22,8 +22,8 @@ type Options struct {
 // Read parses one input file of any supported format into a Module. name is
 // used in errors and as the Module's Source.
 func Read(name string, data []byte, opts Options) (*Module, error) {
-	switch Sniff(data) {
-	case FormatPTX:
+	switch fatbin.Sniff(data) {
+	case fatbin.FormatPTX:
 		m, err := ptx.Parse(filepath.Base(name), data)
 		if err != nil {
 			return nil, err
@@ -34,7 +34,7 @@ func Read(name string, data []byte, opts Options) (*Module, error) {
 		}
 		mod.Source = name
 		return mod, nil
-	case FormatCubin:
+	case fatbin.FormatCubin:
 		f, err := cubin.Parse(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -49,13 +49,13 @@ func Read(name string, data []byte, opts Options) (*Module, error) {
 		}
 		mod.Source = name
 		return mod, nil
-	case FormatFatbin:
+	case fatbin.FormatFatbin:
 		fb, err := fatbin.Parse(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		return FromFatbins(name, []*fatbin.Fatbin{fb}, opts)
-	case FormatHostELF:
+	case fatbin.FormatHostELF:
 		secs, err := fatbin.FromELF(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -79,37 +79,11 @@ func Read(name string, data []byte, opts Options) (*Module, error) {
 		if err != nil {
 			return nil, err
 		}
-		mod.Format = FormatHostELF
+		mod.Format = fatbin.FormatHostELF
 		if rel {
 			mod.Warnings = append(mod.Warnings, "the fatbins are relocatable (-rdc): their cubins need device linking (rt's JIT linker) before they load")
 		}
 		return mod, nil
 	}
 	return nil, fmt.Errorf("%s: unrecognized input: not PTX text, a fatbin, a cubin or an ELF file", name)
-}
-
-// Sniff tells the input formats apart by their first bytes.
-func Sniff(data []byte) Format {
-	switch {
-	case len(data) >= 4 && bytes.Equal(data[:4], []byte{0x50, 0xed, 0x55, 0xba}):
-		return FormatFatbin
-	case len(data) >= 20 && bytes.Equal(data[:4], []byte("\x7fELF")):
-		if data[18] == 190 && data[19] == 0 { // e_machine EM_CUDA, little-endian
-			return FormatCubin
-		}
-		return FormatHostELF
-	case looksLikePTX(data):
-		return FormatPTX
-	}
-	return 0
-}
-
-// looksLikePTX accepts text whose first directive is a PTX module directive.
-func looksLikePTX(data []byte) bool {
-	for _, kw := range [][]byte{[]byte(".version"), []byte(".target"), []byte(".entry"), []byte(".visible")} {
-		if i := bytes.Index(data, kw); i >= 0 && i < 4096 && bytes.IndexByte(data[:i], 0) < 0 {
-			return true
-		}
-	}
-	return false
 }

@@ -183,16 +183,22 @@ func TestKernelsOnlyForSomeArches(t *testing.T) {
 	}
 }
 
-func TestSniff(t *testing.T) {
-	for path, want := range map[string]Format{
-		"ptx/testdata/k.ptx":               FormatPTX,
-		"fatbin/testdata/k.default.fatbin": FormatFatbin,
-		"cubin/testdata/k90.cubin":         FormatCubin,
-		"fatbin/testdata/k.o":              FormatHostELF,
+// Read dispatches on fatbin.Sniff, the one sniffer, and records its verdict.
+func TestReadFormat(t *testing.T) {
+	for path, want := range map[string]fatbin.Format{
+		"ptx/testdata/k.ptx":               fatbin.FormatPTX,
+		"fatbin/testdata/k.default.fatbin": fatbin.FormatFatbin,
+		"cubin/testdata/k90.cubin":         fatbin.FormatCubin,
+		"fatbin/testdata/k.o":              fatbin.FormatHostELF,
 	} {
-		if got := Sniff(mustRead(t, path)); got != want {
-			t.Errorf("Sniff(%s) = %v, want %v", path, got, want)
+		if got := readFile(t, path, Options{NoImage: true}).Format; got != want {
+			t.Errorf("Read(%s).Format = %v, want %v", path, got, want)
 		}
+	}
+	// A fragment without a header is PTX to the model as to rt/soft.
+	m, err := Read("frag.ptx", []byte(".visible .entry k()\n{\n\tret;\n}\n"), Options{})
+	if err != nil || m.Format != fatbin.FormatPTX || m.Kernel("k") == nil {
+		t.Errorf("header-less PTX: %v, %v", m, err)
 	}
 	if _, err := Read("junk.bin", []byte("hello"), Options{}); err == nil || !strings.Contains(err.Error(), "junk.bin: unrecognized input") {
 		t.Errorf("junk: %v", err)

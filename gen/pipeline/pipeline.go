@@ -21,6 +21,7 @@ import (
 	"github.com/cugen/cugen/gen"
 	"github.com/cugen/cugen/parse"
 	"github.com/cugen/cugen/parse/csrc"
+	"github.com/cugen/cugen/parse/fatbin"
 )
 
 // A Request is one run of the generator: what cmd/cugen's arguments say,
@@ -210,17 +211,17 @@ func packageName(asked, dir string) (string, error) {
 // ("app.o" → "app.fatbin"), and a fatbin cut down by -arch, whose name lists
 // the targets kept so that it cannot overwrite the input it was cut from
 // ("k.fatbin" → "k_sm_90.fatbin").
-func imageName(in Input, f parse.Format, arches []string) string {
+func imageName(in Input, f fatbin.Format, arches []string) string {
 	switch {
-	case f == parse.FormatFatbin && len(arches) > 0:
+	case f == fatbin.FormatFatbin && len(arches) > 0:
 		return stem(in.Name) + "_" + strings.Join(arches, "_") + ".fatbin"
-	case f == parse.FormatHostELF:
+	case f == fatbin.FormatHostELF:
 		return stem(in.Name) + ".fatbin"
 	case !in.Compiled:
 		return filepath.Base(in.Name)
-	case f == parse.FormatPTX:
+	case f == fatbin.FormatPTX:
 		return stem(in.Name) + ".ptx"
-	case f == parse.FormatCubin:
+	case f == fatbin.FormatCubin:
 		return stem(in.Name) + ".cubin"
 	}
 	return stem(in.Name) + ".fatbin"

@@ -555,6 +555,13 @@ func TestSniff(t *testing.T) {
 		"\x7fELF":                                                                   fatbin.FormatUnknown,
 		"":                                                                          fatbin.FormatUnknown,
 		"int main() {}":                                                             fatbin.FormatUnknown,
+		// A fragment without a header is still PTX: the parser, not the
+		// sniffer, decides what is missing (parse.Read and rt/soft agree).
+		".visible .entry k()\n{\n\tret;\n}\n": fatbin.FormatPTX,
+		"// g\n.global .align 4 .u32 g;":      fatbin.FormatPTX,
+		"\xEF\xBB\xBF.version 9.0\n":          fatbin.FormatPTX,
+		".entryx k()":                         fatbin.FormatUnknown,
+		".reg .b32 %r;":                       fatbin.FormatUnknown,
 	}
 	for text, want := range texts {
 		if got := fatbin.Sniff([]byte(text)); got != want {

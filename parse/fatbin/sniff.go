@@ -5,29 +5,32 @@ import (
 	"encoding/binary"
 )
 
-// Format is the kind of CUDA input file, as told by Sniff.
-type Format int
+// Format is the kind of a CUDA input file, as told by Sniff. It lives here,
+// beside the container, because a fatbin holds every other kind: its entries
+// are PTX and cubins, and host ELF files carry fatbins.
+type Format uint8
 
 // Input formats.
 const (
 	FormatUnknown Format = iota
 	FormatPTX            // PTX assembly text
-	FormatFatbin         // standalone fatbin container
 	FormatCubin          // CUDA device ELF (e_machine EM_CUDA)
+	FormatFatbin         // standalone fatbin container
 	FormatHostELF        // any other ELF: host object, shared library, executable
 )
 
-// String names the format for messages.
+// String is the format's name as cugen prints it (-list, -list -json):
+// "ptx", "cubin", "fatbin", "host-elf", or "unknown".
 func (f Format) String() string {
 	switch f {
 	case FormatPTX:
-		return "PTX"
-	case FormatFatbin:
-		return "fatbin"
+		return "ptx"
 	case FormatCubin:
 		return "cubin"
+	case FormatFatbin:
+		return "fatbin"
 	case FormatHostELF:
-		return "host ELF"
+		return "host-elf"
 	}
 	return "unknown"
 }
@@ -36,8 +39,8 @@ func (f Format) String() string {
 const emCUDA = 190
 
 // Sniff tells the input formats apart from their first bytes. It only
-// looks, it does not validate: a FormatFatbin or FormatCubin verdict can
-// still fail to parse.
+// looks, it does not validate: any verdict but FormatUnknown can still fail
+// to parse.
 func Sniff(data []byte) Format {
 	switch {
 	case len(data) >= 4 && binary.LittleEndian.Uint32(data) == Magic:
@@ -65,18 +68,26 @@ func Sniff(data []byte) Format {
 	return FormatUnknown
 }
 
-// ptxStarts are the directives a PTX module can begin with once comments
-// are skipped: .version normally, but nvFatbin can drop it, leaving .target.
+// ptxStarts are the directives PTX text can begin with once comments are
+// skipped: .version normally, .target when nvFatbin dropped the version, and
+// any module-scope declaration in a fragment without a header (a sniffer
+// says what a file is; the parser and the loader say what is missing).
 var ptxStarts = [][]byte{
 	[]byte(".version"), []byte(".target"), []byte(".address_size"),
+	[]byte(".visible"), []byte(".extern"), []byte(".weak"), []byte(".common"),
+	[]byte(".entry"), []byte(".func"), []byte(".global"), []byte(".const"),
+	[]byte(".shared"), []byte(".attribute"), []byte(".file"), []byte(".section"),
+	[]byte(".pragma"),
 }
 
-// isPTX skips whitespace and comments and looks for a module-header
-// directive; binary data (a NUL before the end) is never PTX.
+// isPTX skips a byte order mark, white space and comments and looks for a
+// module-scope directive; binary data (a NUL before the trailing NULs of a
+// fatbin entry) is never PTX.
 func isPTX(b []byte) bool {
 	if i := bytes.IndexByte(b, 0); i >= 0 && len(bytes.TrimRight(b[i:], "\x00")) > 0 {
 		return false
 	}
+	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
 	for {
 		b = bytes.TrimLeft(b, " \t\r\n\f\v")
 		switch {
@@ -94,7 +105,7 @@ func isPTX(b []byte) bool {
 			b = b[2+i+2:]
 		default:
 			for _, p := range ptxStarts {
-				if bytes.HasPrefix(b, p) && (len(b) == len(p) || isSpace(b[len(p)])) {
+				if bytes.HasPrefix(b, p) && (len(b) == len(p) || !isWordChar(b[len(p)])) {
 					return true
 				}
 			}
@@ -103,4 +114,8 @@ func isPTX(b []byte) bool {
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+// isWordChar reports whether c continues a directive name (".versionx" is
+// not ".version"; ".attribute(" and ".version 9.0" are).
+func isWordChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
