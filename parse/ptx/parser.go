@@ -10,20 +10,8 @@ import (
 // Parse parses one PTX translation unit. src may end in NUL bytes (PTX
 // embedded in a fatbin is NUL-terminated). On failure it returns a nil
 // Module and an *Error naming file:line:col and what was expected there.
-func Parse(filename string, src []byte) (m *Module, err error) {
-	var p parser
-	defer func() {
-		if r := recover(); r != nil {
-			b, ok := r.(bailout)
-			if !ok {
-				panic(r)
-			}
-			m, err = nil, b.err
-		}
-	}()
-	p.sc.init(filename, src)
-	p.next()
-	return p.module(), nil
+func Parse(filename string, src []byte) (*Module, error) {
+	return parse(filename, src, false)
 }
 
 // ParseHeaders is Parse without function bodies: module directives,
@@ -31,9 +19,12 @@ func Parse(filename string, src []byte) (m *Module, err error) {
 // empty Block spanning its braces. Tools that need only signatures (cugen's
 // model of a large fatbin) skip the cost of building every statement; the
 // bodies are still scanned, so unbalanced braces and bad tokens are errors.
-func ParseHeaders(filename string, src []byte) (m *Module, err error) {
-	var p parser
-	p.skipBodies = true
+func ParseHeaders(filename string, src []byte) (*Module, error) {
+	return parse(filename, src, true)
+}
+
+func parse(filename string, src []byte, skipBodies bool) (m *Module, err error) {
+	p := parser{skipBodies: skipBodies}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
