@@ -61,7 +61,7 @@ func kernelFromPTX(f *ptx.Func) (*Kernel, error) {
 		ExplicitCluster:   f.ExplicitCluster,
 		MaxClusterRank:    f.MaxClusterRank,
 		BlocksAreClusters: f.BlocksAreClusters,
-		Pos:               fmt.Sprintf("%s:%d", f.Pos.File, f.Pos.Line),
+		Pos:               fmt.Sprintf("%s:%d", f.Pos.Filename, f.Pos.Line),
 	}
 	k.MaxThreads = dims3(f.MaxNTID)
 	k.ReqThreads = dims3(f.ReqNTID)

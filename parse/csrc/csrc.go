@@ -207,7 +207,7 @@ func (p *parser) run() error {
 
 func (p *parser) endPos() Pos {
 	if len(p.toks) == 0 {
-		return Pos{File: p.f.Name, Line: 1, Col: 1}
+		return Pos{Filename: p.f.Name, Line: 1, Column: 1}
 	}
 	return p.toks[len(p.toks)-1].pos
 }

@@ -105,13 +105,17 @@ func TestParamNamesAndTypesBeyondParser(t *testing.T) {
 }
 
 func TestPositions(t *testing.T) {
-	f, err := Parse("t.cu", []byte("// x\n  extern \"C\" __global__ void\n    vecAdd(const float *a,\n           int n) {}\n"))
+	src := "// x\n  extern \"C\" __global__ void\n    vecAdd(const float *a,\n           int n) {}\n"
+	f, err := Parse("t.cu", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := f.Kernels[0]
 	if k.Pos.String() != "t.cu:3:5" || k.Params[1].Pos.String() != "t.cu:4:12" {
 		t.Errorf("kernel at %s, parameter 1 at %s", k.Pos, k.Params[1].Pos)
+	}
+	if !strings.HasPrefix(src[k.Pos.Offset:], "vecAdd(") || !strings.HasPrefix(src[k.Params[1].Pos.Offset:], "int n") {
+		t.Errorf("offsets %d and %d do not point at the kernel and its parameter", k.Pos.Offset, k.Params[1].Pos.Offset)
 	}
 }
 

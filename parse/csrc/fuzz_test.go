@@ -34,7 +34,7 @@ func FuzzCDecl(f *testing.F) {
 			file, err := Parse("f.cu", []byte(src))
 			if err != nil {
 				var e *Error
-				if !errors.As(err, &e) || e.Pos.File != "f.cu" || e.Pos.Line < 1 || e.Pos.Col < 1 {
+				if !errors.As(err, &e) || e.Pos.Filename != "f.cu" || e.Pos.Line < 1 || e.Pos.Column < 1 {
 					t.Fatalf("error without a position: %v", err)
 				}
 				if e.Pos.Line > strings.Count(src, "\n")+1 {
@@ -43,8 +43,9 @@ func FuzzCDecl(f *testing.F) {
 				continue
 			}
 			for _, k := range file.Kernels {
-				if k.Name == "" || k.Pos.Line < 1 || k.Pos.Line > strings.Count(src, "\n")+1 {
-					t.Fatalf("kernel %q at %v", k.Name, k.Pos)
+				if k.Name == "" || k.Pos.Line < 1 || k.Pos.Line > strings.Count(src, "\n")+1 ||
+					k.Pos.Offset < 0 || k.Pos.Offset > len(src) || !strings.HasPrefix(src[k.Pos.Offset:], k.Name) {
+					t.Fatalf("kernel %q at %v (offset %d)", k.Name, k.Pos, k.Pos.Offset)
 				}
 				_ = k.Signature()
 				for _, p := range k.Params {

@@ -2,24 +2,19 @@ package csrc
 
 import (
 	"fmt"
+	goscanner "go/scanner"
+	gotoken "go/token"
 	"strings"
 )
 
-// Pos is a place in a source file; Line and Col count from 1 (Col in bytes).
-type Pos struct {
-	File      string
-	Line, Col int
-}
+// Pos is a place in a source file: file name, byte offset, and line and
+// column counted from 1 (the column in bytes). It prints as file:line:col.
+// It is go/token's Position, as in parse/ptx.
+type Pos = gotoken.Position
 
-func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
-
-// Error is a syntax error at a position.
-type Error struct {
-	Pos Pos
-	Msg string
-}
-
-func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+// Error is a syntax error at a position; it reads "file:line:col: message".
+// It is go/scanner's Error, as in parse/ptx.
+type Error = goscanner.Error
 
 type tokKind uint8
 
@@ -69,7 +64,7 @@ func lex(file string, src []byte) ([]token, error) {
 	}
 }
 
-func (l *lexer) pos() Pos { return Pos{File: l.file, Line: l.line, Col: l.col} }
+func (l *lexer) pos() Pos { return Pos{Filename: l.file, Offset: l.off, Line: l.line, Column: l.col} }
 
 func (l *lexer) peek(i int) byte {
 	if l.off+i < len(l.src) {

@@ -8,29 +8,21 @@
 // package parse; rt/soft decodes the statements into its executable form.
 package ptx
 
-import "fmt"
+import (
+	"fmt"
+	goscanner "go/scanner"
+	gotoken "go/token"
+)
 
-// Pos is a position in a PTX source: file name, 1-based line and column.
-type Pos struct {
-	File string
-	Line int
-	Col  int
-}
+// Pos is a position in PTX source: file name, byte offset, and line and
+// column counted from 1 (the column in bytes). It prints as file:line:col.
+// It is go/token's Position, as in parse/csrc: cugen's two hand-written
+// parsers report places one way.
+type Pos = gotoken.Position
 
-func (p Pos) String() string {
-	if p.File == "" {
-		return fmt.Sprintf("%d:%d", p.Line, p.Col)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
-
-// Error is a parse error at a position.
-type Error struct {
-	Pos Pos
-	Msg string
-}
-
-func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+// Error is a syntax error at a position; it reads "file:line:col: message".
+// It is go/scanner's Error, as in parse/csrc.
+type Error = goscanner.Error
 
 // Space is a PTX state space.
 type Space uint8

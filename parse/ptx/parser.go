@@ -67,7 +67,9 @@ func (p *parser) peek() token {
 	return s.next()
 }
 
-func (p *parser) pos(t token) Pos { return Pos{File: p.sc.file, Line: t.line, Col: t.col} }
+func (p *parser) pos(t token) Pos {
+	return Pos{Filename: p.sc.file, Offset: t.off, Line: t.line, Column: t.col}
+}
 
 func (p *parser) errorAt(t token, format string, args ...any) {
 	panic(bailout{&Error{Pos: p.pos(t), Msg: fmt.Sprintf(format, args...)}})

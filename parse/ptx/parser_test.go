@@ -298,7 +298,7 @@ func TestBodyVectorAndGuard(t *testing.T) {
 	checkInstr(t, st, 12, "@%p1 bra $L__BB2_2")
 	checkInstr(t, st, 18, "ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5]")
 	checkInstr(t, st, 19, "st.global.v4.f32 [%rd7], {%f4, %f3, %f2, %f1}")
-	if l, ok := st[20].(*Label); !ok || l.Name != "$L__BB2_2" || l.Pos.Line != 117 || l.Pos.Col != 1 {
+	if l, ok := st[20].(*Label); !ok || l.Name != "$L__BB2_2" || l.Pos.Line != 117 || l.Pos.Column != 1 {
 		t.Errorf("stmt 20 = %#v, want label $L__BB2_2 at 117:1", st[20])
 	}
 	r := instrAt(t, st, 9).Operands[1].(*Reg)
@@ -306,10 +306,10 @@ func TestBodyVectorAndGuard(t *testing.T) {
 		t.Errorf("%%tid.x = %+v", r)
 	}
 	v := instrAt(t, st, 18).Operands[0].(*Vec)
-	if len(v.Elems) != 4 || v.Pos.Line != 114 || v.Pos.Col != 20 {
+	if len(v.Elems) != 4 || v.Pos.Line != 114 || v.Pos.Column != 20 {
 		t.Errorf("vector = %+v", v)
 	}
-	if g := instrAt(t, st, 12); g.Guard != "%p1" || g.GuardNeg || g.Pos.Col != 2 {
+	if g := instrAt(t, st, 12); g.Guard != "%p1" || g.GuardNeg || g.Pos.Column != 2 {
 		t.Errorf("guard = %+v", g)
 	}
 }
@@ -369,7 +369,7 @@ func TestShflPair(t *testing.T) {
 
 func TestClang(t *testing.T) {
 	m, _ := parseFile(t, "testdata/clang/clang_sm80.ptx")
-	if m.Version != (Version{7, 5, Pos{"clang_sm80.ptx", 5, 1}}) || m.Target[0] != "sm_80" {
+	if m.Version != (Version{7, 5, Pos{Filename: "clang_sm80.ptx", Offset: 43, Line: 5, Column: 1}}) || m.Target[0] != "sm_80" {
 		t.Errorf("version %+v target %v", m.Version, m.Target)
 	}
 	sx := findFunc(t, m, "saxpy")
@@ -612,13 +612,17 @@ func TestPositions(t *testing.T) {
 		m, src := parseFile(t, path)
 		lines := strings.Split(string(src), "\n")
 		at := func(p Pos) string {
-			if p.Line < 1 || p.Line > len(lines) || p.Col < 1 || p.Col > len(lines[p.Line-1]) {
+			if p.Line < 1 || p.Line > len(lines) || p.Column < 1 || p.Column > len(lines[p.Line-1]) {
 				t.Fatalf("%s: position %v outside the source", path, p)
 			}
-			if p.File != filepath.Base(path) {
+			if p.Filename != filepath.Base(path) {
 				t.Fatalf("%s: position %v names the wrong file", path, p)
 			}
-			return lines[p.Line-1][p.Col-1:]
+			rest := lines[p.Line-1][p.Column-1:]
+			if p.Offset < 0 || p.Offset > len(src) || !strings.HasPrefix(string(src[p.Offset:]), rest) {
+				t.Fatalf("%s: position %v: offset %d does not match line and column", path, p, p.Offset)
+			}
+			return rest
 		}
 		n := 0
 		var checkOp func(o Operand)
@@ -675,7 +679,7 @@ func TestPositions(t *testing.T) {
 						s = strings.TrimLeft(strings.TrimPrefix(s, st.Guard), " \t")
 					}
 					// Only indentation (or the '{' of an inline-asm block) may precede it.
-					before := lines[st.Pos.Line-1][:st.Pos.Col-1]
+					before := lines[st.Pos.Line-1][:st.Pos.Column-1]
 					if !strings.HasPrefix(s, st.Op) || strings.Trim(before, " \t{") != "" {
 						t.Errorf("%s:%v: line %q does not start with opcode %s", path, st.Pos, lines[st.Pos.Line-1], st.Op)
 					}
@@ -813,7 +817,7 @@ func FuzzParse(f *testing.F) {
 		if !ok {
 			t.Fatalf("error %T %v is not *Error", err, err)
 		}
-		if m != nil || pe.Pos.Line < 1 || pe.Pos.Col < 1 || pe.Pos.File != "f.ptx" || pe.Msg == "" {
+		if m != nil || pe.Pos.Line < 1 || pe.Pos.Column < 1 || pe.Pos.Filename != "f.ptx" || pe.Msg == "" {
 			t.Fatalf("bad error %q (module %v)", pe.Error(), m != nil)
 		}
 	})

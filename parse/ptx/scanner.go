@@ -60,7 +60,7 @@ func (s *scanner) init(file string, src []byte) {
 }
 
 func (s *scanner) errorAt(off, line, col int, format string, args ...any) {
-	panic(bailout{&Error{Pos: Pos{File: s.file, Line: line, Col: col}, Msg: fmt.Sprintf(format, args...)}})
+	panic(bailout{&Error{Pos: Pos{Filename: s.file, Offset: off, Line: line, Column: col}, Msg: fmt.Sprintf(format, args...)}})
 }
 
 func isLetter(c byte) bool {
