@@ -149,11 +149,9 @@ func globalFromPTX(v *ptx.Var) (*Global, error) {
 	if strings.HasPrefix(v.Name, "$") || strings.HasPrefix(v.Name, "__local_depot") {
 		return nil, nil
 	}
-	elem := v.Type.Size()
-	if v.Vector > 0 {
-		elem *= v.Vector
-	}
-	n := v.Elems()
+	lanes := max(v.Vector, 1) // a .v4 element holds four of v.Type
+	elem := v.Type.Size() * lanes
+	n := v.Elems() / lanes
 	if n < 0 {
 		n = 0 // an unsized extern array: its size lives in the defining module
 	}
