@@ -1,9 +1,7 @@
 package parse
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -135,7 +133,8 @@ func dims3(v []int) [3]int {
 }
 
 // globalFromPTX returns nil for variables the host cannot address: shared
-// memory, compiler-internal names ($str), and extern declarations.
+// memory and compiler-internal names ($str, __local_depot). An extern
+// declaration is kept, marked Extern.
 func globalFromPTX(v *ptx.Var) (*Global, error) {
 	var space Space
 	switch v.Space {
@@ -163,82 +162,26 @@ func globalFromPTX(v *ptx.Var) (*Global, error) {
 	if g.Align == 0 {
 		g.Align = elem
 	}
-	if v.Init != nil {
-		init, err := initBytes(v, g)
-		if err != nil {
-			return nil, err
-		}
-		g.Init = init
+	d, err := v.InitData()
+	if err != nil {
+		return nil, err
+	}
+	if d != nil {
+		g.Init = initBytes(d)
 	}
 	return g, nil
 }
 
-// initBytes lays an initializer out as the variable's bytes, little-endian,
-// with trailing zero bytes trimmed (as NVVM omits them). Address initializers
-// are resolved by the loader; they read as zero here.
-func initBytes(v *ptx.Var, g *Global) ([]byte, error) {
-	elemType := v.Type
-	width := v.Type.Size()
-	buf := make([]byte, g.Size)
-	idx := 0
-	var walk func(in *ptx.Init) error
-	walk = func(in *ptx.Init) error {
-		if in.Kind == ptx.InitList {
-			for _, e := range in.List {
-				if err := walk(e); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		off := idx * width
-		if off+width > len(buf) {
-			return fmt.Errorf("%s: variable %s: initializer has more than %d elements", in.Pos, v.Name, g.Size/max(width, 1))
-		}
-		var bits uint64
-		switch in.Kind {
-		case ptx.InitInt:
-			bits = in.Int
-			if elemType.IsFloat() {
-				bits = floatBits(elemType, float64(int64(in.Int)))
-			}
-		case ptx.InitFloat:
-			switch {
-			case in.BitsLen == 32 && elemType == ptx.F64:
-				bits = math.Float64bits(float64(math.Float32frombits(uint32(in.Bits))))
-			case in.BitsLen == 64 && elemType == ptx.F32:
-				bits = uint64(math.Float32bits(float32(math.Float64frombits(in.Bits))))
-			case in.BitsLen != 0:
-				bits = in.Bits
-			default:
-				bits = floatBits(elemType, in.Float)
-			}
-		case ptx.InitSymbol:
-			bits = 0
-		}
-		putLE(buf[off:off+width], bits)
-		idx++
-		return nil
-	}
-	if err := walk(v.Init); err != nil {
-		return nil, err
-	}
-	end := len(buf)
-	for end > 0 && buf[end-1] == 0 {
+// initBytes is the model's view of an initial value: the bytes up to the
+// last nonzero one or address (NVVM omits trailing zeros too), with the
+// addresses zero, as only the loader knows them.
+func initBytes(d *ptx.InitData) []byte {
+	end := len(d.Bytes)
+	for end > 0 && d.Bytes[end-1] == 0 {
 		end--
 	}
-	return buf[:end], nil
-}
-
-func floatBits(t ptx.Type, f float64) uint64 {
-	if t == ptx.F64 {
-		return math.Float64bits(f)
+	for _, a := range d.Addrs {
+		end = max(end, a.Offset+a.Size)
 	}
-	return uint64(math.Float32bits(float32(f)))
-}
-
-func putLE(b []byte, v uint64) {
-	var tmp [8]byte
-	binary.LittleEndian.PutUint64(tmp[:], v)
-	copy(b, tmp[:])
+	return d.Bytes[:end:end]
 }

@@ -6,6 +6,9 @@
 // The tree mirrors the PTX ISA: it is a faithful record of the text, not an
 // interpretation of it. The format-neutral kernel model is built from it by
 // package parse; rt/soft decodes the statements into its executable form.
+// The one interpretation both need to agree on lives here: what a literal
+// means as a value of a type (IntBits, FloatBits) and the bytes a variable's
+// initializer lays out (Var.InitData).
 package ptx
 
 import (
@@ -185,22 +188,6 @@ type Var struct {
 	Range   int   // N for a parameterized register name %r<N> (names %r0..%r{N-1}); 0 otherwise
 	Dims    []int // array dimensions, outermost first; -1 for an unsized dimension ([])
 	Init    *Init // nil when there is no initializer
-}
-
-// Elems is the number of elements (vector lanes times array elements), or -1 if
-// a dimension is unsized.
-func (v *Var) Elems() int {
-	n := 1
-	if v.Vector > 0 {
-		n = v.Vector
-	}
-	for _, d := range v.Dims {
-		if d < 0 {
-			return -1
-		}
-		n *= d
-	}
-	return n
 }
 
 // InitKind says what an initializer node is.

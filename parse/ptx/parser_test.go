@@ -805,11 +805,28 @@ func FuzzParse(f *testing.F) {
 	for _, c := range errorCases {
 		f.Add([]byte(c.src))
 	}
+	for _, c := range initCases {
+		f.Add([]byte(c.decl))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := Parse("f.ptx", src)
 		if err == nil {
 			if m == nil {
 				t.Fatal("nil module without error")
+			}
+			// Initializers evaluate to at most the variable's bytes, or to
+			// an error naming the variable.
+			for _, v := range m.Vars {
+				d, err := v.InitData()
+				if err != nil {
+					if !strings.Contains(err.Error(), "variable "+v.Name) {
+						t.Fatalf("initializer error without the variable: %v", err)
+					}
+					continue
+				}
+				if n := v.Elems(); d != nil && n >= 0 && n < math.MaxInt/16 && len(d.Bytes) > n*v.Type.Size() {
+					t.Fatalf("%s: %d initial bytes for %d elements of .%s", v.Name, len(d.Bytes), n, v.Type)
+				}
 			}
 			return
 		}

@@ -8,7 +8,6 @@ package soft
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -864,50 +863,16 @@ func (dc *decoder) pred(in *ptx.Instr, sc *scope, o ptx.Operand) (uint32, bool) 
 	return 0, false
 }
 
-// imm encodes an immediate for an operand of PTX type t.
+// immBits encodes an immediate for an operand of PTX type t, converting it
+// as the model and the loader convert initializers (ptx.IntBits,
+// ptx.FloatBits).
 func (dc *decoder) immBits(in *ptx.Instr, o ptx.Operand, t ptx.Type) uint64 {
-	size := t.Size()
 	switch v := o.(type) {
 	case *ptx.Imm:
-		switch t {
-		case ptx.F32:
-			return uint64(math.Float32bits(float32(int64(v.Val))))
-		case ptx.F64:
-			return math.Float64bits(float64(int64(v.Val)))
-		case ptx.F16, ptx.BF16:
-			return v.Val & 0xffff
-		}
-		if size > 0 && size < 8 {
-			return v.Val & (1<<(8*size) - 1)
-		}
-		return v.Val
+		return v.Encode(t)
 	case *ptx.FImm:
-		f := v.Val
-		switch {
-		case v.BitsLen == 32:
-			f = float64(math.Float32frombits(uint32(v.Bits)))
-		case v.BitsLen == 64:
-			f = math.Float64frombits(v.Bits)
-		}
-		switch t {
-		case ptx.F32:
-			if v.BitsLen == 32 {
-				return v.Bits
-			}
-			return uint64(math.Float32bits(float32(f)))
-		case ptx.F64:
-			if v.BitsLen == 64 {
-				return v.Bits
-			}
-			return math.Float64bits(f)
-		case ptx.F16:
-			return fmtF16.round(f, rnRN)
-		case ptx.BF16:
-			return fmtBF16.round(f, rnRN)
-		case ptx.F16x2, ptx.BF16x2, ptx.B32, ptx.U32, ptx.S32, ptx.B64, ptx.U64, ptx.S64, ptx.B16, ptx.U16, ptx.S16:
-			if v.BitsLen != 0 {
-				return v.Bits
-			}
+		if b, ok := v.Encode(t); ok {
+			return b
 		}
 	}
 	dc.failIn(in, "immediate cannot be used as a .%s operand", t)

@@ -2,9 +2,7 @@ package soft
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -390,79 +388,16 @@ func (d *Driver) nextManaged(size uint64) uint64 {
 // initBytes evaluates a variable's initialiser into its bytes (the
 // omitted tail stays zero). addr resolves symbols to this context.
 func (lib *library) initBytes(v *ptx.Var, addr func(string) (uint64, bool)) ([]byte, error) {
-	size := varSize(v)
-	out := make([]byte, 0, size)
-	if v.Init == nil {
-		return out, nil
-	}
-	es := v.Type.Size()
-	var put func(in *ptx.Init) error
-	put = func(in *ptx.Init) error {
-		if in.Kind == ptx.InitList {
-			for _, e := range in.List {
-				if err := put(e); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if len(out)+es > size {
-			return fmt.Errorf("%s: too many initialisers for %s", in.Pos, v.Name)
-		}
-		var bits uint64
-		switch in.Kind {
-		case ptx.InitInt:
-			switch v.Type {
-			case ptx.F32:
-				bits = uint64(math.Float32bits(float32(int64(in.Int))))
-			case ptx.F64:
-				bits = math.Float64bits(float64(int64(in.Int)))
-			default:
-				bits = in.Int
-			}
-		case ptx.InitFloat:
-			f := in.Float
-			switch {
-			case in.BitsLen == 32:
-				f = float64(math.Float32frombits(uint32(in.Bits)))
-			case in.BitsLen == 64:
-				f = math.Float64frombits(in.Bits)
-			}
-			switch v.Type {
-			case ptx.F32:
-				bits = uint64(math.Float32bits(float32(f)))
-				if in.BitsLen == 32 {
-					bits = in.Bits
-				}
-			case ptx.F64:
-				bits = math.Float64bits(f)
-				if in.BitsLen == 64 {
-					bits = in.Bits
-				}
-			case ptx.F16:
-				bits = fmtF16.round(f, rnRN)
-			case ptx.BF16:
-				bits = fmtBF16.round(f, rnRN)
-			default:
-				bits = in.Bits
-			}
-		case ptx.InitSymbol:
-			if in.Mask != 0 {
-				return fmt.Errorf("%s: masked address initialisers are not supported", in.Pos)
-			}
-			a, ok := addr(in.Sym)
-			if !ok {
-				return fmt.Errorf("%s: initialiser of %s refers to %s, which is not a .global/.const variable of this module", in.Pos, v.Name, in.Sym)
-			}
-			bits = a + uint64(in.Offset)
-		}
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], bits)
-		out = append(out, b[:es]...)
-		return nil
-	}
-	if err := put(v.Init); err != nil {
+	d, err := v.InitData()
+	if d == nil || err != nil {
 		return nil, err
 	}
-	return out, nil
+	for _, a := range d.Addrs {
+		base, ok := addr(a.Sym)
+		if !ok {
+			return nil, fmt.Errorf("%s: initialiser of %s refers to %s, which is not a .global/.const variable of this module", a.Pos, v.Name, a.Sym)
+		}
+		a.Put(d.Bytes, base)
+	}
+	return d.Bytes, nil
 }
