@@ -1,0 +1,263 @@
+package parse
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cugen/cugen/parse/cubin"
+	"github.com/cugen/cugen/parse/fatbin"
+	"github.com/cugen/cugen/parse/ptx"
+)
+
+// FromFatbins builds one model from the entries of fatbins: the PTX gives
+// types and directives, every cubin is cross-checked against it, and kernels
+// missing from some targets say which ones they exist for. image is what the
+// generated package embeds (a standalone fatbin of the kept entries).
+func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, error) {
+	entries, err := keptEntries(name, fbs, opts.Arches)
+	if err != nil {
+		return nil, err
+	}
+	mod := &Module{Source: name, Format: fatbin.FormatFatbin}
+	parts, err := collectParts(mod, entries, decodeAll(name, entries))
+	if err != nil {
+		return nil, err
+	}
+	if err := mergeParts(mod, parts); err != nil {
+		return nil, err
+	}
+	if !opts.NoImage {
+		mod.Image = fatbinImage(mod, fbs, entries, parts)
+	}
+	mod.Arches = uniqueSorted(mod.Arches)
+	return mod, nil
+}
+
+// keptEntry is a fatbin entry that -arch keeps, with the index of its fatbin.
+type keptEntry struct {
+	*fatbin.Entry
+	fb int
+}
+
+// keptEntries lists the entries whose target is in arches (all when arches
+// is empty), in file order.
+func keptEntries(name string, fbs []*fatbin.Fatbin, arches []string) ([]keptEntry, error) {
+	var kept []keptEntry
+	var all []string
+	for i, fb := range fbs {
+		for _, e := range fb.Entries {
+			all = append(all, e.Target())
+			if len(arches) == 0 || slices.Contains(arches, e.Target()) {
+				kept = append(kept, keptEntry{e, i})
+			}
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("%s: -arch %s keeps none of the entries (%s)", name, strings.Join(arches, ","), strings.Join(all, " "))
+	}
+	return kept, nil
+}
+
+type decodedEntry struct {
+	arch string
+	mod  *Module
+	err  error
+}
+
+// decodeAll decodes every entry in parallel (decompression and parsing
+// dominate on large libraries); the results are in entry order, so the
+// merge does not depend on scheduling.
+func decodeAll(name string, entries []keptEntry) []decodedEntry {
+	decoded := make([]decodedEntry, len(entries))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				decoded[i] = decodeEntry(name, entries[i].Entry)
+			}
+		}()
+	}
+	for i := range entries {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return decoded
+}
+
+// decodeEntry builds the model of one fatbin entry. PTX is read for its
+// headers only: the model needs signatures and variables, not statements.
+func decodeEntry(name string, e *fatbin.Entry) decodedEntry {
+	d := decodedEntry{arch: e.Target()}
+	switch e.Kind {
+	case fatbin.KindPTX:
+		text, err := e.Data()
+		if err != nil {
+			d.err = fmt.Errorf("%s: entry %s at offset %#x: %w", name, d.arch, e.Offset, err)
+			return d
+		}
+		pm, err := ptx.ParseHeaders(fmt.Sprintf("%s[%s]", name, d.arch), text)
+		if err == nil {
+			d.mod, err = FromPTX(pm, nil)
+		}
+		d.err = err
+	case fatbin.KindELF:
+		data, err := e.Data()
+		if err != nil {
+			d.err = fmt.Errorf("%s: entry %s at offset %#x: %w", name, d.arch, e.Offset, err)
+			return d
+		}
+		cf, err := cubin.Parse(data)
+		if err != nil {
+			d.err = fmt.Errorf("%s: entry %s at offset %#x: %w", name, d.arch, e.Offset, err)
+			return d
+		}
+		if d.mod, err = FromCubin(cf, d.arch, nil); err != nil {
+			d.err = fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return d
+}
+
+// part is the model of one decoded entry.
+type part struct {
+	arch string
+	mod  *Module
+	fb   int // index of the entry's fatbin
+}
+
+// collectParts records every kept entry's target in mod.Arches and returns
+// the models to merge, PTX first (it carries the types). A PTX entry that
+// fails to decode beside cubins is skipped with a warning, as the cubins
+// still describe the kernels; LTO-IR (obfuscated bitcode) has no model.
+func collectParts(mod *Module, entries []keptEntry, decoded []decodedEntry) ([]part, error) {
+	hasELF := slices.ContainsFunc(entries, func(e keptEntry) bool { return e.Kind == fatbin.KindELF })
+	var ptxParts, elfParts []part
+	for i, e := range entries {
+		d := decoded[i]
+		mod.Arches = append(mod.Arches, d.arch)
+		switch {
+		case d.err != nil && e.Kind == fatbin.KindPTX && hasELF:
+			mod.Warnings = append(mod.Warnings, fmt.Sprintf("PTX entry %s at offset %#x skipped: %v", d.arch, e.Offset, d.err))
+			continue
+		case d.err != nil:
+			return nil, d.err
+		case d.mod == nil:
+			continue
+		}
+		if e.Kind == fatbin.KindPTX {
+			ptxParts = append(ptxParts, part{d.arch, d.mod, e.fb})
+		} else {
+			elfParts = append(elfParts, part{d.arch, d.mod, e.fb})
+		}
+	}
+	if len(ptxParts) == 0 {
+		mod.Warnings = append(mod.Warnings, noPTXWarning)
+	}
+	return append(ptxParts, elfParts...), nil
+}
+
+// mergeParts unites the parts' kernels and globals in mod. A kernel's
+// layout must agree across parts; its registers are collected per target,
+// and a kernel missing from some parts lists the targets it exists for. The
+// first part to define a global (PTX, with types) describes it.
+func mergeParts(mod *Module, parts []part) error {
+	kernels := map[string]*Kernel{}
+	present := map[string][]string{}
+	for _, pt := range parts {
+		for _, k := range pt.mod.Kernels {
+			present[k.Name] = append(present[k.Name], pt.arch)
+			base, ok := kernels[k.Name]
+			if !ok {
+				c := *k
+				c.Regs = nil
+				kernels[k.Name] = &c
+				base = &c
+			} else if err := sameLayout(base, k, pt.arch); err != nil {
+				return fmt.Errorf("%s: %v", mod.Source, err)
+			}
+			for a, r := range k.Regs {
+				if base.Regs == nil {
+					base.Regs = map[string]int{}
+				}
+				base.Regs[a] = r
+			}
+		}
+		for _, g := range pt.mod.Globals {
+			if mod.Global(g.Name) == nil {
+				mod.Globals = append(mod.Globals, g)
+			}
+		}
+	}
+	for n, k := range kernels {
+		if len(present[n]) < len(parts) {
+			k.Arches = present[n]
+			sort.Strings(k.Arches)
+		}
+		mod.Kernels = append(mod.Kernels, k)
+	}
+	sortModule(mod)
+	return nil
+}
+
+// sameLayout reports a parameter-layout disagreement between two decodings
+// of one kernel (PTX vs a cubin, or two cubins).
+func sameLayout(a, b *Kernel, arch string) error {
+	if len(a.Params) != len(b.Params) {
+		return fmt.Errorf("kernel %s: %d parameters in %s, %d in another entry", a.Name, len(b.Params), arch, len(a.Params))
+	}
+	for i := range a.Params {
+		pa, pb := a.Params[i], b.Params[i]
+		if pa.Offset != pb.Offset || pa.Size != pb.Size {
+			return fmt.Errorf("kernel %s: parameter %d is at offset %d size %d in %s, at offset %d size %d in another entry",
+				a.Name, i, pb.Offset, pb.Size, arch, pa.Offset, pa.Size)
+		}
+	}
+	if a.ParamSize != b.ParamSize && b.ParamSize != 0 {
+		return fmt.Errorf("kernel %s: parameter block is %d bytes in %s, %d in another entry", a.Name, b.ParamSize, arch, a.ParamSize)
+	}
+	return nil
+}
+
+// fatbinImage is what the generated package embeds: the input fatbin itself
+// when nothing was dropped, else a standalone fatbin of the kept entries of
+// the fatbins that define something (a shared library's device-link stub
+// defines nothing, and a duplicate target in one fatbin would hide the real
+// one from the loader).
+func fatbinImage(mod *Module, fbs []*fatbin.Fatbin, entries []keptEntry, parts []part) []byte {
+	if len(fbs) == 1 && len(entries) == len(fbs[0].Entries) {
+		return fbs[0].Raw
+	}
+	useful := map[int]bool{} // fatbins whose entries define kernels or variables
+	for _, pt := range parts {
+		if len(pt.mod.Kernels)+len(pt.mod.Globals) > 0 {
+			useful[pt.fb] = true
+		}
+	}
+	var img []*fatbin.Entry
+	seen := map[string]bool{}
+	dup := false
+	for _, e := range entries {
+		if useful[e.fb] {
+			img = append(img, e.Entry)
+			dup = dup || seen[e.Target()]
+			seen[e.Target()] = true
+		}
+	}
+	if dup {
+		mod.Warnings = append(mod.Warnings, "several fatbins define code for the same target; the loader uses the first matching entry")
+	}
+	return fatbin.Build(img)
+}
+
+func uniqueSorted(s []string) []string {
+	sort.Strings(s)
+	return slices.Compact(s)
+}
