@@ -2,8 +2,9 @@
 // the fatbins inside host objects, shared libraries and executables) into one
 // format-neutral model: the kernels with their parameter layouts and launch
 // directives, and the module-scope variables. The format packages below it
-// (parse/ptx, parse/fatbin, parse/cubin) mirror their specs; this package
-// interprets them.
+// (parse/ptx, parse/fatbin, parse/cubin) mirror their specs, and fatbin.Sniff
+// tells the inputs apart; this package interprets them. parse/csrc, above
+// it, adds what CUDA source declares (parameter names, extern "C" types).
 package parse
 
 import (
@@ -19,7 +20,7 @@ type Module struct {
 	Format  fatbin.Format // what the input is (fatbin.Sniff's verdict)
 	Kernels []*Kernel     // sorted by mangled name
 	Globals []*Global     // sorted by name
-	Arches  []string      // code present: "sm_90", "compute_90"; one entry for a PTX or cubin input
+	Arches  []string      // code present: "sm_90", "compute_90"; at most one for a PTX or cubin input
 	// Image is what a generated package embeds: the PTX text, the cubin, or a
 	// standalone fatbin (extracted from a host ELF file, possibly filtered).
 	Image []byte
@@ -84,9 +85,12 @@ type Global struct {
 	Count    int // elements
 	Size     int // bytes
 	Align    int
-	Init     []byte // initial bytes (shorter than Size when trailing bytes are zero); nil when uninitialized
-	Extern   bool   // declared .extern: defined in another translation unit
+	Extern   bool // declared .extern: defined in another translation unit
 	Visible  bool
+	// Init is the initial value (from PTX, ptx.Var.InitData's bytes): shorter
+	// than Size when the rest is zero, empty or nil when all of it is. An
+	// element that holds an address is zero here; the loader writes it.
+	Init []byte
 }
 
 // Kernel looks a kernel up by name.

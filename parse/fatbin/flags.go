@@ -44,7 +44,7 @@ const (
 	FlagHostMac        Flags = 0x20      // host OS macOS
 	FlagHostWindows    Flags = 0x40      // host OS Windows
 	FlagHostMask       Flags = 0xF0      // host OS field
-	FlagOptMask        Flags = 0xF00     // optimization level field
+	FlagOptMask        Flags = 0xF00     // optimization level field (0 in all nvcc 13.0 output seen)
 	FlagCompressOld    Flags = 0x1000    // compressed, pre-LZ4 marker (never observed)
 	FlagLZ4            Flags = 0x2000    // payload is one raw LZ4 block
 	FlagZstd           Flags = 0x8000    // payload is a zstd frame
@@ -75,9 +75,6 @@ func (f Flags) ArchSpecific() bool { return f&FlagArchSpecific != 0 }
 
 // FamilySpecific reports a family-specific target (the "f" in sm_100f).
 func (f Flags) FamilySpecific() bool { return f&FlagFamily != 0 }
-
-// OptLevel returns the optimization-level field (bits 8..11).
-func (f Flags) OptLevel() int { return int(f&FlagOptMask) >> 8 }
 
 // HostOS returns "linux", "mac", "windows", "" when unset, or "unknown".
 func (f Flags) HostOS() string {
