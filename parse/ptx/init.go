@@ -108,11 +108,25 @@ func (v *Var) InitData() (*InitData, error) {
 // "bar[] = {2, 3, 5}"; Elems is -1 when a dimension stays unsized, and when
 // the count overflows an int.
 func (v *Var) Elems() int {
-	l, err := v.layout()
-	if err != nil {
-		return -1
+	n := uint64(max(v.Vector, 1))
+	for i, d := range v.Dims {
+		if d < 0 {
+			if i > 0 || v.Init == nil {
+				return -1
+			}
+			l, err := v.layout()
+			if err != nil {
+				return -1
+			}
+			return l.stride[0]
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > math.MaxInt {
+			return -1
+		}
+		n = lo
 	}
-	return l.stride[0]
+	return int(n)
 }
 
 // initShape is a variable's extents for laying out its initializer.

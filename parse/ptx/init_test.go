@@ -258,3 +258,12 @@ func TestEncodeMatchesInitData(t *testing.T) {
 		}
 	}
 }
+
+// Elems of a sized variable allocates nothing: rt/soft asks for sizes on
+// every LibraryGlobal.
+func TestElemsAllocs(t *testing.T) {
+	v := &Var{Type: U32, Vector: 4, Dims: []int{16, 8}}
+	if n := testing.AllocsPerRun(100, func() { _ = v.Elems() }); n != 0 {
+		t.Errorf("Elems allocates %v times", n)
+	}
+}
