@@ -2,65 +2,22 @@ package rt
 
 import "fmt"
 
-// Context is a CUDA context on one device of one driver. Values are cheap
-// handles: copying one does not copy the context.
+// Context is a CUDA context on one device of one driver. A Device makes one
+// (Primary, NewContext); values are cheap handles: copying one does not copy
+// the context.
 type Context struct {
-	drv     Driver
-	h       CtxHandle
-	dev     int
-	primary bool
-}
-
-// DeviceCount is the number of devices the default driver sees.
-func DeviceCount() (int, error) {
-	d, err := Default()
-	if err != nil {
-		return 0, err
-	}
-	return d.DeviceCount()
-}
-
-// Primary retains the primary context of device dev on the default driver.
-// Every call retains it once more; Release drops one retain.
-func Primary(dev int) (*Context, error) {
-	d, err := Default()
-	if err != nil {
-		return nil, err
-	}
-	return PrimaryOn(d, dev)
-}
-
-// PrimaryOn retains the primary context of device dev on driver d.
-func PrimaryOn(d Driver, dev int) (*Context, error) {
-	h, err := d.PrimaryCtxRetain(dev)
-	if err != nil {
-		return nil, err
-	}
-	return &Context{drv: d, h: h, dev: dev, primary: true}, nil
-}
-
-// NewContext creates a new (non-primary) context on device dev of the default driver.
-func NewContext(dev int) (*Context, error) {
-	d, err := Default()
-	if err != nil {
-		return nil, err
-	}
-	return NewContextOn(d, dev, 0)
-}
-
-// NewContextOn creates a context on device dev of driver d with CUctx_flags flags.
-func NewContextOn(d Driver, dev int, flags uint32) (*Context, error) {
-	h, err := d.CtxCreate(dev, flags)
-	if err != nil {
-		return nil, err
-	}
-	return &Context{drv: d, h: h, dev: dev}, nil
+	drv      Driver
+	h        CtxHandle
+	dev      int
+	primary  bool
+	borrowed bool // from Current: neither retained nor created by rt
 }
 
 // Current returns the calling OS thread's current context on the default
 // driver, or an error with ErrInvalidContext if none is current. The caller
 // should hold runtime.LockOSThread: without it the answer may describe another
-// thread by the time it is used.
+// thread by the time it is used. The context is borrowed, not retained: its
+// Release fails with ErrNotPermitted.
 func Current() (*Context, error) {
 	d, err := Default()
 	if err != nil {
@@ -77,13 +34,16 @@ func Current() (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Context{drv: d, h: h, dev: dev}, nil
+	return &Context{drv: d, h: h, dev: dev, borrowed: true}, nil
 }
 
 // Release drops the context: a primary context is released once, a created
 // context is destroyed.
 func (c *Context) Release() error {
-	if c.primary {
+	switch {
+	case c.borrowed:
+		return Errorf("rt.Context.Release", ErrNotPermitted, "%v was not retained or created through rt (it came from Current)", c)
+	case c.primary:
 		return c.drv.PrimaryCtxRelease(c.dev)
 	}
 	return c.drv.CtxDestroy(c.h)
@@ -95,8 +55,8 @@ func (c *Context) Driver() Driver { return c.drv }
 // Handle is the backend's handle (a CUcontext for rt/cgo).
 func (c *Context) Handle() CtxHandle { return c.h }
 
-// Device is the device ordinal.
-func (c *Context) Device() int { return c.dev }
+// Device is the context's device.
+func (c *Context) Device() Device { return Device{drv: c.drv, ord: c.dev} }
 
 // IsPrimary reports whether this is the device's primary context.
 func (c *Context) IsPrimary() bool { return c.primary }
@@ -115,12 +75,6 @@ func (c *Context) SetCurrent() error { return c.drv.CtxSetCurrent(c.h) }
 
 // Synchronize waits for all work in the context.
 func (c *Context) Synchronize() error { return c.drv.CtxSynchronize(c.h) }
-
-// DeviceName is the name of the context's device.
-func (c *Context) DeviceName() (string, error) { return c.drv.DeviceName(c.dev) }
-
-// Attribute reads a device attribute of the context's device.
-func (c *Context) Attribute(a DeviceAttr) (int, error) { return c.drv.DeviceAttribute(c.dev, a) }
 
 // Stream is a CUDA stream in a context. A launch on a stream runs in the
 // stream's context whatever is current on the calling thread.

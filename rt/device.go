@@ -2,13 +2,14 @@ package rt
 
 import "fmt"
 
-// Device is one device of a driver.
+// Device is one device of a driver, and where its contexts come from
+// (Primary, NewContext).
 type Device struct {
 	drv Driver
 	ord int
 }
 
-// Devices lists the default driver's devices.
+// Devices lists the default driver's devices; see DevicesOf.
 func Devices() ([]Device, error) {
 	d, err := Default()
 	if err != nil {
@@ -17,11 +18,15 @@ func Devices() ([]Device, error) {
 	return DevicesOf(d)
 }
 
-// DevicesOf lists driver d's devices.
+// DevicesOf lists driver d's devices: at least one, or an error
+// (ErrNoDevice when d has none).
 func DevicesOf(d Driver) ([]Device, error) {
 	n, err := d.DeviceCount()
 	if err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		return nil, Errorf("rt.DevicesOf", ErrNoDevice, "backend %s has no devices", d.Name())
 	}
 	out := make([]Device, n)
 	for i := range out {
@@ -54,10 +59,26 @@ func (d Device) ComputeCapability() (major, minor int, err error) {
 	return
 }
 
-// Primary retains the device's primary context.
-func (d Device) Primary() (*Context, error) { return PrimaryOn(d.drv, d.ord) }
+// Primary retains the device's primary context: the one context per device
+// that CUDA's runtime API and most libraries use. Every call retains it once
+// more; Release drops one retain.
+func (d Device) Primary() (*Context, error) {
+	h, err := d.drv.PrimaryCtxRetain(d.ord)
+	if err != nil {
+		return nil, err
+	}
+	return &Context{drv: d.drv, h: h, dev: d.ord, primary: true}, nil
+}
 
-// NewContext creates a context on the device.
-func (d Device) NewContext(flags uint32) (*Context, error) { return NewContextOn(d.drv, d.ord, flags) }
+// NewContext creates a context of its own on the device, with CUctx_flags
+// flags; Release destroys it. Unlike cuCtxCreate it does not make the new
+// context current.
+func (d Device) NewContext(flags uint32) (*Context, error) {
+	h, err := d.drv.CtxCreate(d.ord, flags)
+	if err != nil {
+		return nil, err
+	}
+	return &Context{drv: d.drv, h: h, dev: d.ord}, nil
+}
 
 func (d Device) String() string { return fmt.Sprintf("%s device %d", d.drv.Name(), d.ord) }

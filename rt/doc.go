@@ -9,7 +9,13 @@
 //
 // Two backends implement Driver: rt/cgo (the real GPU, through a dlopen'ed
 // libcuda.so.1) and rt/soft (a pure-Go PTX executor). Backends register
-// themselves when imported; Default picks one (see Default).
+// themselves when imported; Default picks one (see Default). Devices lists
+// the default driver's devices (DevicesOf any driver's), and contexts come
+// from a Device:
+//
+//	devs, err := rt.Devices()
+//	...
+//	ctx, err := devs[0].Primary()
 //
 // The current context is per OS thread in CUDA. A program that launches with
 // no stream, or calls SetCurrent, must call runtime.LockOSThread first, or the

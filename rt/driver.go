@@ -14,12 +14,17 @@ type (
 
 // Driver is the backend interface: the subset of the CUDA driver API that cugen's
 // generated code and the rt helpers need. Two implementations exist: rt/cgo, which
-// dlopens libcuda.so.1, and rt/soft, which executes PTX in pure Go.
+// dlopens libcuda.so.1, and rt/soft, which executes PTX in pure Go; rt/rttest's
+// TestDriver checks an implementation against this contract.
 //
 // Methods mirror driver-API calls one to one and keep their semantics; the
 // comments name the call. Every error is an *Error carrying the CUresult.
 // Methods taking a CtxHandle run in that context (the backend makes it current
 // for the call); a zero CtxHandle means the calling OS thread's current context.
+// Where a method departs from its CUDA call, its comment says so.
+//
+// A backend may implement optional capabilities beyond Driver: ParamInfoer,
+// KernelAttributer, JITLogger, WarmUpper, LoadingModer and Linker.
 type Driver interface {
 	// Name is "cuda" or "soft".
 	Name() string
@@ -31,22 +36,27 @@ type Driver interface {
 
 	PrimaryCtxRetain(dev int) (CtxHandle, error) // cuDevicePrimaryCtxRetain
 	PrimaryCtxRelease(dev int) error             // cuDevicePrimaryCtxRelease
+	// CtxCreate is cuCtxCreate, except that it leaves the calling thread's
+	// current context as it was (cuCtxCreate makes the new one current):
+	// a goroutine does not own its OS thread.
 	CtxCreate(dev int, flags uint32) (CtxHandle, error)
 	CtxDestroy(ctx CtxHandle) error
-	CtxSetCurrent(ctx CtxHandle) error // per OS thread, as in CUDA
-	CtxGetCurrent() (CtxHandle, error)
-	CtxDevice(ctx CtxHandle) (int, error)
-	CtxSynchronize(ctx CtxHandle) error
+	CtxSetCurrent(ctx CtxHandle) error    // per OS thread, as in CUDA; 0 unbinds
+	CtxGetCurrent() (CtxHandle, error)    // 0 and no error when none is current
+	CtxDevice(ctx CtxHandle) (int, error) // cuCtxGetDevice
+	CtxSynchronize(ctx CtxHandle) error   // cuCtxSynchronize
 
-	StreamCreate(ctx CtxHandle, flags uint32, priority int) (StreamHandle, error)
+	StreamCreate(ctx CtxHandle, flags uint32, priority int) (StreamHandle, error) // cuStreamCreateWithPriority
 	StreamDestroy(ctx CtxHandle, s StreamHandle) error
 	StreamSynchronize(ctx CtxHandle, s StreamHandle) error
+	// StreamQuery is cuStreamQuery: done is false, with no error, while
+	// work is pending (CUDA_ERROR_NOT_READY).
 	StreamQuery(ctx CtxHandle, s StreamHandle) (done bool, err error)
 
 	EventCreate(ctx CtxHandle, flags uint32) (EventHandle, error)
 	EventRecord(ctx CtxHandle, e EventHandle, s StreamHandle) error
 	EventSynchronize(ctx CtxHandle, e EventHandle) error
-	EventElapsed(ctx CtxHandle, start, end EventHandle) (ms float32, err error)
+	EventElapsed(ctx CtxHandle, start, end EventHandle) (ms float32, err error) // cuEventElapsedTime
 	EventDestroy(ctx CtxHandle, e EventHandle) error
 
 	MemAlloc(ctx CtxHandle, size uint64) (DevPtr, error)
@@ -64,17 +74,20 @@ type Driver interface {
 	// a cubin or a fatbin; the backend copies what it keeps.
 	LibraryLoad(image []byte, opts LoadOptions) (LibHandle, error)
 	LibraryUnload(lib LibHandle) error
-	LibraryKernel(lib LibHandle, name string) (KernelHandle, error) // cuLibraryGetKernel
-	LibraryKernelNames(lib LibHandle) ([]string, error)             // cuLibraryEnumerateKernels + cuKernelGetName
+	// LibraryKernel is cuLibraryGetKernel; the same name gives the same handle.
+	LibraryKernel(lib LibHandle, name string) (KernelHandle, error)
+	// LibraryKernelNames lists the image's kernels, in no particular order
+	// (cuLibraryEnumerateKernels + cuKernelGetName).
+	LibraryKernelNames(lib LibHandle) ([]string, error)
 	// LibraryGlobal is cuLibraryGetGlobal: the variable's address in ctx (per context).
 	LibraryGlobal(ctx CtxHandle, lib LibHandle, name string) (DevPtr, uint64, error)
 	// LibraryManaged is cuLibraryGetManaged: one address for every context.
 	LibraryManaged(ctx CtxHandle, lib LibHandle, name string) (DevPtr, uint64, error)
 
 	// Launch is cuLaunchKernel (cuLaunchKernelEx when l asks for launch
-	// attributes) with the CUkernel handle. l.Params points to the parameter
-	// buffer packed at the PTX offsets; the backend must not retain it after
-	// Launch returns (it lives on the caller's stack).
+	// attributes) with the CUkernel handle. l follows LaunchArgs' contract;
+	// Launch must not retain l.Params after it returns (the buffer lives on
+	// the caller's stack).
 	Launch(k KernelHandle, l LaunchArgs) error
 }
 
@@ -82,10 +95,22 @@ type Driver interface {
 // in the stream's context; with Stream 0 it runs on Ctx's NULL stream, or, if Ctx
 // is 0 too, on the NULL stream of the calling thread's current context.
 //
+// rt.Kernel.Launch is the one place that prepares a launch, and a backend
+// takes what it is given:
+//   - Grid and Block have no zero component. rt normalizes a Config's shapes
+//     (a zero component counts as 1) and nothing else does: a backend neither
+//     normalizes them again nor has a path of its own for zeros (called
+//     directly with one, it fails as cuLaunchKernel does, with
+//     CUDA_ERROR_INVALID_VALUE: no device limit starts at 0).
+//   - Params holds ParamSize bytes, packed at the kernel's parameter offsets.
+//     rt checks the size on every launch, and the layout against the driver's
+//     (ParamInfoer) once per kernel and driver, so a backend need not check
+//     either (CUDA checks neither; rt/soft checks the size, as it must not
+//     read past the buffer).
+//
 // Grid counts blocks, also for cluster launches, where each dimension must be
-// a multiple of Cluster's (cuda.core counts clusters instead: not here).
-// rt passes normalized Grid and Block (Dim3.Norm: a zero component counts
-// as 1 in a Config); a backend may reject zero components, as CUDA does.
+// a multiple of Cluster's (cuda.core counts clusters instead: not here). A
+// zero Cluster means no cluster dimension.
 type LaunchArgs struct {
 	Ctx       CtxHandle
 	Stream    StreamHandle

@@ -10,7 +10,12 @@ import (
 // Device memory is typed: a Buffer[T] holds T elements and its Ptr is the
 // rt.Ptr[T] a generated launch function takes.
 func ExampleAllocFrom() {
-	ctx, err := rt.PrimaryOn(soft.New(soft.Options{}), 0)
+	devs, err := rt.DevicesOf(soft.New(soft.Options{}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, err := devs[0].Primary()
 	if err != nil {
 		fmt.Println(err)
 		return

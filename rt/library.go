@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,9 +24,12 @@ type Library struct {
 	others  []*libBinding              // further drivers (tests that use two backends)
 }
 
+// libBinding is a Library loaded in one driver, with the kernels bound there
+// so far (guarded by Library.mu).
 type libBinding struct {
-	drv Driver
-	h   LibHandle
+	drv     Driver
+	h       LibHandle
+	kernels map[*Kernel]*kernelBinding
 }
 
 // NewLibrary declares a library; nothing is loaded until first use. name is
@@ -95,120 +99,107 @@ func (l *Library) Kernel(name string, params ...ParamSpec) *Kernel {
 }
 
 // Load loads the library in d if it is not loaded there yet, and returns its
-// handle. Concurrent first calls load it once. After loading, every declared
-// kernel is looked up, and its parameter layout checked where the driver can
-// report it, so a stale generated package fails here, naming the kernel.
+// handle. Concurrent first calls load it once. The declared kernels are
+// checked against the image's list of kernels where the driver can give one,
+// so that a stale generated package fails here, naming the kernel and what
+// the image has; each kernel's handle and parameter layout are bound at its
+// first launch (Kernel.Handle).
 func (l *Library) Load(d Driver) (LibHandle, error) {
 	if b := l.first.Load(); b != nil && b.drv == d {
 		return b.h, nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if b := l.first.Load(); b != nil && b.drv == d {
-		return b.h, nil
+	b, err := l.load(d)
+	if err != nil {
+		return 0, err
 	}
-	for _, b := range l.others {
-		if b.drv == d {
-			return b.h, nil
-		}
+	return b.h, nil
+}
+
+// load is Load with l.mu held.
+func (l *Library) load(d Driver) (*libBinding, error) {
+	if b := l.binding(d); b != nil {
+		return b, nil
 	}
 	opts := l.opts
 	opts.Name = l.name
 	h, err := d.LibraryLoad(l.image, opts)
 	if err != nil {
-		return 0, fmt.Errorf("rt: loading library %s: %w", l.name, err)
+		return nil, fmt.Errorf("rt: loading library %s: %w", l.name, err)
 	}
-	if err := l.verify(d, h); err != nil {
+	if err := l.checkNames(d, h); err != nil {
 		d.LibraryUnload(h)
-		return 0, err
+		return nil, err
 	}
-	b := &libBinding{drv: d, h: h}
+	b := &libBinding{drv: d, h: h, kernels: map[*Kernel]*kernelBinding{}}
 	if l.first.Load() == nil {
 		l.first.Store(b)
 	} else {
 		l.others = append(l.others, b)
 	}
-	return h, nil
+	return b, nil
 }
 
-// verify checks every declared kernel against the loaded image.
-func (l *Library) verify(d Driver, h LibHandle) error {
-	// Cross-check the declared kernels with the image's own list where the
-	// driver can give one now (the legacy path needs a current context), so
-	// that a stale package names what the image has instead.
-	if names, err := d.LibraryKernelNames(h); err == nil {
-		have := make(map[string]bool, len(names))
-		for _, n := range names {
-			have[n] = true
-		}
-		for _, k := range l.kernels {
-			if !have[k.name] {
-				list := names
-				if len(list) > 8 {
-					list = append(list[:8:8], "…")
-				}
-				return Errorf("rt.Library.Load", ErrNotFound, "library %s: kernel %s is not in the image, which has %d: %s (regenerate with cugen)",
-					l.name, k.name, len(names), strings.Join(list, ", "))
-			}
-		}
+// binding is l's binding in d, or nil; l.mu must be held.
+func (l *Library) binding(d Driver) *libBinding {
+	if b := l.first.Load(); b != nil && b.drv == d {
+		return b
 	}
-	pi, _ := d.(paramInfoer)
-	for _, k := range l.kernels {
-		kh, err := d.LibraryKernel(h, k.name)
-		if err != nil {
-			return fmt.Errorf("rt: library %s: kernel %s: %w", l.name, k.name, err)
-		}
-		if pi == nil {
-			continue
-		}
-		got, err := pi.KernelParamSpecs(kh)
-		if err != nil {
-			continue // the driver cannot tell (older than 12.4): nothing to check against
-		}
-		if err := k.checkParams(got); err != nil {
-			return fmt.Errorf("rt: library %s: %w", l.name, err)
+	for _, b := range l.others {
+		if b.drv == d {
+			return b
 		}
 	}
 	return nil
 }
 
-// paramInfoer is implemented by drivers that report a kernel's parameter
-// layout (cuKernelGetParamInfo, CUDA 12.4+).
-type paramInfoer interface {
-	KernelParamSpecs(k KernelHandle) ([]ParamSpec, error)
+// checkNames checks the declared kernels against the image's list, where
+// the driver can give one now (CUDA's legacy path needs a current context).
+func (l *Library) checkNames(d Driver, h LibHandle) error {
+	names, err := d.LibraryKernelNames(h)
+	if err != nil {
+		return nil // the kernels' first launches will tell
+	}
+	have := make(map[string]bool, len(names))
+	for _, n := range names {
+		have[n] = true
+	}
+	for _, k := range l.kernels {
+		if !have[k.name] {
+			list := slices.Sorted(slices.Values(names))
+			if len(list) > 8 {
+				list = append(list[:8:8], "…")
+			}
+			return Errorf("rt.Library.Load", ErrNotFound, "library %s: kernel %s is not in the image, which has %d: %s (regenerate with cugen)",
+				l.name, k.name, len(names), strings.Join(list, ", "))
+		}
+	}
+	return nil
 }
 
 // Unload unloads the library from d. Kernel handles from d become invalid;
-// a later launch loads it again.
+// a later launch loads it again (and binds its kernels again).
 func (l *Library) Unload(d Driver) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var h LibHandle
-	if b := l.first.Load(); b != nil && b.drv == d {
-		h = b.h
+	b := l.binding(d)
+	if b == nil {
+		return nil
+	}
+	if l.first.Load() == b {
 		l.first.Store(nil)
 		if len(l.others) > 0 {
 			l.first.Store(l.others[0])
 			l.others = l.others[1:]
 		}
 	} else {
-		for i, b := range l.others {
-			if b.drv == d {
-				h = b.h
-				l.others = append(l.others[:i], l.others[i+1:]...)
-				break
-			}
-		}
+		l.others = slices.DeleteFunc(l.others, func(o *libBinding) bool { return o == b })
 	}
-	if h == 0 {
-		return nil
+	for k, kb := range b.kernels {
+		k.bound.CompareAndSwap(kb, nil)
 	}
-	for _, k := range l.kernels {
-		if b := k.bound.Load(); b != nil && b.drv == d {
-			k.bound.Store(nil)
-		}
-	}
-	return d.LibraryUnload(h)
+	return d.LibraryUnload(b.h)
 }
 
 // Kernel is one kernel of a Library: a context-independent CUkernel per driver.
@@ -217,12 +208,20 @@ type Kernel struct {
 	name   string
 	params []ParamSpec
 	size   uintptr
-	bound  atomic.Pointer[kernelBinding]
+	bound  atomic.Pointer[kernelBinding] // the binding launched through last: the fast path's
 }
 
+// kernelBinding is a Kernel in one driver: its handle there, made once per
+// (kernel, driver) at the kernel's first use in that driver, which is also
+// when its parameter layout is checked against the driver's. Whatever else
+// rt learns about the kernel in that driver belongs here (the device's own
+// parameter offsets, where they differ from the PTX's, once rt repacks).
 type kernelBinding struct {
 	drv Driver
 	h   KernelHandle
+	// layout is the layout the driver reported, nil where it cannot tell
+	// (ParamInfoer); when set, it equals the declared one.
+	layout []ParamSpec
 }
 
 // Name is the kernel's mangled name.
@@ -233,6 +232,58 @@ func (k *Kernel) Params() []ParamSpec { return k.params }
 
 // ParamSize is the size of the packed parameter buffer.
 func (k *Kernel) ParamSize() int { return int(k.size) }
+
+// Handle returns the kernel's handle in d, loading the library and binding
+// the kernel there if needed.
+func (k *Kernel) Handle(d Driver) (KernelHandle, error) {
+	b, err := k.binding(d)
+	if err != nil {
+		return 0, err
+	}
+	return b.h, nil
+}
+
+// binding returns k's binding in d, making it on first use.
+func (k *Kernel) binding(d Driver) (*kernelBinding, error) {
+	if b := k.bound.Load(); b != nil && b.drv == d {
+		return b, nil
+	}
+	l := k.lib
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lb, err := l.load(d)
+	if err != nil {
+		return nil, err
+	}
+	b := lb.kernels[k]
+	if b == nil {
+		if b, err = k.bind(d, lb.h); err != nil {
+			return nil, err
+		}
+		lb.kernels[k] = b
+	}
+	k.bound.Store(b)
+	return b, nil
+}
+
+// bind looks k up in the library loaded in d as lib and checks its
+// parameter layout: the one place that does either.
+func (k *Kernel) bind(d Driver, lib LibHandle) (*kernelBinding, error) {
+	h, err := d.LibraryKernel(lib, k.name)
+	if err != nil {
+		return nil, fmt.Errorf("rt: library %s: kernel %s: %w", k.lib.name, k.name, err)
+	}
+	b := &kernelBinding{drv: d, h: h}
+	if pi, ok := d.(ParamInfoer); ok {
+		if got, err := pi.KernelParamInfo(h); err == nil {
+			if err := k.checkParams(got); err != nil {
+				return nil, Errorf("rt.Kernel", ErrInvalidValue, "library %s: %v", k.lib.name, err)
+			}
+			b.layout = got
+		}
+	}
+	return b, nil
+}
 
 func (k *Kernel) checkParams(got []ParamSpec) error {
 	if len(got) != len(k.params) {
@@ -245,32 +296,6 @@ func (k *Kernel) checkParams(got []ParamSpec) error {
 		}
 	}
 	return nil
-}
-
-// Handle returns the kernel's handle in d, loading the library if needed.
-func (k *Kernel) Handle(d Driver) (KernelHandle, error) {
-	if b := k.bound.Load(); b != nil && b.drv == d {
-		return b.h, nil
-	}
-	lh, err := k.lib.Load(d)
-	if err != nil {
-		return 0, err
-	}
-	h, err := d.LibraryKernel(lh, k.name)
-	if err != nil {
-		return 0, fmt.Errorf("rt: library %s: kernel %s: %w", k.lib.name, k.name, err)
-	}
-	// Check the layout again at first use: a driver that needs a context to
-	// report it (CUDA's cuKernelGetParamInfo) could not at load time.
-	if pi, ok := d.(paramInfoer); ok {
-		if got, err := pi.KernelParamSpecs(h); err == nil {
-			if err := k.checkParams(got); err != nil {
-				return 0, fmt.Errorf("rt: library %s: %w", k.lib.name, err)
-			}
-		}
-	}
-	k.bound.Store(&kernelBinding{drv: d, h: h})
-	return h, nil
 }
 
 // Config is a launch configuration. A launch with a Stream runs in the
@@ -352,14 +377,15 @@ func (k *Kernel) launchSlow(cfg Config, params []byte) error {
 	if uintptr(len(params)) != k.size {
 		return Errorf("rt.Kernel.Launch", ErrInvalidValue, "kernel %s: %d parameter bytes, want %d", k.name, len(params), k.size)
 	}
-	h, err := k.Handle(drv)
+	b, err := k.binding(drv)
 	if err != nil {
 		return err
 	}
-	return drv.Launch(h, launchArgs(ctx, sh, &cfg, params))
+	return drv.Launch(b.h, launchArgs(ctx, sh, &cfg, params))
 }
 
-// launchArgs is a launch of params with cfg's shape in ctx on stream sh.
+// launchArgs is a launch of params with cfg's shape in ctx on stream sh. It
+// is the one place launch shapes are normalized (see LaunchArgs).
 func launchArgs(ctx CtxHandle, sh StreamHandle, cfg *Config, params []byte) LaunchArgs {
 	return LaunchArgs{
 		Ctx:         ctx,

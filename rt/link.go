@@ -1,8 +1,6 @@
 package rt
 
-// JIT linking is an optional backend capability: rt code type-asserts a
-// Driver to Linker. The cgo backend implements it with cuLinkCreate,
-// cuLinkAddData, cuLinkComplete and cuLinkDestroy.
+// The inputs and options of a link (Linker, in capabilities.go).
 
 // LinkInputKind says what one link input is; the values are CUDA's
 // CUjitInputType.
@@ -34,11 +32,4 @@ type LinkOptions struct {
 	Target int
 	// JIT steers the compilation of PTX inputs.
 	JIT JITOptions
-}
-
-// Linker links relocatable device code into one image that LibraryLoad
-// accepts (a cubin). The linker's info log is returned with the image; on
-// failure the error (an *Error) carries the error and info logs in its Detail.
-type Linker interface {
-	Link(inputs []LinkInput, opts LinkOptions) (image []byte, log string, err error)
 }

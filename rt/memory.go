@@ -109,6 +109,21 @@ func (b Buffer[T]) CopyTo(dst []T) error {
 		uint64(len(dst))*sizeOf[T](), 0, false)
 }
 
+// CopyFromBuffer copies src to the start of the buffer, device to device
+// (cuMemcpyDtoD), in the buffer's context. The copy is ordered on that
+// context's NULL stream: later copies and launches there, and on its blocking
+// streams, see it. Like cuMemcpyDtoD, it may return before the bytes have
+// moved.
+func (b Buffer[T]) CopyFromBuffer(src Buffer[T]) error {
+	if src.Len > b.Len {
+		return Errorf("rt.Buffer.CopyFromBuffer", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
+	}
+	if src.Len == 0 {
+		return nil
+	}
+	return b.ctx.drv.MemcpyDtoD(b.ctx.h, DevPtr(b.Ptr), DevPtr(src.Ptr), src.Bytes(), 0, false)
+}
+
 // ToHost returns a host copy of the whole buffer.
 func (b Buffer[T]) ToHost() ([]T, error) {
 	out := make([]T, b.Len)

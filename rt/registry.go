@@ -96,14 +96,6 @@ func Default() (Driver, error) {
 	return defDrv, defErr
 }
 
-// SetDefault replaces the process-wide driver (tests use it to pin a backend).
-func SetDefault(d Driver) {
-	defMu.Lock()
-	defDrv, defErr = d, nil
-	defCache.Store(&d)
-	defMu.Unlock()
-}
-
 func chooseDefault() (Driver, error) {
 	if name := os.Getenv(EnvBackend); name != "" {
 		return Open(name)

@@ -3,6 +3,7 @@ package rt_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -36,12 +37,23 @@ func newFake() *rttest.Fake {
 	return &rttest.Fake{Kernels: []string{"_Z5saxpyifPKfPf"}, Record: true}
 }
 
-func TestLaunchPacksParamsAndConfig(t *testing.T) {
-	f := newFake()
-	ctx, err := rt.PrimaryOn(f, 0)
+// primary is device 0's primary context of d.
+func primary(t testing.TB, d rt.Driver) *rt.Context {
+	t.Helper()
+	devs, err := rt.DevicesOf(d)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, err := devs[0].Primary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+func TestLaunchPacksParamsAndConfig(t *testing.T) {
+	f := newFake()
+	ctx := primary(t, f)
 	s, err := ctx.NewStream()
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +95,7 @@ func TestLibraryLoadsOnceUnderConcurrentFirstUse(t *testing.T) {
 	f.Record = false
 	l := rt.NewLibrary("once.ptx", nil)
 	k := l.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4})
-	ctx, _ := rt.PrimaryOn(f, 0)
+	ctx := primary(t, f)
 	cfg := rt.Config{Stream: ctx.NullStream()}
 	var wg sync.WaitGroup
 	for i := 0; i < 64; i++ {
@@ -105,7 +117,7 @@ func TestLibraryLoadsOnceUnderConcurrentFirstUse(t *testing.T) {
 	}
 	// A second driver gets its own load; the first is untouched.
 	g := newFake()
-	ctx2, _ := rt.PrimaryOn(g, 0)
+	ctx2 := primary(t, g)
 	var p [4]byte
 	if err := k.Launch(rt.Config{Stream: ctx2.NullStream()}, p[:]); err != nil {
 		t.Fatal(err)
@@ -119,8 +131,8 @@ func TestLibraryLoadsOnceUnderConcurrentFirstUse(t *testing.T) {
 // another: each launch reaches its own stream's driver.
 func TestLaunchFollowsTheStreamsDriver(t *testing.T) {
 	f, g := newFake(), newFake()
-	cf, _ := rt.PrimaryOn(f, 0)
-	cg, _ := rt.PrimaryOn(g, 0)
+	cf := primary(t, f)
+	cg := primary(t, g)
 	sf, err := cf.NewStream()
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +213,7 @@ func TestLibraryLoadOptions(t *testing.T) {
 // driver gets normalized shapes, on the fast path and the slow one.
 func TestZeroDimensionsCountAsOne(t *testing.T) {
 	f := newFake()
-	ctx, _ := rt.PrimaryOn(f, 0)
+	ctx := primary(t, f)
 	s, err := ctx.NewStream()
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +232,7 @@ func TestZeroDimensionsCountAsOne(t *testing.T) {
 
 func TestLaunchRejectsWrongParamSize(t *testing.T) {
 	f := newFake()
-	ctx, _ := rt.PrimaryOn(f, 0)
+	ctx := primary(t, f)
 	var p [20]byte
 	err := kernSaxpy.Launch(rt.Config{Stream: ctx.NullStream()}, p[:])
 	if !errors.Is(err, rt.ErrInvalidValue) {
@@ -231,28 +243,88 @@ func TestLaunchRejectsWrongParamSize(t *testing.T) {
 	}
 }
 
-func TestLoadVerifiesKernelsAndLayout(t *testing.T) {
-	// A kernel the image lacks.
+func TestLoadVerifiesKernelNames(t *testing.T) {
 	l := rt.NewLibrary("stale.ptx", nil)
 	l.Kernel("missing", rt.ParamSpec{Offset: 0, Size: 8})
-	_, err := l.Load(newFake())
+	f := newFake()
+	_, err := l.Load(f)
 	if !errors.Is(err, rt.ErrNotFound) || !strings.Contains(err.Error(), "kernel missing is not in the image, which has 1: _Z5saxpyifPKfPf") {
 		t.Errorf("missing kernel: err = %v", err)
 	}
-	// A layout the driver reports differently.
-	f := newFake()
-	f.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 4}, {4, 4}, {8, 8}, {24, 8}}}
-	l2 := rt.NewLibrary("layout.ptx", nil)
-	l2.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4}, rt.ParamSpec{Offset: 4, Size: 4},
+	if f.Lookups.Load() != 0 || f.ParamInfos.Load() != 0 {
+		t.Errorf("Load looked kernels up (%d) or asked for layouts (%d): that is the first launch's job", f.Lookups.Load(), f.ParamInfos.Load())
+	}
+}
+
+// A kernel is bound in a driver once: at its first launch there, which looks
+// it up and checks its layout against the driver's. A stale layout is
+// refused before anything is launched, and only that kernel is refused.
+func TestLayoutCheckedOncePerKernelAndDriver(t *testing.T) {
+	f, g := newFake(), newFake()
+	f.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 4}, {4, 4}, {8, 8}, {16, 8}}}
+	g.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 4}, {4, 4}, {8, 8}, {16, 8}}}
+	l := rt.NewLibrary("once.ptx", nil)
+	k := l.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4}, rt.ParamSpec{Offset: 4, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 8}, rt.ParamSpec{Offset: 16, Size: 8})
-	_, err = l2.Load(f)
-	if err == nil || !strings.Contains(err.Error(), "parameter 3 is at offset 24 size 8 in the image, at offset 16 size 8 in the generated code") {
+	sf, err := primary(t, f).NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg, err := primary(t, g).NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p [24]byte
+	for i := 0; i < 10; i++ { // alternating drivers: each launch misses the fast path
+		s := sf
+		if i%2 == 1 {
+			s = sg
+		}
+		if err := k.Launch(rt.Config{Stream: s}, p[:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, d := range map[string]*rttest.Fake{"first": f, "second": g} {
+		if d.Lookups.Load() != 1 || d.ParamInfos.Load() != 1 || d.LaunchCount() != 5 {
+			t.Errorf("%s driver: %d lookups, %d layout queries, %d launches; want 1, 1, 5",
+				name, d.Lookups.Load(), d.ParamInfos.Load(), d.LaunchCount())
+		}
+	}
+	// After an unload the kernel is bound afresh.
+	if err := l.Unload(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Launch(rt.Config{Stream: sf}, p[:]); err != nil {
+		t.Fatal(err)
+	}
+	if f.Loads.Load() != 2 || f.Lookups.Load() != 2 || f.ParamInfos.Load() != 2 {
+		t.Errorf("after Unload: %d loads, %d lookups, %d layout queries; want 2 each", f.Loads.Load(), f.Lookups.Load(), f.ParamInfos.Load())
+	}
+
+	// A stale layout: refused at the first launch, nothing launched.
+	h := newFake()
+	h.Kernels = append(h.Kernels, "other")
+	h.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 4}, {4, 4}, {8, 8}, {24, 8}}, "other": {}}
+	l2 := rt.NewLibrary("layout.ptx", nil)
+	stale := l2.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4}, rt.ParamSpec{Offset: 4, Size: 4},
+		rt.ParamSpec{Offset: 8, Size: 8}, rt.ParamSpec{Offset: 16, Size: 8})
+	other := l2.Kernel("other")
+	if _, err := l2.Load(h); err != nil {
+		t.Fatalf("a stale layout failed the load: %v", err)
+	}
+	ctx := primary(t, h)
+	err = stale.Launch(rt.Config{Stream: ctx.NullStream()}, p[:])
+	if !errors.Is(err, rt.ErrInvalidValue) || !strings.Contains(err.Error(), "parameter 3 is at offset 24 size 8 in the image, at offset 16 size 8 in the generated code") {
 		t.Errorf("layout mismatch: err = %v", err)
 	}
-	// Matching layout loads.
-	f.ParamSpecs["_Z5saxpyifPKfPf"][3] = rt.ParamSpec{Offset: 16, Size: 8}
-	if _, err := l2.Load(f); err != nil {
-		t.Errorf("matching layout: %v", err)
+	if _, err := stale.Handle(h); err == nil {
+		t.Error("Handle of a kernel with a stale layout succeeded")
+	}
+	if h.LaunchCount() != 0 {
+		t.Error("a kernel with a stale layout was launched")
+	}
+	if err := other.Launch(rt.Config{Stream: ctx.NullStream()}, nil); err != nil {
+		t.Errorf("the library's other kernel: %v", err)
 	}
 }
 
@@ -261,8 +333,8 @@ func TestGlobalsPerContextManagedShared(t *testing.T) {
 	l := rt.NewLibrary("g.ptx", nil)
 	g := rt.NewGlobal[int32](l, "g1", 1)
 	m := rt.NewManaged[uint32](l, "m1", 1)
-	a, _ := rt.PrimaryOn(f, 0)
-	b, _ := rt.NewContextOn(f, 0, 0)
+	a := primary(t, f)
+	b, _ := a.Device().NewContext(0)
 	pa, err := g.Ptr(a)
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +369,7 @@ func TestGlobalsPerContextManagedShared(t *testing.T) {
 }
 
 func TestBufferRoundTrip(t *testing.T) {
-	ctx, _ := rt.PrimaryOn(newFake(), 0)
+	ctx := primary(t, newFake())
 	src := []float64{1, -2, math.Pi}
 	b, err := rt.AllocFrom(ctx, src)
 	if err != nil {
@@ -340,7 +412,7 @@ func TestErrorsKeepCode(t *testing.T) {
 func TestLaunchPathDoesNotAllocate(t *testing.T) {
 	f := newFake()
 	f.Record = false
-	ctx, _ := rt.PrimaryOn(f, 0)
+	ctx := primary(t, f)
 	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: ctx.NullStream()}
 	if err := saxpy(cfg, 1, 1, 0, 0); err != nil { // first use loads
 		t.Fatal(err)
@@ -353,7 +425,7 @@ func TestLaunchPathDoesNotAllocate(t *testing.T) {
 func BenchmarkLaunchFake(b *testing.B) {
 	f := newFake()
 	f.Record = false
-	ctx, _ := rt.PrimaryOn(f, 0)
+	ctx := primary(b, f)
 	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: ctx.NullStream()}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -371,27 +443,6 @@ func TestLinear(t *testing.T) {
 	}
 }
 
-// A driver that can report the layout only once a context exists (CUDA's
-// cuKernelGetParamInfo) is checked at the kernel's first launch.
-func TestLayoutCheckedAtFirstLaunch(t *testing.T) {
-	f := newFake()
-	l := rt.NewLibrary("late.ptx", nil)
-	k := l.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4})
-	if _, err := l.Load(f); err != nil { // nothing to check against yet
-		t.Fatal(err)
-	}
-	f.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 8}}}
-	ctx, _ := rt.PrimaryOn(f, 0)
-	var p [4]byte
-	err := k.Launch(rt.Config{Stream: ctx.NullStream()}, p[:])
-	if err == nil || !strings.Contains(err.Error(), "parameter 0 is at offset 0 size 8 in the image, at offset 0 size 4") {
-		t.Fatalf("err = %v", err)
-	}
-	if f.LaunchCount() != 0 {
-		t.Error("a kernel with a stale layout was launched")
-	}
-}
-
 func TestGlobalView(t *testing.T) {
 	f := newFake()
 	l := rt.NewLibrary("v.ptx", nil)
@@ -400,7 +451,7 @@ func TestGlobalView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, _ := rt.PrimaryOn(f, 0)
+	ctx := primary(t, f)
 	if err := v.Set(ctx, 0x04030201); err != nil {
 		t.Fatal(err)
 	}
@@ -413,5 +464,41 @@ func TestGlobalView(t *testing.T) {
 	}
 	if _, err := rt.View[[3]byte](g); err == nil {
 		t.Error("a 4-byte variable viewed as 3-byte elements")
+	}
+}
+
+func TestBufferCopyFromBuffer(t *testing.T) {
+	ctx := primary(t, newFake())
+	a, err := rt.AllocFrom(ctx, []int32{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rt.AllocFrom(ctx, []int32{9, 9, 9, 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CopyFromBuffer(a); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.ToHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[1 2 3 9]" {
+		t.Errorf("after CopyFromBuffer: %v, want [1 2 3 9]", got)
+	}
+	if err := a.CopyFromBuffer(b); !errors.Is(err, rt.ErrInvalidValue) {
+		t.Errorf("4 elements into 3: %v, want ErrInvalidValue", err)
+	}
+}
+
+// noDevices is a driver that sees no device.
+type noDevices struct{ *rttest.Fake }
+
+func (noDevices) DeviceCount() (int, error) { return 0, nil }
+
+func TestDevicesOfNone(t *testing.T) {
+	if devs, err := rt.DevicesOf(noDevices{newFake()}); !errors.Is(err, rt.ErrNoDevice) || devs != nil {
+		t.Errorf("DevicesOf a driver without devices: %v, %v; want ErrNoDevice", devs, err)
 	}
 }

@@ -1,6 +1,8 @@
-// Package rttest provides a fake rt.Driver that records what the runtime asks
-// of it, for testing rt and generated packages' launch paths without a GPU
-// and without executing anything (rt/soft executes; this only records).
+// Package rttest helps test rt.Driver implementations and the code above
+// them. TestDriver is the conformance suite every backend runs; Fake is a
+// driver that records what the runtime asks of it, for testing rt and
+// generated packages' launch paths without a GPU and without executing
+// anything (rt/soft executes; Fake only records).
 package rttest
 
 import (
@@ -23,10 +25,12 @@ type Launch struct {
 // and launches.
 type Fake struct {
 	Kernels    []string                  // names LibraryKernel resolves
-	ParamSpecs map[string][]rt.ParamSpec // reported by KernelParamSpecs when set
+	ParamSpecs map[string][]rt.ParamSpec // reported by KernelParamInfo when set
 	Record     bool                      // copy each launch into Launches
 
-	Loads    atomic.Int32
+	Loads      atomic.Int32
+	Lookups    atomic.Int32 // LibraryKernel calls
+	ParamInfos atomic.Int32 // KernelParamInfo calls
 	LoadOpts []rt.LoadOptions // the options of every load, in order
 	launches atomic.Int64
 
@@ -39,7 +43,10 @@ type Fake struct {
 	ctxs     rt.CtxHandle
 }
 
-var _ rt.Driver = (*Fake)(nil)
+var (
+	_ rt.Driver      = (*Fake)(nil)
+	_ rt.ParamInfoer = (*Fake)(nil)
+)
 
 func (f *Fake) Name() string { return "fake" }
 
@@ -180,6 +187,7 @@ func (f *Fake) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, err
 func (f *Fake) LibraryUnload(rt.LibHandle) error { return nil }
 
 func (f *Fake) LibraryKernel(lib rt.LibHandle, name string) (rt.KernelHandle, error) {
+	f.Lookups.Add(1)
 	for i, k := range f.Kernels {
 		if k == name {
 			return rt.KernelHandle(i + 1), nil
@@ -218,8 +226,9 @@ func (f *Fake) LibraryManaged(ctx rt.CtxHandle, lib rt.LibHandle, name string) (
 	return f.LibraryGlobal(0, lib, "managed:"+name)
 }
 
-// KernelParamSpecs reports ParamSpecs[name] (the driver's view of the layout).
-func (f *Fake) KernelParamSpecs(k rt.KernelHandle) ([]rt.ParamSpec, error) {
+// KernelParamInfo reports ParamSpecs[name] (the driver's view of the layout).
+func (f *Fake) KernelParamInfo(k rt.KernelHandle) ([]rt.ParamSpec, error) {
+	f.ParamInfos.Add(1)
 	if f.ParamSpecs == nil {
 		return nil, &rt.Error{Op: "cuKernelGetParamInfo", Code: rt.ErrNotSupported}
 	}
