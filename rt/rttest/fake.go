@@ -29,10 +29,10 @@ type Fake struct {
 	Record     bool                      // copy each launch into Launches
 
 	Loads      atomic.Int32
-	Lookups    atomic.Int32 // LibraryKernel calls
-	ParamInfos atomic.Int32 // KernelParamInfo calls
-	LoadOpts []rt.LoadOptions // the options of every load, in order
-	launches atomic.Int64
+	Lookups    atomic.Int32     // LibraryKernel calls
+	ParamInfos atomic.Int32     // KernelParamInfo calls
+	LoadOpts   []rt.LoadOptions // the options of every load, in order
+	launches   atomic.Int64
 
 	mu       sync.Mutex
 	Launches []Launch

@@ -97,17 +97,14 @@ func (d *Driver) PrimaryCtxRelease(ord int) error {
 	return nil
 }
 
-// CtxCreate is cuCtxCreate: the new context becomes current on this thread.
+// CtxCreate is cuCtxCreate, except that, as rt.Driver has it, the calling
+// thread's current context stays as it was.
 func (d *Driver) CtxCreate(ord int, flags uint32) (rt.CtxHandle, error) {
 	dv, err := d.dev("cuCtxCreate", ord)
 	if err != nil {
 		return 0, err
 	}
-	c := d.newContext(dv, false)
-	d.curMu.Lock()
-	d.current[tid()] = c
-	d.curMu.Unlock()
-	return c.h, nil
+	return d.newContext(dv, false).h, nil
 }
 
 // CtxDestroy is cuCtxDestroy. Primary contexts are released, not destroyed.

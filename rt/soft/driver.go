@@ -66,14 +66,16 @@ type Driver struct {
 
 	outMu sync.Mutex // serialises printf output
 
+	// instrCount is the number of thread-instructions all launches have
+	// executed (a lane executing one instruction counts one): the
+	// benchmarks' measure of throughput.
 	instrCount atomic.Uint64
 }
 
-// InstrCount is the number of thread-instructions all launches of this
-// driver have executed (a lane executing one instruction counts one).
-func (d *Driver) InstrCount() uint64 { return d.instrCount.Load() }
-
-var _ rt.Driver = (*Driver)(nil)
+var (
+	_ rt.Driver      = (*Driver)(nil)
+	_ rt.ParamInfoer = (*Driver)(nil)
+)
 
 // New returns a soft driver.
 func New(opt Options) *Driver {

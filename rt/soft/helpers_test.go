@@ -85,10 +85,7 @@ func (e *env) loadSrc(name, src string) rt.LibHandle {
 }
 
 func (e *env) loadNamed(src []byte, name string) (rt.LibHandle, error) {
-	if e.d == nil {
-		return e.r.LibraryLoad(src, rt.LoadOptions{Name: name})
-	}
-	return e.d.LoadNamed(src, name, rt.LoadOptions{})
+	return e.r.LibraryLoad(src, rt.LoadOptions{Name: name})
 }
 
 func (e *env) kernel(lib rt.LibHandle, name string) rt.KernelHandle {

@@ -54,16 +54,15 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		return err
 	}
 	c := s.ctx
-	g, b := la.Grid.Norm(), la.Block.Norm()
-	nthreads := b.Count()
+	// The shapes are rt's, normalized (rt.LaunchArgs): they are checked
+	// against the device's limits, each of which starts at 1.
+	g, b := la.Grid, la.Block
+	nthreads := uint64(b.X) * uint64(b.Y) * uint64(b.Z)
 	switch {
-	case la.Grid.X == 0 || la.Grid.Y == 0 || la.Grid.Z == 0 || la.Block.X == 0 || la.Block.Y == 0 || la.Block.Z == 0:
-		// CUDA rejects zero dimensions rather than treating them as 1.
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: zero grid or block dimension (grid %v, block %v)", p.name, la.Grid, la.Block)
-	case nthreads > maxThreadsPerBlock || b.X > maxThreadsPerBlock || b.Y > maxThreadsPerBlock || b.Z > maxBlockDimZ:
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: block %dx%dx%d exceeds the device limits (1024 threads, z ≤ 64)", p.name, b.X, b.Y, b.Z)
-	case g.X > maxGridDimX || g.Y > maxGridDimYZ || g.Z > maxGridDimYZ:
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: grid %dx%dx%d exceeds the device limits", p.name, g.X, g.Y, g.Z)
+	case !inRange(b.X, maxThreadsPerBlock) || !inRange(b.Y, maxThreadsPerBlock) || !inRange(b.Z, maxBlockDimZ) || nthreads > maxThreadsPerBlock:
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: block %dx%dx%d is outside the device limits (1 to 1024 threads, z 1 to 64)", p.name, b.X, b.Y, b.Z)
+	case !inRange(g.X, maxGridDimX) || !inRange(g.Y, maxGridDimYZ) || !inRange(g.Z, maxGridDimYZ):
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: grid %dx%dx%d is outside the device limits", p.name, g.X, g.Y, g.Z)
 	}
 	if err := checkNTID(p, b); err != nil {
 		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.name, err)
@@ -115,6 +114,27 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		}
 	}
 	return nil
+}
+
+// inRange reports whether a launch dimension lies in 1..limit.
+func inRange(v uint32, limit uint64) bool { return v >= 1 && uint64(v) <= limit }
+
+// KernelParamInfo is cuKernelGetParamInfo: the kernel's parameters as the
+// PTX lays them out, which is where soft reads them from the buffer.
+func (d *Driver) KernelParamInfo(k rt.KernelHandle) ([]rt.ParamSpec, error) {
+	d.mu.Lock()
+	p := d.kernels[k]
+	d.mu.Unlock()
+	if p == nil {
+		return nil, rt.Errorf("cuKernelGetParamInfo", rt.ErrInvalidHandle, "kernel handle %#x is not loaded", uintptr(k))
+	}
+	offs, _ := layoutParams(p.fn.Params, 0)
+	specs := make([]rt.ParamSpec, len(offs))
+	for i, q := range p.fn.Params {
+		size, _ := paramSize(q)
+		specs[i] = rt.ParamSpec{Offset: offs[i], Size: size}
+	}
+	return specs, nil
 }
 
 func checkNTID(p *program, b rt.Dim3) error {

@@ -38,15 +38,11 @@ type instance struct {
 	allocs []*alloc
 }
 
-// LibraryLoad is cuLibraryLoadData.
+// LibraryLoad is cuLibraryLoadData. PTX positions in errors name
+// opts.Name, else the fatbin entry's identifier, else "module.ptx".
 func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, error) {
-	return d.LoadNamed(image, opts.Name, opts)
-}
-
-// LoadNamed is LibraryLoad with a file name for PTX positions in errors
-// (LibraryLoad uses "module.ptx", or the fatbin entry's identifier).
-func (d *Driver) LoadNamed(image []byte, name string, opts rt.LoadOptions) (rt.LibHandle, error) {
 	const op = "cuLibraryLoadData"
+	name := opts.Name
 	src, fname, err := d.pickImage(image)
 	if err != nil {
 		return 0, err

@@ -240,20 +240,20 @@ func TestAsyncErrorReporting(t *testing.T) {
 	}
 	// Invalid configurations fail at the launch.
 	err = e.launchErr(k, rt.D1(1), rt.D1(2048), 0, pa, pa, pa, 1)
-	wantErr(t, err, rt.ErrInvalidValue, "exceeds")
+	wantErr(t, err, rt.ErrInvalidValue, "block 2048x1x1 is outside the device limits")
 	err = e.launchErr(k, rt.D1(1), rt.D1(32), 0, pa)
 	wantErr(t, err, rt.ErrInvalidValue, "parameter buffer")
 }
 
 func TestLoadErrors(t *testing.T) {
 	d := New(Options{})
-	_, err := d.LoadNamed([]byte(kernelSrc("", "\tfoo.bar.u32 %r1;\n")), "bad.ptx", rt.LoadOptions{})
+	_, err := d.LibraryLoad([]byte(kernelSrc("", "\tfoo.bar.u32 %r1;\n")), rt.LoadOptions{Name: "bad.ptx"})
 	wantErr(t, err, rt.ErrInvalidPTX, `bad\.ptx:6`)
-	_, err = d.LoadNamed([]byte(kernelSrc("", ".reg .b32 %r<2>;\n\ttex.1d.v4.f32.s32 {%r1,%r1,%r1,%r1}, [t, {%r1}];\n")), "tex.ptx", rt.LoadOptions{})
+	_, err = d.LibraryLoad([]byte(kernelSrc("", ".reg .b32 %r<2>;\n\ttex.1d.v4.f32.s32 {%r1,%r1,%r1,%r1}, [t, {%r1}];\n")), rt.LoadOptions{Name: "tex.ptx"})
 	wantErr(t, err, rt.ErrInvalidPTX, `tex\.ptx:7:\d+: tex`)
-	_, err = d.LoadNamed([]byte("\x7fELF\x02\x01\x01\x33\x07\x00\x00\x00\x00\x00\x00\x00\x02\x00\xbe\x00\x01\x00\x00\x00"), "", rt.LoadOptions{})
+	_, err = d.LibraryLoad([]byte("\x7fELF\x02\x01\x01\x33\x07\x00\x00\x00\x00\x00\x00\x00\x02\x00\xbe\x00\x01\x00\x00\x00"), rt.LoadOptions{})
 	wantErr(t, err, rt.ErrNoBinaryForGPU, `compute_90`)
-	_, err = d.LoadNamed([]byte(".version 8.0\n.target sm_100\n.address_size 64\n"), "", rt.LoadOptions{})
+	_, err = d.LibraryLoad([]byte(".version 8.0\n.target sm_100\n.address_size 64\n"), rt.LoadOptions{})
 	wantErr(t, err, rt.ErrInvalidPTX, `sm_100`)
 	// NUL-terminated PTX is accepted.
 	if _, err := d.LibraryLoad(append([]byte(kernelSrc("", "ret;")), 0, 0), rt.LoadOptions{}); err != nil {

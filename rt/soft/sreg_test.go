@@ -20,7 +20,7 @@ func TestSpecialRegisterOperandRefused(t *testing.T) {
 	setp.lt.u32 %p1, %laneid, 10;
 	ret;
 }`
-	_, err := e.d.LoadNamed([]byte(src), "sreg.ptx", rt.LoadOptions{})
+	_, err := e.d.LibraryLoad([]byte(src), rt.LoadOptions{Name: "sreg.ptx"})
 	if err == nil || !strings.Contains(err.Error(), "sreg.ptx:7:2") || !strings.Contains(err.Error(), "special register %laneid is not allowed as an operand of setp") {
 		t.Fatalf("err = %v", err)
 	}
