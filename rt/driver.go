@@ -109,8 +109,9 @@ type Driver interface {
 //     read past the buffer).
 //
 // Grid counts blocks, also for cluster launches, where each dimension must be
-// a multiple of Cluster's (cuda.core counts clusters instead: not here). A
-// zero Cluster means no cluster dimension.
+// a multiple of Cluster's (cuda.core counts clusters instead: not here).
+// Cluster is zero (no cluster dimension) or, normalized like the other
+// shapes, has no zero component.
 type LaunchArgs struct {
 	Ctx       CtxHandle
 	Stream    StreamHandle

@@ -387,6 +387,10 @@ func (k *Kernel) launchSlow(cfg Config, params []byte) error {
 // launchArgs is a launch of params with cfg's shape in ctx on stream sh. It
 // is the one place launch shapes are normalized (see LaunchArgs).
 func launchArgs(ctx CtxHandle, sh StreamHandle, cfg *Config, params []byte) LaunchArgs {
+	cluster := cfg.Cluster
+	if cluster != (Dim3{}) {
+		cluster = cluster.Norm()
+	}
 	return LaunchArgs{
 		Ctx:         ctx,
 		Stream:      sh,
@@ -395,7 +399,7 @@ func launchArgs(ctx CtxHandle, sh StreamHandle, cfg *Config, params []byte) Laun
 		SharedMem:   cfg.SharedMem,
 		Params:      noescape(unsafe.Pointer(unsafe.SliceData(params))),
 		ParamSize:   uintptr(len(params)),
-		Cluster:     cfg.Cluster,
+		Cluster:     cluster,
 		Cooperative: cfg.Cooperative,
 
 		ProgrammaticSerialization: cfg.ProgrammaticSerialization,

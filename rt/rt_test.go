@@ -209,8 +209,9 @@ func TestLibraryLoadOptions(t *testing.T) {
 	}
 }
 
-// A zero component of a Config's Grid or Block counts as 1 (Dim3): the
-// driver gets normalized shapes, on the fast path and the slow one.
+// A zero component of a Config's Grid or Block counts as 1 (Dim3), and of a
+// non-zero Cluster too: the driver gets normalized shapes, on the fast path
+// and the slow one, and a zero Cluster stays zero (no cluster).
 func TestZeroDimensionsCountAsOne(t *testing.T) {
 	f := newFake()
 	ctx := primary(t, f)
@@ -222,10 +223,17 @@ func TestZeroDimensionsCountAsOne(t *testing.T) {
 		if err := saxpy(rt.Config{Block: rt.Dim3{X: 64}, Stream: s}, 1, 1, 0, 0); err != nil {
 			t.Fatal(err)
 		}
+		if err := saxpy(rt.Config{Grid: rt.Dim3{X: 4}, Block: rt.Dim3{Y: 8}, Cluster: rt.Dim3{X: 2}, Stream: s}, 1, 1, 0, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i, l := range f.Launches {
-		if l.Args.Grid != (rt.Dim3{1, 1, 1}) || l.Args.Block != (rt.Dim3{64, 1, 1}) {
-			t.Errorf("launch %d: grid %v block %v, want 1x1x1 and 64x1x1", i, l.Args.Grid, l.Args.Block)
+		want := [3]rt.Dim3{{1, 1, 1}, {64, 1, 1}, {}}
+		if i%2 == 1 {
+			want = [3]rt.Dim3{{4, 1, 1}, {1, 8, 1}, {2, 1, 1}}
+		}
+		if got := [3]rt.Dim3{l.Args.Grid, l.Args.Block, l.Args.Cluster}; got != want {
+			t.Errorf("launch %d: grid, block, cluster %v, want %v", i, got, want)
 		}
 	}
 }
