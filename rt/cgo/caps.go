@@ -16,13 +16,15 @@ import (
 	"github.com/cugen/cugen/rt"
 )
 
-// The optional capabilities of rt (rt/capabilities.go, rt/link.go).
+// rt's optional capabilities, all of them.
 var (
 	_ rt.Driver           = (*Driver)(nil)
-	_ rt.Linker           = (*Driver)(nil)
-	_ rt.LoadingModer     = (*Driver)(nil)
-	_ rt.WarmUpper        = (*Driver)(nil)
+	_ rt.ParamInfoer      = (*Driver)(nil)
 	_ rt.KernelAttributer = (*Driver)(nil)
+	_ rt.JITLogger        = (*Driver)(nil)
+	_ rt.WarmUpper        = (*Driver)(nil)
+	_ rt.LoadingModer     = (*Driver)(nil)
+	_ rt.Linker           = (*Driver)(nil)
 )
 
 func (d *Driver) kernel(h rt.KernelHandle, op string) (*kernel, error) {
@@ -165,15 +167,14 @@ func (d *Driver) SetKernelAttribute(h rt.KernelHandle, attr rt.FuncAttr, value i
 	return nil
 }
 
-// KernelParamSpecs reports the kernel's parameter layout as the image
-// declares it (cuKernelGetParamInfo, CUDA 12.4+; cuFuncGetParamInfo on the
-// legacy path), for rt to check generated offsets and sizes against at first
-// load. The driver answers only with a context current, so the query runs in
-// the calling thread's current context or any context this Driver retained or
-// created. Without the entry point, or with no context yet, it returns an
-// error (rt.ErrNotSupported, rt.ErrInvalidContext) and Launch still checks
-// the buffer size at the first launch.
-func (d *Driver) KernelParamSpecs(h rt.KernelHandle) ([]rt.ParamSpec, error) {
+// KernelParamInfo reports the kernel's parameter layout as the compiled
+// kernel reads it (cuKernelGetParamInfo, CUDA 12.4+; cuFuncGetParamInfo on
+// the legacy path): rt checks a generated layout against it when it binds
+// the kernel. The driver answers only with a context current, so the query
+// runs in the calling thread's current context or any context this Driver
+// retained or created. Without the entry point, or with no context yet, it
+// returns an error (rt.ErrNotSupported, rt.ErrInvalidContext).
+func (d *Driver) KernelParamInfo(h rt.KernelHandle) ([]rt.ParamSpec, error) {
 	k, err := d.kernel(h, "cuKernelGetParamInfo")
 	if err != nil {
 		return nil, err

@@ -37,12 +37,13 @@
 //
 // Launch passes the caller's packed parameter buffer through
 // CU_LAUNCH_PARAM_BUFFER_POINTER; the buffer never holds Go pointers and is
-// not retained, and the launch allocates nothing. The driver does not check
-// that buffer's size (a short one makes the kernel read garbage), so Launch
-// compares it with the layout the image declares (cuKernelGetParamInfo,
-// CUDA 12.4+), learned at each kernel's first launch.
+// not retained, and the launch allocates nothing. Shapes and the buffer go
+// to the driver as rt.LaunchArgs' contract has them: rt.Kernel normalized the
+// shapes and checked the buffer against the kernel's layout, which it learns
+// through KernelParamInfo (cuKernelGetParamInfo, CUDA 12.4+), so the hot path
+// checks nothing again.
 //
-// Beyond rt.Driver, *Driver implements rt.Linker (cuLink*), rt.LoadingModer,
-// rt.WarmUpper, rt.KernelAttributer and rt.JITLogger, and KernelParamSpecs
-// (cuKernelGetParamInfo) for rt's check of generated parameter layouts.
+// Beyond rt.Driver, *Driver implements every optional capability of rt:
+// rt.ParamInfoer, rt.KernelAttributer, rt.JITLogger, rt.WarmUpper,
+// rt.LoadingModer and rt.Linker (cuLink*).
 package cgo

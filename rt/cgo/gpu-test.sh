@@ -7,7 +7,8 @@
 #	rt/cgo/gpu-test.sh run     # there, with .gpu/ copied along: unpacks and runs everything
 #
 # What run runs, each binary from its package directory with CUGEN_BACKEND=cuda:
-#   - rt/cgo's driver suite, then its path-independent tests again on the legacy path
+#   - rt/cgo's tests, the rt.Driver conformance suite (TestConformance) among them,
+#     then the suite and the path-independent tests again on the legacy path
 #     (CUGEN_CUDA_LEGACY=1);
 #   - every example package's tests (generated code on the GPU);
 #   - rt/soft's corpus and instruction tests against the GPU (-tags cudarecord,
@@ -65,7 +66,7 @@ run() {
 		rt_cgo.test)
 			one rt/cgo "$dir" "$bin"
 			CUGEN_CUDA_LEGACY=1 one "rt/cgo (legacy path)" "$dir" "$bin" \
-				-test.run 'TestDevices|TestTwoContexts|TestStreams|TestErrors|TestLegacy|TestLink|TestKernelAttributes|TestAsyncError|TestProgrammaticLaunch|TestCluster|TestRtLibrary'
+				-test.run 'TestConformance|TestErrors|TestLegacy|TestLink|TestKernelAttributes|TestAsyncError|TestCluster|TestRtLaunchAllocs'
 			;;
 		rt_soft_cudarecord.test)
 			one "rt/soft against the GPU" "$dir" "$bin" \

@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/rttest"
 )
 
 // These tests need a GPU and libcuda.so.1; without them every test skips and
@@ -26,12 +27,16 @@ import (
 //	go test -c -o .gpu/cgo.test ./rt/cgo && ./.gpu/cgo.test -test.v
 //
 // (rt/cgo/gpu-test.sh runs every binary in .gpu/ and prints a table.)
+//
+// TestConformance checks the rt.Driver contract with rttest's suite, the
+// one rt/soft runs too; the tests here cover what only the real driver has:
+// its error details, allocation-free launches, kernel attributes, the JIT's
+// options and log, the legacy module path's bookkeeping, linking, cluster
+// geometry, sticky errors and several GPUs.
 
 var (
 	//go:embed testdata/kernels.ptx
 	kernelsPTX []byte
-	//go:embed testdata/pdl.ptx
-	pdlPTX []byte
 	//go:embed testdata/cluster.ptx
 	clusterPTX []byte
 	//go:embed testdata/link_a.ptx
@@ -64,6 +69,16 @@ func gpu(t testing.TB) *Driver {
 		t.Skipf("no CUDA device (count %d, err %v)", n, err)
 	}
 	return d
+}
+
+// primary retains device 0's primary context through rt.
+func primary(t testing.TB, d *Driver) *rt.Context {
+	t.Helper()
+	devs, err := rt.DevicesOf(d)
+	must(t, err)
+	ctx, err := devs[0].Primary()
+	must(t, err)
+	return ctx
 }
 
 func must(t testing.TB, err error) {
@@ -188,321 +203,30 @@ func runVecAdd(t *testing.T, d *Driver, ctx rt.CtxHandle, k rt.KernelHandle) {
 	}
 }
 
-// runScale runs scaleBy in ctx and returns out[0..n) for in[i] = i.
-func runScale(t *testing.T, d *Driver, ctx rt.CtxHandle, k rt.KernelHandle, s rt.StreamHandle) []float32 {
-	t.Helper()
-	in := make([]float32, nElems)
-	for i := range in {
-		in[i] = float32(i)
-	}
-	pin := upload(t, d, ctx, in)
-	pout, err := d.MemAlloc(ctx, 4*nElems)
-	must(t, err)
-	defer func() { d.MemFree(ctx, pin); d.MemFree(ctx, pout) }()
-	p := &packer{}
-	p.u64(0, uint64(pout))
-	p.u64(8, uint64(pin))
-	p.u32(16, nElems)
-	l := rt.LaunchArgs{Ctx: ctx, Stream: s, Grid: rt.D1((nElems + 255) / 256), Block: rt.D1(256)}
-	launch(t, d, k, l, p)
-	if s != 0 {
-		must(t, d.StreamSynchronize(ctx, s))
-	} else {
-		must(t, d.CtxSynchronize(ctx))
-	}
-	return download[float32](t, d, ctx, pout, nElems)
-}
-
-func checkScaled(t *testing.T, out []float32, scale float32) {
-	t.Helper()
-	for i, v := range out {
-		if want := float32(i) * scale; v != want {
-			t.Fatalf("out[%d] = %v, want %v (scale %v)", i, v, want, scale)
-		}
-	}
-}
-
-func setScale(t *testing.T, d *Driver, ctx rt.CtxHandle, lib rt.LibHandle, v float32) {
-	t.Helper()
-	p, n, err := d.LibraryGlobal(ctx, lib, "scale")
-	must(t, err)
-	if n != 4 {
-		t.Fatalf("scale is %d bytes, want 4", n)
-	}
-	must(t, d.MemcpyHtoD(ctx, p, unsafe.Pointer(&v), 4, 0, false))
-}
-
 // ---------------------------------------------------------------------------
 
-func TestDevices(t *testing.T) {
+// TestConformance runs rt's driver conformance suite on the GPU; with
+// CUGEN_CUDA_LEGACY=1, on the legacy per-context module path.
+func TestConformance(t *testing.T) {
 	d := gpu(t)
-	n, err := d.DeviceCount()
-	must(t, err)
-	t.Logf("driver CUDA %s, %d device(s), context-independent loading: %v", versionString(), n, d.ContextIndependent())
-	for dev := 0; dev < n; dev++ {
-		name, err := d.DeviceName(dev)
-		must(t, err)
-		major, err := d.DeviceAttribute(dev, rt.AttrComputeCapabilityMajor)
-		must(t, err)
-		minor, err := d.DeviceAttribute(dev, rt.AttrComputeCapabilityMinor)
-		must(t, err)
-		sms, err := d.DeviceAttribute(dev, rt.AttrMultiprocessorCount)
-		must(t, err)
-		mem, err := d.DeviceTotalMem(dev)
-		must(t, err)
-		t.Logf("device %d: %s, sm_%d%d, %d SMs, %.1f GiB", dev, name, major, minor, sms, float64(mem)/(1<<30))
-		if name == "" || major == 0 || mem == 0 {
-			t.Errorf("device %d: implausible name %q, major %d, memory %d", dev, name, major, mem)
-		}
-	}
-	if _, err := d.DeviceName(n); !errors.Is(err, rt.ErrInvalidDevice) {
-		t.Errorf("DeviceName(%d) = %v, want CUDA_ERROR_INVALID_DEVICE", n, err)
-	}
+	t.Logf("driver CUDA %s, context-independent loading: %v", versionString(), d.ContextIndependent())
+	rttest.TestDriver(t, d, rttest.Options{PerContextModules: !d.ContextIndependent()})
 }
 
-func TestLoadingModeAndNames(t *testing.T) {
+// TestLoadingModeAndWarmUp: the driver's loading mode, and WarmUp loading
+// every kernel of a library in a context (it succeeds in a fresh context,
+// and the kernels launch there).
+func TestLoadingModeAndWarmUp(t *testing.T) {
 	f := setup(t)
 	d := f.d
 	lazy, err := d.LoadingMode()
 	must(t, err)
 	t.Logf("module loading mode: lazy=%v", lazy)
-	names, err := d.LibraryKernelNames(f.lib)
+	c, err := d.CtxCreate(0, 0)
 	must(t, err)
-	want := []string{"addManaged", "empty", "mixed", "poison", "scaleBy", "vecAdd"}
-	if fmt.Sprint(names) != fmt.Sprint(want) {
-		t.Errorf("kernel names %v, want %v", names, want)
-	}
-	must(t, d.WarmUp(f.lib, f.a))
-	k1, k2 := kernelOf(t, d, f.lib, "vecAdd"), kernelOf(t, d, f.lib, "vecAdd")
-	if k1 != k2 {
-		t.Errorf("two lookups of vecAdd gave handles %d and %d", k1, k2)
-	}
-}
-
-// specs builds a parameter layout from offset, size pairs.
-func specs(offSize ...uint32) []rt.ParamSpec {
-	var ps []rt.ParamSpec
-	for i := 0; i < len(offSize); i += 2 {
-		ps = append(ps, rt.ParamSpec{Offset: offSize[i], Size: offSize[i+1]})
-	}
-	return ps
-}
-
-func TestParamInfo(t *testing.T) {
-	f := setup(t)
-	d := f.d
-	for _, c := range []struct {
-		kernel string
-		want   []rt.ParamSpec
-	}{
-		{"vecAdd", specs(0, 8, 8, 8, 16, 8, 24, 4)},
-		{"mixed", specs(0, 1, 8, 24, 32, 8)},
-		{"empty", []rt.ParamSpec{}},
-	} {
-		got, err := d.KernelParamSpecs(kernelOf(t, d, f.lib, c.kernel))
-		if errors.Is(err, rt.ErrNotSupported) {
-			t.Skipf("driver older than 12.4: %v", err)
-		}
-		must(t, err)
-		if fmt.Sprint(got) != fmt.Sprint(c.want) {
-			t.Errorf("%s: params %v, want %v", c.kernel, got, c.want)
-		}
-	}
-}
-
-// TestTwoContexts runs one library load in the primary context and in a
-// second context of the same device.
-func TestTwoContexts(t *testing.T) {
-	f := setup(t)
-	d := f.d
-	vecAdd := kernelOf(t, d, f.lib, "vecAdd")
-	scaleBy := kernelOf(t, d, f.lib, "scaleBy")
-
-	t.Run("vecAdd", func(t *testing.T) {
-		runVecAdd(t, d, f.a, vecAdd)
-		runVecAdd(t, d, f.b, vecAdd)
-	})
-
-	t.Run("globals-per-context", func(t *testing.T) {
-		pa, _, err := d.LibraryGlobal(f.a, f.lib, "scale")
-		must(t, err)
-		pb, _, err := d.LibraryGlobal(f.b, f.lib, "scale")
-		must(t, err)
-		t.Logf("scale: %#x in A, %#x in B", pa, pb)
-		if pa == pb {
-			t.Fatalf("scale has the same address %#x in both contexts", pa)
-		}
-		var v float32
-		must(t, d.MemcpyDtoH(f.b, unsafe.Pointer(&v), pb, 4, 0, false))
-		if v != 2.5 {
-			t.Fatalf("scale in B = %v, want the initializer 2.5", v)
-		}
-		checkScaled(t, runScale(t, d, f.a, scaleBy, 0), 2.5)
-		setScale(t, d, f.b, f.lib, 3)
-		checkScaled(t, runScale(t, d, f.b, scaleBy, 0), 3)
-		checkScaled(t, runScale(t, d, f.a, scaleBy, 0), 2.5) // A's copy untouched
-		setScale(t, d, f.b, f.lib, 2.5)
-	})
-
-	t.Run("managed-shared", func(t *testing.T) {
-		pa, n, err := d.LibraryManaged(f.a, f.lib, "managedTotal")
-		must(t, err)
-		pb, _, err := d.LibraryManaged(f.b, f.lib, "managedTotal")
-		must(t, err)
-		t.Logf("managedTotal: %#x in A, %#x in B (%d bytes)", pa, pb, n)
-		if d.forceLegacy {
-			// Each context's module has its own copy (documented): the
-			// copies are separate, and B's starts from the initializer.
-			if pa == pb {
-				t.Fatalf("legacy path: managed variable at %#x in both contexts, want a copy per module", pa)
-			}
-			add := kernelOf(t, d, f.lib, "addManaged")
-			p5 := &packer{}
-			p5.u32(0, 5)
-			launch(t, d, add, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1)}, p5)
-			must(t, d.CtxSynchronize(f.a))
-			var a, b uint32
-			must(t, d.MemcpyDtoH(f.a, unsafe.Pointer(&a), pa, 4, 0, false))
-			must(t, d.MemcpyDtoH(f.b, unsafe.Pointer(&b), pb, 4, 0, false))
-			if a != 105 || b != 100 {
-				t.Fatalf("legacy path: managedTotal %d in A, %d in B after adding 5 in A; want 105 and 100", a, b)
-			}
-			return
-		}
-		if pa != pb {
-			t.Fatalf("managed variable at %#x in A but %#x in B", pa, pb)
-		}
-		var before uint32
-		must(t, d.MemcpyDtoH(f.a, unsafe.Pointer(&before), pa, 4, 0, false))
-		add := kernelOf(t, d, f.lib, "addManaged")
-		p5, p7 := &packer{}, &packer{}
-		p5.u32(0, 5)
-		p7.u32(0, 7)
-		launch(t, d, add, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1)}, p5)
-		must(t, d.CtxSynchronize(f.a))
-		launch(t, d, add, rt.LaunchArgs{Ctx: f.b, Grid: rt.D1(1), Block: rt.D1(1)}, p7)
-		must(t, d.CtxSynchronize(f.b))
-		var after uint32
-		must(t, d.MemcpyDtoH(f.b, unsafe.Pointer(&after), pb, 4, 0, false))
-		if before != 100 || after != 112 {
-			t.Fatalf("managedTotal %d -> %d, want 100 -> 112", before, after)
-		}
-	})
-
-	t.Run("stream-of-B-while-A-current", func(t *testing.T) {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		must(t, d.CtxSetCurrent(f.a))
-		defer d.CtxSetCurrent(0)
-		s, err := d.StreamCreate(f.b, 1, 0) // CU_STREAM_NON_BLOCKING
-		must(t, err)
-		defer d.StreamDestroy(f.b, s)
-		a, b := inputs()
-		pa, pb := upload(t, d, f.b, a), upload(t, d, f.b, b)
-		pc, err := d.MemAlloc(f.b, 4*nElems)
-		must(t, err)
-		// Stream set, Ctx 0: no context is pushed; the kernel runs in B.
-		launch(t, d, vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1((nElems + 127) / 128), Block: rt.D1(128)}, vecAddParams(pa, pb, pc, nElems))
-		must(t, d.StreamSynchronize(0, s))
-		if cur, _ := d.CtxGetCurrent(); cur != f.a {
-			t.Fatalf("current context changed to %#x, want A %#x", cur, f.a)
-		}
-		c := download[float32](t, d, f.b, pc, nElems)
-		for i := range c {
-			if c[i] != a[i]+b[i] {
-				t.Fatalf("c[%d] = %v, want %v", i, c[i], a[i]+b[i])
-			}
-		}
-		// Ctx 0 and Stream 0 launch in the current context (A).
-		checkScaled(t, runScale(t, d, 0, scaleBy, 0), 2.5)
-	})
-
-	t.Run("mixed-params", func(t *testing.T) {
-		out, err := d.MemAlloc(f.a, 20)
-		must(t, err)
-		p := &packer{}
-		p.u8(0, 7)
-		p.u32(8, 11)
-		p.u64(16, 0x0000_0016_0000_0021)
-		p.u32(24, 44)
-		p.u64(32, uint64(out))
-		launch(t, d, kernelOf(t, d, f.lib, "mixed"), rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1)}, p)
-		must(t, d.CtxSynchronize(f.a))
-		got := download[uint32](t, d, f.a, out, 5)
-		if fmt.Sprint(got) != "[7 11 33 22 44]" {
-			t.Fatalf("mixed wrote %v, want [7 11 33 22 44]", got)
-		}
-	})
-}
-
-func TestStreamsEventsMemory(t *testing.T) {
-	f := setup(t)
-	d := f.d
-	s, err := d.StreamCreate(f.a, 1, -1)
-	must(t, err)
-	defer d.StreamDestroy(f.a, s)
-
-	t.Run("async-copies-memset", func(t *testing.T) {
-		const n = 4096
-		p, err := d.MemAlloc(f.a, n)
-		must(t, err)
-		q, err := d.MemAlloc(f.a, n)
-		must(t, err)
-		defer func() { d.MemFree(f.a, p); d.MemFree(f.a, q) }()
-		must(t, d.MemsetD8(f.a, p, 0xab, n, s, true))
-		must(t, d.MemcpyDtoD(f.a, q, p, n, s, true))
-		host := make([]byte, n)
-		must(t, d.MemcpyDtoH(f.a, unsafe.Pointer(&host[0]), q, n, s, true))
-		must(t, d.StreamSynchronize(f.a, s))
-		if done, err := d.StreamQuery(f.a, s); err != nil || !done {
-			t.Fatalf("StreamQuery after sync = %v, %v", done, err)
-		}
-		for i, v := range host {
-			if v != 0xab {
-				t.Fatalf("byte %d = %#x after async memset+copies", i, v)
-			}
-		}
-		src := make([]byte, n)
-		for i := range src {
-			src[i] = byte(i)
-		}
-		must(t, d.MemcpyHtoD(f.a, p, unsafe.Pointer(&src[0]), n, s, true))
-		must(t, d.MemsetD8(f.a, q, 0, n, 0, false))
-		must(t, d.MemcpyDtoD(f.a, q, p, n, 0, false))
-		must(t, d.StreamSynchronize(f.a, s))
-		got := download[byte](t, d, f.a, q, n)
-		for i := range got {
-			if got[i] != byte(i) {
-				t.Fatalf("byte %d = %d after HtoD async + DtoD", i, got[i])
-			}
-		}
-	})
-
-	t.Run("events", func(t *testing.T) {
-		start, err := d.EventCreate(f.a, 0)
-		must(t, err)
-		end, err := d.EventCreate(f.a, 0)
-		must(t, err)
-		defer func() { d.EventDestroy(f.a, start); d.EventDestroy(f.a, end) }()
-		const n = 1 << 22
-		a, err := d.MemAlloc(f.a, 4*n)
-		must(t, err)
-		defer d.MemFree(f.a, a)
-		must(t, d.MemsetD8(f.a, a, 0, 4*n, 0, false))
-		vecAdd := kernelOf(t, d, f.lib, "vecAdd")
-		must(t, d.EventRecord(f.a, start, s))
-		for i := 0; i < 20; i++ {
-			launch(t, d, vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1(n / 256), Block: rt.D1(256)}, vecAddParams(a, a, a, n))
-		}
-		must(t, d.EventRecord(f.a, end, s))
-		must(t, d.EventSynchronize(f.a, end))
-		ms, err := d.EventElapsed(f.a, start, end)
-		must(t, err)
-		t.Logf("20 x vecAdd over 4M floats: %.3f ms (%.0f GB/s)", ms, 20*3*4*float64(n)/float64(ms)/1e6)
-		if !(ms > 0) {
-			t.Fatalf("elapsed %v ms, want > 0", ms)
-		}
-	})
+	defer d.CtxDestroy(c)
+	must(t, d.WarmUp(f.lib, c))
+	runVecAdd(t, d, c, kernelOf(t, d, f.lib, "vecAdd"))
 }
 
 // noescape hides a pointer from escape analysis, as rt.Kernel.Launch does
@@ -622,6 +346,10 @@ func TestLaunchAllocsAndCost(t *testing.T) {
 		cost(empty, false), cost(vecAdd, true))
 }
 
+// TestErrors checks what the driver adds to an *rt.Error (the call, the
+// driver's name for the code) and the checks of the launch path's hot half:
+// a nil parameter buffer and a kernel whose library was unloaded are
+// refused on a stream too, before the driver sees them.
 func TestErrors(t *testing.T) {
 	f := setup(t)
 	d := f.d
@@ -638,74 +366,29 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("missing kernel: %#v", err)
 	}
 	t.Logf("missing kernel: %v", err)
-	if _, _, err := d.LibraryGlobal(f.a, f.lib, "noSuchVar"); !errors.Is(err, rt.ErrNotFound) {
-		t.Errorf("missing global: %v", err)
-	}
 
-	// A broken PTX fails at load (or, if the JIT runs lazily, at first use)
-	// with the JIT's log in the error.
-	bad := []byte(".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry bad()\n{\n\tbogus.instruction %r1;\n\tret;\n}\n")
-	lib, err := d.LibraryLoad(bad, rt.LoadOptions{})
-	if err == nil {
-		var k rt.KernelHandle
-		if k, err = d.LibraryKernel(lib, "bad"); err == nil {
-			err = d.Launch(k, rt.LaunchArgs{Ctx: f.a})
-		}
-	}
-	if err == nil {
-		t.Fatal("broken PTX loaded and launched without error")
-	}
-	t.Logf("broken PTX: %v", err)
-	if c := rt.CodeOf(err); c != rt.ErrInvalidPTX && c != rt.ErrInvalidImage {
-		t.Errorf("broken PTX: code %v, want CUDA_ERROR_INVALID_PTX", c)
-	}
-
-	// A buffer of the wrong size is refused (the driver itself would launch
-	// with a short buffer and let the kernel read garbage).
-	if d.hasParamInfo() {
-		var p [12]byte
-		vecAdd := kernelOf(t, d, f.lib, "vecAdd")
-		runVecAdd(t, d, f.a, vecAdd) // learns the layout
-		err := d.Launch(vecAdd, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&p), ParamSize: 12})
-		if !errors.Is(err, rt.ErrInvalidValue) {
-			t.Fatalf("12-byte buffer for vecAdd: %v, want CUDA_ERROR_INVALID_VALUE", err)
-		}
-		t.Logf("short buffer: %v", err)
-		// The same on a stream, where a learned kernel takes the fast path.
-		s, err := d.StreamCreate(f.a, 1, 0)
-		must(t, err)
-		defer d.StreamDestroy(f.a, s)
-		err = d.Launch(vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&p), ParamSize: 12})
-		if !errors.Is(err, rt.ErrInvalidValue) {
-			t.Fatalf("12-byte buffer for vecAdd on a stream: %v, want CUDA_ERROR_INVALID_VALUE", err)
-		}
-		// A kernel whose library is unloaded after it launched on a stream
-		// is refused there too, not launched through a freed handle.
-		lib3, err := d.LibraryLoad(kernelsPTX, rt.LoadOptions{})
-		must(t, err)
-		v3 := kernelOf(t, d, lib3, "vecAdd")
-		var q [28]byte
-		must(t, d.Launch(v3, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&q), ParamSize: 28}))
-		must(t, d.StreamSynchronize(f.a, s))
-		must(t, d.LibraryUnload(lib3))
-		if err := d.Launch(v3, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&q), ParamSize: 28}); !errors.Is(err, rt.ErrInvalidHandle) {
-			t.Errorf("stream launch after unload: %v, want CUDA_ERROR_INVALID_HANDLE", err)
-		}
-	}
-
-	// Handles of an unloaded library are dead.
-	lib2, err := d.LibraryLoad(kernelsPTX, rt.LoadOptions{})
+	s, err := d.StreamCreate(f.a, 1, 0)
 	must(t, err)
-	k := kernelOf(t, d, lib2, "empty")
-	must(t, d.LibraryUnload(lib2))
-	if err := d.Launch(k, rt.LaunchArgs{Ctx: f.a}); !errors.Is(err, rt.ErrInvalidHandle) {
-		t.Errorf("launch after unload: %v, want CUDA_ERROR_INVALID_HANDLE", err)
+	defer d.StreamDestroy(f.a, s)
+	vecAdd := kernelOf(t, d, f.lib, "vecAdd")
+	for _, l := range []rt.LaunchArgs{{Stream: s}, {Ctx: f.a}} {
+		l.Grid, l.Block, l.ParamSize = rt.D1(1), rt.D1(1), 28
+		if err := d.Launch(vecAdd, l); !errors.Is(err, rt.ErrInvalidValue) {
+			t.Errorf("28 parameter bytes at a nil buffer (stream %#x): %v, want CUDA_ERROR_INVALID_VALUE", l.Stream, err)
+		}
 	}
-	if err := d.LibraryUnload(lib2); !errors.Is(err, rt.ErrInvalidHandle) {
-		t.Errorf("second unload: %v", err)
-	}
-	if err := d.Launch(12345, rt.LaunchArgs{Ctx: f.a}); !errors.Is(err, rt.ErrInvalidHandle) {
-		t.Errorf("unknown kernel handle: %v", err)
+
+	// A kernel whose library is unloaded after it launched on a stream
+	// is refused there, not launched through a freed handle.
+	lib3, err := d.LibraryLoad(kernelsPTX, rt.LoadOptions{})
+	must(t, err)
+	v3 := kernelOf(t, d, lib3, "vecAdd")
+	var q [28]byte
+	must(t, d.Launch(v3, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&q), ParamSize: 28}))
+	must(t, d.StreamSynchronize(f.a, s))
+	must(t, d.LibraryUnload(lib3))
+	if err := d.Launch(v3, rt.LaunchArgs{Stream: s, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&q), ParamSize: 28}); !errors.Is(err, rt.ErrInvalidHandle) {
+		t.Errorf("stream launch after unload: %v, want CUDA_ERROR_INVALID_HANDLE", err)
 	}
 }
 
@@ -792,64 +475,10 @@ func TestJITOptions(t *testing.T) {
 	}
 }
 
-// TestProgrammaticLaunch runs producer/consumer pairs on one stream through
-// rt, the consumer launched with Config.ProgrammaticSerialization (sm_90+):
-// it may start before the producer ends and waits with griddepcontrol.wait
-// for the producer's store, so every pair's result must still be exact.
-// Every other producer also carries a launch priority.
-func TestProgrammaticLaunch(t *testing.T) {
-	d := gpu(t)
-	ctx, err := rt.PrimaryOn(d, 0)
-	must(t, err)
-	defer ctx.Release()
-	if major, _ := ctx.Attribute(rt.AttrComputeCapabilityMajor); major < 9 {
-		t.Skipf("programmatic dependent launch needs sm_90, device is sm_%d0", major)
-	}
-	lib := rt.NewLibrary("pdl.ptx", pdlPTX)
-	producer := lib.Kernel("pdlProducer", rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 4})
-	consumer := lib.Kernel("pdlConsumer", rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 8}, rt.ParamSpec{Offset: 16, Size: 4})
-	defer lib.Unload(d)
-	s, err := ctx.NewStream()
-	must(t, err)
-	defer s.Destroy()
-	cell, err := rt.Alloc[uint32](ctx, 1)
-	must(t, err)
-	defer cell.Free()
-	const pairs = 256
-	out, err := rt.Alloc[uint32](ctx, pairs)
-	must(t, err)
-	defer out.Free()
-	cfg := rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: s}
-	pdl := cfg
-	pdl.ProgrammaticSerialization = true
-	urgent := cfg
-	urgent.Priority = -1 // a launch priority too: cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_PRIORITY
-	for i := 0; i < pairs; i++ {
-		var pp [12]byte
-		binary.LittleEndian.PutUint64(pp[0:], uint64(cell.Ptr))
-		binary.LittleEndian.PutUint32(pp[8:], uint32(i*7))
-		if i%2 == 1 {
-			must(t, producer.Launch(urgent, pp[:]))
-		} else {
-			must(t, producer.Launch(cfg, pp[:]))
-		}
-		var cp [20]byte
-		binary.LittleEndian.PutUint64(cp[0:], uint64(cell.Ptr))
-		binary.LittleEndian.PutUint64(cp[8:], uint64(out.Ptr))
-		binary.LittleEndian.PutUint32(cp[16:], uint32(i))
-		must(t, consumer.Launch(pdl, cp[:]))
-	}
-	must(t, s.Synchronize())
-	got := make([]uint32, pairs)
-	must(t, out.CopyTo(got))
-	for i, v := range got {
-		if v != uint32(i*7+1) {
-			t.Fatalf("pair %d: consumer read %d, want %d", i, v-1, i*7)
-		}
-	}
-}
-
-// TestLegacy runs the same kernels through the per-context module path.
+// TestLegacy checks the per-context module path's bookkeeping (the
+// conformance suite checks its behaviour, with CUGEN_CUDA_LEGACY=1): a
+// module per context, found through a launch's stream and dropped with its
+// context; attributes, layouts and WarmUp on it.
 func TestLegacy(t *testing.T) {
 	f := setup(t)
 	d := f.d
@@ -857,53 +486,28 @@ func TestLegacy(t *testing.T) {
 	must(t, err)
 	defer d.LibraryUnload(lib)
 	vecAdd := kernelOf(t, d, lib, "vecAdd")
-	scaleBy := kernelOf(t, d, lib, "scaleBy")
 	runVecAdd(t, d, f.a, vecAdd)
-	runVecAdd(t, d, f.b, vecAdd)
-	checkScaled(t, runScale(t, d, f.a, scaleBy, 0), 2.5)
 	s, err := d.StreamCreate(f.b, 1, 0)
 	must(t, err)
 	defer d.StreamDestroy(f.b, s)
-	checkScaled(t, runScale(t, d, f.b, scaleBy, s), 2.5) // context found through the stream
-
-	pa, _, err := d.LibraryGlobal(f.a, lib, "scale")
+	a, b := inputs()
+	pa, pb := upload(t, d, f.b, a), upload(t, d, f.b, b)
+	pc, err := d.MemAlloc(f.b, 4*nElems)
 	must(t, err)
-	pb, _, err := d.LibraryGlobal(f.b, lib, "scale")
-	must(t, err)
-	if pa == pb {
-		t.Errorf("legacy: scale at %#x in both contexts", pa)
+	launch(t, d, vecAdd, rt.LaunchArgs{Stream: s, Grid: rt.D1((nElems + 127) / 128), Block: rt.D1(128)}, vecAddParams(pa, pb, pc, nElems))
+	must(t, d.StreamSynchronize(f.b, s))
+	if c := download[float32](t, d, f.b, pc, nElems); c[nElems-1] != a[nElems-1]+b[nElems-1] {
+		t.Errorf("legacy vecAdd on B's stream: c[%d] = %v", nElems-1, c[nElems-1])
 	}
-	setScale(t, d, f.b, lib, 4)
-	checkScaled(t, runScale(t, d, f.b, scaleBy, 0), 4)
-	checkScaled(t, runScale(t, d, f.a, scaleBy, 0), 2.5)
-
-	func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		must(t, d.CtxSetCurrent(f.a))
-		defer d.CtxSetCurrent(0)
-		names, err := d.LibraryKernelNames(lib)
-		if errors.Is(err, rt.ErrNotSupported) {
-			t.Logf("legacy kernel names: %v", err)
-			return
-		}
-		must(t, err)
-		if fmt.Sprint(names) != "[addManaged empty mixed poison scaleBy vecAdd]" {
-			t.Errorf("legacy kernel names %v", names)
-		}
-		if _, err := d.LibraryKernel(lib, "noSuchKernel"); !errors.Is(err, rt.ErrNotFound) {
-			t.Errorf("legacy missing kernel with a current context: %v", err)
-		}
-	}()
+	l := d.libs.get(uintptr(lib))
+	if l.mods[cctx(f.a)] == nil || l.mods[cctx(f.b)] == nil {
+		t.Fatal("no module cached for A, or none for B (found through the stream)")
+	}
 
 	if d.hasParamInfo() {
-		ps, err := d.KernelParamSpecs(vecAdd)
-		if err != nil || fmt.Sprint(ps) != fmt.Sprint(specs(0, 8, 8, 8, 16, 8, 24, 4)) {
-			t.Errorf("legacy KernelParamSpecs: %v, %v", ps, err)
-		}
-		var p [12]byte
-		if err := d.Launch(vecAdd, rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1), Params: unsafe.Pointer(&p), ParamSize: 12}); !errors.Is(err, rt.ErrInvalidValue) {
-			t.Errorf("legacy: 12-byte buffer for vecAdd: %v, want CUDA_ERROR_INVALID_VALUE", err)
+		ps, err := d.KernelParamInfo(vecAdd)
+		if err != nil || fmt.Sprint(ps) != "[{0 8} {8 8} {16 8} {24 4}]" {
+			t.Errorf("legacy KernelParamInfo: %v, %v", ps, err)
 		}
 	}
 	must(t, d.SetKernelAttribute(vecAdd, rt.FuncMaxDynamicSharedSizeBytes, 64<<10, 0))
@@ -912,14 +516,16 @@ func TestLegacy(t *testing.T) {
 	}
 	must(t, d.WarmUp(lib, f.a))
 
-	// A context's modules go with it.
+	// A context's modules go with it, and a new context gets the
+	// attribute set before it existed.
 	c, err := d.CtxCreate(0, 0)
 	must(t, err)
 	runVecAdd(t, d, c, vecAdd)
-	l := d.libs.get(uintptr(lib))
 	if l.mods[cctx(c)] == nil {
 		t.Fatal("no module cached for the new context")
 	}
+	launch(t, d, vecAdd, rt.LaunchArgs{Ctx: c, Grid: rt.D1(1), Block: rt.D1(32), SharedMem: 64 << 10}, vecAddParams(0, 0, 0, 0))
+	must(t, d.CtxSynchronize(c))
 	must(t, d.CtxDestroy(c))
 	if l.mods[cctx(c)] != nil {
 		t.Error("module of a destroyed context still cached")
@@ -974,6 +580,9 @@ func TestLink(t *testing.T) {
 	}
 }
 
+// TestCluster checks the hardware's cluster geometry exactly (the
+// conformance suite checks that cluster launches run), with the shape from
+// the launch and from .reqnctapercluster.
 func TestCluster(t *testing.T) {
 	f := setup(t)
 	d := f.d
@@ -1015,9 +624,6 @@ func TestCluster(t *testing.T) {
 	if w != 2 {
 		t.Errorf("clusterFixed required cluster width %d, want 2", w)
 	}
-	// A cooperative launch goes through cuLaunchKernelEx too.
-	launch(t, d, kernelOf(t, d, f.lib, "empty"), rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(4), Block: rt.D1(32), Cooperative: true}, nil)
-	must(t, d.CtxSynchronize(f.a))
 }
 
 // TestAsyncError runs a kernel that stores to an unmapped address, in a

@@ -17,8 +17,6 @@ package cgo
 #cgo nocallback cg_stream_ctx
 #cgo noescape cg_ctx_get_current
 #cgo nocallback cg_ctx_get_current
-#cgo noescape cg_param_size
-#cgo nocallback cg_param_size
 #include "shim.h"
 */
 import "C"
@@ -37,26 +35,19 @@ import (
 // current; with Stream 0 it runs on Ctx's NULL stream (made current for the
 // call), or with Ctx 0 too, on the calling thread's current context.
 //
-// The parameter buffer is read before Launch returns and never retained. A
-// launch allocates nothing.
-//
-// The driver does not check the buffer's size against the kernel (a short
-// buffer makes the kernel read garbage addresses), so Launch does: at a
-// kernel's first launch it asks the driver for the parameter layout
-// (cuKernelGetParamInfo, CUDA 12.4+) and from then on rejects a buffer of any
-// other size with CUDA_ERROR_INVALID_VALUE.
+// l is passed on as rt.LaunchArgs' contract has it: shapes as they are, the
+// parameter buffer unchecked (rt.Kernel checked it). The buffer is read
+// before Launch returns and never retained. A launch allocates nothing.
 func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
-	// The hot path: a context-independent kernel on a stream, its parameter
-	// size known and matching. It is kept to a few loads and one C call:
-	// this Go code runs with caches the previous launch's driver work has
-	// cooled, and each line of it shows in the launch cost.
+	// The hot path: a context-independent kernel on a stream. It is kept to
+	// a few loads and one C call: this Go code runs with caches the previous
+	// launch's driver work has cooled, and each line of it shows in the
+	// launch cost.
 	k := d.kernels.get(uintptr(h))
-	if k == nil || k.fn == nil || l.Stream == 0 || needsEx(&l) ||
-		k.psize.Load() != int64(l.ParamSize)+1 || l.Params == nil || k.dead.Load() {
+	if k == nil || k.fn == nil || l.Stream == 0 || needsEx(&l) || k.dead.Load() {
 		return d.launchSlow(h, k, l)
 	}
-	g, b := l.Grid.Norm(), l.Block.Norm()
-	if rc := C.cg_launch(k.fn, nil, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z),
+	if rc := C.cg_launch(k.fn, nil, C.uint(l.Grid.X), C.uint(l.Grid.Y), C.uint(l.Grid.Z), C.uint(l.Block.X), C.uint(l.Block.Y), C.uint(l.Block.Z),
 		C.uint(l.SharedMem), cstream(l.Stream), l.Params, C.size_t(l.ParamSize)); rc != 0 {
 		return launchErr("cuLaunchKernel", rc, k, l)
 	}
@@ -64,37 +55,25 @@ func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
 }
 
 // launchSlow is Launch for everything else: the legacy path, launches
-// without a stream, cluster and cooperative launches, a kernel's first
-// launch, and the errors.
+// without a stream, launches with attributes, and the errors.
 //
 //go:noinline
 func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error {
 	if k == nil || k.dead.Load() {
 		return d.badKernel(h, k)
 	}
-	if l.ParamSize > 0 && l.Params == nil {
-		return rt.Errorf("cuLaunchKernel", rt.ErrInvalidValue, "kernel %s: %d parameter bytes but no buffer", k.name, l.ParamSize)
-	}
 	fn := k.fn
 	var ctx C.CUcontext
 	if l.Stream == 0 {
 		ctx = cctx(l.Ctx)
 	}
-	var legacyCtx C.CUcontext
 	if k.lib.legacy {
 		var err error
-		if fn, legacyCtx, err = d.legacyLaunchFunc(k, l); err != nil {
+		if fn, err = d.legacyLaunchFunc(k, l); err != nil {
 			return err
 		}
 	}
-	ps := k.psize.Load()
-	if ps == 0 {
-		ps = d.learnParamSize(k, fn, ctx, legacyCtx, l.Stream)
-	}
-	if ps > 1 && uintptr(ps-1) != l.ParamSize {
-		return paramSizeErr(k, l, ps-1)
-	}
-	g, b := l.Grid.Norm(), l.Block.Norm()
+	g, b := l.Grid, l.Block
 	var rc C.int
 	if !needsEx(&l) {
 		rc = C.cg_launch(fn, ctx, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z),
@@ -135,9 +114,9 @@ func exFlags(l rt.LaunchArgs) C.int {
 // costs nothing on the success path.
 func launchErr(op string, rc C.int, k *kernel, l rt.LaunchArgs) error {
 	detail := fmt.Sprintf("kernel %s, grid %v, block %v, %d shared bytes, %d parameter bytes",
-		k.name, l.Grid.Norm(), l.Block.Norm(), l.SharedMem, l.ParamSize)
+		k.name, l.Grid, l.Block, l.SharedMem, l.ParamSize)
 	if l.Cluster != (rt.Dim3{}) {
-		detail += fmt.Sprintf(", cluster %v", l.Cluster.Norm())
+		detail += fmt.Sprintf(", cluster %v", l.Cluster)
 	}
 	if l.Cooperative {
 		detail += ", cooperative"
@@ -151,32 +130,6 @@ func launchErr(op string, rc C.int, k *kernel, l rt.LaunchArgs) error {
 	return k.lib.withLog(checkd(op, rc, detail))
 }
 
-// learnParamSize asks the driver for k's parameter buffer size, in the
-// launch's context, and records it (see kernel.psize).
-func (d *Driver) learnParamSize(k *kernel, fn C.CUfunction, ctx, legacyCtx C.CUcontext, s rt.StreamHandle) int64 {
-	var total C.size_t
-	var rc C.int
-	if k.lib.legacy {
-		rc = C.cg_param_size(legacyCtx, nil, nil, fn, &total)
-	} else {
-		rc = C.cg_param_size(ctx, cstream(s), k.k, nil, &total)
-	}
-	switch {
-	case rc == 0:
-		k.psize.Store(int64(total) + 1)
-		return int64(total) + 1
-	case rc&C.CG_MISSING != 0:
-		k.psize.Store(-1) // never answerable: do not ask again
-	}
-	return -1 // unknown this time (no context, say); the launch will tell
-}
-
-func paramSizeErr(k *kernel, l rt.LaunchArgs, want int64) error {
-	return rt.Errorf("cuLaunchKernel", rt.ErrInvalidValue,
-		"kernel %s: %d parameter bytes, but the image declares %d (generated code out of date with the image?)",
-		k.name, l.ParamSize, want)
-}
-
 func (d *Driver) badKernel(h rt.KernelHandle, k *kernel) error {
 	if k == nil {
 		return rt.Errorf("cuLaunchKernel", rt.ErrInvalidHandle, "unknown KernelHandle %d", h)
@@ -185,28 +138,27 @@ func (d *Driver) badKernel(h rt.KernelHandle, k *kernel) error {
 }
 
 // legacyLaunchFunc finds the context a legacy launch runs in (the stream's,
-// Ctx, or the current one) and k's CUfunction there.
-func (d *Driver) legacyLaunchFunc(k *kernel, l rt.LaunchArgs) (C.CUfunction, C.CUcontext, error) {
+// Ctx, or the current one) and returns k's CUfunction there.
+func (d *Driver) legacyLaunchFunc(k *kernel, l rt.LaunchArgs) (C.CUfunction, error) {
 	var ctx C.CUcontext
 	switch {
 	case l.Stream != 0:
 		if rc := C.cg_stream_ctx(cstream(l.Stream), &ctx); rc != 0 {
-			return nil, nil, check("cuStreamGetCtx", rc)
+			return nil, check("cuStreamGetCtx", rc)
 		}
 	case l.Ctx != 0:
 		ctx = cctx(l.Ctx)
 	default:
 		var err error
 		if ctx, err = currentCtx("cuLaunchKernel"); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	lib := k.lib
 	lib.mu.Lock()
 	defer lib.mu.Unlock()
 	if lib.unloaded {
-		return nil, nil, d.badKernel(0, k)
+		return nil, d.badKernel(0, k)
 	}
-	f, err := d.legacyFunc(lib, k, ctx)
-	return f, ctx, err
+	return d.legacyFunc(lib, k, ctx)
 }

@@ -34,8 +34,7 @@ func vecAddGen(cfg rt.Config, a, b, c rt.Ptr[float32], n int32) error {
 
 func BenchmarkLaunchGenerated(b *testing.B) {
 	d := gpu(b)
-	ctx, err := rt.PrimaryOn(d, 0)
-	must(b, err)
+	ctx := primary(b, d)
 	defer ctx.Release()
 	s, err := ctx.NewStream()
 	must(b, err)
@@ -65,8 +64,7 @@ func BenchmarkLaunchGenerated(b *testing.B) {
 // assertions.
 func TestLaunchCostVsC(t *testing.T) {
 	d := gpu(t)
-	ctx, err := rt.PrimaryOn(d, 0)
-	must(t, err)
+	ctx := primary(t, d)
 	defer ctx.Release()
 	s, err := ctx.NewStream()
 	must(t, err)

@@ -60,10 +60,6 @@ type kernel struct {
 	fn   C.CUfunction
 	k    C.CUkernel
 	dead atomic.Bool
-	// psize is the parameter buffer size the image declares plus one,
-	// learned at the first launch: 0 = not known yet, -1 = the driver
-	// cannot tell (older than 12.4). Launch checks buffers against it.
-	psize atomic.Int64
 	// attrs are attribute values set on a legacy kernel per device, applied
 	// to the CUfunction of every context of that device it is loaded in
 	// later (guarded by lib.mu).
@@ -158,8 +154,6 @@ func jitOpts(o rt.JITOptions, target int) C.cg_jit_opts {
 	}
 	return j
 }
-
-var _ rt.JITLogger = (*Driver)(nil)
 
 // LibraryJITLog is the PTX compiler's info log for library h (what
 // JITOptions.Verbose asks for: registers, spills, ...). With lazy loading

@@ -602,28 +602,6 @@ int cg_param_info(CUcontext ctx, CUkernel k, CUfunction f, size_t i, size_t *off
 	IN_CTX(ctx, param_info(k, f, i, off, size));
 }
 
-static CUresult param_size(CUkernel k, CUfunction f, size_t *total) {
-	*total = 0;
-	for (size_t i = 0;; i++) {
-		size_t off, size;
-		CUresult r = param_info(k, f, i, &off, &size);
-		if (r == 1) return 0;  // CUDA_ERROR_INVALID_VALUE: past the last parameter
-		if (r != 0) return r;
-		if (off + size > *total) *total = off + size;
-	}
-}
-
-int cg_param_size(CUcontext ctx, CUstream s, CUkernel k, CUfunction f, size_t *total) {
-	if (k) NEED(p_cuKernelGetParamInfo);
-	else NEED(p_cuFuncGetParamInfo);
-	if (!ctx && s) {
-		NEED(p_cuStreamGetCtx);
-		CUresult r = p_cuStreamGetCtx(s, &ctx);
-		if (r != 0) return r;
-	}
-	IN_CTX(ctx, param_size(k, f, total));
-}
-
 int cg_kernel_get_attribute(CUkernel k, int attr, int ord, int *v) {
 	NEED(p_cuKernelGetAttribute);
 	DEVICE(ord, dev);
@@ -735,6 +713,7 @@ static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 	// ever handed to C. The driver copies it before cuLaunchKernel returns.
 	void *extra[5] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 	                  CU_LAUNCH_PARAM_END};
+	if (size && !params) return 1;  // CUDA_ERROR_INVALID_VALUE, not a read of NULL in the driver
 	return p_cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, NULL, size ? extra : NULL);
 }
 
@@ -752,9 +731,9 @@ static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsign
 	unsigned int n = 0;
 	if (cx | cy | cz) {
 		attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-		attrs[n].value.clusterDim.x = cx ? cx : 1;
-		attrs[n].value.clusterDim.y = cy ? cy : 1;
-		attrs[n].value.clusterDim.z = cz ? cz : 1;
+		attrs[n].value.clusterDim.x = cx;
+		attrs[n].value.clusterDim.y = cy;
+		attrs[n].value.clusterDim.z = cz;
 		n++;
 	}
 	if (flags & CG_LAUNCH_COOPERATIVE) {
@@ -775,6 +754,7 @@ static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsign
 	cg_launch_config cfg = {gx, gy, gz, bx, by, bz, shmem, s, attrs, n};
 	void *extra[5] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 	                  CU_LAUNCH_PARAM_END};
+	if (size && !params) return 1;  // CUDA_ERROR_INVALID_VALUE
 	return p_cuLaunchKernelEx(&cfg, f, NULL, size ? extra : NULL);
 }
 

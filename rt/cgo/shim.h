@@ -110,10 +110,8 @@ int cg_kernel_set_attribute(CUkernel k, int attr, int v, int ord);
 int cg_library_warmup(CUcontext ctx, CUlibrary lib, unsigned int *loaded);
 
 // Parameter layouts: cuKernelGetParamInfo for a CUkernel (k != NULL), else
-// cuFuncGetParamInfo for the CUfunction f (both CUDA 12.4). cg_param_size
-// sums the layout up in one call, in ctx, or in s's context when ctx is NULL.
+// cuFuncGetParamInfo for the CUfunction f (both CUDA 12.4), in ctx.
 int cg_param_info(CUcontext ctx, CUkernel k, CUfunction f, size_t i, size_t *off, size_t *size);
-int cg_param_size(CUcontext ctx, CUstream s, CUkernel k, CUfunction f, size_t *total);
 
 // Legacy per-context modules.
 int cg_module_load(CUcontext ctx, CUmodule *mod, const void *image, const cg_jit_opts *o, char *info, char *err,
