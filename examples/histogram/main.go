@@ -48,12 +48,16 @@ func histogram(ctx *rt.Context, data []byte) ([]uint32, error) {
 }
 
 func run(w io.Writer) error {
-	a, err := rt.Primary(0)
+	devs, err := rt.Devices()
+	if err != nil {
+		return err
+	}
+	a, err := devs[0].Primary()
 	if err != nil {
 		return err
 	}
 	defer a.Release()
-	b, err := rt.NewContext(0)
+	b, err := devs[0].NewContext(0)
 	if err != nil {
 		return err
 	}

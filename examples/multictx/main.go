@@ -23,20 +23,20 @@ func main() {
 }
 
 func run(w io.Writer) error {
-	ndev, err := rt.DeviceCount()
+	devs, err := rt.Devices()
 	if err != nil {
 		return err
 	}
 	// Every device's primary context, and one more context on device 0.
 	var ctxs []*rt.Context
-	for dev := 0; dev < ndev; dev++ {
-		c, err := rt.Primary(dev)
+	for _, dev := range devs {
+		c, err := dev.Primary()
 		if err != nil {
 			return err
 		}
 		ctxs = append(ctxs, c)
 	}
-	extra, err := rt.NewContext(0)
+	extra, err := devs[0].NewContext(0)
 	if err != nil {
 		return err
 	}

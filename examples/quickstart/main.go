@@ -23,12 +23,16 @@ func main() {
 }
 
 func run(w io.Writer) error {
-	ctx, err := rt.Primary(0)
+	devs, err := rt.Devices()
+	if err != nil {
+		return err
+	}
+	ctx, err := devs[0].Primary()
 	if err != nil {
 		return err
 	}
 	defer ctx.Release()
-	dev, _ := ctx.DeviceName()
+	dev, _ := ctx.Device().Name()
 	fmt.Fprintf(w, "backend %s, device 0: %s\n", ctx.Driver().Name(), dev)
 
 	s, err := ctx.NewStream()

@@ -23,12 +23,16 @@ func main() {
 }
 
 func run(w io.Writer, n int) error {
-	ctx, err := rt.Primary(0)
+	devs, err := rt.Devices()
+	if err != nil {
+		return err
+	}
+	ctx, err := devs[0].Primary()
 	if err != nil {
 		return err
 	}
 	defer ctx.Release()
-	sms, err := ctx.Attribute(rt.AttrMultiprocessorCount)
+	sms, err := ctx.Device().Attribute(rt.AttrMultiprocessorCount)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,11 @@ func saxpy[T float32 | float64](ctx *rt.Context, s *rt.Stream, a T, x, y []T,
 }
 
 func run(w io.Writer) error {
-	ctx, err := rt.Primary(0)
+	devs, err := rt.Devices()
+	if err != nil {
+		return err
+	}
+	ctx, err := devs[0].Primary()
 	if err != nil {
 		return err
 	}

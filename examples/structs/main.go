@@ -23,7 +23,11 @@ func main() {
 }
 
 func run(w io.Writer) error {
-	ctx, err := rt.Primary(0)
+	devs, err := rt.Devices()
+	if err != nil {
+		return err
+	}
+	ctx, err := devs[0].Primary()
 	if err != nil {
 		return err
 	}

@@ -180,7 +180,11 @@ func allKernels(t *testing.T) []string {
 func launch(t *testing.T, f func(rt.Config) error) []byte {
 	t.Helper()
 	fake := &rttest.Fake{Kernels: allKernels(t), Record: true}
-	ctx, err := rt.PrimaryOn(fake, 0)
+	devs, err := rt.DevicesOf(fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := devs[0].Primary()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +333,11 @@ func TestEnumsAndWide(t *testing.T) {
 // unsafe byte view, vectors through Put; neither allocates.
 func TestPackingDoesNotAllocate(t *testing.T) {
 	fake := &rttest.Fake{Kernels: allKernels(t)}
-	ctx, err := rt.PrimaryOn(fake, 0)
+	devs, err := rt.DevicesOf(fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := devs[0].Primary()
 	if err != nil {
 		t.Fatal(err)
 	}

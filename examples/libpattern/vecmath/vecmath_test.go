@@ -20,7 +20,11 @@ func TestCallerOwnsContexts(t *testing.T) {
 		want += x[i] * y[i]
 	}
 	for round := 0; round < 3; round++ {
-		ctx, err := rt.NewContext(0)
+		devs, err := rt.Devices()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, err := devs[0].NewContext(0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,12 @@ import (
 // kernel's parameters with their C++ types in Go: here
 // extern "C" vecAdd(const float*, const float*, float*, int).
 func ExampleVecAdd() {
-	ctx, err := rt.PrimaryOn(soft.New(soft.Options{}), 0) // rt.Primary(0) picks the GPU when there is one
+	devs, err := rt.DevicesOf(soft.New(soft.Options{})) // rt.Devices() picks the GPU when there is one
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, err := devs[0].Primary()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -35,9 +40,9 @@ func ExampleVecAdd() {
 // A __device__ variable has one copy per context: its accessors take the
 // context. A __managed__ variable has one address for all of them.
 func ExampleLaunches() {
-	drv := soft.New(soft.Options{})
-	a, _ := rt.PrimaryOn(drv, 0)
-	b, _ := rt.NewContextOn(drv, 0, 0)
+	devs, _ := rt.DevicesOf(soft.New(soft.Options{}))
+	a, _ := devs[0].Primary()
+	b, _ := devs[0].NewContext(0)
 	kernels.Launches.Set(a, 1)
 	kernels.Launches.Set(b, 2)
 	va, _ := kernels.Launches.Get(a)

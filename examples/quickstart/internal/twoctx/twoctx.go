@@ -38,12 +38,16 @@ func Run(t *testing.T, k Kernels) {
 		t.Fatal(err)
 	}
 	drv := &countingDriver{Driver: base}
-	primary, err := rt.PrimaryOn(drv, 0)
+	devs, err := rt.DevicesOf(drv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	primary, err := devs[0].Primary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer primary.Release()
-	created, err := rt.NewContextOn(drv, 0, 0)
+	created, err := devs[0].NewContext(0)
 	if err != nil {
 		t.Fatal(err)
 	}
