@@ -350,14 +350,15 @@ func (k *Kernel) Launch(cfg Config, params []byte) error {
 	// code runs with cold caches after the driver's previous launch, so
 	// every line of it shows in the launch cost.
 	s, b := cfg.Stream, k.bound.Load()
-	if s == nil || b == nil || b.drv != s.ctx.drv || uintptr(len(params)) != k.size {
+	c := &cfg.Cluster
+	if s == nil || b == nil || b.drv != s.ctx.drv || uintptr(len(params)) != k.size || c.X|c.Y|c.Z != 0 {
 		return k.launchSlow(cfg, params)
 	}
 	return b.drv.Launch(b.h, launchArgs(s.ctx.h, s.h, &cfg, params))
 }
 
 // launchSlow is Launch for the first launch in a driver, launches without a
-// stream, and bad parameter buffers.
+// stream, cluster launches and bad parameter buffers.
 //
 //go:noinline
 func (k *Kernel) launchSlow(cfg Config, params []byte) error {
@@ -377,6 +378,9 @@ func (k *Kernel) launchSlow(cfg Config, params []byte) error {
 	if uintptr(len(params)) != k.size {
 		return Errorf("rt.Kernel.Launch", ErrInvalidValue, "kernel %s: %d parameter bytes, want %d", k.name, len(params), k.size)
 	}
+	if cfg.Cluster != (Dim3{}) {
+		cfg.Cluster = cfg.Cluster.Norm()
+	}
 	b, err := k.binding(drv)
 	if err != nil {
 		return err
@@ -384,13 +388,11 @@ func (k *Kernel) launchSlow(cfg Config, params []byte) error {
 	return drv.Launch(b.h, launchArgs(ctx, sh, &cfg, params))
 }
 
-// launchArgs is a launch of params with cfg's shape in ctx on stream sh. It
-// is the one place launch shapes are normalized (see LaunchArgs).
+// launchArgs is a launch of params with cfg's shape in ctx on stream sh.
+// With launchSlow's handling of clusters, it is the one place launch shapes
+// are normalized (see LaunchArgs). Its inlining cost is at the compiler's
+// budget: anything added here costs the fast path a call.
 func launchArgs(ctx CtxHandle, sh StreamHandle, cfg *Config, params []byte) LaunchArgs {
-	cluster := cfg.Cluster
-	if cluster != (Dim3{}) {
-		cluster = cluster.Norm()
-	}
 	return LaunchArgs{
 		Ctx:         ctx,
 		Stream:      sh,
@@ -399,7 +401,7 @@ func launchArgs(ctx CtxHandle, sh StreamHandle, cfg *Config, params []byte) Laun
 		SharedMem:   cfg.SharedMem,
 		Params:      noescape(unsafe.Pointer(unsafe.SliceData(params))),
 		ParamSize:   uintptr(len(params)),
-		Cluster:     cluster,
+		Cluster:     cfg.Cluster,
 		Cooperative: cfg.Cooperative,
 
 		ProgrammaticSerialization: cfg.ProgrammaticSerialization,
