@@ -36,6 +36,11 @@ func sizeOf[T any]() uint64 {
 
 // Buffer is n elements of T in device memory of one context. T must hold no
 // Go pointers: copies move raw bytes between host and device.
+//
+// Its copies are CUDA's synchronous ones: they run in order on the context's
+// NULL stream, which waits for the context's blocking streams but not for
+// its non-blocking ones (what Context.NewStream makes). Synchronize such a
+// stream before copying what its work writes.
 type Buffer[T any] struct {
 	Ptr Ptr[T]
 	Len int
