@@ -1,0 +1,93 @@
+package soft
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/cugen/cugen/parse/fatbin"
+)
+
+const checkPTXText = `.version 8.0
+.target sm_100
+.address_size 64
+
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	.reg .f32 	%f<4>;
+	.reg .b64 	%rd<3>;
+
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	ld.global.f32 	%f1, [%rd2];
+	mul.f32 	%f2, %f1, %f1;
+	st.global.f32 	[%rd2], %f2;
+	ret;
+}
+`
+
+// TestCheck: Check accepts what a load accepts, whatever the target, and
+// rejects what a load rejects with the position and nothing else.
+func TestCheck(t *testing.T) {
+	if err := Check("k.ptx", []byte(checkPTXText)); err != nil {
+		t.Errorf("a good module (for sm_100, above the default emulated sm_90): %v", err)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"mul.f32", "mul.ff32", "k.ptx:15:2: mul.ff32: modifier .ff32 is not supported"},
+		{"mul.f32", "mulx.f32", "k.ptx:15:2: "},
+		{".reg .b64", ".reg .b65", "k.ptx:"},
+		{"ret;", "ret", "k.ptx:18:1: "}, // the grammar: a missing ';'
+	} {
+		bad := strings.Replace(checkPTXText, c.from, c.to, 1)
+		err := Check("k.ptx", []byte(bad))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s → %s: error %v, want one starting %q", c.from, c.to, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "CUDA_ERROR") {
+			t.Errorf("%s → %s: error %q carries the load's driver words", c.from, c.to, err)
+		}
+	}
+	// Nothing rt/soft could run: nothing to check.
+	if err := Check("x.cubin", append([]byte("\x7fELF"), make([]byte, 60)...)); err != nil {
+		t.Errorf("a cubin: %v", err)
+	}
+}
+
+// TestCheckFatbin: each PTX entry of a fatbin is checked, named after the
+// fatbin and the entry's target.
+func TestCheckFatbin(t *testing.T) {
+	src, err := readTestdata("b.speedall.fatbin") // sm_90 SASS and compressed compute_90 PTX
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check("b.fatbin", src); err != nil {
+		t.Fatalf("a good fatbin: %v", err)
+	}
+	good := ptxEntry([]byte(checkPTXText), 75)
+	bad := ptxEntry([]byte(strings.Replace(checkPTXText, "ret;", "rex;", 1)), 90)
+	if err := Check("k.fatbin", fatbin.Build([]*fatbin.Entry{good})); err != nil {
+		t.Errorf("a fatbin of good PTX: %v", err)
+	}
+	err = Check("k.fatbin", fatbin.Build([]*fatbin.Entry{good, bad}))
+	if want := "k.fatbin[compute_90]:17:2: rex: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a fatbin with an unknown instruction in one PTX entry: %v, want an error starting %q", err, want)
+	}
+}
+
+// ptxEntry is a fatbin entry of uncompressed PTX for compute_arch.
+func ptxEntry(text []byte, arch uint32) *fatbin.Entry {
+	payload := append(bytes.Clone(text), make([]byte, 8-len(text)%8)...)
+	raw := make([]byte, fatbin.EntryHeaderSize, fatbin.EntryHeaderSize+len(payload))
+	le := binary.LittleEndian
+	le.PutUint16(raw[0x00:], uint16(fatbin.KindPTX))
+	le.PutUint16(raw[0x02:], 0x0101)
+	le.PutUint32(raw[0x04:], fatbin.EntryHeaderSize)
+	le.PutUint64(raw[0x08:], uint64(len(payload)))
+	le.PutUint16(raw[0x18:], 0)
+	le.PutUint16(raw[0x1a:], 8)
+	le.PutUint32(raw[0x1c:], arch)
+	return &fatbin.Entry{Raw: append(raw, payload...)}
+}
