@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -65,17 +66,33 @@ func Open(name string) (Driver, error) {
 	}
 	regMu.Unlock()
 	if open == nil {
-		return nil, fmt.Errorf("rt: no backend %q registered (registered: %s); import github.com/cugen/cugen/rt/%s",
-			name, strings.Join(Backends(), ", "), importPathOf(name))
+		return nil, errors.New("rt: " + notRegistered(name))
 	}
 	return open()
 }
 
-func importPathOf(name string) string {
-	if name == "cuda" {
-		return "cgo"
+// shipped are the backends cugen ships: a program makes one available by
+// importing its package.
+var shipped = []struct{ name, pkg string }{
+	{"cuda", "github.com/cugen/cugen/rt/cgo"},
+	{"soft", "github.com/cugen/cugen/rt/soft"},
+}
+
+// notRegistered says how to make the backend name available: the import,
+// for a backend cugen ships; else the valid names and their imports.
+func notRegistered(name string) string {
+	registered := "none is registered"
+	if names := Backends(); len(names) > 0 {
+		registered = "registered: " + strings.Join(names, ", ")
 	}
-	return name
+	var valid []string
+	for _, b := range shipped {
+		if b.name == name {
+			return fmt.Sprintf("backend %q is not registered: import _ %q (%s)", name, b.pkg, registered)
+		}
+		valid = append(valid, fmt.Sprintf("%s (import _ %q)", b.name, b.pkg))
+	}
+	return fmt.Sprintf("no backend %q; the backends are %s (%s)", name, strings.Join(valid, " and "), registered)
 }
 
 // EnvBackend is the environment variable that forces Default's choice
@@ -98,6 +115,9 @@ func Default() (Driver, error) {
 
 func chooseDefault() (Driver, error) {
 	if name := os.Getenv(EnvBackend); name != "" {
+		if !slices.Contains(Backends(), name) {
+			return nil, fmt.Errorf("rt: %s=%s: %s", EnvBackend, name, notRegistered(name))
+		}
 		return Open(name)
 	}
 	regMu.Lock()
