@@ -1,12 +1,12 @@
-// Package gen writes the Go package for a parse.Module: one typed launch
-// function per kernel, one typed accessor per module-scope variable, and the
-// device image embedded with //go:embed. It plans every name and Go type from
-// the model first (plan.go, by the rules in names.go and types.go), then
-// emits the file with jennifer (emit.go); the output is gofmt'd and
-// byte-for-byte deterministic.
+// Package gen writes the Go file for parse.Modules: for each, an rt.Library
+// with its device image embedded by //go:embed, one typed launch function per
+// kernel and one typed accessor per module-scope variable. It plans every
+// name and Go type from the models first (plan.go, by the rules in names.go
+// and types.go), then emits the file with jennifer (emit.go); the output is
+// gofmt'd and byte-for-byte deterministic.
 //
-// Generate takes a finished model. gen/pipeline finishes one from files and
-// cugen's options and calls Generate: that is what cmd/cugen runs.
+// GenerateFile takes finished models. gen/pipeline finishes them from files
+// and cugen's options and calls it: that is what cmd/cugen runs.
 package gen
 
 import (
@@ -17,25 +17,65 @@ import (
 	"github.com/cugen/cugen/parse"
 )
 
-// Options control the generated package.
+// Options control the generated file.
 type Options struct {
-	Package   string         // Go package name
-	ImageFile string         // the embedded file, relative to the output's directory
-	Source    string         // the input named in the header comment
-	Kernels   *regexp.Regexp // when set, only matching kernels (mangled or demangled name) are wrapped
-	Types     []TypeMapping  // C++ types passed as Go types (-type), loaded by LoadTypeMappings
+	Package string         // Go package name
+	Kernels *regexp.Regexp // when set, only matching kernels (mangled or demangled name) are wrapped
+	Types   []TypeMapping  // C++ types passed as Go types (-type), loaded by LoadTypeMappings
+	// Command is the command line the header records, "cugen -o k_cugen.go
+	// k.ptx"; without it the header names the inputs.
+	Command string
+	// Taken are the package-level identifiers the package's other files
+	// declare, each mapped to the file that declares it: the generated file
+	// declares none of them (their owners keep their names; the file's own
+	// identifiers move to their next candidates, names.go).
+	Taken map[string]string
+	// NoPackageDoc leaves the package's doc comment to another of its files.
+	NoPackageDoc bool
+
+	// ImageFile and Source are Generate's one input: the embedded file,
+	// relative to the output's directory, and the input the comments name.
+	ImageFile, Source string
 }
 
-// Generate returns the Go source of the package for m. Its errors are
-// *OptionError and *KernelError, and plain errors for missing Options.
-func Generate(m *parse.Module, opts Options) ([]byte, error) {
+// A Library is one input of a generated file: its model, and the image the
+// file embeds for it. A file of one input names its library variable
+// Library; a file of several names each after its input: AttentionLibrary
+// for attention.cu.
+type Library struct {
+	Module    *parse.Module
+	ImageFile string // the embedded file, relative to the output's directory
+	Source    string // the input as the comments name it, "attention.cu"
+}
+
+// A File is a generated Go file.
+type File struct {
+	Source []byte
+	// Notes are the name collisions and how they were resolved, one per
+	// renamed kernel, type or variable, as the file's comment lists them.
+	Notes []string
+}
+
+// GenerateFile returns the Go file for libs, one rt.Library each. Its errors
+// are *OptionError and *KernelError, and plain errors for missing Options.
+func GenerateFile(libs []Library, opts Options) (*File, error) {
 	if opts.Package == "" {
 		return nil, fmt.Errorf("gen: no package name")
 	}
-	if opts.ImageFile == "" {
-		return nil, fmt.Errorf("gen: no image file name")
+	if len(libs) == 0 {
+		return nil, fmt.Errorf("gen: no input")
 	}
-	p, err := newPlan(m, opts)
+	seen := map[string]string{}
+	for _, l := range libs {
+		if l.ImageFile == "" {
+			return nil, fmt.Errorf("gen: no image file name for %s", l.Source)
+		}
+		if other, ok := seen[l.ImageFile]; ok {
+			return nil, fmt.Errorf("gen: %s and %s would both be embedded as %s", other, l.Source, l.ImageFile)
+		}
+		seen[l.ImageFile] = l.Source
+	}
+	p, err := newPlan(libs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -43,5 +83,19 @@ func Generate(m *parse.Module, opts Options) ([]byte, error) {
 	if err := p.emit().Render(&buf); err != nil {
 		return nil, fmt.Errorf("gen: rendering: %v", err)
 	}
-	return buf.Bytes(), nil
+	return &File{Source: buf.Bytes(), Notes: p.notes}, nil
+}
+
+// Generate returns the Go source for one model, whose image and input
+// opts.ImageFile and opts.Source name.
+func Generate(m *parse.Module, opts Options) ([]byte, error) {
+	source := opts.Source
+	if source == "" {
+		source = opts.ImageFile
+	}
+	f, err := GenerateFile([]Library{{Module: m, ImageFile: opts.ImageFile, Source: source}}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return f.Source, nil
 }

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -15,13 +19,85 @@ import (
 // names are all made by the functions and constants here; plan.go and
 // types.go apply them.
 
-// The identifiers every generated package declares or its launch functions use.
+// The identifiers a generated file declares or its launch functions use.
 const (
-	libraryVar = "Library" // the exported *rt.Library
-	imageVar   = "image"   // the //go:embed'ed bytes
+	libraryVar = "Library" // the exported *rt.Library of a file with one input
+	imageVar   = "image"   // its //go:embed'ed bytes
 	cfgParam   = "cfg"     // a launch function's rt.Config
 	bufVar     = "args"    // a launch function's parameter buffer (before collision handling)
 )
+
+// libraryNames are the library variable's and the image variable's names for
+// an input of a file with several (or whose package declares Library
+// already): named after the input, "attention.cu" → AttentionLibrary and
+// attentionImage. stem is the input's name without its extension, or with
+// it when two inputs share a stem.
+func libraryNames(stem string) (lib, image string) {
+	c := camel(stem)
+	return c + "Library", strings.ToLower(c[:1]) + c[1:] + "Image"
+}
+
+// kernelCandidates are a kernel's names, most wanted first (see namer.assign):
+//
+//	VecAdd                 its name: namespaces dropped, template arguments appended
+//	ShiftScale             with its input's name first: the name is another input's
+//	                       kernel's too, or another file of the package declares it
+//	OverPtrFloat32         with its parameters' Go types: overloads in one input
+//	NsKPtrInt32            with its namespaces: one signature in two namespaces
+//	KPtrLongLong           with its parameters' C++ types: C++ types of one Go type
+func kernelCandidates(base, goParams, input string, k *parse.Kernel) []string {
+	var ns []string
+	cxx := []string{base}
+	if sig := k.Signature; sig != nil {
+		for _, s := range sig.Scope {
+			ns = append(ns, camel(s))
+		}
+		for _, c := range sig.Params {
+			cxx = append(cxx, cxxName(c))
+		}
+	}
+	return []string{
+		base,
+		join(input, base),
+		join(base, goParams),
+		join(slices.Concat(ns, []string{base, goParams})...),
+		join(slices.Concat(ns, cxx)...),
+	}
+}
+
+// cxxName renders a C++ parameter type as a name part, by its C++ spelling
+// rather than its Go type: "long long*" → PtrLongLong, "const int*" → PtrConstInt.
+func cxxName(c *parse.CType) string {
+	q := ""
+	if c.Const {
+		q = "Const"
+	}
+	switch c.Kind {
+	case parse.CPointer:
+		return q + "Ptr" + cxxName(c.Elem)
+	case parse.CNamed:
+		return q + typeName(c)
+	}
+	return q + camel(c.Name)
+}
+
+// globalCandidates are a module-scope variable's names: its name; with Var
+// (a kernel or type has the name); with its input's name first (one variable
+// name in two inputs).
+func globalCandidates(name, input string) []string {
+	c := camel(name)
+	return []string{c, c + "Var", join(input, c)}
+}
+
+// typeCandidates are a declared type's names: its name; with its namespaces
+// ("ns::Params" → NsParams); with Type (a kernel has the name).
+func typeCandidates(want string, scope []string) []string {
+	var ns []string
+	for _, s := range scope {
+		ns = append(ns, camel(s))
+	}
+	return []string{want, join(slices.Concat(ns, []string{want})...), want + "Type"}
+}
 
 // handleName is the unexported *rt.Kernel variable of a launch function.
 func handleName(goKernel string) string { return "kern" + goKernel }
@@ -81,6 +157,8 @@ func (g goType) suffix() string {
 		return "Ptr" + g.elem.suffix()
 	case gkConstPtr:
 		return "ConstPtr" + g.elem.suffix()
+	case gkDecl:
+		return g.decl.want // not its final name, which kernels' names decide
 	}
 	return camel(g.name)
 }
@@ -172,30 +250,97 @@ func valueName(v string) string {
 	return camel(v)
 }
 
-// namer hands out unique exported identifiers in a deterministic order.
-type namer struct {
-	taken map[string]string // identifier → what took it
+// A nameReq asks for one package-level identifier. Its candidates are
+// derived from the thing named alone (its name, parameter types, namespaces,
+// input), never from its neighbours or from sort order, so that adding a
+// kernel renames only what shares a candidate with it: a numeric suffix by
+// position would let a name move silently to another kernel.
+type nameReq struct {
+	cands []string // most wanted first
+	key   string   // what it is, unique in the package: the hash of the last resort
+	what  string   // how notes name it: "over(float*)", "the C++ enum Wide"
+	name  string   // the identifier given
 }
 
-func newNamer(reserved ...string) *namer {
+// namer hands out package-level identifiers. taken holds what is already
+// declared: by the package's other files, by cugen, by requests served.
+type namer struct {
+	taken map[string]string // identifier → why it is taken, for notes: "declared in x.go"
+	notes []string          // one per request that did not get its first candidate
+}
+
+func newNamer(taken map[string]string) *namer {
 	n := &namer{taken: map[string]string{}}
-	for _, r := range reserved {
-		n.taken[r] = "cugen"
+	for id, by := range taken {
+		n.taken[id] = by
 	}
 	return n
 }
 
-// claim returns want, or want with the first free numeric suffix.
-func (n *namer) claim(want, owner string) string {
-	name := want
-	for i := 2; ; i++ {
-		if _, ok := n.taken[name]; !ok {
-			break
+// assign gives every request the first of its candidates that is not taken
+// and that no other request still unserved wants at the same step. Requests
+// that share a candidate all move on to their next one: none keeps the
+// shared name, so which of them came first does not matter. Past its last
+// candidate a request gets that candidate with a hash of its key, then (only
+// if two keys collide in 32 bits) a numeric suffix in key order.
+func (n *namer) assign(reqs []*nameReq) {
+	pending := reqs
+	for step := 0; len(pending) > 0; step++ {
+		last := true // every pending request is at its hashed name
+		groups := map[string][]*nameReq{}
+		for _, r := range pending {
+			groups[r.candidate(step)] = append(groups[r.candidate(step)], r)
+			last = last && step >= len(r.cands)
 		}
-		name = join(want, fmt.Sprint(i))
+		var next []*nameReq
+		for _, c := range slices.Sorted(maps.Keys(groups)) { // notes in a fixed order
+			g := groups[c]
+			if len(g) == 1 && n.taken[c] == "" {
+				n.take(g[0], c)
+			} else {
+				next = append(next, g...)
+			}
+		}
+		if last {
+			sort.Slice(next, func(i, j int) bool { return next[i].key < next[j].key })
+			for _, r := range next {
+				c := r.candidate(step)
+				for i := 2; n.taken[c] != ""; i++ {
+					c = fmt.Sprintf("%s_%d", r.candidate(step), i)
+				}
+				n.take(r, c)
+			}
+			return
+		}
+		pending = next
 	}
-	n.taken[name] = owner
-	return name
+}
+
+// candidate is the name r wants at step: a candidate, or past the last one,
+// the last with a hash of r's key.
+func (r *nameReq) candidate(step int) string {
+	if step < len(r.cands) {
+		return r.cands[step]
+	}
+	h := fnv.New32a()
+	h.Write([]byte(r.key))
+	return fmt.Sprintf("%s_%08x", r.cands[len(r.cands)-1], h.Sum32())
+}
+
+// take gives r name, and notes it when r wanted another.
+func (n *namer) take(r *nameReq, name string) {
+	want := r.cands[0]
+	by := n.taken[want]
+	r.name = name
+	n.taken[name] = "taken by " + r.what
+	if name == want || !token.IsExported(name) {
+		return
+	}
+	note := r.what + " → " + name
+	if by != "" {
+		note += " (" + want + " is " + by + ")"
+	}
+	n.notes = append(n.notes, note)
 }
 
 // unique returns base, or base with a numeric suffix, avoiding used.

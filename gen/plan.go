@@ -2,6 +2,8 @@ package gen
 
 import (
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/cugen/cugen/parse"
 )
@@ -12,21 +14,30 @@ import (
 // here), and the types the package declares. emit.go only reads it.
 type plan struct {
 	opts     Options
-	mod      *parse.Module
-	kernels  []*kernelPlan // in the model's order (by mangled name)
+	libs     []*libPlan
+	kernels  []*kernelPlan // by library, then in the model's order (by mangled name)
 	globals  []*globalPlan
 	decls    []*declType    // the types the package declares, by Go name
 	mappings []*TypeMapping // the -type mappings some parameter uses, by C++ name
+	notes    []string       // the name collisions and how they were resolved
+}
+
+// libPlan is one input: its rt.Library and embedded image.
+type libPlan struct {
+	Library
+	input    string // the input's name as a name part, "Attention"
+	libVar   string // the exported *rt.Library
+	imageVar string // the //go:embed'ed bytes
 }
 
 // kernelPlan is one kernel's Go function.
 type kernelPlan struct {
+	lib    *libPlan
 	k      *parse.Kernel
 	goName string
 	handle string // the unexported *rt.Kernel variable
 	params []paramPlan
 	buf    string // the parameter buffer's identifier
-	note   string // how a name collision was resolved, for the file's header
 }
 
 // paramPlan is one parameter of a launch function.
@@ -40,63 +51,74 @@ type paramPlan struct {
 }
 
 type globalPlan struct {
+	lib    *libPlan
 	g      *parse.Global
 	goName string
 	elem   goType
 }
 
-// newPlan plans the package in a fixed order, which the names depend on
-// when two things want the same identifier: first the named C++ types passed
-// by value (so that pointers to them can be typed), then the kernels' names
-// (overloads told apart by their parameter types), then the remaining
-// parameter types and the parameter names, then the globals.
-func newPlan(m *parse.Module, opts Options) (*plan, error) {
-	names := newNamer(libraryVar)
-	typer, err := newTyper(names, opts.Types)
+// newPlan plans the file. Types are computed before names (an overload's
+// name holds its parameter types), and names are given in a fixed order of
+// precedence, each kind avoiding the names of the kinds before it: the
+// library variables, the kernels, the declared types, the globals. Within a
+// kind, a name depends only on the thing named (names.go), so adding a
+// kernel renames only what it collides with.
+func newPlan(libs []Library, opts Options) (*plan, error) {
+	taken := map[string]string{}
+	for id, file := range opts.Taken {
+		taken[id] = "declared in " + file
+	}
+	names := newNamer(taken)
+	typer, err := newTyper(opts.Types)
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{opts: opts, mod: m}
+	p := &plan{opts: opts}
+	p.planLibraries(libs, names)
 
-	for _, k := range m.Kernels {
-		if opts.Kernels != nil && !opts.Kernels.MatchString(k.Name) && !opts.Kernels.MatchString(k.Pretty()) {
-			continue
+	total := 0
+	for _, lp := range p.libs {
+		for _, k := range lp.Module.Kernels {
+			total++
+			if opts.Kernels != nil && !opts.Kernels.MatchString(k.Name) && !opts.Kernels.MatchString(k.Pretty()) {
+				continue
+			}
+			kp := &kernelPlan{lib: lp, k: k}
+			for _, q := range k.Params {
+				kp.params = append(kp.params, paramPlan{p: q})
+			}
+			p.kernels = append(p.kernels, kp)
 		}
-		kp := &kernelPlan{k: k}
-		for _, q := range k.Params {
-			kp.params = append(kp.params, paramPlan{p: q})
-		}
-		p.kernels = append(p.kernels, kp)
 	}
-	if len(p.kernels) == 0 && len(m.Kernels) > 0 {
-		return nil, &OptionError{Option: "-kernels", Value: opts.Kernels.String(), Err: fmt.Errorf("matches none of the %d kernels", len(m.Kernels))}
+	if len(p.kernels) == 0 && total > 0 {
+		return nil, &OptionError{Option: "-kernels", Value: opts.Kernels.String(), Err: fmt.Errorf("matches none of the %d kernels", total)}
 	}
 
-	for _, kp := range p.kernels {
-		for i, q := range kp.params {
-			if q.p.CType != nil && q.p.CType.Kind == parse.CNamed {
-				if _, err := kp.typeParam(typer, i); err != nil {
-					return nil, err
+	// Named C++ types passed by value first, so that pointers to them are
+	// typed whatever the kernels' order; then the rest of the C++ types.
+	for _, named := range []bool{true, false} {
+		for _, kp := range p.kernels {
+			for i, q := range kp.params {
+				if q.p.CType != nil && (q.p.CType.Kind == parse.CNamed) == named {
+					if _, err := kp.typeParam(typer, i); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
 	}
-
-	base := map[*kernelPlan]string{}
-	groups := map[string]int{}
+	var reqs []*nameReq
 	for _, kp := range p.kernels {
-		base[kp] = kernelBaseName(kp.k)
-		groups[base[kp]]++
+		base := kernelBaseName(kp.k)
+		reqs = append(reqs, &nameReq{
+			cands: kernelCandidates(base, kp.overloadSuffix(typer), kp.lib.input, kp.k),
+			key:   kp.lib.Source + ":" + kp.k.Name,
+			what:  kp.k.Pretty() + p.of(kp.lib),
+		})
 	}
-	for _, kp := range p.kernels {
-		want := base[kp]
-		if groups[want] > 1 {
-			want = join(want, kp.overloadSuffix(typer))
-		}
-		kp.goName = names.claim(want, kp.k.Name)
-		if kp.goName != base[kp] {
-			kp.note = fmt.Sprintf("%s → %s", kp.k.Pretty(), kp.goName)
-		}
+	names.assign(reqs)
+	for i, kp := range p.kernels {
+		kp.goName = reqs[i].name
 	}
 
 	for _, kp := range p.kernels {
@@ -112,18 +134,85 @@ func newPlan(m *parse.Module, opts Options) (*plan, error) {
 		kp.buf = unique(bufVar, used)
 	}
 
-	for _, g := range m.Globals {
-		if g.Extern || g.Count == 0 {
-			continue
-		}
-		elem, ok := ptxScalars[g.PTXType]
-		if !ok || elem.size != g.ElemSize {
-			elem = goType{kind: gkInt, size: 1, name: "uint8"}
-		}
-		p.globals = append(p.globals, &globalPlan{g: g, goName: names.claim(camel(g.Name), g.Name), elem: elem})
+	decls := typer.declared()
+	reqs = nil
+	for _, d := range decls {
+		reqs = append(reqs, &nameReq{cands: typeCandidates(d.want, d.scope), key: d.key, what: d.what})
 	}
-	p.decls, p.mappings = typer.sortedDecls(), typer.sortedMappings()
+	names.assign(reqs)
+	for i, d := range decls {
+		d.name = reqs[i].name
+	}
+
+	reqs = nil
+	for _, lp := range p.libs {
+		for _, g := range lp.Module.Globals {
+			if g.Extern || g.Count == 0 {
+				continue
+			}
+			elem, ok := ptxScalars[g.PTXType]
+			if !ok || elem.size != g.ElemSize {
+				elem = goType{kind: gkInt, size: 1, name: "uint8"}
+			}
+			p.globals = append(p.globals, &globalPlan{lib: lp, g: g, elem: elem})
+			reqs = append(reqs, &nameReq{cands: globalCandidates(g.Name, lp.input), key: lp.Source + ":" + g.Name, what: globalKind(g) + " " + g.Name + p.of(lp)})
+		}
+	}
+	names.assign(reqs)
+	for i, gp := range p.globals {
+		gp.goName = reqs[i].name
+	}
+	p.decls, p.mappings, p.notes = typer.sortedDecls(), typer.sortedMappings(), names.notes
 	return p, nil
+}
+
+// planLibraries names each input's library and image variables: Library and
+// image for a file of one input, unless the package declares them already;
+// else each named after its input (libraryNames).
+func (p *plan) planLibraries(libs []Library, names *namer) {
+	stems := map[string]int{}
+	for _, l := range libs {
+		stems[camel(stem(l.Source))]++
+	}
+	for _, l := range libs {
+		input := camel(stem(l.Source))
+		if stems[input] > 1 {
+			input = camel(l.Source)
+		}
+		p.libs = append(p.libs, &libPlan{Library: l, input: input})
+	}
+	var reqs []*nameReq
+	for _, lp := range p.libs {
+		lib, image := libraryNames(lp.input)
+		libReq := &nameReq{cands: []string{lib}, key: lp.Source, what: "the library of " + lp.Source}
+		imageReq := &nameReq{cands: []string{image}, key: lp.Source, what: "the image of " + lp.Source}
+		if len(libs) == 1 {
+			libReq.cands = []string{libraryVar, lib}
+			imageReq.cands = []string{imageVar, image}
+		}
+		reqs = append(reqs, libReq, imageReq)
+	}
+	names.assign(reqs)
+	for i, lp := range p.libs {
+		lp.libVar, lp.imageVar = reqs[2*i].name, reqs[2*i+1].name
+	}
+}
+
+// stem is a file name without its directory and extension.
+func stem(name string) string {
+	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
+	return strings.TrimSuffix(base, path.Ext(base))
+}
+
+// globalKind is how CUDA declares g: __device__, __constant__, __managed__.
+func globalKind(g *parse.Global) string {
+	switch {
+	case g.Managed:
+		return "__managed__"
+	case g.Space == parse.SpaceConst:
+		return "__constant__"
+	}
+	return "__device__"
 }
 
 // typeParam computes parameter i's Go type on its first call and returns the
@@ -139,7 +228,8 @@ func (kp *kernelPlan) typeParam(t *typer, i int) (goType, error) {
 	return q.typ, q.err
 }
 
-// overloadSuffix tells overloads apart by their parameter types.
+// overloadSuffix is the kernel's parameter types as a name part, which tells
+// overloads apart.
 func (kp *kernelPlan) overloadSuffix(t *typer) string {
 	if len(kp.params) == 0 {
 		return "Void"

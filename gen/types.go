@@ -55,8 +55,11 @@ type goType struct {
 
 // declType is a type the generated package declares for a C++ type.
 type declType struct {
-	name  string // Go name
-	what  string // "the C++ type Params", for the doc comment
+	key   string   // the C++ name, or a synthetic key for what has none
+	want  string   // the Go name it wants ("Params"), also its name part in overloads' names
+	scope []string // the C++ namespaces, for a name that tells two apart
+	name  string   // the Go name given, after every kernel is named
+	what  string   // "the C++ type Params", for the doc comment
 	size  int
 	align int
 	// scalar is the underlying Go type of an enum (or a typedef the binary
@@ -120,14 +123,13 @@ var devPtr = goType{kind: gkDevPtr, size: 8, name: "DevPtr"}
 // typer maps parameter types to Go types and collects the types the package
 // must declare.
 type typer struct {
-	names  *namer
 	decls  map[string]*declType    // by C++ name (or a synthetic key)
 	mapped map[string]*TypeMapping // -type, by C++ name
 	used   map[*TypeMapping]bool   // mappings some parameter uses
 }
 
-func newTyper(names *namer, types []TypeMapping) (*typer, error) {
-	t := &typer{names: names, decls: map[string]*declType{}, mapped: map[string]*TypeMapping{}, used: map[*TypeMapping]bool{}}
+func newTyper(types []TypeMapping) (*typer, error) {
+	t := &typer{decls: map[string]*declType{}, mapped: map[string]*TypeMapping{}, used: map[*TypeMapping]bool{}}
 	for i := range types {
 		m := &types[i]
 		if old, ok := t.mapped[m.CName]; ok {
@@ -165,8 +167,8 @@ func (t *typer) paramType(k *parse.Kernel, p *parse.Param, goKernel string) (goT
 		}
 	}
 	// An aggregate (or a cubin-only parameter): bytes of exact size and alignment.
-	key := fmt.Sprintf("%s#%d", k.Name, p.Ordinal)
-	return t.declare(key, &declType{name: aggregateName(goKernel, p.Ordinal), what: fmt.Sprintf("the aggregate parameter %d of %s", p.Ordinal, k.Name),
+	key := fmt.Sprintf("%s#%d", goKernel, p.Ordinal) // the Go name: one kernel may be in two inputs
+	return t.declare(key, &declType{want: aggregateName(goKernel, p.Ordinal), what: fmt.Sprintf("the aggregate parameter %d of %s", p.Ordinal, k.Name),
 		size: p.Size, align: p.Align, anon: true}), nil
 }
 
@@ -216,13 +218,13 @@ func (t *typer) valueType(k *parse.Kernel, p *parse.Param) (goType, error) {
 			if c.Enum || k.Signature == nil || !k.Signature.ExternC {
 				kind = "enum"
 			}
-			return t.declare(c.Name, &declType{name: typeName(c), what: "the C++ " + kind + " " + c.Name,
+			return t.declare(c.Name, &declType{want: typeName(c), scope: c.Scope, what: "the C++ " + kind + " " + c.Name,
 				size: s.size, align: s.size, scalar: &s, guess: guess, ptx: p.PTXType, src: c.Decl}), nil
 		}
 		if p.Size <= 0 {
 			return goType{}, fmt.Errorf("size of %s unknown", c.Name)
 		}
-		return t.declare(c.Name, &declType{name: typeName(c), what: "the C++ type " + c.Name,
+		return t.declare(c.Name, &declType{want: typeName(c), scope: c.Scope, what: "the C++ type " + c.Name,
 			size: p.Size, align: p.Align, src: c.Decl}), nil
 	}
 	return t.opaque(c.Spelling, camel(c.Spelling), "the C++ type "+c.Spelling, p.Size, p.Align), nil
@@ -320,28 +322,40 @@ func (t *typer) elemType(e *parse.CType) (goType, bool) {
 		}
 		if s, _, ok := scalarFor(e, nil); ok {
 			u := e.Unqualified()
-			return t.declare(u.Name, &declType{name: typeName(u), what: "the C++ enum " + u.Name,
+			return t.declare(u.Name, &declType{want: typeName(u), scope: u.Scope, what: "the C++ enum " + u.Name,
 				size: s.size, align: s.size, scalar: &s, src: u.Decl}), true
 		}
 	}
 	return goType{}, false
 }
 
+// declare returns the type declared for key, declaring d if there is none.
+// Its Go name is given later, with every other type's (newPlan).
 func (t *typer) declare(key string, d *declType) goType {
 	if old, ok := t.decls[key]; ok {
 		return old.goType()
 	}
-	d.name = t.names.claim(d.name, d.what)
+	d.key = key
 	t.decls[key] = d
 	return d.goType()
 }
 
 func (t *typer) opaque(key, want, what string, size, align int) goType {
-	return t.declare(key, &declType{name: want, what: what, size: size, align: align})
+	return t.declare(key, &declType{want: want, what: what, size: size, align: align})
 }
 
 func (d *declType) goType() goType {
-	return goType{kind: gkDecl, size: d.size, name: d.name, decl: d}
+	return goType{kind: gkDecl, size: d.size, decl: d}
+}
+
+// declared lists the declared types by key, to be named.
+func (t *typer) declared() []*declType {
+	var out []*declType
+	for _, d := range t.decls {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
 }
 
 // spelling is the type as a string, for doc comments.
@@ -355,6 +369,8 @@ func (g goType) spelling() string {
 		return "rt." + g.name
 	case gkMapped:
 		return g.mapped.goSpelling()
+	case gkDecl:
+		return g.decl.name
 	}
 	return g.name
 }

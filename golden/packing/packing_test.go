@@ -324,7 +324,7 @@ func TestEnumsAndWide(t *testing.T) {
 	want.u64(1, 1, 1<<63)                               // unsigned __int128
 	want.u64(2, 0x7000)
 	got = launch(t, func(cfg rt.Config) error {
-		return typemap.Wide2(cfg, rt.Int128From(-2), rt.Uint128{Lo: 1, Hi: 1 << 63}, 0x7000)
+		return typemap.Wide(cfg, rt.Int128From(-2), rt.Uint128{Lo: 1, Hi: 1 << 63}, 0x7000)
 	})
 	compare(t, got, want)
 }

@@ -99,7 +99,7 @@ func TestApplyTypesCU(t *testing.T) {
 		"func CvecAdd(cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt.Ptr[float32], n int32, p Params) error {",
 		"func Pairs(cfg rt.Config, p PairFloat32, q PairFloat64, prm Params, bits Bits, many rt.Ptr[Params], out rt.Ptr[float32]) error {",
 		"type Mode uint8",
-		"type Wide int64",
+		"type WideType int64", // the kernel wide keeps Wide: kernels are named first
 	} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("generated code lacks %q", want)

@@ -17,7 +17,7 @@ import (
 //go:embed k.fatbin
 var image []byte
 
-// Library is the device image k.fatbin (host-elf, compute_100 sm_100 sm_90), loaded once per driver on first use.
+// Library is the device image k.fatbin (host-elf, compute_100 sm_100 sm_90), built from k.o, loaded once per driver on first use.
 var Library = rt.NewLibrary("k.fatbin", image)
 var (
 	kernK2Float32_4 = Library.Kernel("_Z2k2IfLi4EEvPT_",

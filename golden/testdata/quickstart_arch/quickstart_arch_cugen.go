@@ -17,7 +17,7 @@ import (
 //go:embed quickstart_compute_75.fatbin
 var image []byte
 
-// Library is the device image quickstart_compute_75.fatbin (fatbin, compute_75), loaded once per driver on first use.
+// Library is the device image quickstart_compute_75.fatbin (fatbin, compute_75), built from quickstart.fatbin, loaded once per driver on first use.
 var Library = rt.NewLibrary("quickstart_compute_75.fatbin", image)
 var (
 	kernSum = Library.Kernel("_Z3sumPKji",

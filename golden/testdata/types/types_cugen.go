@@ -25,7 +25,7 @@ var Library = rt.NewLibrary("types.ptx", image)
 //	over(float*) → OverPtrFloat32
 //	over(float*, int) → OverPtrFloat32Int32
 //	over(int*) → OverPtrInt32
-//	wide(__int128, unsigned __int128, __int128*) → Wide2
+//	the C++ enum Wide → WideType (Wide is taken by wide(__int128, unsigned __int128, __int128*))
 var (
 	kernOverPtrFloat32 = Library.Kernel("_Z4overPf",
 		rt.ParamSpec{Offset: 0, Size: 8},
@@ -37,7 +37,7 @@ var (
 	kernOverPtrInt32 = Library.Kernel("_Z4overPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernWide2 = Library.Kernel("_Z4widenoPn",
+	kernWide = Library.Kernel("_Z4widenoPn",
 		rt.ParamSpec{Offset: 0, Size: 16},
 		rt.ParamSpec{Offset: 16, Size: 16},
 		rt.ParamSpec{Offset: 32, Size: 8},
@@ -212,11 +212,11 @@ func (v *Params) Bytes() []byte {
 	return v.b[:]
 }
 
-// Wide is the C++ enum Wide, passed as its 8-byte value (PTX .u64).
+// WideType is the C++ enum Wide, passed as its 8-byte value (PTX .u64).
 // The binary does not say whether it is signed; int64 is a guess (cugen -src
 // reads the enum's underlying type from the source).
-// cugen cannot see its enumerators: convert the C++ values, Wide(1).
-type Wide int64
+// cugen cannot see its enumerators: convert the C++ values, WideType(1).
+type WideType int64
 
 // CvecAdd launches the kernel cvecAdd:
 //
@@ -263,9 +263,9 @@ func Deep(cfg rt.Config, p0 rt.Ptr[int32]) error {
 //
 //   - p0 Color (Color, offset 0, 4 bytes)
 //   - p1 Mode (Mode, offset 4, 1 byte)
-//   - p2 Wide (Wide, offset 8, 8 bytes)
+//   - p2 WideType (Wide, offset 8, 8 bytes)
 //   - p3 rt.Ptr[int32] (int*, offset 16, 8 bytes)
-func Enums(cfg rt.Config, p0 Color, p1 Mode, p2 Wide, p3 rt.Ptr[int32]) error {
+func Enums(cfg rt.Config, p0 Color, p1 Mode, p2 WideType, p3 rt.Ptr[int32]) error {
 	var args [24]byte
 	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
 	args[4] = byte(p1)
@@ -530,7 +530,7 @@ func Vectors(cfg rt.Config, p0 rt.Char1, p1 rt.Char2, p2 rt.Char3, p3 rt.Char4, 
 	return kernVectors.Launch(cfg, args[:])
 }
 
-// Wide2 launches the kernel _Z4widenoPn:
+// Wide launches the kernel _Z4widenoPn:
 //
 //	wide(__int128, unsigned __int128, __int128*)
 //
@@ -539,10 +539,10 @@ func Vectors(cfg rt.Config, p0 rt.Char1, p1 rt.Char2, p2 rt.Char3, p3 rt.Char4, 
 //   - p0 rt.Int128 (__int128, offset 0, 16 bytes)
 //   - p1 rt.Uint128 (unsigned __int128, offset 16, 16 bytes)
 //   - p2 rt.Ptr[rt.Int128] (__int128*, offset 32, 8 bytes)
-func Wide2(cfg rt.Config, p0 rt.Int128, p1 rt.Uint128, p2 rt.Ptr[rt.Int128]) error {
+func Wide(cfg rt.Config, p0 rt.Int128, p1 rt.Uint128, p2 rt.Ptr[rt.Int128]) error {
 	var args [40]byte
 	p0.Put(args[0:])
 	p1.Put(args[16:])
 	binary.LittleEndian.PutUint64(args[32:], uint64(p2))
-	return kernWide2.Launch(cfg, args[:])
+	return kernWide.Launch(cfg, args[:])
 }

@@ -27,7 +27,7 @@ var Library = rt.NewLibrary("types_typemap.ptx", image)
 //	over(float*) → OverPtrFloat32
 //	over(float*, int) → OverPtrFloat32Int32
 //	over(int*) → OverPtrInt32
-//	wide(__int128, unsigned __int128, __int128*) → Wide2
+//	the C++ enum Wide → WideType (Wide is taken by wide(__int128, unsigned __int128, __int128*))
 var (
 	kernOverPtrFloat32 = Library.Kernel("_Z4overPf",
 		rt.ParamSpec{Offset: 0, Size: 8},
@@ -39,7 +39,7 @@ var (
 	kernOverPtrInt32 = Library.Kernel("_Z4overPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernWide2 = Library.Kernel("_Z4widenoPn",
+	kernWide = Library.Kernel("_Z4widenoPn",
 		rt.ParamSpec{Offset: 0, Size: 16},
 		rt.ParamSpec{Offset: 16, Size: 16},
 		rt.ParamSpec{Offset: 32, Size: 8},
@@ -162,10 +162,10 @@ type Color int32
 // cugen cannot see its enumerators: convert the C++ values, Mode(1).
 type Mode uint8
 
-// Wide is the C++ enum Wide, passed as its 8-byte value (PTX .u64).
+// WideType is the C++ enum Wide, passed as its 8-byte value (PTX .u64).
 // It is declared at ../../src/types.cu:54:12.
-// cugen cannot see its enumerators: convert the C++ values, Wide(1).
-type Wide int64
+// cugen cannot see its enumerators: convert the C++ values, WideType(1).
+type WideType int64
 
 // The launch functions copy gotypes.PairF64 as the 16 bytes of the C++ Pair<double>;
 // this fails to compile if its size changes (run cugen again).
@@ -225,9 +225,9 @@ func Deep(cfg rt.Config, x rt.Ptr[int32]) error {
 //
 //   - c Color (Color, offset 0, 4 bytes)
 //   - m Mode (Mode, offset 4, 1 byte)
-//   - w Wide (Wide, offset 8, 8 bytes)
+//   - w WideType (Wide, offset 8, 8 bytes)
 //   - out rt.Ptr[int32] (int*, offset 16, 8 bytes)
-func Enums(cfg rt.Config, c Color, m Mode, w Wide, out rt.Ptr[int32]) error {
+func Enums(cfg rt.Config, c Color, m Mode, w WideType, out rt.Ptr[int32]) error {
 	var args [24]byte
 	binary.LittleEndian.PutUint32(args[0:], uint32(c))
 	args[4] = byte(m)
@@ -504,7 +504,7 @@ func Vectors(cfg rt.Config, a1 rt.Char1, a2 rt.Char2, a3 rt.Char3, a4 rt.Char4, 
 	return kernVectors.Launch(cfg, args[:])
 }
 
-// Wide2 launches the kernel _Z4widenoPn:
+// Wide launches the kernel _Z4widenoPn:
 //
 //	wide(__int128, unsigned __int128, __int128*)
 //
@@ -514,10 +514,10 @@ func Vectors(cfg rt.Config, a1 rt.Char1, a2 rt.Char2, a3 rt.Char3, a4 rt.Char4, 
 //   - v rt.Int128 (__int128, offset 0, 16 bytes)
 //   - w rt.Uint128 (unsigned __int128, offset 16, 16 bytes)
 //   - out rt.Ptr[rt.Int128] (__int128*, offset 32, 8 bytes)
-func Wide2(cfg rt.Config, v rt.Int128, w rt.Uint128, out rt.Ptr[rt.Int128]) error {
+func Wide(cfg rt.Config, v rt.Int128, w rt.Uint128, out rt.Ptr[rt.Int128]) error {
 	var args [40]byte
 	v.Put(args[0:])
 	w.Put(args[16:])
 	binary.LittleEndian.PutUint64(args[32:], uint64(out))
-	return kernWide2.Launch(cfg, args[:])
+	return kernWide.Launch(cfg, args[:])
 }
