@@ -1,5 +1,5 @@
 // Package pipeline is cugen's generator as one call: device-code files and
-// cugen's options in; the Go source, the device image and the warnings out.
+// cugen's options in; the Go source, the device images and the warnings out.
 // Run is what cmd/cugen runs and what the golden tests check. It finishes
 // the model in one place (parse, then the -src prototypes, in Load) and
 // hands it to gen, which plans and emits the Go file.
@@ -15,6 +15,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -25,18 +26,21 @@ import (
 )
 
 // A Request is one run of the generator: what cmd/cugen's arguments say,
-// with the files already read. Run reads nothing from disk but the -type
-// packages, and writes nothing.
+// with the files already read. Run reads nothing from disk but the Go files
+// of the output's directory and the -type packages, and writes nothing.
 type Request struct {
-	// Inputs are the device code. Run generates a package from exactly one;
-	// Load reads any number.
+	// Inputs are the device code: the generated file has one rt.Library per
+	// input, Library for one input and named after each for several
+	// (attention.cu → AttentionLibrary).
 	Inputs []Input
 	// Output is the Go file's path (-o); "" is BASE_cugen.go in the current
-	// directory, BASE the input's name without its extension. The images go
-	// beside it, and its directory is where -type packages are resolved.
+	// directory, BASE the input's name without its extension, or for several
+	// inputs the package's name. The images go beside it, and its directory
+	// is where -type packages are resolved.
 	Output string
-	// Package is the Go package name (-pkg); "" derives it from the name of
-	// Output's directory (lower-cased letters and digits, else "kernels").
+	// Package is the Go package name (-pkg); "" is the package of the Go
+	// files already in Output's directory, else one derived from the
+	// directory's name (lower-cased letters and digits, else "kernels").
 	Package string
 	// Kernels, when set, wraps only the kernels whose mangled or demangled
 	// name it matches (-kernels).
@@ -49,6 +53,16 @@ type Request struct {
 	// Types pass C++ types as Go types of the same layout (-type), as
 	// gen.ParseTypeMapping returns them; Run loads them from Output's directory.
 	Types []gen.TypeMapping
+	// Command is the command line the generated file's header records, as
+	// CommandLine renders cugen's arguments; "" names the inputs instead.
+	Command string
+	// Check, when set, is asked about every image before Run returns it,
+	// with the image's file name; an error fails the run as a *CheckError.
+	// cmd/cugen passes rt/soft's Check, so that code rt/soft cannot run (an
+	// unknown instruction, say) fails at generate time, not at the first
+	// launch; -gpu-only passes none. It is a function, not an import, so
+	// that the generator does not depend on a runtime backend.
+	Check func(name string, image []byte) error
 }
 
 // A File is a file's name and contents. The name is a path as the user gave
@@ -74,54 +88,98 @@ type Result struct {
 	Go       File   // the generated Go source, named by the Output path
 	Images   []File // the device images it embeds, beside it: one per input
 	Warnings []Warning
+	// Notes are the name collisions and how they were resolved, as the Go
+	// file lists them.
+	Notes []string
 }
 
 // A Warning is a finding that does not stop generation, such as a fatbin
 // with no PTX for rt/soft, or an extern "C" kernel -src has no prototype for.
 type Warning struct {
-	Input   string // the input it concerns, as the Request named it
+	Input   string // the input (or file) it concerns, as the Request named it
 	Message string
 }
 
 func (w Warning) String() string { return w.Input + ": " + w.Message }
 
 // Run is the generator, the one path from device code to a Go package that
-// cmd/cugen and the golden tests take. It checks the options, reads the input
-// into its finished model (Load), names the image, loads the -type mappings,
-// and generates the Go file (gen.Generate). Its errors are *InputError,
-// *gen.OptionError and *gen.KernelError.
+// cmd/cugen and the golden tests take. It checks the options, reads the Go
+// files already in the output's directory (their package is the one the
+// file joins, their names are not reused), reads the inputs into their
+// finished models (Load), names the images and checks them, loads the -type
+// mappings, and generates the Go file (gen.GenerateFile). Its errors are
+// *InputError, *CheckError, *gen.OptionError and *gen.KernelError.
 func Run(req *Request) (*Result, error) {
-	if len(req.Inputs) != 1 {
-		return nil, fmt.Errorf("pipeline: a package is generated from one input, got %d", len(req.Inputs))
+	if len(req.Inputs) == 0 {
+		return nil, fmt.Errorf("pipeline: no input")
 	}
-	in := req.Inputs[0]
 	out := req.Output
-	if out == "" {
-		out = stem(in.Name) + "_cugen.go"
+	if out == "" && len(req.Inputs) == 1 {
+		out = stem(req.Inputs[0].Name) + "_cugen.go"
 	}
-	dir := filepath.Dir(out)
-	pkg, err := packageName(req.Package, dir)
+	dir := "."
+	if out != "" {
+		dir = filepath.Dir(out)
+	}
+	pd, err := readPkgDir(dir, out)
 	if err != nil {
 		return nil, err
+	}
+	pkg, err := packageName(req.Package, dir, pd)
+	if err != nil {
+		return nil, err
+	}
+	if out == "" {
+		// Several inputs: the file is named after the package, and a file
+		// of that name is the one this run replaces.
+		out = pkg + "_cugen.go"
+		if pd, err = readPkgDir(dir, out); err != nil {
+			return nil, err
+		}
 	}
 	mods, err := load(req, true)
 	if err != nil {
 		return nil, err
 	}
-	mod := mods[0]
+	r := &Result{}
+	for _, w := range pd.warnings {
+		r.Warnings = append(r.Warnings, Warning{Input: dir, Message: w})
+	}
+	var libs []gen.Library
+	built := map[string]string{} // image name → input
+	for i, in := range req.Inputs {
+		mod := mods[i]
+		image := imageName(in, mod.Format, req.Arches)
+		if other, ok := built[image]; ok {
+			return nil, &InputError{Input: in.Name, Err: fmt.Errorf("%s: its image would be %s, as %s's is: give the inputs different names", in.Name, image, other)}
+		}
+		built[image] = in.Name
+		path := filepath.Join(dir, image)
+		if by, ok := pd.embeds[image]; ok && !sameFile(path, in.Name) {
+			return nil, &InputError{Input: in.Name, Err: fmt.Errorf("%s: its image %s would overwrite the file %s embeds: generate both in one run (cugen a.cu b.cu), or give the inputs different names", in.Name, path, by)}
+		}
+		if req.Check != nil {
+			if err := req.Check(image, mod.Image); err != nil {
+				return nil, &CheckError{Input: in.Name, Image: image, Err: err}
+			}
+		}
+		libs = append(libs, gen.Library{Module: mod, ImageFile: image, Source: filepath.Base(in.Name)})
+		r.Images = append(r.Images, File{Name: path, Data: mod.Image})
+		for _, w := range mod.Warnings {
+			r.Warnings = append(r.Warnings, Warning{Input: in.Name, Message: w})
+		}
+	}
+	relSources(mods, req.Sources, dir)
 	types, err := gen.LoadTypeMappings(dir, req.Types)
 	if err != nil {
 		return nil, err
 	}
-	image := imageName(in, mod.Format, req.Arches)
-	src, err := gen.Generate(mod, gen.Options{Package: pkg, ImageFile: image, Source: filepath.Base(in.Name), Kernels: req.Kernels, Types: types})
+	f, err := gen.GenerateFile(libs, gen.Options{Package: pkg, Kernels: req.Kernels, Types: types,
+		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc})
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Go: File{Name: out, Data: src}, Images: []File{{Name: filepath.Join(dir, image), Data: mod.Image}}}
-	for _, w := range mod.Warnings {
-		r.Warnings = append(r.Warnings, Warning{Input: in.Name, Message: w})
-	}
+	r.Go, r.Notes = File{Name: out, Data: f.Source}, f.Notes
 	return r, nil
 }
 
@@ -179,14 +237,36 @@ type InputError struct {
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// packageName is the package clause's name: the one asked for, checked, or
-// one derived from the output directory's name.
-func packageName(asked, dir string) (string, error) {
+// A CheckError is an image the Request's Check rejects: with rt/soft's
+// Check, code rt/soft cannot run. Err names the image's file and the
+// position, line:column in its PTX.
+type CheckError struct {
+	Input string // the input's name, as the Request gave it
+	Image string // the image's file name
+	Err   error
+}
+
+func (e *CheckError) Error() string {
+	return fmt.Sprintf("%v (rt/soft cannot run %s; generate with -gpu-only if it is meant for the GPU only)", e.Err, e.Image)
+}
+
+func (e *CheckError) Unwrap() error { return e.Err }
+
+// packageName is the package clause's name: the one asked for, which must be
+// the package already in dir; else that package; else one derived from dir's
+// name.
+func packageName(asked, dir string, pd *pkgDir) (string, error) {
 	if asked != "" {
 		if !token.IsIdentifier(asked) {
 			return "", &gen.OptionError{Option: "-pkg", Value: asked, Err: fmt.Errorf("not a Go identifier")}
 		}
+		if pd.name != "" && pd.name != asked {
+			return "", &gen.OptionError{Option: "-pkg", Value: asked, Err: fmt.Errorf("%s holds package %s (%s)", dir, pd.name, pd.nameFile)}
+		}
 		return asked, nil
+	}
+	if pd.name != "" {
+		return pd.name, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -203,6 +283,75 @@ func packageName(asked, dir string) (string, error) {
 		s = "kernels"
 	}
 	return s, nil
+}
+
+// sameFile says a and b name one file.
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// relSources rewrites the -src positions in the models ("k.cu:3:5", the
+// file as the user named it, which errors show) relative to the output's
+// directory, where the doc comments that carry them are read:
+// "../src/k.cu:3:5", never an absolute path.
+func relSources(mods []*parse.Module, sources []File, dir string) {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return
+	}
+	rel := map[string]string{}
+	for _, s := range sources {
+		abs, err := filepath.Abs(s.Name)
+		if err != nil {
+			continue
+		}
+		if r, err := filepath.Rel(absDir, abs); err == nil && r != s.Name {
+			rel[s.Name+":"] = filepath.ToSlash(r) + ":"
+		}
+	}
+	if len(rel) == 0 {
+		return
+	}
+	fix := func(pos *string) {
+		for from, to := range rel {
+			if rest, ok := strings.CutPrefix(*pos, from); ok {
+				*pos = to + rest
+				return
+			}
+		}
+	}
+	seen := map[*parse.CType]bool{}
+	var fixType func(c *parse.CType)
+	fixType = func(c *parse.CType) {
+		if c == nil || seen[c] {
+			return
+		}
+		seen[c] = true
+		fix(&c.Decl)
+		fixType(c.Elem)
+		fixType(c.Underlying)
+		for _, a := range c.Args {
+			fixType(a.Type)
+		}
+	}
+	for _, m := range mods {
+		for _, k := range m.Kernels {
+			if k.Signature == nil {
+				continue
+			}
+			fix(&k.Signature.Source)
+			for _, c := range k.Signature.Params {
+				fixType(c)
+			}
+		}
+		for _, k := range m.Kernels {
+			for _, p := range k.Params {
+				fixType(p.CType)
+			}
+		}
+	}
 }
 
 // imageName is the embedded file's name. An input embedded as it is keeps
@@ -231,4 +380,24 @@ func imageName(in Input, f fatbin.Format, arches []string) string {
 func stem(name string) string {
 	base := filepath.Base(name)
 	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// CommandLine is cugen's arguments as a generated file's header records
+// them: "cugen -src k.cu -o k_cugen.go k.ptx", each argument as given,
+// quoted where a shell would need it, on one line.
+func CommandLine(args []string) string {
+	var b strings.Builder
+	b.WriteString("cugen")
+	for _, a := range args {
+		b.WriteByte(' ')
+		switch {
+		case a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "":
+			b.WriteString(a)
+		case strings.ContainsFunc(a, unicode.IsControl):
+			b.WriteString(strconv.Quote(a))
+		default:
+			b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
+		}
+	}
+	return b.String()
 }
