@@ -2,22 +2,28 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/cugen/cugen/gen/pipeline"
+	"github.com/cugen/cugen/rt/soft"
 )
 
 // request turns the command line into the generator's request: it reads the
 // files named (compiling a .cu input first) and gives every flag its field.
 func request(c *config) (*pipeline.Request, error) {
-	req := &pipeline.Request{Output: c.out, Package: c.pkg, Types: c.types}
-	if req.Package == "" {
-		req.Package = os.Getenv("GOPACKAGE") // set by go generate
+	req := &pipeline.Request{Output: c.out, Package: c.pkg, Types: c.types, Command: c.command}
+	if !c.gpuOnly {
+		req.Check = soft.Check
 	}
 	if c.kernels != "" {
 		re, err := regexp.Compile(c.kernels)
@@ -59,8 +65,8 @@ func request(c *config) (*pipeline.Request, error) {
 }
 
 func generate(c *config, stderr io.Writer) error {
-	if len(c.inputs) != 1 {
-		return fmt.Errorf("generate takes one input, got %d (use -list for several)", len(c.inputs))
+	if err := checkOutput(c.out); err != nil {
+		return err
 	}
 	req, err := request(c)
 	if err != nil {
@@ -72,6 +78,12 @@ func generate(c *config, stderr io.Writer) error {
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "cugen: warning: %s\n", w)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "cugen: name collision in %s: %s\n", res.Go.Name, n)
+	}
+	if err := checkOutput(res.Go.Name); err != nil {
+		return err
 	}
 	// The images first: a run stopped between the writes leaves no Go file
 	// embedding an image that is not there. An unchanged image is not
@@ -87,13 +99,45 @@ func generate(c *config, stderr io.Writer) error {
 	return writeAtomic(res.Go.Name, res.Go.Data)
 }
 
+// checkOutput refuses an output path cugen cannot or must not write, in one
+// line naming it: a directory, a file in a directory that does not exist,
+// a Go file that cugen did not generate (a hand-written file is never
+// overwritten).
+func checkOutput(out string) error {
+	if out == "" {
+		return nil
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return fmt.Errorf("-o %s is a directory; name the Go file, e.g. -o %s", out, filepath.Join(out, "kernels_cugen.go"))
+	}
+	dir := filepath.Dir(out)
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("-o %s: directory %s does not exist", out, dir)
+	case err != nil:
+		return fmt.Errorf("-o %s: %v", out, cause(err))
+	case !fi.IsDir():
+		return fmt.Errorf("-o %s: %s is not a directory", out, dir)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), out, data, parser.PackageClauseOnly|parser.ParseComments)
+	if err != nil || !ast.IsGenerated(f) {
+		return fmt.Errorf("-o %s: the file exists and is not generated code (it has no \"// Code generated ... DO NOT EDIT.\" line); cugen does not overwrite it", out)
+	}
+	return nil
+}
+
 // writeAtomic writes via a temporary file in the same directory and a rename,
-// so a failed run never leaves a half-written file.
+// so a failed run never leaves a half-written file. Its errors name path, not
+// the temporary file.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %v", path, cause(err))
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
@@ -109,7 +153,20 @@ func writeAtomic(path string, data []byte) error {
 	}
 	if werr != nil {
 		os.Remove(tmp)
-		return werr
+		return fmt.Errorf("writing %s: %v", path, cause(werr))
 	}
 	return nil
+}
+
+// cause is a file operation's error without the paths it names.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

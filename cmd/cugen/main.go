@@ -2,16 +2,23 @@
 //
 // Usage:
 //
-//	cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] input
-//	cugen -compiler clang|nvcc [-gpu arch] [flags] input.cu
+//	cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] [-gpu-only] input...
+//	cugen -compiler clang|nvcc [-gpu arch] [flags] input.cu...
 //	cugen -list [-json] input...
 //
-// The input is PTX text, a cubin, a fatbin, or a host object, shared library
+// An input is PTX text, a cubin, a fatbin, or a host object, shared library
 // or executable holding fatbins; or CUDA source, which cugen compiles with
-// the -compiler named (clang needs no CUDA toolkit: cugen supplies the few
-// declarations device code needs). cugen writes one Go file with a typed launch
-// function per kernel and a typed accessor per __device__, __constant__ and
-// __managed__ variable, and copies the device image beside it for //go:embed.
+// the -compiler named (clang needs no CUDA toolkit: cugen supplies the
+// declarations device code needs). cugen writes one Go file with a typed
+// launch function per kernel and a typed accessor per __device__,
+// __constant__ and __managed__ variable, and copies each input's device
+// image beside it for //go:embed.
+//
+// Each input is one rt.Library: Library for a file of one input; for several,
+// each is named after its input (attention.cu → AttentionLibrary). Several
+// runs may write into one package: each reads the Go files already in the
+// output's directory, takes their package name, and avoids the names they
+// declare.
 //
 // -src names the CUDA source of the kernels: extern "C" kernels, whose names
 // carry no types, get their parameter types from their prototypes there
@@ -19,15 +26,23 @@
 // parameter names. -type passes a C++ struct as a Go type of the same layout
 // (checked at generate time) instead of an opaque byte-backed type.
 //
+// Every image is checked at generate time with rt/soft's decoder, so that an
+// instruction rt/soft cannot run is an error with its file:line:col now, not
+// at the first launch; -gpu-only skips the check for an image meant for the
+// GPU only.
+//
 // Without -o, the output is BASE_cugen.go in the current directory, BASE the
-// input's name without its extension.
+// input's name without its extension (for several inputs, PACKAGE_cugen.go).
+// The package is -pkg, else the package of the Go files in the output's
+// directory, else one named after the directory.
 //
 // The generator itself is gen/pipeline.Run. This command reads the files,
-// compiles a .cu input, prints -list, and writes what Run returns atomically
-// (a failed run leaves nothing half-written). It is meant to be run by
-// //go:generate:
+// compiles .cu inputs, prints -list, and writes what Run returns atomically
+// (a failed run leaves nothing half-written; a Go file that cugen did not
+// generate is never overwritten). It is meant to be run by //go:generate,
+// as a tool of the module (go get -tool github.com/cugen/cugen/cmd/cugen):
 //
-//	//go:generate go run github.com/cugen/cugen/cmd/cugen -o kernels_cugen.go kernels.ptx
+//	//go:generate go tool cugen -o kernels_cugen.go kernels.ptx
 package main
 
 import (
@@ -35,6 +50,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/cugen/cugen/gen/pipeline"
 )
 
 func main() {
@@ -46,8 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("cugen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c config
-	fs.StringVar(&c.out, "o", "", "output Go `file`; the image is written beside it (default: BASE_cugen.go in the current directory, BASE the input's name without extension)")
-	fs.StringVar(&c.pkg, "pkg", "", "Go package name (default: $GOPACKAGE, else the output directory's name)")
+	fs.StringVar(&c.out, "o", "", "output Go `file`; the images are written beside it (default: BASE_cugen.go in the current directory, BASE the input's name without extension; for several inputs, PACKAGE_cugen.go)")
+	fs.StringVar(&c.pkg, "pkg", "", "Go package name (default: the package of the Go files in the output's directory, else the directory's name)")
 	fs.StringVar(&c.kernels, "kernels", "", "wrap only kernels whose mangled or demangled name matches this regexp")
 	fs.StringVar(&c.arch, "arch", "", "keep only these fatbin entries, e.g. sm_80,sm_90,compute_90 (default: all)")
 	fs.BoolVar(&c.list, "list", false, "list kernels, parameters and globals instead of generating")
@@ -57,9 +74,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.gpu, "gpu", "", "with -compiler: clang's --cuda-gpu-arch (default sm_70); nvcc's targets, e.g. compute_75 or sm_80,sm_90,compute_90 (default compute_75)")
 	fs.StringVar(&c.cflags, "cflags", "", "with -compiler: extra compiler flags")
 	fs.Var(&c.srcs, "src", "CUDA source `file` of the kernels (repeatable): extern \"C\" kernels get its parameter types, all kernels its parameter names")
+	fs.BoolVar(&c.gpuOnly, "gpu-only", false, "the image is meant for the GPU only: skip the check that rt/soft can run it")
 	fs.Var(&c.types, "type", "pass the C++ type as a Go type of the same layout (repeatable), `CNAME=IMPORT/PATH.Name`, e.g. 'Pair<float>=example.com/m/geom.PairF32'")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] input\n")
+		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] [-gpu-only] input...\n")
+		fmt.Fprintf(stderr, "       cugen -compiler clang|nvcc [-gpu arch] [flags] input.cu...\n")
 		fmt.Fprintf(stderr, "       cugen -list [-json] input...\n\n")
 		fs.PrintDefaults()
 	}
@@ -67,6 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c.inputs = fs.Args()
+	c.command = pipeline.CommandLine(args)
 	if len(c.inputs) == 0 {
 		fs.Usage()
 		return 2
@@ -88,8 +108,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 type config struct {
 	out, pkg, kernels, arch   string
 	compiler, cc, gpu, cflags string
-	list, json                bool
+	list, json, gpuOnly       bool
 	inputs                    []string
+	command                   string // as the generated file's header records it
 	srcs                      listFlag
 	types                     typeFlag
 }

@@ -44,10 +44,18 @@ func TestSrcNamesAndTypes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if stderr != "" {
-		t.Errorf("warnings: %s", stderr)
-	}
 	src, _ := os.ReadFile(out)
+	// Each name collision is printed once, and listed once in the file.
+	notes := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if len(notes) != 4 {
+		t.Errorf("stderr: %s", stderr)
+	}
+	for _, n := range notes {
+		note, ok := strings.CutPrefix(n, "cugen: name collision in "+out+": ")
+		if !ok || strings.Count(stderr, note) != 1 || strings.Count(string(src), "//\t"+note+"\n") != 1 {
+			t.Errorf("note %q: printed %d times, listed %d times", n, strings.Count(stderr, note), strings.Count(string(src), "//\t"+note+"\n"))
+		}
+	}
 	for _, want := range []string{
 		"func CvecAdd(cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt.Ptr[float32], n int32, p Params) error {",
 		"func Pairs(cfg rt.Config, p PairFloat32, q PairFloat64, prm Params, bits Bits, many rt.Ptr[Params], out rt.Ptr[float32]) error {",
