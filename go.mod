@@ -14,3 +14,5 @@ require (
 	golang.org/x/mod v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 )
+
+tool github.com/cugen/cugen/cmd/cugen

@@ -36,7 +36,7 @@ func buildCugen(t *testing.T, dir string) string {
 	return bin
 }
 
-// clang is the compiler the -compiler clang lines run (cugen gets it as -cc).
+// clang is the compiler the -compiler clang lines run (first on their PATH).
 type clang struct {
 	path    string // "" when there is none
 	version int    // major version
@@ -136,8 +136,9 @@ func generateIn(t *testing.T, cugen string, cc clang, dir, label string) (skippe
 	}
 	for _, line := range lines {
 		args := strings.Fields(line)
+		path := os.Getenv("PATH")
 		switch {
-		case len(args) > 3 && args[0] == "go" && args[1] == "run" && args[2] == "github.com/cugen/cugen/cmd/cugen":
+		case len(args) > 2 && args[0] == "go" && args[1] == "tool" && args[2] == "cugen":
 			args = append([]string{cugen}, args[3:]...)
 			if strings.Contains(line, "-compiler clang") {
 				usesClang = true
@@ -147,7 +148,7 @@ func generateIn(t *testing.T, cugen string, cc clang, dir, label string) (skippe
 					}
 					return "no clang on PATH", usesClang
 				}
-				args = append([]string{cugen, "-cc", cc.path}, args[1:]...)
+				path = clangFirst(t, cc.path)
 			}
 		case args[0] == "nvcc":
 			if _, err := exec.LookPath("nvcc"); err != nil {
@@ -159,12 +160,24 @@ func generateIn(t *testing.T, cugen string, cc clang, dir, label string) (skippe
 		}
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOPACKAGE="+pkg)
+		cmd.Env = append(os.Environ(), "GOPACKAGE="+pkg, "PATH="+path)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %s: %v\n%s", label, line, err, out)
 		}
 	}
 	return "", usesClang
+}
+
+// clangFirst is $PATH with a directory first in which clang is cc: cugen
+// runs clang from PATH, and the line runs as written (the generated
+// file's header records it).
+func clangFirst(t *testing.T, cc string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Symlink(cc, filepath.Join(dir, "clang")); err != nil {
+		t.Fatal(err)
+	}
+	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
 // ptxCode is PTX text without its comments and blank lines.

@@ -1,3 +1,3 @@
 package kernels
 
-//go:generate go run github.com/cugen/cugen/cmd/cugen -src histogram.cu -o histogram_cugen.go histogram.ptx
+//go:generate go tool cugen -src histogram.cu -o histogram_cugen.go histogram.ptx

@@ -1,3 +1,3 @@
 package kernels
 
-//go:generate go run github.com/cugen/cugen/cmd/cugen -src kernels.cu -o kernels_cugen.go kernels.ptx
+//go:generate go tool cugen -src kernels.cu -o kernels_cugen.go kernels.ptx

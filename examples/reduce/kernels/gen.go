@@ -1,3 +1,3 @@
 package kernels
 
-//go:generate go run github.com/cugen/cugen/cmd/cugen -compiler clang -src reduce.cu -o reduce_cugen.go reduce.cu
+//go:generate go tool cugen -compiler clang -src reduce.cu -o reduce_cugen.go reduce.cu

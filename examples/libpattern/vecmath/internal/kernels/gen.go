@@ -1,3 +1,3 @@
 package kernels
 
-//go:generate go run github.com/cugen/cugen/cmd/cugen -compiler clang -src vecmath.cu -o vecmath_cugen.go vecmath.cu
+//go:generate go tool cugen -compiler clang -src vecmath.cu -o vecmath_cugen.go vecmath.cu
