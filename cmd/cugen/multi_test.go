@@ -24,7 +24,11 @@ import (
 )
 
 func TestKernels(t *testing.T) {
-	ctx, err := rt.Primary(0)
+	devs, err := rt.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := devs[0].Primary()
 	if err != nil {
 		t.Fatal(err)
 	}
