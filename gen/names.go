@@ -112,7 +112,7 @@ func aggregateName(goKernel string, ordinal int) string {
 // dropped, CamelCase, template arguments appended.
 func kernelBaseName(k *parse.Kernel) string {
 	if k.Signature == nil {
-		return camel(k.Name)
+		return boundedName(camel(k.Name), k.Name)
 	}
 	parts := []string{camel(k.Signature.Base)}
 	for _, a := range k.Signature.TemplateArgs {
@@ -131,8 +131,16 @@ func typeName(c *parse.CType) string {
 	return join(parts...)
 }
 
-// argName renders a template argument as a name part.
+// argName renders a template argument as a name part; a pack, its
+// arguments in order ("vk<int, float>" → "VkInt32Float32").
 func argName(a parse.TemplateArg) string {
+	if a.Pack {
+		parts := make([]string, len(a.Elems))
+		for i, e := range a.Elems {
+			parts[i] = argName(e)
+		}
+		return join(parts...)
+	}
 	if a.Type == nil {
 		return valueName(a.Value)
 	}
@@ -161,6 +169,18 @@ func (g goType) suffix() string {
 		return g.decl.want // not its final name, which kernels' names decide
 	}
 	return camel(g.name)
+}
+
+// boundedName keeps an identifier made from a symbol readable: one over 64
+// bytes (a name that does not demangle) keeps its first 48 and a hash of
+// the symbol, stable from run to run.
+func boundedName(id, symbol string) string {
+	if len(id) <= 64 {
+		return id
+	}
+	h := fnv.New32a()
+	h.Write([]byte(symbol))
+	return fmt.Sprintf("%s%08X", id[:48], h.Sum32())
 }
 
 // camel turns a C/C++ identifier into an exported Go identifier:

@@ -74,7 +74,7 @@ __global__ void k(u32 a, real b, fptr c, const real *d, uint32_t e, std::size_t 
 		{"class names are qualified", `namespace ns { struct Params { float a; }; template <typename T> struct Vec { T x; };
 __global__ void k(Params p, Vec<float> v, ::Other o, ns::Params q) {} }`, "ns::k(ns::Params p, ns::Vec<float> v, Other o, ns::Params q)"},
 		{"template arguments", `__global__ void k(Pair<Pair<int>> a, Fixed<4u, float> b, Fixed<-1, double> c, Flag<true> d, A<(1 > 0)> e) {}`,
-			"k(Pair<Pair<int>> a, Fixed<4, float> b, Fixed<-1, double> c, Flag<true> d, A<1>0> e)"},
+			"k(Pair<Pair<int> > a, Fixed<4, float> b, Fixed<-1, double> c, Flag<true> d, A<1>0> e)"},
 		{"digit separators and numbers", `int big = 1'000'000; float f = 1.5e+3f; double h = 0x1p-3;
 __global__ void k(int n = 1'024) {}`, "k(int n)"},
 		{"line splice in code", "__global__ void k(int \\\n n) {}", "k(int n)"},
