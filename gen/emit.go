@@ -54,10 +54,16 @@ func (p *plan) emit() *jen.File {
 
 	if len(p.notes) > 0 {
 		f.Line()
-		f.Comment(lineComment("Name collisions, resolved deterministically:\n\t" + strings.Join(p.notes, "\n\t")))
+		f.Comment(lineComment("Name collisions, resolved deterministically:\n\n\t" + strings.Join(p.notes, "\n\t")))
 	}
 
 	if len(p.kernels) > 0 {
+		f.Line()
+		f.Comment(lineComment("The kernels and their parameters. Each ParamSpec is where the launch function\n" +
+			"packs a parameter in its buffer: the canonical layout, the natural C layout of\n" +
+			"the parameters' sizes and alignments, which is the PTX's. Compiled code may\n" +
+			"expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;\n" +
+			"rt places the bytes where the loaded kernel expects them."))
 		var defs []jen.Code
 		for _, kp := range p.kernels {
 			var specs []jen.Code
@@ -109,6 +115,9 @@ func (p *plan) emitKernel(f *jen.File, kp *kernelPlan) {
 	var doc []string
 	doc = append(doc, fmt.Sprintf("%s launches the kernel %s%s:", kp.goName, k.Name, p.of(kp.lib)), "", "\t"+k.Pretty(), "")
 	switch {
+	case k.Untyped != "":
+		doc = append(doc, "cugen could not type its parameters ("+k.Untyped+"),",
+			"so they are typed by their binary widths (a pointer is a uint64 device address).")
 	case k.Signature == nil:
 		doc = append(doc, "The kernel is extern \"C\": its name carries no C++ types, so the parameters",
 			"are typed by their PTX widths (a pointer is a uint64 device address); cugen -src",
@@ -141,6 +150,18 @@ func (p *plan) emitKernel(f *jen.File, kp *kernelPlan) {
 	if len(k.Arches) > 0 {
 		doc = append(doc, "Present only for: "+strings.Join(k.Arches, ", ")+"; launching on another device fails.")
 	}
+	if len(k.Layouts) > 0 {
+		var ls []string
+		for _, l := range k.Layouts {
+			offs := make([]string, len(l.Offsets))
+			for i, o := range l.Offsets {
+				offs[i] = fmt.Sprint(o)
+			}
+			ls = append(ls, fmt.Sprintf("%s at %s", strings.Join(l.Arches, ", "), strings.Join(offs, " ")))
+		}
+		doc = append(doc, "The compiled code of some targets expects the parameters at other offsets",
+			"("+strings.Join(ls, "; ")+"); rt places them there.")
+	}
 	if len(kp.params) > 0 {
 		var ps []string
 		for _, q := range kp.params {
@@ -148,7 +169,11 @@ func (p *plan) emitKernel(f *jen.File, kp *kernelPlan) {
 			if q.p.CType != nil {
 				ct = q.p.CType.Spelling
 			}
-			ps = append(ps, fmt.Sprintf("%s %s (%s, offset %d, %s)", q.name, q.typ.spelling(), ct, q.p.Offset, plural(q.p.Size, "byte")))
+			over := ""
+			if q.p.OverAligned() {
+				over = fmt.Sprintf(", aligned to %d", q.p.Align)
+			}
+			ps = append(ps, fmt.Sprintf("%s %s (%s, offset %d, %s%s)", q.name, q.typ.spelling(), ct, q.p.Offset, plural(q.p.Size, "byte"), over))
 		}
 		doc = append(doc, "Parameters:", "")
 		for _, s := range ps {
@@ -224,6 +249,8 @@ func lineComment(text string) string {
 	for i, l := range lines {
 		if l == "" {
 			lines[i] = "//"
+		} else if l[0] == '\t' {
+			lines[i] = "//" + l // a code block, as gofmt writes it
 		} else {
 			lines[i] = "// " + l
 		}

@@ -10,7 +10,23 @@ import (
 // FromCubin builds the model of one cubin; arch names its target ("sm_90").
 // A cubin records parameter offsets and sizes but no types: C++ kernels get
 // their types from the mangled name, extern "C" ones are typed by width.
+// Parameters are in the canonical layout (see Kernel); a kernel whose cubin
+// places them elsewhere lists the cubin's layout in Layouts.
 func FromCubin(f *cubin.File, arch string, image []byte) (*Module, error) {
+	mod, err := modelCubin(f, arch, image)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range mod.Kernels {
+		settleLayout(k, []observedLayout{observe(k, arch)})
+	}
+	typeKernels(mod)
+	return mod, nil
+}
+
+// modelCubin is FromCubin with the parameters where the cubin puts them,
+// and without C++ types: a fatbin's model settles both after merging.
+func modelCubin(f *cubin.File, arch string, image []byte) (*Module, error) {
 	mod := &Module{Format: fatbin.FormatCubin, Arches: []string{arch}, Image: image}
 	for _, ck := range f.Kernels {
 		k, err := kernelFromCubin(ck, arch)
@@ -43,11 +59,13 @@ func kernelFromCubin(ck *cubin.Kernel, arch string) (*Kernel, error) {
 	if ck.MaxRegCount != 0 && ck.MaxRegCount != 0xff {
 		k.MaxRegs = int(ck.MaxRegCount)
 	}
+	end := 0 // of the previous parameter
 	for i, cp := range ck.Params {
 		if cp.Ordinal != i {
-			return nil, fmt.Errorf("%s: kernel %s: parameter ordinals are not 0..%d", arch, ck.Name, len(ck.Params)-1)
+			return nil, fmt.Errorf("%s: kernel %s: parameter ordinals are not 0..%d", arch, ShortName(ck.Name), len(ck.Params)-1)
 		}
-		p := &Param{Ordinal: i, Offset: int(cp.Offset), Size: int(cp.Size), Align: inferAlign(int(cp.Offset), int(cp.Size))}
+		p := &Param{Ordinal: i, Offset: int(cp.Offset), Size: int(cp.Size), Align: inferAlign(int(ck.ParamBase), end, int(cp.Offset), int(cp.Size))}
+		end = p.Offset + p.Size
 		switch p.Size {
 		case 1, 2, 4, 8:
 			p.PTXType = fmt.Sprintf("b%d", p.Size*8)
@@ -56,18 +74,28 @@ func kernelFromCubin(ck *cubin.Kernel, arch string) (*Kernel, error) {
 		}
 		k.Params = append(k.Params, p)
 	}
-	if err := typeKernel(k); err != nil {
-		return nil, fmt.Errorf("%s: %v", arch, err)
-	}
 	return k, nil
 }
 
-// inferAlign guesses a parameter's alignment from its offset and size (the
-// cubin does not record it): the largest power of two ≤ 16 that divides the
-// offset and does not exceed the size rounded up to a power of two.
-func inferAlign(off, size int) int {
+// inferAlign infers a parameter's alignment from where a cubin puts it (the
+// cubin does not record it). base is the parameter area's address in
+// constant bank 0 and end the end of the previous parameter. Padding before
+// the parameter bounds its alignment from below: the compiled code aligns
+// the address, so an over-aligned parameter moves with base, and the
+// smallest power of two that rounds base+end up to base+off is taken (a
+// fatbin's model takes the largest any of its cubins needs). Without
+// padding it is a guess: the largest power of two ≤ 16 that divides
+// base+off and does not exceed the size rounded up to a power of two.
+func inferAlign(base, end, off, size int) int {
+	if off > end {
+		for a := 2; a <= 1<<12; a *= 2 {
+			if alignUp(base+end, a) == base+off {
+				return a
+			}
+		}
+	}
 	a := 1
-	for a < 16 && a < size && off%(a*2) == 0 {
+	for a < 16 && a < size && (base+off)%(a*2) == 0 {
 		a *= 2
 	}
 	return a

@@ -27,9 +27,8 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := mergeParts(mod, parts); err != nil {
-		return nil, err
-	}
+	mergeParts(mod, parts)
+	typeKernels(mod)
 	if !opts.NoImage {
 		mod.Image = fatbinImage(mod, fbs, entries, parts)
 	}
@@ -105,7 +104,7 @@ func decodeEntry(name string, e *fatbin.Entry) decodedEntry {
 		}
 		pm, err := ptx.ParseHeaders(fmt.Sprintf("%s[%s]", name, d.arch), text)
 		if err == nil {
-			d.mod, err = FromPTX(pm, nil)
+			d.mod, err = modelPTX(pm, nil)
 		}
 		d.err = err
 	case fatbin.KindELF:
@@ -119,7 +118,7 @@ func decodeEntry(name string, e *fatbin.Entry) decodedEntry {
 			d.err = fmt.Errorf("%s: entry %s at offset %#x: %w", name, d.arch, e.Offset, err)
 			return d
 		}
-		if d.mod, err = FromCubin(cf, d.arch, nil); err != nil {
+		if d.mod, err = modelCubin(cf, d.arch, nil); err != nil {
 			d.err = fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -164,30 +163,52 @@ func collectParts(mod *Module, entries []keptEntry, decoded []decodedEntry) ([]p
 	return append(ptxParts, elfParts...), nil
 }
 
-// mergeParts unites the parts' kernels and globals in mod. A kernel's
-// layout must agree across parts; its registers are collected per target,
-// and a kernel missing from some parts lists the targets it exists for. The
-// first part to define a global (PTX, with types) describes it.
-func mergeParts(mod *Module, parts []part) error {
-	kernels := map[string]*Kernel{}
-	present := map[string][]string{}
+// mergeParts unites the parts' kernels and globals in mod. A kernel must
+// have the same parameters, by number and size, in every part; one that
+// does not is dropped with a warning, and the other kernels are kept. Where
+// the parts place the parameters is collected per target, and the kernel
+// gets the canonical layout (settleLayout): the PTX's alignments where a PTX
+// part has the kernel, else the largest any cubin shows. Registers are
+// collected per target, and a kernel missing from some parts lists the
+// targets it exists for. The first part to define a global (PTX, with
+// types) describes it.
+func mergeParts(mod *Module, parts []part) {
+	type merged struct {
+		k       *Kernel
+		seen    []observedLayout
+		fromPTX bool   // the first part, whose alignments count, is PTX
+		bad     string // how the parts disagree; "" while they agree
+	}
+	kernels := map[string]*merged{}
+	var names []string
 	for _, pt := range parts {
+		isPTX := strings.HasPrefix(pt.arch, "compute_")
 		for _, k := range pt.mod.Kernels {
-			present[k.Name] = append(present[k.Name], pt.arch)
-			base, ok := kernels[k.Name]
+			m, ok := kernels[k.Name]
 			if !ok {
 				c := *k
-				c.Regs = nil
-				kernels[k.Name] = &c
-				base = &c
-			} else if err := sameLayout(base, k, pt.arch); err != nil {
-				return fmt.Errorf("%s: %v", mod.Source, err)
-			}
-			for a, r := range k.Regs {
-				if base.Regs == nil {
-					base.Regs = map[string]int{}
+				c.Regs, c.Params = nil, nil
+				for _, p := range k.Params {
+					q := *p
+					c.Params = append(c.Params, &q)
 				}
-				base.Regs[a] = r
+				m = &merged{k: &c, fromPTX: isPTX}
+				kernels[k.Name] = m
+				names = append(names, k.Name)
+			} else if m.bad == "" {
+				m.bad = sameParams(m.k, m.seen[0].arch, k, pt.arch)
+				if m.bad == "" && !m.fromPTX && !isPTX {
+					for i, p := range k.Params {
+						m.k.Params[i].Align = max(m.k.Params[i].Align, p.Align)
+					}
+				}
+			}
+			m.seen = append(m.seen, observe(k, pt.arch))
+			for a, r := range k.Regs {
+				if m.k.Regs == nil {
+					m.k.Regs = map[string]int{}
+				}
+				m.k.Regs[a] = r
 			}
 		}
 		for _, g := range pt.mod.Globals {
@@ -196,34 +217,38 @@ func mergeParts(mod *Module, parts []part) error {
 			}
 		}
 	}
-	for n, k := range kernels {
-		if len(present[n]) < len(parts) {
-			k.Arches = present[n]
-			sort.Strings(k.Arches)
+	sort.Strings(names)
+	for _, n := range names {
+		m := kernels[n]
+		if m.bad != "" {
+			mod.Warnings = append(mod.Warnings, fmt.Sprintf("kernel %s dropped: %s", ShortName(n), m.bad))
+			continue
 		}
-		mod.Kernels = append(mod.Kernels, k)
+		settleLayout(m.k, m.seen)
+		if len(m.seen) < len(parts) {
+			for _, o := range m.seen {
+				m.k.Arches = append(m.k.Arches, o.arch)
+			}
+			sort.Strings(m.k.Arches)
+		}
+		mod.Kernels = append(mod.Kernels, m.k)
 	}
 	sortModule(mod)
-	return nil
 }
 
-// sameLayout reports a parameter-layout disagreement between two decodings
-// of one kernel (PTX vs a cubin, or two cubins).
-func sameLayout(a, b *Kernel, arch string) error {
+// sameParams reports how two targets' code of one kernel disagrees on its
+// parameters, by number or by size: no launch function fits both. Where
+// they are is free to differ (see Kernel).
+func sameParams(a *Kernel, aArch string, b *Kernel, bArch string) string {
 	if len(a.Params) != len(b.Params) {
-		return fmt.Errorf("kernel %s: %d parameters in %s, %d in another entry", a.Name, len(b.Params), arch, len(a.Params))
+		return fmt.Sprintf("%s in %s, %d in %s", plural(len(b.Params), "parameter"), bArch, len(a.Params), aArch)
 	}
 	for i := range a.Params {
-		pa, pb := a.Params[i], b.Params[i]
-		if pa.Offset != pb.Offset || pa.Size != pb.Size {
-			return fmt.Errorf("kernel %s: parameter %d is at offset %d size %d in %s, at offset %d size %d in another entry",
-				a.Name, i, pb.Offset, pb.Size, arch, pa.Offset, pa.Size)
+		if pa, pb := a.Params[i], b.Params[i]; pa.Size != pb.Size {
+			return fmt.Sprintf("parameter %d is %s in %s, %d in %s", i, plural(pb.Size, "byte"), bArch, pa.Size, aArch)
 		}
 	}
-	if a.ParamSize != b.ParamSize && b.ParamSize != 0 {
-		return fmt.Errorf("kernel %s: parameter block is %d bytes in %s, %d in another entry", a.Name, b.ParamSize, arch, a.ParamSize)
-	}
-	return nil
+	return ""
 }
 
 // fatbinImage is what the generated package embeds: the input fatbin itself

@@ -12,6 +12,17 @@ import (
 // FromPTX builds the model of a parsed PTX module. image is the PTX text the
 // generated package embeds.
 func FromPTX(m *ptx.Module, image []byte) (*Module, error) {
+	mod, err := modelPTX(m, image)
+	if err != nil {
+		return nil, err
+	}
+	typeKernels(mod)
+	return mod, nil
+}
+
+// modelPTX is FromPTX without the C++ types, which a fatbin's model gets
+// once, after its entries are merged.
+func modelPTX(m *ptx.Module, image []byte) (*Module, error) {
 	mod := &Module{Source: m.File, Format: fatbin.FormatPTX, Image: image}
 	arch := "compute_"
 	for _, t := range m.Target {
@@ -94,29 +105,7 @@ func kernelFromPTX(f *ptx.Func) (*Kernel, error) {
 		off += size
 	}
 	k.ParamSize = off
-	if err := typeKernel(k); err != nil {
-		return nil, fmt.Errorf("%s: %v", k.Pos, err)
-	}
 	return k, nil
-}
-
-// typeKernel attaches the C++ parameter types recovered from the mangled name.
-func typeKernel(k *Kernel) error {
-	sig, err := Demangle(k.Name)
-	if err == ErrNotMangled {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if len(sig.Params) != len(k.Params) {
-		return fmt.Errorf("kernel %s: the mangled name has %d parameters, the code %d", sig.Pretty, len(sig.Params), len(k.Params))
-	}
-	k.Signature = sig
-	for i, p := range k.Params {
-		p.CType = sig.Params[i]
-	}
-	return nil
 }
 
 func dims3(v []int) [3]int {

@@ -9,6 +9,7 @@ package parse
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cugen/cugen/parse/fatbin"
@@ -29,11 +30,36 @@ type Module struct {
 }
 
 // Kernel is one __global__ function.
+//
+// Its Params are in one canonical layout, the same whatever targets the
+// input holds: the natural C layout of the parameters' sizes and alignments
+// (each parameter at the next offset aligned to its Align). That is exactly
+// the PTX's .param layout, which rt/soft executes; without PTX the
+// alignments are inferred from the cubins (see Param.Align). The
+// compiled code of a target may place a parameter elsewhere: a parameter
+// aligned above 16 bytes (struct alignas(64), CUtensorMap's .align 128) sits
+// where its address in the constant bank is aligned, and the bank's
+// parameter area starts at a different address per architecture (0x160 on
+// sm_80, 0x210 on sm_90). Layouts lists the targets whose offsets differ,
+// and a PTX image JIT-compiled by the driver may differ too (the H100 puts
+// bigParam's 64-byte parameter at 48, the PTX at 0): a launcher must place
+// the bytes at the offsets the loaded kernel reports (cuKernelGetParamInfo),
+// or pass one pointer per parameter (kernelParams).
 type Kernel struct {
 	Name      string     // the symbol name: mangled for C++, plain for extern "C"
-	Signature *Signature // from demangling; nil for extern "C" kernels
+	Signature *Signature // from demangling; nil for extern "C" kernels and names that do not demangle
+	// Untyped says why a mangled kernel's C++ parameter types are unknown
+	// (a name too deep to demangle, a parameter count the code disagrees
+	// with); its parameters are typed by their binary widths. "" otherwise.
+	Untyped   string
 	Params    []*Param
-	ParamSize int // bytes of the packed parameter buffer
+	ParamSize int // bytes of the parameter block in the canonical layout
+
+	// Layouts are the parameter layouts of the targets whose compiled code
+	// places some parameter elsewhere than Params' offsets, or whose
+	// parameter block has another size; targets not listed use Params'.
+	// Empty for most kernels: only over-aligned parameters move.
+	Layouts []*TargetLayout
 
 	// Launch directives (zero when absent).
 	MaxThreads        [3]int // .maxntid / __launch_bounds__
@@ -54,18 +80,49 @@ type Kernel struct {
 	Pos string
 }
 
+// TargetLayout is where one or more targets' compiled code expects a
+// kernel's parameters.
+type TargetLayout struct {
+	Arches    []string // the targets ("sm_80"), sorted
+	Offsets   []int    // one per parameter, by ordinal
+	ParamSize int      // bytes of the parameter block (EIATTR_CBANK_PARAM_SIZE)
+}
+
+// Layout returns the offsets and block size the code for arch expects.
+func (k *Kernel) Layout(arch string) (offsets []int, paramSize int) {
+	for _, l := range k.Layouts {
+		if slices.Contains(l.Arches, arch) {
+			return l.Offsets, l.ParamSize
+		}
+	}
+	offsets = make([]int, len(k.Params))
+	for i, p := range k.Params {
+		offsets[i] = p.Offset
+	}
+	return offsets, k.ParamSize
+}
+
 // Param is one kernel parameter.
 type Param struct {
-	Ordinal  int
-	Name     string // the PTX parameter name ("k1_param_0"); "" from a cubin
-	Offset   int
-	Size     int
+	Ordinal int
+	Name    string // the PTX parameter name ("k1_param_0"); "" from a cubin
+	Offset  int    // in the canonical layout (see Kernel)
+	Size    int
+	// Align is the parameter's alignment: the PTX's .align (or its type's
+	// size), else inferred from the cubins: where one pads before the
+	// parameter, the smallest alignment that explains the padding (the
+	// largest any cubin needs), else the largest power of two up to 16 that
+	// its address allows.
 	Align    int
 	PTXType  string // "u64", "f32", "b8" ...; "" from a cubin
 	ArrayLen int    // N for .b8 name[N]; 0 for a scalar
 	PtrSpace string // the .ptr attribute's space ("global", "generic"); "" when absent
 	CType    *CType // the C++ type from the mangled name; nil for extern "C" kernels
 }
+
+// OverAligned reports a parameter aligned above 8 bytes (a pointer's).
+// Those above 16 are the ones compiled code places per target (see Kernel).
+func (p *Param) OverAligned() bool { return p.Align > 8 }
 
 // Space is a variable's state space.
 type Space string
@@ -123,10 +180,14 @@ func (m *Module) HasPTX() bool {
 	return false
 }
 
-// Pretty is the kernel's C++ signature, or an extern "C" rendering of its PTX types.
+// Pretty is the kernel's C++ signature, or an extern "C" rendering of its
+// PTX types; a mangled name that does not demangle is shown abbreviated.
 func (k *Kernel) Pretty() string {
 	if k.Signature != nil {
 		return k.Signature.Pretty
+	}
+	if k.Untyped != "" {
+		return ShortName(k.Name)
 	}
 	var ps []string
 	for _, p := range k.Params {

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -18,6 +19,10 @@ type Options struct {
 	// for a large library the standalone fatbin is a copy of most of it).
 	NoImage bool
 }
+
+// NoDeviceCode is the warning of a host ELF file without CUDA device code,
+// which Read models as a module of no kernels, no globals and no Image.
+const NoDeviceCode = "no CUDA device code: the ELF file has no " + fatbin.SectionFatbin + " or " + fatbin.SectionRelFatbin + " section"
 
 // Read parses one input file of any supported format into a Module. name is
 // used in errors and as the Module's Source.
@@ -57,6 +62,12 @@ func Read(name string, data []byte, opts Options) (*Module, error) {
 		return FromFatbins(name, []*fatbin.Fatbin{fb}, opts)
 	case fatbin.FormatHostELF:
 		secs, err := fatbin.FromELF(bytes.NewReader(data))
+		if errors.Is(err, fatbin.ErrNoFatbin) {
+			// A host library without device code (libcudart, libnvrtc):
+			// nothing to list, and nothing to embed (Image stays nil).
+			return &Module{Source: name, Format: fatbin.FormatHostELF, Kernels: []*Kernel{}, Globals: []*Global{},
+				Warnings: []string{NoDeviceCode}}, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

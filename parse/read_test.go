@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,17 +138,28 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-func TestPTXCubinMismatchIsAnError(t *testing.T) {
+// A kernel whose parameters differ in size between PTX and cubins fits no
+// launch function: it is dropped with a warning, and the others are kept.
+func TestPTXCubinMismatchDropsTheKernel(t *testing.T) {
 	data := bytes.Clone(mustRead(t, "fatbin/testdata/k.none.fatbin"))
 	old := []byte(".param .f32 k1_param_1")
 	if !bytes.Contains(data, old) {
 		t.Fatal("k.none.fatbin has no uncompressed k1 PTX")
 	}
 	data = bytes.Replace(data, old, []byte(".param .f64 k1_param_1"), 1)
-	_, err := Read("edited.fatbin", data, Options{})
-	if err == nil || !strings.Contains(err.Error(), "kernel k1: parameter 1 is at offset 8 size 4 in sm_") ||
-		!strings.Contains(err.Error(), "at offset 8 size 8 in another entry") {
-		t.Errorf("err = %v", err)
+	m, err := Read("edited.fatbin", data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Kernel("k1") != nil {
+		t.Error("k1 kept")
+	}
+	if len(m.Kernels) != 4 {
+		t.Errorf("%d kernels kept, want the other 4", len(m.Kernels))
+	}
+	want := "kernel k1 dropped: parameter 1 is 4 bytes in sm_90, 8 in compute_100"
+	if !slices.Contains(m.Warnings, want) {
+		t.Errorf("warnings %q, want %q", m.Warnings, want)
 	}
 }
 

@@ -33,6 +33,14 @@ type jsonKernel struct {
 	ClusterDims    *[3]int        `json:"clusterDims,omitempty"`
 	Regs           map[string]int `json:"regs,omitempty"`
 	Arches         []string       `json:"arches,omitempty"`
+	Layouts        []jsonLayout   `json:"layouts,omitempty"`
+	Untyped        string         `json:"untyped,omitempty"`
+}
+
+type jsonLayout struct {
+	Arches    []string `json:"arches"`
+	Offsets   []int    `json:"offsets"`
+	ParamSize int      `json:"paramSize"`
 }
 
 type jsonParam struct {
@@ -42,6 +50,9 @@ type jsonParam struct {
 	Align   int    `json:"align"`
 	PTXType string `json:"ptxType,omitempty"`
 	CType   string `json:"ctype,omitempty"`
+	// OverAligned marks a parameter aligned above 8 bytes; compiled code
+	// may place it elsewhere than offset (see layouts).
+	OverAligned bool `json:"overAligned,omitempty"`
 }
 
 type jsonGlobal struct {
@@ -68,9 +79,12 @@ func toJSON(m *parse.Module) jsonModule {
 	for _, k := range m.Kernels {
 		jk := jsonKernel{Name: k.Name, Demangled: k.Pretty(), ParamSize: k.ParamSize, Params: []jsonParam{},
 			MaxThreads: dimsPtr(k.MaxThreads), ReqThreads: dimsPtr(k.ReqThreads), MinBlocksPerSM: k.MinBlocksPerSM,
-			MaxRegs: k.MaxRegs, ClusterDims: dimsPtr(k.ClusterDims), Regs: k.Regs, Arches: k.Arches}
+			MaxRegs: k.MaxRegs, ClusterDims: dimsPtr(k.ClusterDims), Regs: k.Regs, Arches: k.Arches, Untyped: k.Untyped}
+		for _, l := range k.Layouts {
+			jk.Layouts = append(jk.Layouts, jsonLayout{Arches: l.Arches, Offsets: l.Offsets, ParamSize: l.ParamSize})
+		}
 		for _, p := range k.Params {
-			jp := jsonParam{Ordinal: p.Ordinal, Offset: p.Offset, Size: p.Size, Align: p.Align, PTXType: p.PTXType}
+			jp := jsonParam{Ordinal: p.Ordinal, Offset: p.Offset, Size: p.Size, Align: p.Align, PTXType: p.PTXType, OverAligned: p.OverAligned()}
 			if p.CType != nil {
 				jp.CType = p.CType.Spelling
 			}
@@ -148,6 +162,9 @@ func writeTable(w io.Writer, m *parse.Module) {
 			info = append(info, "only "+strings.Join(k.Arches, ","))
 		}
 		fmt.Fprintf(w, "  %s\n", strings.Join(info, "; "))
+		if k.Untyped != "" {
+			fmt.Fprintf(w, "  untyped: %s\n", k.Untyped)
+		}
 		if len(k.Params) == 0 {
 			continue
 		}
@@ -162,9 +179,16 @@ func writeTable(w io.Writer, m *parse.Module) {
 			if p.ArrayLen > 0 {
 				pt = fmt.Sprintf("%s[%d]", pt, p.ArrayLen)
 			}
-			fmt.Fprintf(tw, "  %d\t%d\t%d\t%d\t %s\t %s\t\n", p.Ordinal, p.Offset, p.Size, p.Align, pt, ct)
+			align := fmt.Sprint(p.Align)
+			if p.OverAligned() {
+				align += "*"
+			}
+			fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t %s\t %s\t\n", p.Ordinal, p.Offset, p.Size, align, pt, ct)
 		}
 		tw.Flush()
+		for _, l := range k.Layouts {
+			fmt.Fprintf(w, "  %s places them at %s (block %d bytes)\n", strings.Join(l.Arches, ","), joinInts(l.Offsets), l.ParamSize)
+		}
 	}
 	if len(m.Globals) > 0 {
 		fmt.Fprintln(w)
@@ -185,6 +209,14 @@ func writeTable(w io.Writer, m *parse.Module) {
 		}
 		tw.Flush()
 	}
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, " ")
 }
 
 func sortedArches(m map[string]int) []string {

@@ -18,6 +18,12 @@ var image []byte
 
 // Library is the device image b.cubin (cubin, sm_90), loaded once per driver on first use.
 var Library = rt.NewLibrary("b.cubin", image)
+
+// The kernels and their parameters. Each ParamSpec is where the launch function
+// packs a parameter in its buffer: the canonical layout, the natural C layout of
+// the parameters' sizes and alignments, which is the PTX's. Compiled code may
+// expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
+// rt places the bytes where the loaded kernel expects them.
 var (
 	kernKbig = Library.Kernel("_Z4kbig3BigPi",
 		rt.ParamSpec{Offset: 0, Size: 5000},
@@ -49,7 +55,7 @@ func (v *Big) Bytes() []byte {
 //
 // Parameters:
 //
-//   - p0 Big (Big, offset 0, 5000 bytes)
+//   - p0 Big (Big, offset 0, 5000 bytes, aligned to 16)
 //   - p1 rt.Ptr[int32] (int*, offset 5000, 8 bytes)
 func Kbig(cfg rt.Config, p0 Big, p1 rt.Ptr[int32]) error {
 	var args [5008]byte
@@ -65,7 +71,7 @@ func Kbig(cfg rt.Config, p0 Big, p1 rt.Ptr[int32]) error {
 // Launch bounds: at most 128 threads per block.
 // Parameters:
 //
-//   - p0 rt.Float4 (float4, offset 0, 16 bytes)
+//   - p0 rt.Float4 (float4, offset 0, 16 bytes, aligned to 16)
 //   - p1 rt.Ptr[float64] (double*, offset 16, 8 bytes)
 //   - p2 Big (Big, offset 24, 5000 bytes)
 func Ksmall(cfg rt.Config, p0 rt.Float4, p1 rt.Ptr[float64], p2 Big) error {

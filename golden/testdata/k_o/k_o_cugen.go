@@ -19,6 +19,12 @@ var image []byte
 
 // Library is the device image k.fatbin (host-elf, compute_100 sm_100 sm_90), built from k.o, loaded once per driver on first use.
 var Library = rt.NewLibrary("k.fatbin", image)
+
+// The kernels and their parameters. Each ParamSpec is where the launch function
+// packs a parameter in its buffer: the canonical layout, the natural C layout of
+// the parameters' sizes and alignments, which is the PTX's. Compiled code may
+// expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
+// rt places the bytes where the loaded kernel expects them.
 var (
 	kernK2Float32_4 = Library.Kernel("_Z2k2IfLi4EEvPT_",
 		rt.ParamSpec{Offset: 0, Size: 8},
@@ -147,7 +153,7 @@ func K3(cfg rt.Config, p0 int8, p1 int16, p2 int64, p3 rt.Ptr[uint8]) error {
 // Launch bounds: cluster of 2 blocks (set cfg.Cluster).
 // Parameters:
 //
-//   - p0 A (A, offset 0, 16 bytes)
+//   - p0 A (A, offset 0, 16 bytes, aligned to 16)
 //   - p1 int8 (char, offset 16, 1 byte)
 //   - p2 rt.Ptr[int32] (int*, offset 24, 8 bytes)
 func K4(cfg rt.Config, p0 A, p1 int8, p2 rt.Ptr[int32]) error {

@@ -26,6 +26,12 @@ var Library = rt.NewLibrary("types.ptx", image)
 //	over(float*, int) → OverPtrFloat32Int32
 //	over(int*) → OverPtrInt32
 //	the C++ enum Wide → WideType (Wide is taken by wide(__int128, unsigned __int128, __int128*))
+
+// The kernels and their parameters. Each ParamSpec is where the launch function
+// packs a parameter in its buffer: the canonical layout, the natural C layout of
+// the parameters' sizes and alignments, which is the PTX's. Compiled code may
+// expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
+// rt places the bytes where the loaded kernel expects them.
 var (
 	kernOverPtrFloat32 = Library.Kernel("_Z4overPf",
 		rt.ParamSpec{Offset: 0, Size: 8},
@@ -499,13 +505,13 @@ func Scalars(cfg rt.Config, p0 bool, p1 int8, p2 int8, p3 uint8, p4 int16, p5 ui
 //   - p5 rt.Short2 (short2, offset 16, 4 bytes)
 //   - p6 rt.Int2 (int2, offset 24, 8 bytes)
 //   - p7 rt.Int3 (int3, offset 32, 12 bytes)
-//   - p8 rt.Int4 (int4, offset 48, 16 bytes)
+//   - p8 rt.Int4 (int4, offset 48, 16 bytes, aligned to 16)
 //   - p9 rt.Uint3 (uint3, offset 64, 12 bytes)
 //   - p10 rt.Float2 (float2, offset 80, 8 bytes)
 //   - p11 rt.Float3 (float3, offset 88, 12 bytes)
-//   - p12 rt.Float4 (float4, offset 112, 16 bytes)
-//   - p13 rt.Double2 (double2, offset 128, 16 bytes)
-//   - p14 rt.Longlong2 (longlong2, offset 144, 16 bytes)
+//   - p12 rt.Float4 (float4, offset 112, 16 bytes, aligned to 16)
+//   - p13 rt.Double2 (double2, offset 128, 16 bytes, aligned to 16)
+//   - p14 rt.Longlong2 (longlong2, offset 144, 16 bytes, aligned to 16)
 //   - p15 rt.Dim3 (dim3, offset 160, 12 bytes)
 //   - p16 rt.Ptr[float32] (float*, offset 176, 8 bytes)
 func Vectors(cfg rt.Config, p0 rt.Char1, p1 rt.Char2, p2 rt.Char3, p3 rt.Char4, p4 rt.Uchar4, p5 rt.Short2, p6 rt.Int2, p7 rt.Int3, p8 rt.Int4, p9 rt.Uint3, p10 rt.Float2, p11 rt.Float3, p12 rt.Float4, p13 rt.Double2, p14 rt.Longlong2, p15 rt.Dim3, p16 rt.Ptr[float32]) error {
@@ -536,8 +542,8 @@ func Vectors(cfg rt.Config, p0 rt.Char1, p1 rt.Char2, p2 rt.Char3, p3 rt.Char4, 
 //
 // Parameters:
 //
-//   - p0 rt.Int128 (__int128, offset 0, 16 bytes)
-//   - p1 rt.Uint128 (unsigned __int128, offset 16, 16 bytes)
+//   - p0 rt.Int128 (__int128, offset 0, 16 bytes, aligned to 16)
+//   - p1 rt.Uint128 (unsigned __int128, offset 16, 16 bytes, aligned to 16)
 //   - p2 rt.Ptr[rt.Int128] (__int128*, offset 32, 8 bytes)
 func Wide(cfg rt.Config, p0 rt.Int128, p1 rt.Uint128, p2 rt.Ptr[rt.Int128]) error {
 	var args [40]byte

@@ -26,6 +26,12 @@ var Library = rt.NewLibrary("types_src.ptx", image)
 //	over(float*, int) → OverPtrFloat32Int32
 //	over(int*) → OverPtrInt32
 //	the C++ enum Wide → WideType (Wide is taken by wide(__int128, unsigned __int128, __int128*))
+
+// The kernels and their parameters. Each ParamSpec is where the launch function
+// packs a parameter in its buffer: the canonical layout, the natural C layout of
+// the parameters' sizes and alignments, which is the PTX's. Compiled code may
+// expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
+// rt places the bytes where the loaded kernel expects them.
 var (
 	kernOverPtrFloat32 = Library.Kernel("_Z4overPf",
 		rt.ParamSpec{Offset: 0, Size: 8},
@@ -498,13 +504,13 @@ func Scalars(cfg rt.Config, b bool, c int8, sc int8, uc uint8, s int16, us uint1
 //   - s2 rt.Short2 (short2, offset 16, 4 bytes)
 //   - i2 rt.Int2 (int2, offset 24, 8 bytes)
 //   - i3 rt.Int3 (int3, offset 32, 12 bytes)
-//   - i4 rt.Int4 (int4, offset 48, 16 bytes)
+//   - i4 rt.Int4 (int4, offset 48, 16 bytes, aligned to 16)
 //   - u3 rt.Uint3 (uint3, offset 64, 12 bytes)
 //   - f2 rt.Float2 (float2, offset 80, 8 bytes)
 //   - f3 rt.Float3 (float3, offset 88, 12 bytes)
-//   - f4 rt.Float4 (float4, offset 112, 16 bytes)
-//   - d2 rt.Double2 (double2, offset 128, 16 bytes)
-//   - ll2 rt.Longlong2 (longlong2, offset 144, 16 bytes)
+//   - f4 rt.Float4 (float4, offset 112, 16 bytes, aligned to 16)
+//   - d2 rt.Double2 (double2, offset 128, 16 bytes, aligned to 16)
+//   - ll2 rt.Longlong2 (longlong2, offset 144, 16 bytes, aligned to 16)
 //   - dim rt.Dim3 (dim3, offset 160, 12 bytes)
 //   - out rt.Ptr[float32] (float*, offset 176, 8 bytes)
 func Vectors(cfg rt.Config, a1 rt.Char1, a2 rt.Char2, a3 rt.Char3, a4 rt.Char4, ua4 rt.Uchar4, s2 rt.Short2, i2 rt.Int2, i3 rt.Int3, i4 rt.Int4, u3 rt.Uint3, f2 rt.Float2, f3 rt.Float3, f4 rt.Float4, d2 rt.Double2, ll2 rt.Longlong2, dim rt.Dim3, out rt.Ptr[float32]) error {
@@ -536,8 +542,8 @@ func Vectors(cfg rt.Config, a1 rt.Char1, a2 rt.Char2, a3 rt.Char3, a4 rt.Char4, 
 // Parameter names are from its definition at ../../src/types.cu:11:17.
 // Parameters:
 //
-//   - v rt.Int128 (__int128, offset 0, 16 bytes)
-//   - w rt.Uint128 (unsigned __int128, offset 16, 16 bytes)
+//   - v rt.Int128 (__int128, offset 0, 16 bytes, aligned to 16)
+//   - w rt.Uint128 (unsigned __int128, offset 16, 16 bytes, aligned to 16)
 //   - out rt.Ptr[rt.Int128] (__int128*, offset 32, 8 bytes)
 func Wide(cfg rt.Config, v rt.Int128, w rt.Uint128, out rt.Ptr[rt.Int128]) error {
 	var args [40]byte
