@@ -149,6 +149,9 @@ func Run(req *Request) (*Result, error) {
 	built := map[string]string{} // image name → input
 	for i, in := range req.Inputs {
 		mod := mods[i]
+		if mod.Image == nil {
+			return nil, &InputError{Input: in.Name, Err: fmt.Errorf("%s: %s", in.Name, parse.NoDeviceCode)}
+		}
 		image := imageName(in, mod.Format, req.Arches)
 		if other, ok := built[image]; ok {
 			return nil, &InputError{Input: in.Name, Err: fmt.Errorf("%s: its image would be %s, as %s's is: give the inputs different names", in.Name, image, other)}

@@ -316,3 +316,21 @@ func TestDeterministic(t *testing.T) {
 		t.Error("two runs differ")
 	}
 }
+
+// A host file without device code lists as empty (parse.Read) but has
+// nothing to generate: an InputError that says so.
+func TestNoDeviceCodeIsAnInputError(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(&Request{Inputs: []Input{{Name: "host", Data: data}}, Output: filepath.Join(t.TempDir(), "k.go"), Package: "k"})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "host: no CUDA device code") {
+		t.Errorf("err = %v", err)
+	}
+}
