@@ -36,10 +36,31 @@ type CType struct {
 	Enum       bool   // declared as an enum
 	Underlying *CType // the enum's underlying integer type, when the source fixes it
 	Decl       string // where it is declared, "file:line:col"
-	// Size and Align are the layout the source's definition gives a class
-	// (cugen -src); 0 when no source defines it or its layout is beyond
-	// cugen (bit-fields, members of unknown types).
-	Size, Align int
+	// Def is the class's definition in a CUDA source (cugen -src): its data
+	// members, from which gen computes its layout. nil when no source
+	// defines it.
+	Def *ClassDef
+}
+
+// ClassDef is what a class, struct or union definition says about the
+// class's layout: its data members in order.
+type ClassDef struct {
+	Union   bool
+	AlignAs int // alignas(N) or __align__(N) on the class; 0 when none
+	Fields  []Field
+	// Opaque says why the members do not give the layout (a base class, a
+	// bit-field, virtual functions, a member cugen cannot read); "" when
+	// they do.
+	Opaque string
+	Pos    string // where it is defined, "file:line:col"
+}
+
+// Field is one data member: Type, or an array of Dims of it.
+type Field struct {
+	Name    string
+	Type    *CType
+	Dims    []int // array extents, outermost first; nil for a scalar
+	AlignAs int   // alignas(N) on the member; 0 when none
 }
 
 func (t *CType) String() string { return t.Spelling }
@@ -221,6 +242,27 @@ func (e *DemangleError) Error() string {
 	return "demangling " + ShortName(e.Name) + ": " + e.Err.Error()
 }
 func (e *DemangleError) Unwrap() error { return e.Err }
+
+// DemangleName is a mangled variable's (or any symbol's) qualified name,
+// "ns::table" for _ZN2ns5tableE; a name that is not mangled, or that does
+// not demangle within Demangle's limits, is returned as it is.
+func DemangleName(symbol string) string {
+	if !strings.HasPrefix(symbol, "_Z") || len(symbol) > MaxNameLen {
+		return symbol
+	}
+	ast, err := demangle.ToAST(symbol)
+	if err != nil {
+		return symbol
+	}
+	if err := (&demangler{}).checkNesting(ast); err != nil {
+		return symbol
+	}
+	s := demangle.ASTToString(ast, demangle.MaxLength(maxPrettyPow))
+	if len(s) >= 1<<maxPrettyPow {
+		return symbol
+	}
+	return s
+}
 
 // ShortName abbreviates a name for messages: a name of more than 200 bytes
 // keeps its first 120 and last 40, with its length.

@@ -104,7 +104,7 @@ func decodeEntry(name string, e *fatbin.Entry) decodedEntry {
 		}
 		pm, err := ptx.ParseHeaders(fmt.Sprintf("%s[%s]", name, d.arch), text)
 		if err == nil {
-			d.mod, err = modelPTX(pm, nil)
+			d.mod, err = modelPTX(pm, text, nil)
 		}
 		d.err = err
 	case fatbin.KindELF:

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,9 +11,9 @@ import (
 )
 
 // FromPTX builds the model of a parsed PTX module. image is the PTX text the
-// generated package embeds.
+// generated package embeds (and where references to variables are found).
 func FromPTX(m *ptx.Module, image []byte) (*Module, error) {
-	mod, err := modelPTX(m, image)
+	mod, err := modelPTX(m, image, image)
 	if err != nil {
 		return nil, err
 	}
@@ -21,8 +22,9 @@ func FromPTX(m *ptx.Module, image []byte) (*Module, error) {
 }
 
 // modelPTX is FromPTX without the C++ types, which a fatbin's model gets
-// once, after its entries are merged.
-func modelPTX(m *ptx.Module, image []byte) (*Module, error) {
+// once, after its entries are merged. text is the module's source, in
+// which references to its variables are counted (unknown when nil).
+func modelPTX(m *ptx.Module, text, image []byte) (*Module, error) {
 	mod := &Module{Source: m.File, Format: fatbin.FormatPTX, Image: image}
 	arch := "compute_"
 	for _, t := range m.Target {
@@ -53,8 +55,66 @@ func modelPTX(m *ptx.Module, image []byte) (*Module, error) {
 			mod.Globals = append(mod.Globals, g)
 		}
 	}
+	if text != nil && len(mod.Globals) > 0 {
+		countRefs(text, mod.Globals)
+	}
 	sortModule(mod)
 	return mod, nil
+}
+
+// countRefs sets each variable's Refs from the PTX text: a name that occurs
+// beyond its own declaration is referred to (by an instruction, or by
+// another variable's initializer). Comments and strings are skipped.
+func countRefs(text []byte, globals []*Global) {
+	count := make(map[string]int, len(globals))
+	for _, g := range globals {
+		count[g.Name] = 0
+	}
+	identStart := func(c byte) bool {
+		return c == '_' || c == '$' || c == '%' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case c == '/' && i+1 < len(text) && text[i+1] == '/':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(text) && text[i+1] == '*':
+			end := bytes.Index(text[i+2:], []byte("*/"))
+			if end < 0 {
+				return
+			}
+			i += end + 4
+		case c == '"':
+			i++
+			for i < len(text) && text[i] != '"' && text[i] != '\n' {
+				i++
+			}
+			i++
+		case identStart(c):
+			j := i + 1
+			for j < len(text) && (identStart(text[j]) || '0' <= text[j] && text[j] <= '9') {
+				j++
+			}
+			if n, ok := count[string(text[i:j])]; ok {
+				count[string(text[i:j])] = n + 1
+			}
+			i = j
+		case '0' <= c && c <= '9':
+			for i < len(text) && (identStart(text[i]) || '0' <= text[i] && text[i] <= '9') {
+				i++ // a number, 0f3f800000 included
+			}
+		default:
+			i++
+		}
+	}
+	for _, g := range globals {
+		g.Refs = RefsNone
+		if count[g.Name] > 1 {
+			g.Refs = RefsSome
+		}
+	}
 }
 
 func sortModule(m *Module) {

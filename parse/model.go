@@ -148,6 +148,39 @@ type Global struct {
 	// than Size when the rest is zero, empty or nil when all of it is. An
 	// element that holds an address is zero here; the loader writes it.
 	Init []byte
+	// Refs says whether any function of the code refers to the variable:
+	// known from PTX, unknown from a cubin.
+	Refs Refs
+
+	// What a CUDA source declares (cugen -src): the element type and the
+	// array extents (float t[4][8]: float, [4 8]), and where. CType is nil
+	// when no source declares the variable.
+	CType *CType
+	Dims  []int
+	Decl  string
+}
+
+// Refs says what is known of the references to a variable.
+type Refs uint8
+
+const (
+	RefsUnknown Refs = iota // the code does not say (a cubin)
+	RefsNone                // no function refers to it
+	RefsSome
+)
+
+// Internal reports a variable the compiler made for itself, whose name
+// changes from build to build and which no program addresses: the
+// _INTERNAL_ and __unnamed_ families (file-local objects, assert strings),
+// $str, and objects of libcu++ and the standard library (namespaces cuda
+// and std: customization-point objects, tags).
+func (g *Global) Internal() bool {
+	n := g.Name
+	if strings.Contains(n, "_INTERNAL_") || strings.HasPrefix(n, "__unnamed_") || strings.HasPrefix(n, "$") {
+		return true
+	}
+	q := DemangleName(n)
+	return strings.HasPrefix(q, "cuda::") || strings.HasPrefix(q, "std::") || strings.HasPrefix(q, "__cxxabiv1::")
 }
 
 // Kernel looks a kernel up by name.

@@ -16,7 +16,10 @@ import (
 //     mangled ones, a function template's after substituting the kernel's
 //     template arguments;
 //   - every enum a parameter names is marked with the underlying type the
-//     source declares.
+//     source declares, and every class with its definition (ClassDef), a
+//     class template's with the instance's arguments substituted;
+//   - a module-scope variable gets the type and array extents its
+//     declaration gives (Global.CType, Global.Dims, Global.Decl).
 //
 // A prototype with a different number of parameters than the binary, or
 // extern "C" declarations that disagree, are errors; a parameter whose size
@@ -30,8 +33,13 @@ func Apply(m *parse.Module, files []*File) (warnings []string, err error) {
 	var names []string
 	for _, f := range files {
 		names = append(names, f.Name)
+		warnings = append(warnings, f.Warnings...)
 	}
+	an := &annotator{files: files, instances: map[string]*parse.ClassDef{}, done: map[*parse.ClassDef]bool{}}
 	for _, k := range m.Kernels {
+		if k.Untyped != "" {
+			continue // its parameters are binary widths: no prototype fits them
+		}
 		if k.Signature == nil {
 			applied, err := applyExternC(k, files)
 			if err != nil {
@@ -46,9 +54,35 @@ func Apply(m *parse.Module, files []*File) (warnings []string, err error) {
 		if w := applyCXX(k, files); w != "" {
 			warnings = append(warnings, w)
 		}
-		markEnums(k, files)
 	}
+	for _, k := range m.Kernels {
+		for _, p := range k.Params {
+			an.annotate(p.CType, 0)
+		}
+	}
+	applyVars(m, files, an)
 	return warnings, nil
+}
+
+// applyVars gives each module-scope variable the declaration a source has
+// for it, found by its (demangled) qualified name.
+func applyVars(m *parse.Module, files []*File, an *annotator) {
+	vars := map[string]*Var{}
+	for _, f := range files {
+		for _, v := range f.Vars {
+			if old, ok := vars[v.QualifiedName()]; !ok || old.Extern && !v.Extern {
+				vars[v.QualifiedName()] = v
+			}
+		}
+	}
+	for _, g := range m.Globals {
+		v := vars[parse.DemangleName(g.Name)]
+		if v == nil {
+			continue
+		}
+		g.CType, g.Dims, g.Decl = v.Type, v.Dims, v.Pos.String()
+		an.annotate(g.CType, 0)
+	}
 }
 
 // applyExternC types an extern "C" kernel from its prototype, if a source
@@ -122,6 +156,7 @@ func namedCount(k *Kernel) int {
 func applyCXX(k *parse.Kernel, files []*File) string {
 	sig := k.Signature
 	var best *Kernel
+	var bestNames []string
 	sameName := 0
 	for _, f := range files {
 		for _, sk := range f.Kernels {
@@ -129,22 +164,13 @@ func applyCXX(k *parse.Kernel, files []*File) string {
 				continue
 			}
 			sameName++
-			if len(sk.Params) != len(sig.Params) {
-				continue
-			}
-			subst, ok := substitution(sk, sig)
+			sub, ok := substitution(sk, sig)
 			if !ok {
 				continue
 			}
-			match := true
-			for i, sp := range sk.Params {
-				if sp.Type == nil || !same(sp.Type.Unqualified(), sig.Params[i].Unqualified(), subst) {
-					match = false
-					break
-				}
-			}
-			if match && (best == nil || namedCount(sk) > namedCount(best)) {
-				best = sk
+			names, ok := matchParams(sk, sig, sub)
+			if ok && (best == nil || namedCount(sk) > namedCount(best)) {
+				best, bestNames = sk, names
 			}
 		}
 	}
@@ -155,11 +181,56 @@ func applyCXX(k *parse.Kernel, files []*File) string {
 		return ""
 	}
 	sig.Source = best.Pos.String()
-	sig.ParamNames = nil
-	for _, sp := range best.Params {
-		sig.ParamNames = append(sig.ParamNames, sp.Name)
-	}
+	sig.ParamNames = bestNames
 	return ""
+}
+
+// matchParams matches a source kernel's parameters with the mangled ones,
+// a pack expansion's pattern once per element, and returns the names the
+// kernel's parameters get: a pack's elements are numbered (xs0, xs1).
+func matchParams(sk *Kernel, sig *parse.Signature, sub *subst) ([]string, bool) {
+	declared := sig.PackSizes
+	if declared == nil {
+		declared = make([]int, len(sig.Params))
+		for i := range declared {
+			declared[i] = -1
+		}
+	}
+	if len(sk.Params) != len(declared) {
+		return nil, false
+	}
+	var names []string
+	at := 0 // the next mangled parameter
+	for i, sp := range sk.Params {
+		if sp.Type == nil || sp.Pack != (declared[i] >= 0) {
+			return nil, false
+		}
+		if !sp.Pack {
+			if !same(sp.Type.Unqualified(), sig.Params[at].Unqualified(), sub) {
+				return nil, false
+			}
+			names = append(names, sp.Name)
+			at++
+			continue
+		}
+		pack := sub.packIn(sp.Type)
+		if pack == "" || len(sub.packs[pack]) != declared[i] {
+			return nil, false
+		}
+		for j, elem := range sub.packs[pack] {
+			one := sub.with(pack, elem)
+			if !same(sp.Type.Unqualified(), sig.Params[at].Unqualified(), one) {
+				return nil, false
+			}
+			name := ""
+			if sp.Name != "" {
+				name = fmt.Sprintf("%s%d", sp.Name, j)
+			}
+			names = append(names, name)
+			at++
+		}
+	}
+	return names, at == len(sig.Params)
 }
 
 func sameScope(src, mangled []string) bool {
@@ -174,16 +245,58 @@ func sameScope(src, mangled []string) bool {
 	return true
 }
 
-// substitution maps a function template's type parameters to the kernel's
-// template arguments; an explicit specialization's arguments must equal them.
-func substitution(sk *Kernel, sig *parse.Signature) (map[string]*parse.CType, bool) {
+// subst maps a function template's parameters to a kernel's template
+// arguments: type parameters to types, parameter packs to their elements.
+type subst struct {
+	types map[string]*parse.CType
+	packs map[string][]*parse.CType
+}
+
+// with is s with the pack name standing for one element (a pattern's
+// instance).
+func (s *subst) with(pack string, elem *parse.CType) *subst {
+	types := map[string]*parse.CType{pack: elem}
+	for k, v := range s.types {
+		if k != pack {
+			types[k] = v
+		}
+	}
+	return &subst{types: types, packs: s.packs}
+}
+
+// packIn is the parameter pack a pattern type names, "" when none.
+func (s *subst) packIn(t *parse.CType) string {
+	if s == nil || t == nil {
+		return ""
+	}
+	switch t.Kind {
+	case parse.CPointer:
+		return s.packIn(t.Elem)
+	case parse.CNamed:
+		if _, ok := s.packs[t.Base]; ok && len(t.Scope) == 0 && len(t.Args) == 0 {
+			return t.Base
+		}
+		for _, a := range t.Args {
+			if p := s.packIn(a.Type); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// substitution maps a function template's parameters to the kernel's
+// template arguments; an explicit specialization's arguments must equal
+// them (packs flattened).
+func substitution(sk *Kernel, sig *parse.Signature) (*subst, bool) {
 	switch {
 	case sk.SpecArgs != nil:
-		if len(sk.SpecArgs) != len(sig.TemplateArgs) {
+		spec, args := parse.Flatten(sk.SpecArgs), parse.Flatten(sig.TemplateArgs)
+		if len(spec) != len(args) {
 			return nil, false
 		}
-		for i, a := range sk.SpecArgs {
-			b := sig.TemplateArgs[i]
+		for i, a := range spec {
+			b := args[i]
 			if (a.Type == nil) != (b.Type == nil) || a.Type == nil && a.Value != b.Value || a.Type != nil && !same(a.Type, b.Type, nil) {
 				return nil, false
 			}
@@ -193,30 +306,41 @@ func substitution(sk *Kernel, sig *parse.Signature) (map[string]*parse.CType, bo
 		return nil, len(sig.TemplateArgs) == 0
 	}
 	if len(sk.TemplateParams) != len(sig.TemplateArgs) {
-		return nil, false // packs and defaulted parameters: not matched
+		return nil, false // defaulted parameters: not matched
 	}
-	subst := map[string]*parse.CType{}
+	s := &subst{types: map[string]*parse.CType{}, packs: map[string][]*parse.CType{}}
 	for i, tp := range sk.TemplateParams {
-		if tp.Pack {
+		arg := sig.TemplateArgs[i]
+		switch {
+		case tp.Pack != arg.Pack:
 			return nil, false
-		}
-		if tp.Type {
-			if sig.TemplateArgs[i].Type == nil {
+		case tp.Pack && tp.Type:
+			elems := []*parse.CType{}
+			for _, e := range arg.Elems {
+				if e.Type == nil {
+					return nil, false
+				}
+				elems = append(elems, e.Type)
+			}
+			s.packs[tp.Name] = elems
+		case tp.Type:
+			if arg.Type == nil {
 				return nil, false
 			}
-			subst[tp.Name] = sig.TemplateArgs[i].Type
+			s.types[tp.Name] = arg.Type
 		}
 	}
-	return subst, true
+	return s, true
 }
 
 // same compares a source type with a mangled one: builtins by name,
 // pointers by pointee (qualifiers included), classes by name and template
-// arguments; restrict is ignored. A source name written without all its
-// namespaces (it was declared in a header) matches the mangled name's tail.
-func same(src, mangled *parse.CType, subst map[string]*parse.CType) bool {
-	if src.Kind == parse.CNamed && len(src.Scope) == 0 && len(src.Args) == 0 && subst[src.Base] != nil {
-		s := subst[src.Base].Qualified(src.Const, src.Volatile, false)
+// arguments (a pack expansion, Tuple<A...>, against the pack's elements);
+// restrict is ignored. A source name written without all its namespaces
+// (it was declared in a header) matches the mangled name's tail.
+func same(src, mangled *parse.CType, sub *subst) bool {
+	if sub != nil && src.Kind == parse.CNamed && len(src.Scope) == 0 && len(src.Args) == 0 && sub.types[src.Base] != nil {
+		s := sub.types[src.Base].Qualified(src.Const, src.Volatile, false)
 		return same(s, mangled, nil)
 	}
 	if src.Kind != mangled.Kind || src.Const != mangled.Const || src.Volatile != mangled.Volatile {
@@ -226,9 +350,9 @@ func same(src, mangled *parse.CType, subst map[string]*parse.CType) bool {
 	case parse.CBuiltin:
 		return src.Name == mangled.Name
 	case parse.CPointer:
-		return same(src.Elem, mangled.Elem, subst)
+		return same(src.Elem, mangled.Elem, sub)
 	case parse.CNamed:
-		if src.Base != mangled.Base || len(src.Args) != len(mangled.Args) || len(src.Scope) > len(mangled.Scope) {
+		if src.Base != mangled.Base || len(src.Scope) > len(mangled.Scope) {
 			return false
 		}
 		tail := mangled.Scope[len(mangled.Scope)-len(src.Scope):]
@@ -237,45 +361,149 @@ func same(src, mangled *parse.CType, subst map[string]*parse.CType) bool {
 				return false
 			}
 		}
-		for i, a := range src.Args {
-			b := mangled.Args[i]
-			if a.Type != nil && b.Type != nil {
-				if !same(a.Type, b.Type, subst) {
-					return false
-				}
-			} else if a.Type != nil || b.Type != nil || a.Value != b.Value {
-				return false
-			}
-		}
-		return true
+		return sameArgs(src.Args, mangled.Args, sub)
 	}
 	return src.Spelling == mangled.Spelling
 }
 
-// markEnums annotates the enums a kernel's parameter types name.
-func markEnums(k *parse.Kernel, files []*File) {
-	var walk func(t *parse.CType)
-	walk = func(t *parse.CType) {
-		if t == nil {
-			return
-		}
-		switch t.Kind {
-		case parse.CPointer:
-			walk(t.Elem)
-		case parse.CNamed:
-			for _, f := range files {
-				if e := f.enums[t.Name]; e != nil && !t.Enum {
-					t.Enum, t.Underlying, t.Decl = true, e.Underlying, e.Pos.String()
-				}
+// sameArgs compares template argument lists, packs flattened; a source
+// argument "A..." expands the pack A.
+func sameArgs(src, mangled []parse.TemplateArg, sub *subst) bool {
+	var flat []parse.TemplateArg
+	for _, a := range src {
+		if name, ok := strings.CutSuffix(a.Value, "..."); ok && a.Type == nil && sub != nil && sub.packs[name] != nil {
+			for _, e := range sub.packs[name] {
+				flat = append(flat, parse.TemplateArg{Type: e})
 			}
-			for _, a := range t.Args {
-				walk(a.Type)
+			continue
+		}
+		flat = append(flat, a)
+	}
+	src, mangled = parse.Flatten(flat), parse.Flatten(mangled)
+	if len(src) != len(mangled) {
+		return false
+	}
+	for i, a := range src {
+		b := mangled[i]
+		if a.Type != nil && b.Type != nil {
+			if !same(a.Type, b.Type, sub) {
+				return false
+			}
+		} else if a.Type != nil || b.Type != nil || a.Value != b.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// annotator marks the enums and classes types name with what the sources
+// declare: an enum's underlying type, a class's definition. A class
+// template's instance gets the template's definition with its arguments
+// substituted, made once per instance.
+type annotator struct {
+	files     []*File
+	instances map[string]*parse.ClassDef // by the instance's name
+	done      map[*parse.ClassDef]bool   // definitions whose members are annotated
+}
+
+// maxAnnotateDepth bounds the walk through members' types (a hostile
+// source's classes could nest without end through templates).
+const maxAnnotateDepth = 64
+
+func (an *annotator) annotate(t *parse.CType, depth int) {
+	if t == nil || depth > maxAnnotateDepth {
+		return
+	}
+	switch t.Kind {
+	case parse.CPointer:
+		an.annotate(t.Elem, depth+1)
+	case parse.CNamed:
+		for _, f := range an.files {
+			if e := f.enums[t.Name]; e != nil && !t.Enum {
+				t.Enum, t.Underlying, t.Decl = true, e.Underlying, e.Pos.String()
+			}
+		}
+		for _, a := range parse.Flatten(t.Args) {
+			an.annotate(a.Type, depth+1)
+		}
+		if t.Def == nil && !t.Enum {
+			t.Def = an.definition(t)
+		}
+		if d := t.Def; d != nil && !an.done[d] {
+			an.done[d] = true
+			for _, fl := range d.Fields {
+				an.annotate(fl.Type, depth+1)
 			}
 		}
 	}
-	for _, p := range k.Params {
-		walk(p.CType)
+}
+
+// definition is the class definition of t, a class template's with t's
+// arguments substituted; nil when no source defines it.
+func (an *annotator) definition(t *parse.CType) *parse.ClassDef {
+	if d, ok := an.instances[t.Name]; ok {
+		return d
 	}
+	qualified := strings.Join(append(append([]string(nil), t.Scope...), t.Base), "::")
+	var c *class
+	for _, f := range an.files {
+		if c = f.classes[qualified]; c != nil {
+			break
+		}
+	}
+	if c == nil {
+		return nil
+	}
+	if len(c.params) == 0 {
+		if len(t.Args) > 0 {
+			return nil // an instance of a class the source does not define as a template
+		}
+		return c.def
+	}
+	args := parse.Flatten(t.Args)
+	if len(args) != len(c.params) {
+		return nil // defaulted or packed parameters: beyond cugen
+	}
+	types := map[string]*parse.CType{}
+	for i, a := range args {
+		if a.Type != nil {
+			types[c.params[i]] = a.Type
+		}
+	}
+	d := *c.def
+	d.Fields = nil
+	for _, fl := range c.def.Fields {
+		fl.Type = substituted(fl.Type, types)
+		if fl.Type == nil {
+			d.Opaque = "a member's type depends on a template argument cugen cannot substitute"
+			fl.Type = parse.NewOther("?")
+		}
+		d.Fields = append(d.Fields, fl)
+	}
+	an.instances[t.Name] = &d
+	return &d
+}
+
+// substituted is t with the template parameters in types replaced; nil
+// when t names one that types lacks (a value parameter in an array bound is
+// already a number after preprocessing, or is beyond cugen).
+func substituted(t *parse.CType, types map[string]*parse.CType) *parse.CType {
+	switch t.Kind {
+	case parse.CPointer:
+		e := substituted(t.Elem, types)
+		if e == nil {
+			return nil
+		}
+		if e == t.Elem {
+			return t
+		}
+		return parse.NewPointer(e).Qualified(t.Const, t.Volatile, t.Restrict)
+	case parse.CNamed:
+		if r := types[t.Base]; r != nil && len(t.Scope) == 0 && len(t.Args) == 0 {
+			return r.Qualified(t.Const, t.Volatile, t.Restrict)
+		}
+	}
+	return t
 }
 
 func plural(n int, s string) string {

@@ -1,10 +1,11 @@
 // Package csrc reads what cugen needs from CUDA C++ source: the prototypes
-// of the __global__ functions, with their parameter names and types, and the
-// enums, classes and typedefs those types name. It is a small declaration
-// parser, not a compiler: there is no preprocessor (directives are skipped,
-// macros stay unexpanded, so a kernel declared through a macro is not seen),
-// function bodies and class bodies are skipped by brace matching, and
-// templates are kept only as far as matching an instantiation needs.
+// of the __global__ functions, with their parameter names and types, the
+// enums, classes and typedefs those types name, the classes' data members,
+// and the __device__, __constant__ and __managed__ variables. It preprocesses
+// the source as the compiler would (cpp.go: includes, macros, conditionals;
+// no toolchain needed), then is a small declaration parser, not a compiler:
+// function bodies are skipped by brace matching, and templates are kept only
+// as far as matching an instantiation needs.
 //
 // Types are built as parse.CTypes spelled like demangled ones, so cugen maps a
 // prototype's parameters exactly as it maps a mangled name's. Apply attaches
@@ -19,15 +20,21 @@ import (
 	"github.com/cugen/cugen/parse"
 )
 
-// File is what one CUDA source file declares.
+// File is what one CUDA source file declares, its includes included.
 type File struct {
 	Name    string
 	Kernels []*Kernel
 	Enums   []*Enum
+	// Vars are the __device__, __constant__ and __managed__ variables.
+	Vars []*Var
+	// Warnings are what the preprocessor could not follow: quoted includes
+	// it did not find.
+	Warnings []string
 
 	decls    map[string]declKind     // qualified name → what it is
 	typedefs map[string]*parse.CType // qualified name → the type it names
 	enums    map[string]*Enum
+	classes  map[string]*class // qualified name → its definition
 }
 
 type declKind uint8
@@ -68,6 +75,9 @@ type Param struct {
 	Type *parse.CType // nil when the declaration is beyond this parser (see Text)
 	Text string       // the declaration as written, default argument dropped
 	Pos  Pos
+	// Pack says the parameter is a pack expansion (Ts... xs): Type is its
+	// pattern, which names a template parameter pack.
+	Pack bool
 }
 
 // Enum is an enum declaration.
@@ -90,6 +100,9 @@ func (k *Kernel) Signature() string {
 		t := p.Text
 		if p.Type != nil {
 			t = p.Type.Unqualified().Spelling // as in a function type
+			if p.Pack {
+				t += "..."
+			}
 			if p.Name != "" {
 				t += " " + p.Name
 			}
@@ -107,6 +120,7 @@ func (k *Kernel) Signature() string {
 type scope struct {
 	kind  scopeKind
 	names []string // the namespace or class names it adds to qualified names
+	class *class   // a class scope's definition, which its members fill
 }
 
 type scopeKind uint8
@@ -124,13 +138,19 @@ type parser struct {
 	stack []scope
 }
 
-// Parse reads one CUDA source file.
+// Parse reads one CUDA source file, following no #include.
 func Parse(name string, src []byte) (*File, error) {
-	toks, err := lex(name, src)
+	return ParseWith(name, src, Options{})
+}
+
+// ParseWith reads one CUDA source file, preprocessed as opts say.
+func ParseWith(name string, src []byte, opts Options) (*File, error) {
+	toks, missing, err := preprocess(name, src, opts)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Name: name, decls: map[string]declKind{}, typedefs: map[string]*parse.CType{}, enums: map[string]*Enum{}}
+	f := &File{Name: name, Warnings: missing, decls: map[string]declKind{}, typedefs: map[string]*parse.CType{},
+		enums: map[string]*Enum{}, classes: map[string]*class{}}
 	p := &parser{f: f, toks: toks, stack: []scope{{kind: scopeNamespace}}}
 	if err := p.run(); err != nil {
 		return nil, err
@@ -172,6 +192,13 @@ func (p *parser) run() error {
 	for i := 0; i < len(p.toks); {
 		t := p.toks[i]
 		switch {
+		case t.is("{") && p.initializer(p.toks[start:i]):
+			// int lut[4] = {1, 2}; Cell c{1, 2, 3}: part of the statement.
+			_, n, ok := balanced(p.toks, i, "{", "}")
+			if !ok {
+				return &Error{Pos: t.pos, Msg: "unexpected end of file: a '{' is not closed"}
+			}
+			i = n
 		case t.is("{"):
 			p.stack = append(p.stack, p.classify(p.toks[start:i]))
 			i++
@@ -186,6 +213,8 @@ func (p *parser) run() error {
 		case t.is(";"):
 			if p.atDeclScope() {
 				p.statement(p.toks[start:i])
+			} else if c := p.stack[len(p.stack)-1].class; c != nil {
+				p.member(c, p.toks[start:i])
 			}
 			i++
 			start = i
@@ -243,9 +272,11 @@ func (p *parser) classify(stmt []token) scope {
 		}
 		return scope{kind: scopeNamespace} // extern "C++" { ... }
 	}
+	var tparams []TemplateParam
 	if stmt[0].is("template") {
-		if _, n, ok := balanced(stmt, 1, "<", ">"); ok {
+		if inner, n, ok := balanced(stmt, 1, "<", ">"); ok {
 			stmt = stmt[n:]
+			tparams = templateParams(inner)
 		}
 	}
 	if len(stmt) > 0 && stmt[0].is("typedef") {
@@ -257,15 +288,34 @@ func (p *parser) classify(stmt []token) scope {
 		}
 		return scope{kind: scopeOther}
 	}
-	if len(stmt) >= 2 && (stmt[0].is("struct") || stmt[0].is("class") || stmt[0].is("union")) {
+	if len(stmt) >= 1 && (stmt[0].is("struct") || stmt[0].is("class") || stmt[0].is("union")) {
+		alignas := alignAs(stmt[1:])
 		rest := skipAttrs(stmt[1:])
 		// struct Name [final] [: bases] {, not struct Name var = {.
 		if len(rest) > 0 && rest[0].kind == tIdent && (len(rest) == 1 || rest[1].is(":") || rest[1].is("final") || rest[1].is("<")) {
 			name := rest[0].text
+			sc := scope{kind: scopeClass, names: []string{name}}
 			if p.stack[len(p.stack)-1].kind != scopeOther {
-				p.declare(name, declClass)
+				q := p.declare(name, declClass)
+				c := &class{def: &parse.ClassDef{Union: stmt[0].is("union"), AlignAs: alignas, Pos: rest[0].pos.String()}}
+				for _, tp := range tparams {
+					c.params = append(c.params, tp.Name)
+				}
+				if len(rest) > 1 && !rest[1].is("<") && indexTop(rest, ":") > 0 {
+					c.def.Opaque = "it has a base class"
+				}
+				if len(rest) > 1 && rest[1].is("<") {
+					c.def.Opaque = "it is a partial specialization" // its members are not the template's
+				}
+				if _, dup := p.f.classes[q]; !dup {
+					p.f.classes[q] = c
+				}
+				sc.class = c
 			}
-			return scope{kind: scopeClass, names: []string{name}}
+			return sc
+		}
+		if c := p.stack[len(p.stack)-1].class; c != nil && c.def.Opaque == "" {
+			c.def.Opaque = "it has an anonymous struct or union member"
 		}
 	}
 	return scope{kind: scopeOther}
@@ -283,7 +333,7 @@ func (p *parser) declare(name string, k declKind) string {
 // alias declarations and opaque enum declarations.
 func (p *parser) statement(stmt []token) {
 	stmt = skipAttrs(stmt)
-	if len(stmt) < 2 {
+	if len(stmt) < 2 || p.variable(stmt) {
 		return
 	}
 	switch {

@@ -94,8 +94,8 @@ loop:
 			if len(pt) == 0 {
 				return 0, p.errorf(ts[open], "empty parameter in the declaration of %s", k.Name)
 			}
-			if pt[0].is("...") || pt[len(pt)-1].is("...") {
-				return 0, p.errorf(pt[0], "kernel %s is variadic", k.Name)
+			if len(pt) == 1 && pt[0].is("...") {
+				return 0, p.errorf(pt[0], "kernel %s is variadic", k.Name) // C's varargs: Ts... is a pack
 			}
 			if i := indexTop(pt, "="); i == 0 {
 				return 0, p.errorf(pt[0], "a default argument without a parameter in the declaration of %s", k.Name)
@@ -201,6 +201,11 @@ func (p *parser) param(ts []token, typeParams map[string]bool) Param {
 		ts = ts[:i] // a default argument
 	}
 	out := Param{Text: text(ts), Pos: ts[0].pos}
+	if i := indexTop(ts, "..."); i > 0 {
+		// A pack expansion, Ts... xs: the pattern Ts xs, once per element.
+		out.Pack = true
+		ts = append(append([]token(nil), ts[:i]...), ts[i+1:]...)
+	}
 	d := &declarator{p: p, ts: ts, typeParams: typeParams}
 	t, name, ok := d.parse(true)
 	if ok {
@@ -224,6 +229,12 @@ type declarator struct {
 	ts         []token
 	i          int
 	typeParams map[string]bool
+	// keepArrays keeps array suffixes as Dims (a variable's or member's)
+	// instead of making T x[N] a T* (a parameter's).
+	keepArrays bool
+	dims       []int
+	badArray   bool // an extent that is not a positive constant
+	specEnd    int  // where the decl-specifiers end
 }
 
 func (d *declarator) peek() token {
@@ -305,6 +316,7 @@ specs:
 	if isConst || isVolatile {
 		t = t.Qualified(isConst, isVolatile, false)
 	}
+	d.specEnd = d.i
 	// Pointer operators, each with its own qualifiers.
 	for d.i < len(d.ts) {
 		tk := d.peek()
@@ -361,12 +373,23 @@ declName:
 	// Array suffixes: a parameter T x[N] is a T*.
 	arrays := 0
 	for d.peek().is("[") {
-		_, n, ok := balanced(d.ts, d.i, "[", "]")
+		inner, n, ok := balanced(d.ts, d.i, "[", "]")
 		if !ok {
 			return nil, "", false
 		}
 		d.i = n
 		arrays++
+		if d.keepArrays {
+			e := &evaluator{toks: inner}
+			v, err := e.expr()
+			if err != nil || e.i != len(inner) || v <= 0 || v > 1<<40 {
+				d.badArray = true
+			}
+			d.dims = append(d.dims, int(v))
+		}
+	}
+	if d.keepArrays {
+		arrays = 0
 	}
 	if arrays == 1 {
 		t = parse.NewPointer(t)

