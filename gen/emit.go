@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cugen/cugen/parse"
 	"github.com/dave/jennifer/jen"
 )
 
@@ -85,6 +86,19 @@ func (p *plan) emit() *jen.File {
 	}
 	for _, gp := range p.globals {
 		p.emitGlobal(f, gp)
+	}
+	if len(p.hidden) > 0 {
+		names := make([]string, 0, 12)
+		for _, n := range p.hidden[:min(len(p.hidden), 12)] {
+			names = append(names, parse.ShortName(n))
+		}
+		more := ""
+		if len(p.hidden) > 12 {
+			more = fmt.Sprintf(", and %d more", len(p.hidden)-12)
+		}
+		f.Line()
+		f.Comment(lineComment(fmt.Sprintf("Not wrapped: %s%s: the compiler's own variables, and those no code\n"+
+			"refers to and no -src declares (cugen -globals REGEXP chooses the variables).", strings.Join(names, ", "), more)))
 	}
 	return f
 }
@@ -214,7 +228,6 @@ func dimsString(d [3]int) string {
 
 func (p *plan) emitGlobal(f *jen.File, gp *globalPlan) {
 	g := gp.g
-	n := g.Size / gp.elem.size
 	ctor := "NewGlobal"
 	scope := "Each context has its own copy: pass the context to every accessor."
 	if g.Managed {
@@ -222,16 +235,28 @@ func (p *plan) emitGlobal(f *jen.File, gp *globalPlan) {
 		scope = "One address serves every context and the host."
 	}
 	f.Line()
-	desc := fmt.Sprintf("%s is the %s variable %s%s: .%s, %s", gp.goName, globalKind(g), g.Name, p.of(gp.lib), g.PTXType, plural(g.Size, "byte"))
-	if g.Count > 1 || g.ElemSize != g.Size {
-		desc += fmt.Sprintf(" (%s of %s)", plural(n, "element"), gp.elem.name)
+	var desc string
+	if g.CType != nil && gp.note == "" {
+		decl := g.CType.Spelling
+		for _, d := range g.Dims {
+			decl += fmt.Sprintf("[%d]", d)
+		}
+		desc = fmt.Sprintf("%s is the %s variable %s%s, %s (declared at %s): %s", gp.goName, globalKind(g), parse.DemangleName(g.Name), p.of(gp.lib), decl, g.Decl, plural(g.Size, "byte"))
+	} else {
+		desc = fmt.Sprintf("%s is the %s variable %s%s: .%s, %s", gp.goName, globalKind(g), parse.ShortName(g.Name), p.of(gp.lib), g.PTXType, plural(g.Size, "byte"))
+	}
+	if gp.n > 1 || gp.elem.size != g.Size {
+		desc += fmt.Sprintf(" (%s of %s)", plural(gp.n, "element"), gp.elem.spelling())
 	}
 	desc += "."
+	if gp.note != "" {
+		desc += "\nIt is typed by its binary width: " + gp.note + "."
+	}
 	if len(g.Init) > 0 {
 		desc += " It is initialized by the image."
 	}
 	f.Comment(lineComment(desc + "\n" + scope))
-	f.Var().Id(gp.goName).Op("=").Qual(rtPkg, ctor).Types(gp.elem.code()).Call(jen.Id(gp.lib.libVar), jen.Lit(g.Name), jen.Lit(n))
+	f.Var().Id(gp.goName).Op("=").Qual(rtPkg, ctor).Types(gp.elem.code()).Call(jen.Id(gp.lib.libVar), jen.Lit(g.Name), jen.Lit(gp.n))
 }
 
 // of names a kernel's or variable's input in a file of several: " of attention.cu".
@@ -283,9 +308,15 @@ func emitOpaque(f *jen.File, d *declType) {
 	if d.anon {
 		hint = "or give cugen -src to name its C++ type."
 	}
-	f.Comment(lineComment(fmt.Sprintf("%s is %s, passed by value: %s, %d-byte aligned.\n"+
-		"cugen knows its layout only by size; fill it through Bytes (little-endian,\n"+
-		"C++ field offsets), %s", d.name, d.what, plural(d.size, "byte"), max(d.align, 1), hint)))
+	if d.members {
+		f.Comment(lineComment(fmt.Sprintf("%s is %s, defined at %s: %s, %d-byte aligned,\n"+
+			"as its members lay it out. Fill it through Bytes (little-endian, C++ member\n"+
+			"offsets), %s", d.name, d.what, d.src, plural(d.size, "byte"), max(d.align, 1), hint)))
+	} else {
+		f.Comment(lineComment(fmt.Sprintf("%s is %s, passed by value: %s, %d-byte aligned.\n"+
+			"cugen knows its layout only by size; fill it through Bytes (little-endian,\n"+
+			"C++ field offsets), %s", d.name, d.what, plural(d.size, "byte"), max(d.align, 1), hint)))
+	}
 	fields := []jen.Code{}
 	if a := alignField(d.align); a != nil {
 		fields = append(fields, a)

@@ -21,7 +21,11 @@ import (
 type Options struct {
 	Package string         // Go package name
 	Kernels *regexp.Regexp // when set, only matching kernels (mangled or demangled name) are wrapped
-	Types   []TypeMapping  // C++ types passed as Go types (-type), loaded by LoadTypeMappings
+	// Globals, when set, chooses the variables wrapped (by mangled or
+	// demangled name); by default every variable is but the compiler's
+	// internals and those no code refers to and no -src declares.
+	Globals *regexp.Regexp
+	Types   []TypeMapping // C++ types passed as Go types (-type), loaded by LoadTypeMappings
 	// Command is the command line the header records, "cugen -o k_cugen.go
 	// k.ptx"; without it the header names the inputs.
 	Command string

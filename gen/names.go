@@ -85,7 +85,7 @@ func cxxName(c *parse.CType) string {
 // (a kernel or type has the name); with its input's name first (one variable
 // name in two inputs).
 func globalCandidates(name, input string) []string {
-	c := camel(name)
+	c := globalName(name)
 	return []string{c, c + "Var", join(input, c)}
 }
 
@@ -119,6 +119,16 @@ func kernelBaseName(k *parse.Kernel) string {
 		parts = append(parts, argName(a))
 	}
 	return join(parts...)
+}
+
+// globalName is a variable's Go name before collision handling: its
+// unqualified name in CamelCase ("_ZN2ns3lutE", ns::lut → "Lut").
+func globalName(symbol string) string {
+	q := parse.DemangleName(symbol)
+	if i := strings.LastIndex(q, "::"); i >= 0 && !strings.ContainsAny(q, "<(") {
+		q = q[i+2:]
+	}
+	return boundedName(camel(q), symbol)
 }
 
 // typeName is the Go name of a C++ class: namespaces dropped, template

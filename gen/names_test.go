@@ -14,13 +14,15 @@ import (
 )
 
 // entries builds a PTX module of kernels that do nothing, "mangled:params"
-// each, and of .global .u32 variables.
+// each, and of .global .u32 variables that code reads (a variable no code
+// refers to is not wrapped).
 func entries(t *testing.T, name string, kernels []string, globals ...string) *parse.Module {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
 	for _, g := range globals {
 		fmt.Fprintf(&b, ".global .align 4 .u32 %s;\n", g)
+		fmt.Fprintf(&b, ".func read_%s()\n{\n\t.reg .b32 %%r<2>;\n\tld.global.u32 %%r1, [%s];\n\tret;\n}\n", g, g)
 	}
 	for _, k := range kernels {
 		mangled, params, _ := strings.Cut(k, ":")

@@ -17,6 +17,7 @@ type plan struct {
 	libs     []*libPlan
 	kernels  []*kernelPlan // by library, then in the model's order (by mangled name)
 	globals  []*globalPlan
+	hidden   []string       // the variables not wrapped, by name
 	decls    []*declType    // the types the package declares, by Go name
 	mappings []*TypeMapping // the -type mappings some parameter uses, by C++ name
 	notes    []string       // the name collisions and how they were resolved
@@ -55,6 +56,8 @@ type globalPlan struct {
 	g      *parse.Global
 	goName string
 	elem   goType
+	n      int    // elements
+	note   string // why the -src declaration went unused, if it did
 }
 
 // newPlan plans the file. Types are computed before names (an overload's
@@ -134,6 +137,28 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 		kp.buf = unique(bufVar, used)
 	}
 
+	// Variables are typed before the types are named: a variable of a
+	// class -src defines declares its type.
+	variables, matched := 0, 0
+	for _, lp := range p.libs {
+		for _, g := range lp.Module.Globals {
+			if g.Extern || g.Count == 0 {
+				continue
+			}
+			variables++
+			if !opts.wrapsGlobal(g) {
+				p.hidden = append(p.hidden, g.Name)
+				continue
+			}
+			matched++
+			elem, n, note := typer.globalType(g)
+			p.globals = append(p.globals, &globalPlan{lib: lp, g: g, elem: elem, n: n, note: note})
+		}
+	}
+	if opts.Globals != nil && matched == 0 && variables > 0 {
+		return nil, &OptionError{Option: "-globals", Value: opts.Globals.String(), Err: fmt.Errorf("matches none of the %d variables", variables)}
+	}
+
 	decls := typer.declared()
 	reqs = nil
 	for _, d := range decls {
@@ -145,18 +170,8 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 	}
 
 	reqs = nil
-	for _, lp := range p.libs {
-		for _, g := range lp.Module.Globals {
-			if g.Extern || g.Count == 0 {
-				continue
-			}
-			elem, ok := ptxScalars[g.PTXType]
-			if !ok || elem.size != g.ElemSize {
-				elem = goType{kind: gkInt, size: 1, name: "uint8"}
-			}
-			p.globals = append(p.globals, &globalPlan{lib: lp, g: g, elem: elem})
-			reqs = append(reqs, &nameReq{cands: globalCandidates(g.Name, lp.input), key: lp.Source + ":" + g.Name, what: globalKind(g) + " " + g.Name + p.of(lp)})
-		}
+	for _, gp := range p.globals {
+		reqs = append(reqs, &nameReq{cands: globalCandidates(gp.g.Name, gp.lib.input), key: gp.lib.Source + ":" + gp.g.Name, what: globalKind(gp.g) + " " + gp.g.Name + p.of(gp.lib)})
 	}
 	names.assign(reqs)
 	for i, gp := range p.globals {
@@ -213,6 +228,17 @@ func globalKind(g *parse.Global) string {
 		return "__constant__"
 	}
 	return "__device__"
+}
+
+// wrapsGlobal says whether the package wraps a variable: the one -globals
+// chooses, or by default every one but the compiler's internals
+// (parse.Global.Internal) and those no code refers to and no source
+// declares.
+func (o *Options) wrapsGlobal(g *parse.Global) bool {
+	if o.Globals != nil {
+		return o.Globals.MatchString(g.Name) || o.Globals.MatchString(parse.DemangleName(g.Name))
+	}
+	return !g.Internal() && (g.Refs != parse.RefsNone || g.Decl != "")
 }
 
 // typeParam computes parameter i's Go type on its first call and returns the

@@ -69,6 +69,9 @@ type declType struct {
 	ptx    string // the PTX type the binary passes a scalar as
 	src    string // where the source declares it, "file:line:col"
 	anon   bool   // an extern "C" kernel's aggregate, of no known C++ type
+	// members says the layout is the source's definition's (cugen -src),
+	// not a by-value parameter's size in the binary.
+	members bool
 }
 
 // cxxBuiltins maps C++ builtin type names (as demangled) to exact-width Go types.
@@ -325,12 +328,134 @@ func (t *typer) elemType(e *parse.CType) (goType, bool) {
 			return t.declare(u.Name, &declType{want: typeName(u), scope: u.Scope, what: "the C++ enum " + u.Name,
 				size: s.size, align: s.size, scalar: &s, src: u.Decl}), true
 		}
+		if e.Enum {
+			// An enum without a fixed type: int, as nvcc makes it.
+			u := e.Unqualified()
+			s := cxxBuiltins["int"]
+			return t.declare(u.Name, &declType{want: typeName(u), scope: u.Scope, what: "the C++ enum " + u.Name,
+				size: s.size, align: s.size, scalar: &s, src: u.Decl}), true
+		}
+		if size, align, ok := t.layout(e, 0); ok && e.Def != nil {
+			// A class the source defines (cugen -src): its layout from its
+			// members.
+			u := e.Unqualified()
+			return t.declare(u.Name, &declType{want: typeName(u), scope: u.Scope, what: "the C++ type " + u.Name,
+				size: size, align: align, src: e.Def.Pos, members: true}), true
+		}
 	}
 	return goType{}, false
 }
 
-// declare returns the type declared for key, declaring d if there is none.
-// Its Go name is given later, with every other type's (newPlan).
+// maxLayoutDepth bounds the nesting of members layout follows.
+const maxLayoutDepth = 64
+
+// layout is a C++ type's size and alignment, as nvcc lays it out for
+// 64-bit Linux: builtins and pointers by their width, CUDA's vector types
+// by CUDA's rules, -type mappings by the Go type's (checked), and classes
+// from their definition's members (cugen -src), in order, each at the next
+// offset its alignment allows, the size rounded up to the largest
+// alignment (alignas included); a union is as large as its largest member.
+// ok is false where cugen does not know (a class with no definition, a
+// base class, a bit-field).
+func (t *typer) layout(c *parse.CType, depth int) (size, align int, ok bool) {
+	if c == nil || depth > maxLayoutDepth {
+		return 0, 0, false
+	}
+	c = c.Unqualified()
+	switch c.Kind {
+	case parse.CBuiltin:
+		if g, ok := cxxBuiltins[c.Name]; ok && c.Name != "decltype(nullptr)" {
+			return g.size, g.size, true
+		}
+	case parse.CPointer:
+		return 8, 8, true
+	case parse.CNamed:
+		if m, ok := t.mapped[c.Name]; ok {
+			return int(m.Size), int(m.Align), true
+		}
+		if len(c.Scope) == 0 && len(c.Args) == 0 {
+			if r, ok := cudaTypes[c.Name]; ok {
+				return r.size, r.align, true
+			}
+		}
+		if c.Enum {
+			size := 4
+			if u := c.Underlying; u != nil {
+				if g, ok := cxxBuiltins[u.Unqualified().Name]; ok {
+					size = g.size
+				}
+			}
+			return size, size, true
+		}
+		d := c.Def
+		if d == nil || d.Opaque != "" {
+			return 0, 0, false
+		}
+		off, align := 0, max(d.AlignAs, 1)
+		for _, f := range d.Fields {
+			s, a, ok := t.layout(f.Type, depth+1)
+			if !ok {
+				return 0, 0, false
+			}
+			n, ok := count(f.Dims)
+			if !ok || s > 0 && n > (1<<40)/s {
+				return 0, 0, false
+			}
+			a = max(a, f.AlignAs)
+			align = max(align, a)
+			if d.Union {
+				off = max(off, s*n)
+			} else {
+				off = alignUp(off, a) + s*n
+			}
+		}
+		return alignUp(off, align), align, true
+	}
+	return 0, 0, false
+}
+
+// count is the number of elements of an array of dims (1 for a scalar).
+func count(dims []int) (int, bool) {
+	n := 1
+	for _, d := range dims {
+		if d <= 0 || n > (1<<40)/d {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
+}
+
+func alignUp(n, a int) int {
+	if a <= 1 {
+		return n
+	}
+	return (n + a - 1) / a * a
+}
+
+// globalType is a variable's element Go type and element count: the type
+// its -src declaration gives, where cugen knows the type's layout and the
+// binary's size agrees, else the PTX's element width (bytes from a cubin).
+// note says why a declaration went unused.
+func (t *typer) globalType(g *parse.Global) (elem goType, n int, note string) {
+	if g.CType != nil {
+		e, ok := t.elemType(g.CType.Unqualified())
+		if k, kok := count(g.Dims); ok && kok && e.size > 0 && e.size*k == g.Size {
+			return e, k, ""
+		}
+		if k, kok := count(g.Dims); ok && kok {
+			note = fmt.Sprintf("its declaration at %s is %s, the binary's %d", g.Decl, plural(e.size*k, "byte"), g.Size)
+		} else {
+			note = fmt.Sprintf("cugen does not know the layout of %s, its type at %s", g.CType, g.Decl)
+		}
+	}
+	elem, ok := ptxScalars[g.PTXType]
+	if !ok || elem.size != g.ElemSize {
+		elem = goType{kind: gkInt, size: 1, name: "uint8"}
+	}
+	return elem, g.Size / elem.size, note
+}
+
 func (t *typer) declare(key string, d *declType) goType {
 	if old, ok := t.decls[key]; ok {
 		return old.goType()

@@ -37,7 +37,24 @@ func request(c *config) (*pipeline.Request, error) {
 			req.Arches = append(req.Arches, a)
 		}
 	}
-	for _, name := range c.srcs {
+	if c.globals != "" {
+		re, err := regexp.Compile(c.globals)
+		if err != nil {
+			return nil, fmt.Errorf("-globals: %v", err)
+		}
+		req.Globals = re
+	}
+	req.IncludeDirs, req.Defines = c.includes, c.defines
+	srcs := c.srcs
+	if len(srcs) == 0 && c.compiler != "" {
+		// A .cu that cugen compiles is what the kernels' source is.
+		for _, name := range c.inputs {
+			if strings.HasSuffix(name, ".cu") {
+				srcs = append(srcs, name)
+			}
+		}
+	}
+	for _, name := range srcs {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			return nil, fmt.Errorf("-src: %v", err)

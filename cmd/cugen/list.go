@@ -64,6 +64,12 @@ type jsonGlobal struct {
 	PTXType     string `json:"ptxType,omitempty"`
 	Initialized bool   `json:"initialized"`
 	Extern      bool   `json:"extern,omitempty"`
+	// Internal marks the compiler's own variables, which generated code
+	// does not wrap by default; Refs is "none" or "some" where the PTX says.
+	Internal bool   `json:"internal,omitempty"`
+	Refs     string `json:"refs,omitempty"`
+	CType    string `json:"ctype,omitempty"` // the element type -src declares
+	Dims     []int  `json:"dims,omitempty"`
 }
 
 func dimsPtr(d [3]int) *[3]int {
@@ -93,8 +99,13 @@ func toJSON(m *parse.Module) jsonModule {
 		j.Kernels = append(j.Kernels, jk)
 	}
 	for _, g := range m.Globals {
-		j.Globals = append(j.Globals, jsonGlobal{Name: g.Name, Space: string(g.Space), Managed: g.Managed,
-			Size: g.Size, Align: g.Align, PTXType: g.PTXType, Initialized: len(g.Init) > 0, Extern: g.Extern})
+		jg := jsonGlobal{Name: g.Name, Space: string(g.Space), Managed: g.Managed,
+			Size: g.Size, Align: g.Align, PTXType: g.PTXType, Initialized: len(g.Init) > 0, Extern: g.Extern,
+			Internal: g.Internal(), Refs: refsString(g.Refs), Dims: g.Dims}
+		if g.CType != nil {
+			jg.CType = g.CType.Spelling
+		}
+		j.Globals = append(j.Globals, jg)
 	}
 	return j
 }
@@ -205,10 +216,26 @@ func writeTable(w io.Writer, m *parse.Module) {
 			if g.Extern {
 				flags = append(flags, "extern")
 			}
+			if g.Internal() {
+				flags = append(flags, "internal")
+			}
+			if g.Refs == parse.RefsNone {
+				flags = append(flags, "unreferenced")
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", g.Name, g.Space, g.Size, g.Align, g.PTXType, strings.Join(flags, ","))
 		}
 		tw.Flush()
 	}
+}
+
+func refsString(r parse.Refs) string {
+	switch r {
+	case parse.RefsNone:
+		return "none"
+	case parse.RefsSome:
+		return "some"
+	}
+	return ""
 }
 
 func joinInts(v []int) string {

@@ -22,8 +22,13 @@
 //
 // -src names the CUDA source of the kernels: extern "C" kernels, whose names
 // carry no types, get their parameter types from their prototypes there
-// (checked against the binary's sizes), and every kernel found there gets its
-// parameter names. -type passes a C++ struct as a Go type of the same layout
+// (checked against the binary's sizes), every kernel found there gets its
+// parameter names, and the variables and the classes pointers point to get
+// the types the source declares. cugen preprocesses the source itself
+// (#include with -I, #define, #if with -D), without a toolchain; a .cu input
+// that cugen compiles is its own -src unless -src is given. -globals chooses
+// the variables wrapped (by default not the compiler's own, nor those no code
+// refers to and no -src declares). -type passes a C++ struct as a Go type of the same layout
 // (checked at generate time) instead of an opaque byte-backed type.
 //
 // Every image is checked at generate time with rt/soft's decoder, so that an
@@ -75,6 +80,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.cflags, "cflags", "", "with -compiler: extra compiler flags")
 	fs.Var(&c.srcs, "src", "CUDA source `file` of the kernels (repeatable): extern \"C\" kernels get its parameter types, all kernels its parameter names")
 	fs.BoolVar(&c.gpuOnly, "gpu-only", false, "the image is meant for the GPU only: skip the check that rt/soft can run it")
+	fs.Var(&c.includes, "I", "with -src: an include `dir` for the source's #include (repeatable)")
+	fs.Var(&c.defines, "D", "with -src: define a preprocessor macro, `NAME` or NAME=VALUE (repeatable)")
+	fs.StringVar(&c.globals, "globals", "", "wrap only the variables whose mangled or demangled name matches this `regexp` (default: all but the compiler's internals and those no code refers to and no -src declares)")
 	fs.Var(&c.types, "type", "pass the C++ type as a Go type of the same layout (repeatable), `CNAME=IMPORT/PATH.Name`, e.g. 'Pair<float>=example.com/m/geom.PairF32'")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] [-gpu-only] input...\n")
@@ -111,6 +119,7 @@ type config struct {
 	list, json, gpuOnly       bool
 	inputs                    []string
 	command                   string // as the generated file's header records it
-	srcs                      listFlag
+	srcs, includes, defines   listFlag
+	globals                   string
 	types                     typeFlag
 }

@@ -13,6 +13,7 @@ package pipeline
 import (
 	"fmt"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -27,7 +28,8 @@ import (
 
 // A Request is one run of the generator: what cmd/cugen's arguments say,
 // with the files already read. Run reads nothing from disk but the Go files
-// of the output's directory and the -type packages, and writes nothing.
+// of the output's directory, the -type packages and the files the -src files
+// include, and writes nothing.
 type Request struct {
 	// Inputs are the device code: the generated file has one rt.Library per
 	// input, Library for one input and named after each for several
@@ -48,8 +50,18 @@ type Request struct {
 	// Arches keeps only these fatbin entries, "sm_90", "compute_90" (-arch).
 	Arches []string
 	// Sources are CUDA source files whose prototypes give extern "C" kernels
-	// their parameter types and every kernel its parameter names (-src).
+	// their parameter types and every kernel its parameter names, and whose
+	// declarations type variables and pointers to classes (-src).
 	Sources []File
+	// IncludeDirs and Defines preprocess the Sources as -I and -D do.
+	IncludeDirs []string
+	Defines     []string
+	// ReadFile reads the files the Sources #include; nil is os.ReadFile.
+	ReadFile func(path string) ([]byte, error)
+	// Globals, when set, chooses the variables wrapped, by mangled or
+	// demangled name (-globals); by default the compiler's internals and
+	// the variables no code refers to and no source declares are not.
+	Globals *regexp.Regexp
 	// Types pass C++ types as Go types of the same layout (-type), as
 	// gen.ParseTypeMapping returns them; Run loads them from Output's directory.
 	Types []gen.TypeMapping
@@ -177,7 +189,7 @@ func Run(req *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := gen.GenerateFile(libs, gen.Options{Package: pkg, Kernels: req.Kernels, Types: types,
+	f, err := gen.GenerateFile(libs, gen.Options{Package: pkg, Kernels: req.Kernels, Globals: req.Globals, Types: types,
 		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc})
 	if err != nil {
 		return nil, err
@@ -206,8 +218,12 @@ func load(req *Request, image bool) ([]*parse.Module, error) {
 		}
 	}
 	var sources []*csrc.File
+	read := req.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
 	for _, s := range req.Sources {
-		f, err := csrc.Parse(s.Name, s.Data)
+		f, err := csrc.ParseWith(s.Name, s.Data, csrc.Options{IncludeDirs: req.IncludeDirs, Defines: req.Defines, ReadFile: read})
 		if err != nil {
 			return nil, &gen.OptionError{Option: "-src", Err: err}
 		}
@@ -296,36 +312,44 @@ func sameFile(a, b string) bool {
 }
 
 // relSources rewrites the -src positions in the models ("k.cu:3:5", the
-// file as the user named it, which errors show) relative to the output's
-// directory, where the doc comments that carry them are read:
-// "../src/k.cu:3:5", never an absolute path.
+// file as the user named it, which errors show; a header it includes, named
+// as the preprocessor found it) relative to the output's directory, where
+// the doc comments that carry them are read: "../src/k.cu:3:5", never an
+// absolute path.
 func relSources(mods []*parse.Module, sources []File, dir string) {
+	if len(sources) == 0 {
+		return
+	}
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
 		return
 	}
-	rel := map[string]string{}
-	for _, s := range sources {
-		abs, err := filepath.Abs(s.Name)
-		if err != nil {
-			continue
-		}
-		if r, err := filepath.Rel(absDir, abs); err == nil && r != s.Name {
-			rel[s.Name+":"] = filepath.ToSlash(r) + ":"
-		}
-	}
-	if len(rel) == 0 {
-		return
-	}
+	rel := map[string]string{} // file → its path from dir
 	fix := func(pos *string) {
-		for from, to := range rel {
-			if rest, ok := strings.CutPrefix(*pos, from); ok {
-				*pos = to + rest
-				return
-			}
+		// file:line:col, the file possibly holding ':'.
+		i := strings.LastIndexByte(*pos, ':')
+		if i < 0 {
+			return
 		}
+		j := strings.LastIndexByte((*pos)[:i], ':')
+		if j <= 0 {
+			return
+		}
+		file := (*pos)[:j]
+		r, ok := rel[file]
+		if !ok {
+			r = file
+			if abs, err := filepath.Abs(file); err == nil {
+				if x, err := filepath.Rel(absDir, abs); err == nil {
+					r = filepath.ToSlash(x)
+				}
+			}
+			rel[file] = r
+		}
+		*pos = r + (*pos)[j:]
 	}
 	seen := map[*parse.CType]bool{}
+	defs := map[*parse.ClassDef]bool{}
 	var fixType func(c *parse.CType)
 	fixType = func(c *parse.CType) {
 		if c == nil || seen[c] {
@@ -335,8 +359,15 @@ func relSources(mods []*parse.Module, sources []File, dir string) {
 		fix(&c.Decl)
 		fixType(c.Elem)
 		fixType(c.Underlying)
-		for _, a := range c.Args {
+		for _, a := range parse.Flatten(c.Args) {
 			fixType(a.Type)
+		}
+		if d := c.Def; d != nil && !defs[d] {
+			defs[d] = true
+			fix(&d.Pos)
+			for _, f := range d.Fields {
+				fixType(f.Type)
+			}
 		}
 	}
 	for _, m := range mods {
@@ -353,6 +384,10 @@ func relSources(mods []*parse.Module, sources []File, dir string) {
 			for _, p := range k.Params {
 				fixType(p.CType)
 			}
+		}
+		for _, g := range m.Globals {
+			fix(&g.Decl)
+			fixType(g.CType)
 		}
 	}
 }

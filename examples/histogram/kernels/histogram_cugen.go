@@ -18,6 +18,12 @@ var image []byte
 
 // Library is the device image histogram.ptx (ptx, compute_75), loaded once per driver on first use.
 var Library = rt.NewLibrary("histogram.ptx", image)
+
+// The kernels and their parameters. Each ParamSpec is where the launch function
+// packs a parameter in its buffer: the canonical layout, the natural C layout of
+// the parameters' sizes and alignments, which is the PTX's. Compiled code may
+// expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
+// rt places the bytes where the loaded kernel expects them.
 var (
 	kernHistogram = Library.Kernel("_Z9histogramPKhiPj",
 		rt.ParamSpec{Offset: 0, Size: 8},
@@ -44,14 +50,14 @@ func Histogram(cfg rt.Config, data rt.ConstPtr[uint8], n int32, bins rt.Ptr[uint
 	return kernHistogram.Launch(cfg, args[:])
 }
 
-// Seen is the __device__ variable seen: .u64, 8 bytes.
+// Seen is the __device__ variable seen, unsigned long long (declared at histogram.cu:6:31): 8 bytes.
 // Each context has its own copy: pass the context to every accessor.
 var Seen = rt.NewGlobal[uint64](Library, "seen", 1)
 
-// Total is the __managed__ variable total: .u64, 8 bytes.
+// Total is the __managed__ variable total, unsigned long long (declared at histogram.cu:7:32): 8 bytes.
 // One address serves every context and the host.
 var Total = rt.NewManaged[uint64](Library, "total", 1)
 
-// Weights is the __constant__ variable weights: .b8, 1024 bytes (1024 elements of uint8).
+// Weights is the __constant__ variable weights, unsigned int[256] (declared at histogram.cu:5:23): 1024 bytes (256 elements of uint32).
 // Each context has its own copy: pass the context to every accessor.
-var Weights = rt.NewGlobal[uint8](Library, "weights", 1024)
+var Weights = rt.NewGlobal[uint32](Library, "weights", 256)

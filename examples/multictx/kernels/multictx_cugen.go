@@ -18,6 +18,12 @@ var image []byte
 
 // Library is the device image multictx.ptx (ptx, compute_70), built from multictx.cu, loaded once per driver on first use.
 var Library = rt.NewLibrary("multictx.ptx", image)
+
+// The kernels and their parameters. Each ParamSpec is where the launch function
+// packs a parameter in its buffer: the canonical layout, the natural C layout of
+// the parameters' sizes and alignments, which is the PTX's. Compiled code may
+// expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
+// rt places the bytes where the loaded kernel expects them.
 var (
 	kernFill = Library.Kernel("_Z4fillPiii",
 		rt.ParamSpec{Offset: 0, Size: 8},
@@ -61,6 +67,6 @@ func SetBase(cfg rt.Config, b int32) error {
 	return kernSetBase.Launch(cfg, args[:])
 }
 
-// Base is the __device__ variable base: .u32, 4 bytes. It is initialized by the image.
+// Base is the __device__ variable base, int (declared at multictx.cu:3:16): 4 bytes. It is initialized by the image.
 // Each context has its own copy: pass the context to every accessor.
-var Base = rt.NewGlobal[uint32](Library, "base", 1)
+var Base = rt.NewGlobal[int32](Library, "base", 1)

@@ -19,6 +19,12 @@ var image []byte
 
 // Library is the device image kernels.ptx (ptx, compute_75), loaded once per driver on first use.
 var Library = rt.NewLibrary("kernels.ptx", image)
+
+// The kernels and their parameters. Each ParamSpec is where the launch function
+// packs a parameter in its buffer: the canonical layout, the natural C layout of
+// the parameters' sizes and alignments, which is the PTX's. Compiled code may
+// expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
+// rt places the bytes where the loaded kernel expects them.
 var (
 	kernSum = Library.Kernel("_Z3sumPKji",
 		rt.ParamSpec{Offset: 0, Size: 8},
@@ -115,10 +121,10 @@ func VecAdd(cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt.
 	return kernVecAdd.Launch(cfg, args[:])
 }
 
-// Launches is the __device__ variable launches: .u32, 4 bytes.
+// Launches is the __device__ variable launches, int (declared at kernels.cu:17:16): 4 bytes.
 // Each context has its own copy: pass the context to every accessor.
-var Launches = rt.NewGlobal[uint32](Library, "launches", 1)
+var Launches = rt.NewGlobal[int32](Library, "launches", 1)
 
-// Total is the __managed__ variable total: .u32, 4 bytes.
+// Total is the __managed__ variable total, unsigned int (declared at kernels.cu:18:22): 4 bytes.
 // One address serves every context and the host.
 var Total = rt.NewManaged[uint32](Library, "total", 1)

@@ -19,6 +19,12 @@ var image []byte
 
 // Library is the device image saxpy.ptx (ptx, compute_70), built from saxpy.cu, loaded once per driver on first use.
 var Library = rt.NewLibrary("saxpy.ptx", image)
+
+// The kernels and their parameters. Each ParamSpec is where the launch function
+// packs a parameter in its buffer: the canonical layout, the natural C layout of
+// the parameters' sizes and alignments, which is the PTX's. Compiled code may
+// expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
+// rt places the bytes where the loaded kernel expects them.
 var (
 	kernSaxpyFloat64 = Library.Kernel("_Z5saxpyIdEviT_PKS0_PS0_",
 		rt.ParamSpec{Offset: 0, Size: 4},

@@ -20,6 +20,12 @@ var image []byte
 
 // Library is the device image structs.ptx (ptx, compute_70), built from structs.cu, loaded once per driver on first use.
 var Library = rt.NewLibrary("structs.ptx", image)
+
+// The kernels and their parameters. Each ParamSpec is where the launch function
+// packs a parameter in its buffer: the canonical layout, the natural C layout of
+// the parameters' sizes and alignments, which is the PTX's. Compiled code may
+// expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
+// rt places the bytes where the loaded kernel expects them.
 var (
 	kernMix = Library.Kernel("_Z3mix4int37double25char4Pi",
 		rt.ParamSpec{Offset: 0, Size: 12},
@@ -48,7 +54,7 @@ var _ [16]byte = [unsafe.Sizeof(*new(params.Params))]byte{}
 // Parameters:
 //
 //   - p params.Params (Params, offset 0, 16 bytes)
-//   - bias rt.Float4 (float4, offset 16, 16 bytes)
+//   - bias rt.Float4 (float4, offset 16, 16 bytes, aligned to 16)
 //   - in rt.ConstPtr[float32] (float const*, offset 32, 8 bytes)
 //   - out rt.Ptr[float32] (float*, offset 40, 8 bytes)
 //   - n int32 (int, offset 48, 4 bytes)
@@ -70,7 +76,7 @@ func Apply(cfg rt.Config, p params.Params, bias rt.Float4, in rt.ConstPtr[float3
 // Parameters:
 //
 //   - a rt.Int3 (int3, offset 0, 12 bytes)
-//   - d rt.Double2 (double2, offset 16, 16 bytes)
+//   - d rt.Double2 (double2, offset 16, 16 bytes, aligned to 16)
 //   - c rt.Char4 (char4, offset 32, 4 bytes)
 //   - out rt.Ptr[int32] (int*, offset 40, 8 bytes)
 func Mix(cfg rt.Config, a rt.Int3, d rt.Double2, c rt.Char4, out rt.Ptr[int32]) error {

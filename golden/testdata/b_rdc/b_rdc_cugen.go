@@ -81,10 +81,9 @@ func Ksmall(cfg rt.Config, p0 rt.Float4, p1 rt.Ptr[float64], p2 Big) error {
 	return kernKsmall.Launch(cfg, args[:])
 }
 
-// Cf is the __constant__ variable cf: .b8, 32 bytes (32 elements of uint8).
-// Each context has its own copy: pass the context to every accessor.
-var Cf = rt.NewGlobal[uint8](Library, "cf", 32)
-
 // Ext is the __device__ variable ext: .u32, 4 bytes. It is initialized by the image.
 // Each context has its own copy: pass the context to every accessor.
 var Ext = rt.NewGlobal[uint32](Library, "ext", 1)
+
+// Not wrapped: cf: the compiler's own variables, and those no code
+// refers to and no -src declares (cugen -globals REGEXP chooses the variables).

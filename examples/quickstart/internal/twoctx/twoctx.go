@@ -13,7 +13,7 @@ import (
 type Kernels struct {
 	VecAdd   func(cfg rt.Config, a, b rt.ConstPtr[float32], c rt.Ptr[float32], n int32) error
 	Scale    func(cfg rt.Config, x rt.Ptr[float32], s float32, n int32) error
-	Launches *rt.Global[uint32]
+	Launches *rt.Global[int32]
 	Total    *rt.Managed[uint32]
 }
 
@@ -59,7 +59,7 @@ func Run(t *testing.T, k Kernels) {
 	for i := range a {
 		a[i], b[i] = float32(i)*0.25, float32(n-i)
 	}
-	var addrs [2]rt.Ptr[uint32]
+	var addrs [2]rt.Ptr[int32]
 	var managed [2]rt.Ptr[uint32]
 	for ci, ctx := range []*rt.Context{primary, created} {
 		s, err := ctx.NewStream()
@@ -92,7 +92,7 @@ func Run(t *testing.T, k Kernels) {
 				t.Fatalf("context %d: c[%d] = %v, want %v", ci, i, c[i], want)
 			}
 		}
-		if err := k.Launches.Set(ctx, uint32(100*(ci+1))); err != nil {
+		if err := k.Launches.Set(ctx, int32(100*(ci+1))); err != nil {
 			t.Fatal(err)
 		}
 		if addrs[ci], err = k.Launches.Ptr(ctx); err != nil {

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const srcPTX = `.version 8.0
+.target sm_90
+.address_size 64
+.global .align 4 .b8 table[64];
+.global .align 4 .b8 spare[16];
+.visible .entry scale(
+	.param .u64 scale_param_0,
+	.param .u32 scale_param_1
+)
+{
+	.reg .b32 %r<2>;
+	ld.global.u32 %r1, [table];
+	ret;
+}
+`
+
+// -src is preprocessed with -I and -D; -globals chooses the variables.
+func TestSrcPreprocessorFlags(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("k.ptx", srcPTX)
+	write("inc/real.h", "#ifdef DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\n")
+	write("k.cu", "#include \"real.h\"\n__device__ real table[WIDTH];\nextern \"C\" __global__ void scale(real* x, int n) {}\n")
+	out := filepath.Join(dir, "k_cugen.go")
+	code, _, stderr := runCLI(t, "-o", out, "-pkg", "k", "-src", filepath.Join(dir, "k.cu"), "-I", filepath.Join(dir, "inc"), "-D", "WIDTH=16",
+		"-globals", "^(table|spare)$", filepath.Join(dir, "k.ptx"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	src, _ := os.ReadFile(out)
+	for _, want := range []string{
+		"func Scale(cfg rt.Config, x rt.Ptr[float32], n int32) error",
+		`var Table = rt.NewGlobal[float32](Library, "table", 16)`,
+		`var Spare = rt.NewGlobal[uint8](Library, "spare", 16)`,
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("generated file lacks %q", want)
+		}
+	}
+	// Without -globals, spare (declared nowhere, used by no code) is not wrapped.
+	code, _, stderr = runCLI(t, "-o", out, "-pkg", "k", "-src", filepath.Join(dir, "k.cu"), "-I", filepath.Join(dir, "inc"), "-D", "WIDTH=16", "-D", "DOUBLE", filepath.Join(dir, "k.ptx"))
+	src, _ = os.ReadFile(out)
+	if code != 0 || strings.Contains(string(src), `"spare"`) || !strings.Contains(string(src), "x rt.Ptr[float64]") {
+		t.Errorf("exit %d %s:\n%s", code, stderr, src)
+	}
+	if code, _, stderr := runCLI(t, "-o", out, "-globals", "(", filepath.Join(dir, "k.ptx")); code == 0 || !strings.Contains(stderr, "-globals: error parsing regexp") {
+		t.Errorf("bad -globals: exit %d %s", code, stderr)
+	}
+}
+
+// A .cu that cugen compiles is its own -src: the extern "C" kernel's
+// parameters are typed from it. The compiler here is a stand-in that
+// writes the PTX a real one would.
+func TestCompiledSourceIsDefaultSrc(t *testing.T) {
+	dir := t.TempDir()
+	ptx := filepath.Join(dir, "out.ptx")
+	os.WriteFile(ptx, []byte(srcPTX), 0o644)
+	cc := filepath.Join(dir, "fakecc")
+	os.WriteFile(cc, []byte("#!/bin/sh\nwhile [ \"$1\" != -o ]; do shift; done\ncp "+ptx+" \"$2\"\n"), 0o755)
+	cu := filepath.Join(dir, "k.cu")
+	os.WriteFile(cu, []byte("__device__ int table[16];\nextern \"C\" __global__ void scale(float* x, int n) {}\n"), 0o644)
+	out := filepath.Join(dir, "k_cugen.go")
+	code, _, stderr := runCLI(t, "-compiler", "nvcc", "-cc", cc, "-o", out, "-pkg", "k", cu)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	src, _ := os.ReadFile(out)
+	for _, want := range []string{"func Scale(cfg rt.Config, x rt.Ptr[float32], n int32) error", `var Table = rt.NewGlobal[int32](Library, "table", 16)`} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("generated file lacks %q:\n%s", want, src)
+		}
+	}
+}
