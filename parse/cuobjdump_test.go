@@ -31,19 +31,27 @@ func TestAgainstCuobjdump(t *testing.T) {
 	}
 }
 
-var paramRE = regexp.MustCompile(`Ordinal\s*:\s*0x([0-9a-f]+)\s+Offset\s*:\s*0x([0-9a-f]+)\s+Size\s*:\s*0x([0-9a-f]+)`)
+var (
+	paramRE = regexp.MustCompile(`Ordinal\s*:\s*0x([0-9a-f]+)\s+Offset\s*:\s*0x([0-9a-f]+)\s+Size\s*:\s*0x([0-9a-f]+)`)
+	elfRE   = regexp.MustCompile(`^\d+-bit ELF: .*\bsm=(\d+)`)
+	archRE  = regexp.MustCompile(`^arch\s*=\s*(\S+)`)
+)
 
 // dumpLayouts reads cuobjdump -elf output: for every kernel (a .nv.info.NAME
-// section), the distinct parameter layouts across the cubins.
+// section) and cubin target ("name sm_90"), the distinct parameter layouts.
+// A cubin starts at its "Fatbin elf code:" header (with an "arch = sm_90"
+// line), or at its "64-bit ELF: ... sm=90" line in a cubin's own listing.
 func dumpLayouts(out []byte) (cubins int, layouts map[string]map[string]bool) {
 	layouts = map[string]map[string]bool{}
 	type param struct{ ord, off, size int }
-	var cur string
+	var cur, arch string
+	header := false
 	var params []param
 	flush := func() {
 		if cur == "" {
 			return
 		}
+		cur += " " + arch
 		sort.Slice(params, func(i, j int) bool { return params[i].ord < params[j].ord })
 		var b strings.Builder
 		for _, p := range params {
@@ -63,6 +71,18 @@ func dumpLayouts(out []byte) (cubins int, layouts map[string]map[string]bool) {
 		case strings.HasPrefix(line, "Fatbin elf code:"):
 			flush()
 			cubins++
+			arch, header = "", true
+		case archRE.MatchString(line) && header:
+			arch = archRE.FindStringSubmatch(line)[1]
+		case elfRE.MatchString(line):
+			flush()
+			if !header {
+				cubins++
+			}
+			if !header || arch == "" {
+				arch = "sm_" + elfRE.FindStringSubmatch(line)[1]
+			}
+			header = false
 		case strings.HasPrefix(line, ".nv.info."):
 			flush()
 			cur = strings.TrimPrefix(line, ".nv.info.")
@@ -95,16 +115,16 @@ func compareWithCuobjdump(t *testing.T, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
+	got := map[string]string{} // "name sm_90" → layout
 	for _, k := range m.Kernels {
-		if len(k.Regs) == 0 {
-			continue // PTX only: cuobjdump -elf shows cubins
+		for arch := range k.Regs { // the cubin targets: cuobjdump -elf shows cubins
+			offsets, _ := k.Layout(arch)
+			var b strings.Builder
+			for i, p := range k.Params {
+				fmt.Fprintf(&b, "%d:%d ", offsets[i], p.Size)
+			}
+			got[k.Name+" "+arch] = b.String()
 		}
-		var b strings.Builder
-		for _, p := range k.Params {
-			fmt.Fprintf(&b, "%d:%d ", p.Offset, p.Size)
-		}
-		got[k.Name] = b.String()
 	}
 	missing, extra, differ, params := 0, 0, 0, 0
 	for name, ls := range want {
@@ -145,10 +165,34 @@ func TestDumpLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, layouts := dumpLayouts(out)
-	if got := layouts["k1"]; len(got) != 1 || !got["0:8 8:4 16:24 40:8 "] {
+	if got := layouts["k1 sm_90"]; len(got) != 1 || !got["0:8 8:4 16:24 40:8 "] {
 		t.Errorf("k1 layouts %v", got)
 	}
 	if len(layouts) != 5 {
 		t.Errorf("%d kernels in k90.elf.txt, want 5", len(layouts))
+	}
+}
+
+// The model's per-target layouts are cuobjdump's, on field11's cubins.
+func TestCubinLayoutsMatchCuobjdump(t *testing.T) {
+	for _, arch := range []string{"sm_80", "sm_90"} {
+		out := mustRead(t, "../cmd/cugen/testdata/lib64/field11_"+strings.ReplaceAll(arch, "_", "")+".elf.txt")
+		_, want := dumpLayouts(out)
+		m := readFile(t, "testdata/field11/field11.default.fatbin", Options{NoImage: true})
+		n := 0
+		for _, k := range m.Kernels {
+			offsets, _ := k.Layout(arch)
+			var b strings.Builder
+			for i, p := range k.Params {
+				fmt.Fprintf(&b, "%d:%d ", offsets[i], p.Size)
+			}
+			if ls := want[k.Name+" "+arch]; len(ls) != 1 || !ls[b.String()] {
+				t.Errorf("%s %s: cugen %q, cuobjdump %v", k.Name, arch, b.String(), ls)
+			}
+			n++
+		}
+		if n != len(want) || n != 15 {
+			t.Errorf("%s: %d kernels, cuobjdump %d", arch, n, len(want))
+		}
 	}
 }
