@@ -65,7 +65,7 @@ func Read(name string, data []byte, opts Options) (*Module, error) {
 		if errors.Is(err, fatbin.ErrNoFatbin) {
 			// A host library without device code (libcudart, libnvrtc):
 			// nothing to list, and nothing to embed (Image stays nil).
-			return &Module{Source: name, Format: fatbin.FormatHostELF, Kernels: []*Kernel{}, Globals: []*Global{},
+			return &Module{Source: name, Format: fatbin.FormatHostELF, Arches: []string{}, Kernels: []*Kernel{}, Globals: []*Global{},
 				Warnings: []string{NoDeviceCode}}, nil
 		}
 		if err != nil {

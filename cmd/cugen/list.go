@@ -140,7 +140,11 @@ func list(c *config, w io.Writer) error {
 }
 
 func writeTable(w io.Writer, m *parse.Module) {
-	fmt.Fprintf(w, "%s: %s, %s; %d kernels, %d globals\n", m.Source, m.Format, strings.Join(m.Arches, " "), len(m.Kernels), len(m.Globals))
+	what := m.Format.String()
+	if len(m.Arches) > 0 {
+		what += ", " + strings.Join(m.Arches, " ")
+	}
+	fmt.Fprintf(w, "%s: %s; %d kernels, %d globals\n", m.Source, what, len(m.Kernels), len(m.Globals))
 	for _, warn := range m.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}

@@ -86,3 +86,21 @@ func TestCompiledSourceIsDefaultSrc(t *testing.T) {
 		}
 	}
 }
+
+// A host library without device code (libcudart, libnvrtc) lists as no
+// kernels, with a note, and exit status 0.
+func TestListHostELFWithoutDeviceCode(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "-list", exe)
+	if code != 0 || !strings.HasSuffix(strings.SplitN(stdout, "\n", 2)[0], ": host-elf; 0 kernels, 0 globals") ||
+		!strings.Contains(stdout, "warning: no CUDA device code") {
+		t.Errorf("exit %d, %q %q", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, "-list", "-json", exe)
+	if code != 0 || !strings.Contains(stdout, `"kernels": []`) || !strings.Contains(stdout, `"arches": []`) {
+		t.Errorf("-json: exit %d, %s", code, stdout)
+	}
+}
