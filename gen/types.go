@@ -456,6 +456,8 @@ func (t *typer) globalType(g *parse.Global) (elem goType, n int, note string) {
 	return elem, g.Size / elem.size, note
 }
 
+// declare returns the type declared for key, declaring d if there is none.
+// Its Go name is given later, with every other type's (newPlan).
 func (t *typer) declare(key string, d *declType) goType {
 	if old, ok := t.decls[key]; ok {
 		return old.goType()
