@@ -4,7 +4,8 @@
 // directives, and the module-scope variables. The format packages below it
 // (parse/ptx, parse/fatbin, parse/cubin) mirror their specs, and fatbin.Sniff
 // tells the inputs apart; this package interprets them. parse/csrc, above
-// it, adds what CUDA source declares (parameter names, extern "C" types).
+// it, adds what CUDA source declares (parameter names, extern "C" types,
+// class definitions, the variables' types).
 package parse
 
 import (
