@@ -27,6 +27,7 @@ const (
 	ErrJITCompilerNotFound         Result = 221
 	ErrInvalidSource               Result = 300
 	ErrFileNotFound                Result = 301
+	ErrPeerAccessUnsupported       Result = 217
 	ErrInvalidHandle               Result = 400
 	ErrIllegalState                Result = 401
 	ErrNotFound                    Result = 500
@@ -35,6 +36,8 @@ const (
 	ErrLaunchOutOfResources        Result = 701
 	ErrLaunchTimeout               Result = 702
 	ErrLaunchIncompatibleTexturing Result = 703
+	ErrPeerAccessAlreadyEnabled    Result = 704
+	ErrPeerAccessNotEnabled        Result = 705
 	ErrContextIsDestroyed          Result = 709
 	ErrAssert                      Result = 710
 	ErrHardwareStackError          Result = 714
@@ -46,6 +49,16 @@ const (
 	ErrCooperativeLaunchTooLarge   Result = 720
 	ErrNotPermitted                Result = 800
 	ErrNotSupported                Result = 801
+	ErrStreamCaptureUnsupported    Result = 900
+	ErrStreamCaptureInvalidated    Result = 901
+	ErrStreamCaptureMerge          Result = 902
+	ErrStreamCaptureUnmatched      Result = 903
+	ErrStreamCaptureUnjoined       Result = 904
+	ErrStreamCaptureIsolation      Result = 905
+	ErrStreamCaptureImplicit       Result = 906
+	ErrCapturedEvent               Result = 907
+	ErrStreamCaptureWrongThread    Result = 908
+	ErrGraphExecUpdateFailure      Result = 910
 	ErrUnknown                     Result = 999
 )
 
@@ -67,6 +80,7 @@ var resultNames = map[Result][2]string{
 	ErrJITCompilerNotFound:         {"CUDA_ERROR_JIT_COMPILER_NOT_FOUND", "PTX JIT compiler library not found"},
 	ErrInvalidSource:               {"CUDA_ERROR_INVALID_SOURCE", "device kernel image is invalid"},
 	ErrFileNotFound:                {"CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
+	ErrPeerAccessUnsupported:       {"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "peer access is not supported between these two devices"},
 	ErrInvalidHandle:               {"CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
 	ErrIllegalState:                {"CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in the present state"},
 	ErrNotFound:                    {"CUDA_ERROR_NOT_FOUND", "named symbol not found"},
@@ -75,6 +89,8 @@ var resultNames = map[Result][2]string{
 	ErrLaunchOutOfResources:        {"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
 	ErrLaunchTimeout:               {"CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated"},
 	ErrLaunchIncompatibleTexturing: {"CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING", "launch uses incompatible texturing mode"},
+	ErrPeerAccessAlreadyEnabled:    {"CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "peer access is already enabled"},
+	ErrPeerAccessNotEnabled:        {"CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", "peer access has not been enabled"},
 	ErrContextIsDestroyed:          {"CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
 	ErrAssert:                      {"CUDA_ERROR_ASSERT", "device-side assert triggered"},
 	ErrHardwareStackError:          {"CUDA_ERROR_HARDWARE_STACK_ERROR", "hardware stack error"},
@@ -86,6 +102,16 @@ var resultNames = map[Result][2]string{
 	ErrCooperativeLaunchTooLarge:   {"CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", "too many blocks in cooperative launch"},
 	ErrNotPermitted:                {"CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
 	ErrNotSupported:                {"CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+	ErrStreamCaptureUnsupported:    {"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "operation not permitted when stream is capturing"},
+	ErrStreamCaptureInvalidated:    {"CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "operation failed due to a previous error during capture"},
+	ErrStreamCaptureMerge:          {"CUDA_ERROR_STREAM_CAPTURE_MERGE", "operation would result in a merge of separate capture sequences"},
+	ErrStreamCaptureUnmatched:      {"CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", "capture was not ended in the same stream as it began"},
+	ErrStreamCaptureUnjoined:       {"CUDA_ERROR_STREAM_CAPTURE_UNJOINED", "capturing stream has unjoined work"},
+	ErrStreamCaptureIsolation:      {"CUDA_ERROR_STREAM_CAPTURE_ISOLATION", "dependency created on uncaptured work in another stream"},
+	ErrStreamCaptureImplicit:       {"CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "operation would make the legacy stream depend on a capturing blocking stream"},
+	ErrCapturedEvent:               {"CUDA_ERROR_CAPTURED_EVENT", "operation not permitted on an event last recorded in a capturing stream"},
+	ErrStreamCaptureWrongThread:    {"CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", "attempt to terminate a thread-local capture sequence from another thread"},
+	ErrGraphExecUpdateFailure:      {"CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE", "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update"},
 	ErrUnknown:                     {"CUDA_ERROR_UNKNOWN", "unknown error"},
 }
 
