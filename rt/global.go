@@ -1,9 +1,6 @@
 package rt
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // variable is what a Global and a Managed share: a named, sized variable of
 // a Library and its accessors; only how its address is found differs.
@@ -52,7 +49,8 @@ func (v *variable[T]) Get(ctx *Context) (T, error) {
 // Set writes element 0 in ctx.
 func (v *variable[T]) Set(ctx *Context, x T) error { return v.Write(ctx, []T{x}) }
 
-// Read copies the first len(dst) elements in ctx into dst.
+// Read copies the first len(dst) elements in ctx into dst, synchronously
+// with respect to all work in ctx, as Buffer.CopyTo does.
 func (v *variable[T]) Read(ctx *Context, dst []T) error {
 	p, err := v.Ptr(ctx)
 	if err != nil {
@@ -61,7 +59,8 @@ func (v *variable[T]) Read(ctx *Context, dst []T) error {
 	return readVar(ctx, v.lib.name, v.name, v.n, dst, p)
 }
 
-// Write copies src over the first len(src) elements in ctx.
+// Write copies src over the first len(src) elements in ctx, synchronously
+// with respect to all work in ctx, as Buffer.CopyFrom does.
 func (v *variable[T]) Write(ctx *Context, src []T) error {
 	p, err := v.Ptr(ctx)
 	if err != nil {
@@ -105,7 +104,7 @@ func readVar[T any](ctx *Context, lib, name string, n int, dst []T, p Ptr[T]) er
 	if len(dst) == 0 {
 		return nil
 	}
-	return ctx.drv.MemcpyDtoH(ctx.h, unsafe.Pointer(unsafe.SliceData(dst)), DevPtr(p), uint64(len(dst))*sizeOf[T](), 0, false)
+	return CopyDtoH(ctx, dst, p)
 }
 
 func writeVar[T any](ctx *Context, lib, name string, n int, src []T, p Ptr[T]) error {
@@ -115,7 +114,7 @@ func writeVar[T any](ctx *Context, lib, name string, n int, src []T, p Ptr[T]) e
 	if len(src) == 0 {
 		return nil
 	}
-	return ctx.drv.MemcpyHtoD(ctx.h, DevPtr(p), unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), 0, false)
+	return CopyHtoD(ctx, p, src)
 }
 
 // View reinterprets a variable's memory as elements of U. NVVM lowers

@@ -37,10 +37,26 @@ func sizeOf[T any]() uint64 {
 // Buffer is n elements of T in device memory of one context. T must hold no
 // Go pointers: copies move raw bytes between host and device.
 //
-// Its copies are CUDA's synchronous ones: they run in order on the context's
-// NULL stream, which waits for the context's blocking streams but not for
-// its non-blocking ones (what Context.NewStream makes). Synchronize such a
-// stream before copying what its work writes.
+// Its copies come in two kinds, and neither can read or overwrite data that
+// queued work is still writing or reading:
+//
+//   - The plain ones (CopyFrom, CopyTo, ToHost, CopyFromBuffer, Zero, Fill)
+//     are synchronous with respect to all work in the buffer's context: they
+//     wait for everything queued on every stream of the context, blocking and
+//     non-blocking alike (cuCtxSynchronize), then copy, and return when the
+//     copy has completed. Work queued afterwards on any stream sees the
+//     result. They are the safe default, not the fast path: each waits for
+//     the whole context. An error left by earlier asynchronous work (a
+//     faulting kernel) is reported by the next one, and the copy is not made.
+//   - The Async ones (CopyFromAsync, CopyToAsync, ToHostAsync,
+//     CopyFromBufferAsync, ZeroAsync, FillAsync) are stream-ordered, like a
+//     launch: they run after the work queued before them on their stream and
+//     before the work queued after it, and wait for nothing else. Order work
+//     of other streams with events (Stream.WaitEvent). Between the device and
+//     Go memory CUDA copies synchronously on the host side (the call returns
+//     when the Go memory may be reused); with pinned memory (PinnedBuffer)
+//     the call returns at once and the copy overlaps other work: touch the
+//     host memory only once the stream has passed the copy.
 type Buffer[T any] struct {
 	Ptr Ptr[T]
 	Len int
@@ -90,35 +106,29 @@ func (b Buffer[T]) Free() error {
 	return b.ctx.drv.MemFree(b.ctx.h, DevPtr(b.Ptr))
 }
 
-// CopyFrom copies src to the start of the buffer (synchronous).
+// CopyFrom copies src to the start of the buffer, synchronously with
+// respect to all work in the buffer's context (see Buffer).
 func (b Buffer[T]) CopyFrom(src []T) error {
 	if len(src) > b.Len {
 		return Errorf("rt.Buffer.CopyFrom", ErrInvalidValue, "%d elements into a buffer of %d", len(src), b.Len)
 	}
-	if len(src) == 0 {
-		return nil
-	}
-	return b.ctx.drv.MemcpyHtoD(b.ctx.h, DevPtr(b.Ptr), unsafe.Pointer(unsafe.SliceData(src)),
-		uint64(len(src))*sizeOf[T](), 0, false)
+	return CopyHtoD(b.ctx, b.Ptr, src)
 }
 
-// CopyTo copies the start of the buffer into dst (synchronous).
+// CopyTo copies the start of the buffer into dst, synchronously with
+// respect to all work in the buffer's context (see Buffer): what a kernel
+// queued on any stream writes is there.
 func (b Buffer[T]) CopyTo(dst []T) error {
 	if len(dst) > b.Len {
 		return Errorf("rt.Buffer.CopyTo", ErrInvalidValue, "%d elements from a buffer of %d", len(dst), b.Len)
 	}
-	if len(dst) == 0 {
-		return nil
-	}
-	return b.ctx.drv.MemcpyDtoH(b.ctx.h, unsafe.Pointer(unsafe.SliceData(dst)), DevPtr(b.Ptr),
-		uint64(len(dst))*sizeOf[T](), 0, false)
+	return CopyDtoH(b.ctx, dst, b.Ptr)
 }
 
 // CopyFromBuffer copies src to the start of the buffer, device to device
-// (cuMemcpyDtoD), in the buffer's context. The copy is ordered on that
-// context's NULL stream: later copies and launches there, and on its blocking
-// streams, see it. Like cuMemcpyDtoD, it may return before the bytes have
-// moved.
+// (cuMemcpyDtoD), synchronously with respect to all work in the buffer's
+// context (see Buffer). src may belong to another context of the driver
+// (unified addressing); its work is not waited for.
 func (b Buffer[T]) CopyFromBuffer(src Buffer[T]) error {
 	if src.Len > b.Len {
 		return Errorf("rt.Buffer.CopyFromBuffer", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
@@ -126,32 +136,68 @@ func (b Buffer[T]) CopyFromBuffer(src Buffer[T]) error {
 	if src.Len == 0 {
 		return nil
 	}
-	return b.ctx.drv.MemcpyDtoD(b.ctx.h, DevPtr(b.Ptr), DevPtr(src.Ptr), src.Bytes(), 0, false)
+	return b.ctx.synchronous("rt.Buffer.CopyFromBuffer", true, func() error {
+		return b.ctx.drv.MemcpyDtoD(b.ctx.h, DevPtr(b.Ptr), DevPtr(src.Ptr), src.Bytes(), 0, false)
+	})
 }
 
-// ToHost returns a host copy of the whole buffer.
+// ToHost returns a host copy of the whole buffer, made synchronously with
+// respect to all work in the buffer's context (see Buffer).
 func (b Buffer[T]) ToHost() ([]T, error) {
 	out := make([]T, b.Len)
 	return out, b.CopyTo(out)
 }
 
-// Zero sets every byte of the buffer to 0 (synchronous).
+// Zero sets every byte of the buffer to 0, synchronously with respect to
+// all work in the buffer's context (see Buffer).
 func (b Buffer[T]) Zero() error {
-	return b.ctx.drv.MemsetD8(b.ctx.h, DevPtr(b.Ptr), 0, b.Bytes(), 0, false)
+	if b.Len == 0 {
+		return nil
+	}
+	return b.ctx.synchronous("rt.Buffer.Zero", true, func() error {
+		return b.ctx.drv.MemsetD8(b.ctx.h, DevPtr(b.Ptr), 0, b.Bytes(), 0, false)
+	})
 }
 
-// CopyHtoD copies src to the device address dst in ctx (synchronous).
+// CopyHtoD copies src to the device address dst in ctx, synchronously with
+// respect to all work in ctx (see Buffer).
 func CopyHtoD[T any](ctx *Context, dst Ptr[T], src []T) error {
 	if len(src) == 0 {
 		return nil
 	}
-	return ctx.drv.MemcpyHtoD(ctx.h, DevPtr(dst), unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), 0, false)
+	return ctx.synchronous("rt.CopyHtoD", true, func() error {
+		return ctx.drv.MemcpyHtoD(ctx.h, DevPtr(dst), unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), 0, false)
+	})
 }
 
-// CopyDtoH copies len(dst) elements from the device address src in ctx (synchronous).
+// CopyDtoH copies len(dst) elements from the device address src in ctx,
+// synchronously with respect to all work in ctx (see Buffer).
 func CopyDtoH[T any](ctx *Context, dst []T, src Ptr[T]) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	return ctx.drv.MemcpyDtoH(ctx.h, unsafe.Pointer(unsafe.SliceData(dst)), DevPtr(src), uint64(len(dst))*sizeOf[T](), 0, false)
+	// A copy into Go (pageable) memory has completed when cuMemcpyDtoH
+	// returns: no wait after it.
+	return ctx.synchronous("rt.CopyDtoH", false, func() error {
+		return ctx.drv.MemcpyDtoH(ctx.h, unsafe.Pointer(unsafe.SliceData(dst)), DevPtr(src), uint64(len(dst))*sizeOf[T](), 0, false)
+	})
+}
+
+// synchronous runs do, a copy or memset on c's NULL stream, the way rt's
+// synchronous operations run: after all work queued in c on any stream
+// (cuCtxSynchronize; the NULL stream alone waits only for blocking streams),
+// and, when wait is set, complete before it returns (cuMemcpyHtoD from
+// pageable memory, cuMemcpyDtoD and cuMemsetD8 may return before the device
+// has done them, and a non-blocking stream would not wait for them).
+func (c *Context) synchronous(op string, wait bool, do func() error) error {
+	if err := c.drv.CtxSynchronize(c.h); err != nil {
+		return fmt.Errorf("%s: waiting for the context's earlier work: %w", op, err)
+	}
+	if err := do(); err != nil {
+		return err
+	}
+	if wait {
+		return c.drv.StreamSynchronize(c.h, 0)
+	}
+	return nil
 }
