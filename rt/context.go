@@ -81,6 +81,9 @@ func (c *Context) Synchronize() error { return c.drv.CtxSynchronize(c.h) }
 type Stream struct {
 	ctx *Context
 	h   StreamHandle
+	// into is the graph a capture started by BeginCaptureInto fills, for
+	// EndCapture to return.
+	into *Graph
 }
 
 // Stream flags (CUstream_flags).
@@ -131,7 +134,10 @@ type Event struct {
 	h   EventHandle
 }
 
-// NewEvent creates an event with CUevent_flags (0 records timing).
+// NewEvent creates an event with CUevent_flags: EventDefault records
+// timing, EventDisableTiming makes a cheaper event for dependencies alone
+// (Stream.WaitEvent, Query), EventBlockingSync makes Synchronize block the
+// thread instead of spinning.
 func (c *Context) NewEvent(flags uint32) (*Event, error) {
 	h, err := c.drv.EventCreate(c.h, flags)
 	if err != nil {

@@ -1,0 +1,335 @@
+package rt
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+)
+
+// Stream-ordered copies and memsets, typed memsets, page-locked host
+// buffers, 2-D copies and the device's free memory. The synchronous copies
+// and what both kinds promise are in memory.go (see Buffer).
+
+func (c *Context) memOps(op string) (MemoryOps, error) {
+	return capability[MemoryOps](c.drv, op, "page-locked memory, 16/32-bit memsets or 2-D copies (rt.MemoryOps)")
+}
+
+// CopyFromAsync copies src to the start of the buffer in s's order (see
+// Buffer): leave src alone until s has passed the copy, unless it is Go
+// memory, which CUDA reads before the call returns.
+func (b Buffer[T]) CopyFromAsync(s *Stream, src []T) error {
+	if len(src) > b.Len {
+		return Errorf("rt.Buffer.CopyFromAsync", ErrInvalidValue, "%d elements into a buffer of %d", len(src), b.Len)
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	return s.ctx.drv.MemcpyHtoD(s.ctx.h, DevPtr(b.Ptr), unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), s.h, true)
+}
+
+// CopyToAsync copies the start of the buffer into dst in s's order (see
+// Buffer). dst holds the copy once s has passed it: read it after
+// s.Synchronize, an event, or in a later host function.
+func (b Buffer[T]) CopyToAsync(s *Stream, dst []T) error {
+	if len(dst) > b.Len {
+		return Errorf("rt.Buffer.CopyToAsync", ErrInvalidValue, "%d elements from a buffer of %d", len(dst), b.Len)
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return s.ctx.drv.MemcpyDtoH(s.ctx.h, unsafe.Pointer(unsafe.SliceData(dst)), DevPtr(b.Ptr), uint64(len(dst))*sizeOf[T](), s.h, true)
+}
+
+// ToHostAsync returns a new slice that holds the whole buffer once s has
+// passed the copy (see CopyToAsync): it waits for s's earlier work only.
+func (b Buffer[T]) ToHostAsync(s *Stream) ([]T, error) {
+	out := make([]T, b.Len)
+	return out, b.CopyToAsync(s, out)
+}
+
+// CopyFromBufferAsync copies src to the start of the buffer, device to
+// device, in s's order.
+func (b Buffer[T]) CopyFromBufferAsync(s *Stream, src Buffer[T]) error {
+	if src.Len > b.Len {
+		return Errorf("rt.Buffer.CopyFromBufferAsync", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
+	}
+	if src.Len == 0 {
+		return nil
+	}
+	return s.ctx.drv.MemcpyDtoD(s.ctx.h, DevPtr(b.Ptr), DevPtr(src.Ptr), src.Bytes(), s.h, true)
+}
+
+// ZeroAsync sets every byte of the buffer to 0 in s's order.
+func (b Buffer[T]) ZeroAsync(s *Stream) error {
+	if b.Len == 0 {
+		return nil
+	}
+	return s.ctx.drv.MemsetD8(s.ctx.h, DevPtr(b.Ptr), 0, b.Bytes(), s.h, true)
+}
+
+// Fill sets every element to v (cuMemsetD8, D16 or D32 by T's size),
+// synchronously with respect to all work in the buffer's context (see
+// Buffer). T must be 1, 2 or 4 bytes, or a multiple of 4 bytes whose 4-byte
+// words are all equal (a float64 0, a struct of equal int32s): the driver
+// sets no wider values.
+func (b Buffer[T]) Fill(v T) error {
+	if b.Len == 0 {
+		return nil
+	}
+	return b.ctx.synchronous("rt.Buffer.Fill", true, func() error {
+		return fill(b.ctx, DevPtr(b.Ptr), b.Len, v, 0, false)
+	})
+}
+
+// FillAsync is Fill in s's order.
+func (b Buffer[T]) FillAsync(s *Stream, v T) error {
+	if b.Len == 0 {
+		return nil
+	}
+	return fill(s.ctx, DevPtr(b.Ptr), b.Len, v, s.h, true)
+}
+
+func fill[T any](c *Context, p DevPtr, n int, v T, s StreamHandle, async bool) error {
+	size := sizeOf[T]()
+	vp := unsafe.Pointer(&v)
+	switch {
+	case size == 1:
+		return c.drv.MemsetD8(c.h, p, *(*uint8)(vp), uint64(n), s, async)
+	case size == 2:
+		m, err := c.memOps("cuMemsetD16")
+		if err != nil {
+			return err
+		}
+		return m.MemsetD16(c.h, p, *(*uint16)(vp), uint64(n), s, async)
+	case size%4 == 0:
+		words := unsafe.Slice((*uint32)(vp), size/4)
+		for _, w := range words[1:] {
+			if w != words[0] {
+				return Errorf("rt.Buffer.Fill", ErrNotSupported, "a %d-byte value whose 4-byte words differ (%#x, %#x): the driver sets 1-, 2- and 4-byte values", size, words[0], w)
+			}
+		}
+		m, err := c.memOps("cuMemsetD32")
+		if err != nil {
+			return err
+		}
+		return m.MemsetD32(c.h, p, words[0], uint64(n)*(size/4), s, async)
+	}
+	return Errorf("rt.Buffer.Fill", ErrNotSupported, "%d-byte elements: the driver sets 1-, 2- and 4-byte values", size)
+}
+
+// MemInfo is the free and total memory of c's device, in bytes
+// (cuMemGetInfo).
+func (c *Context) MemInfo() (free, total uint64, err error) {
+	m, err := c.memOps("cuMemGetInfo")
+	if err != nil {
+		return 0, 0, err
+	}
+	return m.MemInfo(c.h)
+}
+
+// PinnedBuffer is n elements of T in page-locked host memory
+// (cuMemHostAlloc, portable to every context of the driver). Copies between
+// it and the device run at full speed and, in their Async forms, return at
+// once and overlap kernels and other copies. Its memory is the backend's,
+// not Go's: Slice views it, Free returns it, and nothing may use the slice
+// after Free. T must hold no Go pointers (the garbage collector does not
+// see this memory).
+type PinnedBuffer[T any] struct {
+	ctx *Context
+	m   MemoryOps
+	p   unsafe.Pointer
+	n   int
+}
+
+// AllocPinned allocates a page-locked buffer of n elements of T, zeroed.
+func AllocPinned[T any](ctx *Context, n int) (*PinnedBuffer[T], error) {
+	if n < 0 {
+		return nil, Errorf("rt.AllocPinned", ErrInvalidValue, "negative length %d", n)
+	}
+	if t := reflect.TypeFor[T](); hasPointers(t) {
+		return nil, Errorf("rt.AllocPinned", ErrInvalidValue, "%v holds Go pointers, which memory outside Go's heap must not", t)
+	}
+	m, err := ctx.memOps("cuMemHostAlloc")
+	if err != nil {
+		return nil, err
+	}
+	size := max(uint64(n)*sizeOf[T](), 1)
+	p, err := m.MemHostAlloc(ctx.h, size)
+	if err != nil {
+		return nil, err
+	}
+	clear(unsafe.Slice((*byte)(p), size))
+	return &PinnedBuffer[T]{ctx: ctx, m: m, p: p, n: n}, nil
+}
+
+// Slice is the buffer's memory as a Go slice (nil after Free).
+func (b *PinnedBuffer[T]) Slice() []T {
+	if b.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*T)(b.p), b.n)
+}
+
+// Len is the number of elements.
+func (b *PinnedBuffer[T]) Len() int { return b.n }
+
+// Free returns the memory (cuMemFreeHost). Copies still queued to or from
+// it must have completed.
+func (b *PinnedBuffer[T]) Free() error {
+	if b.p == nil {
+		return nil
+	}
+	p := b.p
+	b.p, b.n = nil, 0
+	return b.m.MemHostFree(b.ctx.h, p)
+}
+
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func,
+		reflect.Interface, reflect.Slice, reflect.String:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Run copies c synchronously with respect to all work in ctx (see Buffer)
+// (cuMemcpy2D).
+func (c Copy2D) Run(ctx *Context) error {
+	m, err := ctx.memOps("cuMemcpy2D")
+	if err != nil {
+		return err
+	}
+	wait := c.DstHost == nil // a copy into host memory has completed on return
+	return ctx.synchronous("rt.Copy2D.Run", wait, func() error { return m.Memcpy2D(ctx.h, &c, 0, false) })
+}
+
+// RunAsync copies c in s's order (cuMemcpy2DAsync).
+func (c Copy2D) RunAsync(s *Stream) error {
+	m, err := s.ctx.memOps("cuMemcpy2DAsync")
+	if err != nil {
+		return err
+	}
+	return m.Memcpy2D(s.ctx.h, &c, s.h, true)
+}
+
+// PitchAlign is the alignment of AllocPitched's rows, what cuMemAllocPitch
+// chooses on current GPUs: rows that start on it keep a kernel's row
+// accesses coalesced.
+const PitchAlign = 512
+
+// Pitched is a 2-D array of T in device memory: Height rows of Width
+// elements, row y starting Pitch bytes after row y-1 (Row(y)). A kernel
+// takes Ptr and Pitch; the host side is a dense Width×Height []T.
+type Pitched[T any] struct {
+	Ptr                  Ptr[T]
+	Pitch, Width, Height int
+	ctx                  *Context
+}
+
+// AllocPitched allocates a width×height array of T with rows PitchAlign
+// bytes apart or a multiple of it.
+func AllocPitched[T any](ctx *Context, width, height int) (Pitched[T], error) {
+	if width < 0 || height < 0 {
+		return Pitched[T]{}, Errorf("rt.AllocPitched", ErrInvalidValue, "shape %d×%d", width, height)
+	}
+	pitch := (uint64(width)*sizeOf[T]() + PitchAlign - 1) / PitchAlign * PitchAlign
+	p, err := ctx.drv.MemAlloc(ctx.h, max(pitch*uint64(height), 1))
+	if err != nil {
+		return Pitched[T]{}, err
+	}
+	return Pitched[T]{Ptr: Ptr[T](p), Pitch: int(pitch), Width: width, Height: height, ctx: ctx}, nil
+}
+
+// Row is the address of row y.
+func (p Pitched[T]) Row(y int) Ptr[T] { return p.Ptr + Ptr[T](y*p.Pitch) }
+
+// Context is the context the array was allocated in.
+func (p Pitched[T]) Context() *Context { return p.ctx }
+
+// Free releases the device memory.
+func (p Pitched[T]) Free() error {
+	if p.ctx == nil {
+		return nil
+	}
+	return p.ctx.drv.MemFree(p.ctx.h, DevPtr(p.Ptr))
+}
+
+func (p Pitched[T]) hostCopy(op string, host []T, toDevice bool) (Copy2D, error) {
+	if len(host) != p.Width*p.Height {
+		return Copy2D{}, Errorf(op, ErrInvalidValue, "%d host elements for a %d×%d array", len(host), p.Width, p.Height)
+	}
+	row := uint64(p.Width) * sizeOf[T]()
+	c := Copy2D{WidthBytes: row, Height: uint64(p.Height)}
+	hp := unsafe.Pointer(unsafe.SliceData(host))
+	if toDevice {
+		c.SrcHost, c.SrcPitch, c.DstDevice, c.DstPitch = hp, row, DevPtr(p.Ptr), uint64(p.Pitch)
+	} else {
+		c.DstHost, c.DstPitch, c.SrcDevice, c.SrcPitch = hp, row, DevPtr(p.Ptr), uint64(p.Pitch)
+	}
+	return c, nil
+}
+
+// CopyFrom copies src, Height dense rows of Width elements, into the array,
+// synchronously with respect to all work in its context (see Buffer).
+func (p Pitched[T]) CopyFrom(src []T) error {
+	c, err := p.hostCopy("rt.Pitched.CopyFrom", src, true)
+	if err != nil || len(src) == 0 {
+		return err
+	}
+	return c.Run(p.ctx)
+}
+
+// CopyFromAsync is CopyFrom in s's order.
+func (p Pitched[T]) CopyFromAsync(s *Stream, src []T) error {
+	c, err := p.hostCopy("rt.Pitched.CopyFromAsync", src, true)
+	if err != nil || len(src) == 0 {
+		return err
+	}
+	return c.RunAsync(s)
+}
+
+// CopyTo copies the array into dst as Height dense rows of Width elements,
+// synchronously with respect to all work in its context (see Buffer).
+func (p Pitched[T]) CopyTo(dst []T) error {
+	c, err := p.hostCopy("rt.Pitched.CopyTo", dst, false)
+	if err != nil || len(dst) == 0 {
+		return err
+	}
+	return c.Run(p.ctx)
+}
+
+// CopyToAsync is CopyTo in s's order (see Buffer.CopyToAsync).
+func (p Pitched[T]) CopyToAsync(s *Stream, dst []T) error {
+	c, err := p.hostCopy("rt.Pitched.CopyToAsync", dst, false)
+	if err != nil || len(dst) == 0 {
+		return err
+	}
+	return c.RunAsync(s)
+}
+
+// CopyFromPitchedAsync copies src, an array of the same shape, into p,
+// device to device, in s's order.
+func (p Pitched[T]) CopyFromPitchedAsync(s *Stream, src Pitched[T]) error {
+	if src.Width != p.Width || src.Height != p.Height {
+		return Errorf("rt.Pitched.CopyFromPitchedAsync", ErrInvalidValue, "a %d×%d array into a %d×%d one", src.Width, src.Height, p.Width, p.Height)
+	}
+	if p.Width == 0 || p.Height == 0 {
+		return nil
+	}
+	c := Copy2D{SrcDevice: DevPtr(src.Ptr), SrcPitch: uint64(src.Pitch), DstDevice: DevPtr(p.Ptr), DstPitch: uint64(p.Pitch),
+		WidthBytes: uint64(p.Width) * sizeOf[T](), Height: uint64(p.Height)}
+	return c.RunAsync(s)
+}
+
+func (p Pitched[T]) String() string {
+	return fmt.Sprintf("%d×%d %s at %v, pitch %d", p.Width, p.Height, reflect.TypeFor[T](), p.Ptr, p.Pitch)
+}

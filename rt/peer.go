@@ -1,0 +1,90 @@
+package rt
+
+// Peer access between devices and copies across them: the PeerAccessor
+// capability at rt's level.
+
+func peerAccessor(d Driver, op string) (PeerAccessor, error) {
+	return capability[PeerAccessor](d, op, "peer access (rt.PeerAccessor)")
+}
+
+// CanAccessPeer reports whether d's contexts can access peer's memory once
+// peer access is enabled (cuDeviceCanAccessPeer). A device is not its own
+// peer.
+func (d Device) CanAccessPeer(peer Device) (bool, error) {
+	p, err := peerAccessor(d.drv, "cuDeviceCanAccessPeer")
+	if err != nil {
+		return false, err
+	}
+	return p.DeviceCanAccessPeer(d.ord, peer.ord)
+}
+
+// P2PAttribute reads a peer-to-peer attribute of the link from d to peer
+// (cuDeviceGetP2PAttribute).
+func (d Device) P2PAttribute(peer Device, a P2PAttr) (int, error) {
+	p, err := peerAccessor(d.drv, "cuDeviceGetP2PAttribute")
+	if err != nil {
+		return 0, err
+	}
+	return p.DeviceP2PAttribute(a, d.ord, peer.ord)
+}
+
+// EnablePeerAccess lets kernels and copies in c access memory allocated in
+// peer, a context of another device (cuCtxEnablePeerAccess). Access is one
+// way: enable it from peer too for the other direction. Enabling it twice
+// fails with ErrPeerAccessAlreadyEnabled.
+func (c *Context) EnablePeerAccess(peer *Context) error {
+	p, err := peerAccessor(c.drv, "cuCtxEnablePeerAccess")
+	if err != nil {
+		return err
+	}
+	return p.CtxEnablePeerAccess(c.h, peer.h)
+}
+
+// DisablePeerAccess undoes EnablePeerAccess (cuCtxDisablePeerAccess).
+func (c *Context) DisablePeerAccess(peer *Context) error {
+	p, err := peerAccessor(c.drv, "cuCtxDisablePeerAccess")
+	if err != nil {
+		return err
+	}
+	return p.CtxDisablePeerAccess(c.h, peer.h)
+}
+
+// CopyFromPeer copies src, a buffer of any context of the driver (another
+// device's included), to the start of b (cuMemcpyPeer), synchronously with
+// respect to all work in both contexts (see Buffer). Peer access need not
+// be enabled: without it the driver copies through the host.
+func (b Buffer[T]) CopyFromPeer(src Buffer[T]) error {
+	if src.Len > b.Len {
+		return Errorf("rt.Buffer.CopyFromPeer", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
+	}
+	if src.Len == 0 {
+		return nil
+	}
+	p, err := peerAccessor(b.ctx.drv, "cuMemcpyPeer")
+	if err != nil {
+		return err
+	}
+	if err := src.ctx.drv.CtxSynchronize(src.ctx.h); err != nil {
+		return err
+	}
+	return b.ctx.synchronous("rt.Buffer.CopyFromPeer", true, func() error {
+		return p.MemcpyPeer(b.ctx.h, DevPtr(b.Ptr), src.ctx.h, DevPtr(src.Ptr), src.Bytes(), 0, false)
+	})
+}
+
+// CopyFromPeerAsync is CopyFromPeer in s's order (cuMemcpyPeerAsync); s
+// may be a stream of either context. Order the other context's work with
+// an event.
+func (b Buffer[T]) CopyFromPeerAsync(s *Stream, src Buffer[T]) error {
+	if src.Len > b.Len {
+		return Errorf("rt.Buffer.CopyFromPeerAsync", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
+	}
+	if src.Len == 0 {
+		return nil
+	}
+	p, err := peerAccessor(b.ctx.drv, "cuMemcpyPeerAsync")
+	if err != nil {
+		return err
+	}
+	return p.MemcpyPeer(b.ctx.h, DevPtr(b.Ptr), src.ctx.h, DevPtr(src.Ptr), src.Bytes(), s.h, true)
+}
