@@ -15,5 +15,5 @@ func TestConformance(t *testing.T) {
 // TestConformanceBlocking runs it with LaunchBlocking and one worker: each
 // launch finishes before Launch returns.
 func TestConformanceBlocking(t *testing.T) {
-	rttest.TestDriver(t, New(Options{LaunchBlocking: true, Workers: 1}), rttest.Options{})
+	rttest.TestDriver(t, New(Options{LaunchBlocking: true, Workers: 1}), rttest.Options{LaunchBlocking: true})
 }

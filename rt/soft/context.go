@@ -205,6 +205,9 @@ func (d *Driver) CtxSynchronize(h rt.CtxHandle) error {
 	if err != nil {
 		return err
 	}
+	if err := d.forbidden("cuCtxSynchronize", c, true); err != nil {
+		return err
+	}
 	return asyncErr("cuCtxSynchronize", c.synchronize())
 }
 

@@ -66,6 +66,9 @@ type Driver struct {
 
 	outMu sync.Mutex // serialises printf output
 
+	gx  graphState // graphs and captures (graph.go)
+	ext extState   // the other optional capabilities' state (memx.go)
+
 	// instrCount is the number of thread-instructions all launches have
 	// executed (a lane executing one instruction counts one): the
 	// benchmarks' measure of throughput.
@@ -75,6 +78,7 @@ type Driver struct {
 var (
 	_ rt.Driver      = (*Driver)(nil)
 	_ rt.ParamInfoer = (*Driver)(nil)
+	_ rt.Grapher     = (*Driver)(nil)
 )
 
 // New returns a soft driver.

@@ -27,6 +27,7 @@ type launch struct {
 	used      atomic.Uint64
 	gridID    uint64
 	start     time.Time
+	graph     *sexec // the instantiated graph the launch runs in, nil for a stream's
 }
 
 var gridIDs atomic.Uint64
@@ -54,32 +55,11 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		return err
 	}
 	c := s.ctx
-	// The shapes are rt's, normalized (rt.LaunchArgs): they are checked
-	// against the device's limits, each of which starts at 1.
+	if err := d.checkLaunch(op, p, c, la); err != nil {
+		return err
+	}
 	g, b := la.Grid, la.Block
 	nthreads := uint64(b.X) * uint64(b.Y) * uint64(b.Z)
-	switch {
-	case !inRange(b.X, maxThreadsPerBlock) || !inRange(b.Y, maxThreadsPerBlock) || !inRange(b.Z, maxBlockDimZ) || nthreads > maxThreadsPerBlock:
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: block %dx%dx%d is outside the device limits (1 to 1024 threads, z 1 to 64)", p.name, b.X, b.Y, b.Z)
-	case !inRange(g.X, maxGridDimX) || !inRange(g.Y, maxGridDimYZ) || !inRange(g.Z, maxGridDimYZ):
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: grid %dx%dx%d is outside the device limits", p.name, g.X, g.Y, g.Z)
-	}
-	if err := checkNTID(p, b); err != nil {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.name, err)
-	}
-	shared := uint64(p.sharedSize)
-	if la.SharedMem > 0 {
-		shared = uint64(p.dynOff) + uint64(la.SharedMem)
-	}
-	if shared > sharedPerBlockOpt {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %d bytes of shared memory exceed the device's %d", p.name, shared, sharedPerBlockOpt)
-	}
-	if la.ParamSize < uintptr(p.paramSize) || la.ParamSize > 0 && la.Params == nil {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter buffer of %d bytes, the kernel's parameters need %d", p.name, la.ParamSize, p.paramSize)
-	}
-	if la.Cooperative && g.Count() > numSMs*uint64(max(1, 2048/nthreads)) {
-		return rt.Errorf(op, rt.ErrCooperativeLaunchTooLarge, "kernel %s: %d blocks cannot all be resident", p.name, g.Count())
-	}
 	pbuf := make([]uint64, la.ParamSize/8+1)
 	params := unsafe.Slice((*byte)(unsafe.Pointer(&pbuf[0])), la.ParamSize)
 	if la.ParamSize > 0 {
@@ -101,7 +81,10 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		l.vars = in.addr
 	}
 	coop := la.Cooperative
-	o := c.enqueue(s, func() error { return l.run(coop) })
+	o, err := d.submit(op, s, l.node(coop), nil, 0, func() error { return l.run(coop) })
+	if err != nil || o == nil { // failed, or captured
+		return err
+	}
 	if d.opt.LaunchBlocking {
 		<-o.done
 		if err := s.wait(); err != nil {
@@ -112,6 +95,41 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 			}
 			return err
 		}
+	}
+	return nil
+}
+
+// checkLaunch checks a launch of p in c, or a graph node's: its shapes
+// (rt's, normalized, each checked against a device limit that starts at 1),
+// shared memory and parameter buffer.
+func (d *Driver) checkLaunch(op string, p *program, c *context, la rt.LaunchArgs) error {
+	g, b := la.Grid, la.Block
+	nthreads := uint64(b.X) * uint64(b.Y) * uint64(b.Z)
+	switch {
+	case !inRange(b.X, maxThreadsPerBlock) || !inRange(b.Y, maxThreadsPerBlock) || !inRange(b.Z, maxBlockDimZ) || nthreads > maxThreadsPerBlock:
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: block %dx%dx%d is outside the device limits (1 to 1024 threads, z 1 to 64)", p.name, b.X, b.Y, b.Z)
+	case !inRange(g.X, maxGridDimX) || !inRange(g.Y, maxGridDimYZ) || !inRange(g.Z, maxGridDimYZ):
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: grid %dx%dx%d is outside the device limits", p.name, g.X, g.Y, g.Z)
+	}
+	if err := checkNTID(p, b); err != nil {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.name, err)
+	}
+	shared := uint64(p.sharedSize)
+	if la.SharedMem > 0 {
+		shared = uint64(p.dynOff) + uint64(la.SharedMem)
+	}
+	if shared > sharedPerBlockOpt {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %d bytes of shared memory exceed the device's %d", p.name, shared, sharedPerBlockOpt)
+	}
+	if limit := d.maxDynamicShared(p, c.dev.ord); int(la.SharedMem) > limit {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %d bytes of dynamic shared memory exceed its limit of %d on device %d; raise the limit with rt.Kernel.SetMaxDynamicSharedMemory (FuncMaxDynamicSharedSizeBytes)",
+			p.name, la.SharedMem, limit, c.dev.ord)
+	}
+	if la.ParamSize < uintptr(p.paramSize) || la.ParamSize > 0 && la.Params == nil {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter buffer of %d bytes, the kernel's parameters need %d", p.name, la.ParamSize, p.paramSize)
+	}
+	if la.Cooperative && g.Count() > numSMs*uint64(max(1, 2048/nthreads)) {
+		return rt.Errorf(op, rt.ErrCooperativeLaunchTooLarge, "kernel %s: %d blocks cannot all be resident", p.name, g.Count())
 	}
 	return nil
 }

@@ -187,6 +187,9 @@ func (d *Driver) MemAlloc(ch rt.CtxHandle, size uint64) (rt.DevPtr, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := d.forbidden("cuMemAlloc", c, false); err != nil {
+		return 0, err
+	}
 	if size == 0 {
 		return 0, rt.Errorf("cuMemAlloc", rt.ErrInvalidValue, "size 0")
 	}
@@ -208,13 +211,16 @@ func (d *Driver) MemFree(ch rt.CtxHandle, p rt.DevPtr) error {
 	if p == 0 {
 		return nil
 	}
+	if err := d.forbidden(op, c, true); err != nil {
+		return err
+	}
 	if err := c.synchronize(); err != nil {
 		return asyncErr(op, err)
 	}
 	d.mem.mu.RLock()
 	a := d.mem.find(uint64(p))
 	d.mem.mu.RUnlock()
-	if a == nil || a.base != uint64(p) || a.what != "cuMemAlloc" {
+	if a == nil || a.base != uint64(p) || a.what != "cuMemAlloc" && a.what != "cuMemAllocAsync" {
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x is not the start of a cuMemAlloc allocation", uint64(p))
 	}
 	owner := a.ctx
@@ -227,6 +233,7 @@ func (d *Driver) MemFree(ch rt.CtxHandle, p rt.DevPtr) error {
 	owner.mu.Unlock()
 	d.mem.free(a)
 	owner.dev.release(a.size)
+	d.poolFreed(a.base, a.size)
 	return nil
 }
 
@@ -240,9 +247,19 @@ func (d *Driver) span(op string, p rt.DevPtr, n uint64) ([]byte, error) {
 	return a.bytes()[off : off+n : off+n], nil
 }
 
+// memOp says what a copy or memset is, for submit: its node type in a
+// capture and the host memory it reads (host) or writes (toHost).
+type memOp struct {
+	typ     rt.NodeType
+	host    unsafe.Pointer
+	hostLen uint64
+	toHost  bool
+}
+
 // copyOp queues (async) or runs in order on the NULL stream and waits for
-// (sync) one memory operation.
-func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bool, fn func() error) error {
+// (sync) one memory operation. An async copy into memory that is not
+// page-locked has completed when it returns, as CUDA's.
+func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bool, m memOp, fn func() error) error {
 	var s *stream
 	var err error
 	if async {
@@ -256,15 +273,26 @@ func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bo
 	if err != nil {
 		return err
 	}
+	if !async {
+		if err := d.forbidden(op, s.ctx, true); err != nil {
+			return err
+		}
+	}
 	// The pointers are checked when the copy runs, as the memory may be
 	// allocated by work queued before it; errors of a synchronous copy are
 	// its own, not asynchronous ones.
 	var own error
-	s.ctx.enqueue(s, func() error {
+	o, err := d.submit(op, s, &snode{typ: m.typ}, m.host, m.hostLen, func() error {
 		own = fn()
 		return own
 	})
+	if err != nil || o == nil { // failed, or captured
+		return err
+	}
 	if async {
+		if m.toHost && !d.isPinned(m.host, m.hostLen) {
+			<-o.done
+		}
 		return nil
 	}
 	err = s.wait()
@@ -291,7 +319,12 @@ func (d *Driver) MemcpyHtoD(ch rt.CtxHandle, dst rt.DevPtr, src unsafe.Pointer, 
 	if _, err := d.span(op, dst, n); err != nil {
 		return err
 	}
-	return d.copyOp(op, ch, sh, async, func() error {
+	m := memOp{typ: rt.NodeMemcpy, host: src, hostLen: n}
+	if async && !d.isPinned(src, n) {
+		// CUDA stages memory that is not page-locked before the call returns.
+		src = unsafe.Pointer(unsafe.SliceData(alignedCopy(unsafe.Slice((*byte)(src), n))))
+	}
+	return d.copyOp(op, ch, sh, async, m, func() error {
 		b, err := d.span(op, dst, n)
 		if err != nil {
 			return err
@@ -313,7 +346,7 @@ func (d *Driver) MemcpyDtoH(ch rt.CtxHandle, dst unsafe.Pointer, src rt.DevPtr, 
 	if _, err := d.span(op, src, n); err != nil {
 		return err
 	}
-	return d.copyOp(op, ch, sh, async, func() error {
+	return d.copyOp(op, ch, sh, async, memOp{typ: rt.NodeMemcpy, host: dst, hostLen: n, toHost: true}, func() error {
 		b, err := d.span(op, src, n)
 		if err != nil {
 			return err
@@ -335,7 +368,7 @@ func (d *Driver) MemcpyDtoD(ch rt.CtxHandle, dst, src rt.DevPtr, n uint64, sh rt
 	if _, err := d.span(op, src, n); err != nil {
 		return err
 	}
-	return d.copyOp(op, ch, sh, async, func() error {
+	return d.copyOp(op, ch, sh, async, memOp{typ: rt.NodeMemcpy}, func() error {
 		to, err := d.span(op, dst, n)
 		if err != nil {
 			return err
@@ -358,7 +391,7 @@ func (d *Driver) MemsetD8(ch rt.CtxHandle, dst rt.DevPtr, v byte, n uint64, sh r
 	if _, err := d.span(op, dst, n); err != nil {
 		return err
 	}
-	return d.copyOp(op, ch, sh, async, func() error {
+	return d.copyOp(op, ch, sh, async, memOp{typ: rt.NodeMemset}, func() error {
 		b, err := d.span(op, dst, n)
 		if err != nil {
 			return err

@@ -50,8 +50,8 @@ func (c *cta) gslow(addr, n uint64, write bool, lane int) unsafe.Pointer {
 		c.memFault(addr, n, spGlobal, write, lane, sp.describe(addr, n))
 		return nil
 	}
-	if a.ctx != nil && a.ctx != c.l.ctx {
-		c.memFault(addr, n, spGlobal, write, lane, sprintf("address %#x belongs to an allocation of another context (%s)", addr, a.what))
+	if a.ctx != nil && a.ctx != c.l.ctx && !c.l.d.peerOK(c.l.ctx, a.ctx) {
+		c.memFault(addr, n, spGlobal, write, lane, sprintf("address %#x belongs to an allocation of another context (%s), and peer access to it is not enabled", addr, a.what))
 		return nil
 	}
 	if write && a.readOnly {

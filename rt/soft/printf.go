@@ -12,7 +12,7 @@ import (
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // builtin runs a call to a function the executor provides (vprintf,
-// __assertfail) for each lane of m, in lane order.
+// __assertfail, cudaGraphSetConditional) for each lane of m, in lane order.
 func (c *cta) builtin(w *warp, in *inst, m uint32) bool {
 	fi := c.p.funcs[in.aux2]
 	fb := lanes(w.r, fbSlot)
@@ -65,6 +65,16 @@ func (c *cta) builtin(w *warp, in *inst, m uint32) bool {
 			c.l.d.outMu.Unlock()
 			c.fault = &fault{kind: fAssert, warp: w.id, lane: l, pc: c.pc, msg: sprintf("device-side assertion `%s` failed at %s:%d in %s", msg, file, uint32(line), fn)}
 			return false
+		case biGraphSetConditional:
+			h, ok1 := arg(0, 8)
+			v, ok2 := arg(1, 4)
+			if !ok1 || !ok2 {
+				return false
+			}
+			if msg := c.l.setConditional(h, uint32(v)); msg != "" {
+				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: h, size: 4, space: spGlobal, write: true, msg: msg}
+				return false
+			}
 		}
 	}
 	return true

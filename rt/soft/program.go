@@ -134,6 +134,8 @@ const (
 	biNone = iota
 	biVprintf
 	biAssertfail
+	biGraphSetConditional
 )
 
-var builtins = map[string]int{"vprintf": biVprintf, "__assertfail": biAssertfail}
+var builtins = map[string]int{"vprintf": biVprintf, "__assertfail": biAssertfail,
+	"cudaGraphSetConditional": biGraphSetConditional}

@@ -23,9 +23,15 @@ type op struct {
 
 // stream is an ordered FIFO of asynchronous work.
 type stream struct {
-	ctx   *context
-	h     rt.StreamHandle
-	flags uint32
+	ctx      *context
+	h        rt.StreamHandle
+	flags    uint32
+	priority int
+
+	// capt is the capture s takes part in, and ctail the nodes its next
+	// captured work depends on (guarded by Driver.gx.mu; see graph.go).
+	capt  *capture
+	ctail []*snode
 
 	mu      sync.Mutex
 	tail    *op
@@ -156,7 +162,7 @@ func (d *Driver) StreamCreate(ch rt.CtxHandle, flags uint32, priority int) (rt.S
 	if flags&^streamNonBlocking != 0 {
 		return 0, rt.Errorf("cuStreamCreate", rt.ErrInvalidValue, "unknown stream flags %#x", flags)
 	}
-	s := &stream{ctx: c, flags: flags}
+	s := &stream{ctx: c, flags: flags, priority: clampPriority(priority)}
 	d.mu.Lock()
 	s.h = rt.StreamHandle(d.handle())
 	d.streams[s.h] = s
@@ -194,6 +200,9 @@ func (d *Driver) StreamSynchronize(ch rt.CtxHandle, sh rt.StreamHandle) error {
 	if err != nil {
 		return err
 	}
+	if err := d.capturedStream("cuStreamSynchronize", s); err != nil {
+		return err
+	}
 	return asyncErr("cuStreamSynchronize", s.wait())
 }
 
@@ -202,6 +211,9 @@ func (d *Driver) StreamSynchronize(ch rt.CtxHandle, sh rt.StreamHandle) error {
 func (d *Driver) StreamQuery(ch rt.CtxHandle, sh rt.StreamHandle) (bool, error) {
 	s, err := d.stream("cuStreamQuery", ch, sh)
 	if err != nil {
+		return false, err
+	}
+	if err := d.capturedStream("cuStreamQuery", s); err != nil {
 		return false, err
 	}
 	done, err := s.query()
@@ -217,6 +229,11 @@ type event struct {
 	at  *op       // the recording op, nil if never recorded
 	t   time.Time // set when at has run
 	gen int       // bumped on every record, so a stale op does not set t
+
+	// capt is the capture the event was last recorded in, and cnodes the
+	// nodes it marks there (guarded by Driver.gx.mu; see graph.go).
+	capt   *capture
+	cnodes []*snode
 }
 
 func (d *Driver) event(op string, h rt.EventHandle) (*event, error) {
@@ -245,17 +262,32 @@ func (d *Driver) EventCreate(ch rt.CtxHandle, flags uint32) (rt.EventHandle, err
 
 // EventRecord is cuEventRecord.
 func (d *Driver) EventRecord(ch rt.CtxHandle, eh rt.EventHandle, sh rt.StreamHandle) error {
-	e, err := d.event("cuEventRecord", eh)
+	return d.eventRecord("cuEventRecord", ch, eh, sh, 0)
+}
+
+// eventRecord is cuEventRecordWithFlags; a record in a capture is
+// recordCaptured's.
+func (d *Driver) eventRecord(op string, ch rt.CtxHandle, eh rt.EventHandle, sh rt.StreamHandle, flags uint32) error {
+	e, err := d.event(op, eh)
 	if err != nil {
 		return err
 	}
-	s, err := d.stream("cuEventRecord", ch, sh)
+	s, err := d.stream(op, ch, sh)
 	if err != nil {
 		return err
 	}
 	if s.ctx != e.ctx {
-		return rt.Errorf("cuEventRecord", rt.ErrInvalidHandle, "event and stream belong to different contexts")
+		return rt.Errorf(op, rt.ErrInvalidHandle, "event and stream belong to different contexts")
 	}
+	if captured, err := d.recordCaptured(op, e, s, flags); captured || err != nil {
+		return err
+	}
+	d.gx.mu.Lock()
+	if err := d.legacyImplicit(op, s); err != nil {
+		d.gx.mu.Unlock()
+		return err
+	}
+	d.gx.mu.Unlock()
 	e.mu.Lock()
 	e.gen++
 	gen := e.gen
@@ -279,6 +311,9 @@ func (d *Driver) EventSynchronize(ch rt.CtxHandle, eh rt.EventHandle) error {
 	if err != nil {
 		return err
 	}
+	if err := d.capturedEvent("cuEventSynchronize", e); err != nil {
+		return err
+	}
 	e.mu.Lock()
 	at := e.at
 	e.mu.Unlock()
@@ -297,6 +332,12 @@ func (d *Driver) EventElapsed(ch rt.CtxHandle, start, end rt.EventHandle) (float
 	}
 	b, err := d.event(op, end)
 	if err != nil {
+		return 0, err
+	}
+	if err := d.capturedEvent(op, a); err != nil {
+		return 0, err
+	}
+	if err := d.capturedEvent(op, b); err != nil {
 		return 0, err
 	}
 	if a.flags&eventDisableTiming != 0 || b.flags&eventDisableTiming != 0 {

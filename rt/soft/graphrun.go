@@ -1,0 +1,395 @@
+package soft
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// Instantiated graphs: a private copy of the graph that node updates
+// change, and the values of its conditions. A launch runs a snapshot of the
+// copy as one piece of its stream's work, node by node in the order they
+// were added (an order that respects every dependency), so the work of one
+// launch is the same as on a GPU, only never concurrent.
+
+// sexec is an instantiated graph.
+type sexec struct {
+	h      rt.GraphExecHandle
+	ctx    *context
+	g      *sgraph
+	byOrig map[*snode]*snode // the graph's nodes (bodies included) → their copies
+	conds  map[rt.ConditionalHandle]*condValue
+
+	mu   sync.Mutex // guards g's kernel nodes against updates during a snapshot, and last
+	last *op        // the latest launch: launches of one graph run one after another
+}
+
+// condValue is a condition's value in one instantiated graph.
+type condValue struct {
+	c *scond
+	v atomic.Uint32
+}
+
+// whileLimit bounds the iterations of a WHILE node, whose condition a GPU
+// would let spin forever: a body that never clears it is a bug.
+const whileLimit = 1 << 24
+
+// GraphInstantiate is cuGraphInstantiateWithFlags.
+func (d *Driver) GraphInstantiate(gh rt.GraphHandle, flags uint64) (rt.GraphExecHandle, error) {
+	const op = "cuGraphInstantiate"
+	if flags != 0 {
+		return 0, rt.Errorf(op, rt.ErrNotSupported, "instantiate flags %#x: the soft backend has none", flags)
+	}
+	d.gx.mu.Lock()
+	defer d.gx.mu.Unlock()
+	g, err := d.graph(op, gh)
+	if err != nil {
+		return 0, err
+	}
+	if g.owner != nil {
+		return 0, rt.Errorf(op, rt.ErrInvalidValue, "graph %#x is a conditional node's body; instantiate its node's graph", uintptr(gh))
+	}
+	if err := checkGraph(op, g, false); err != nil {
+		return 0, err
+	}
+	x := &sexec{h: rt.GraphExecHandle(d.newHandle()), ctx: g.ctx, byOrig: map[*snode]*snode{}, conds: map[rt.ConditionalHandle]*condValue{}}
+	x.g = d.cloneGraph(g, nil, x.byOrig)
+	for _, c := range g.conds {
+		v := &condValue{c: c}
+		v.v.Store(c.def)
+		x.conds[c.h] = v
+	}
+	d.gx.execs[x.h] = x
+	return x.h, nil
+}
+
+// checkGraph refuses what CUDA refuses to instantiate: in a conditional
+// body only kernel, memcpy, memset, empty, child graph and conditional
+// nodes may run.
+func checkGraph(op string, g *sgraph, body bool) error {
+	for _, n := range g.nodes {
+		switch n.typ {
+		case rt.NodeKernel, rt.NodeMemcpy, rt.NodeMemset, rt.NodeEmpty:
+		case rt.NodeGraph:
+			if err := checkGraph(op, n.child, body); err != nil {
+				return err
+			}
+		case rt.NodeConditional:
+			for _, b := range n.bodies {
+				if err := checkGraph(op, b, true); err != nil {
+					return err
+				}
+			}
+		default:
+			if body {
+				return rt.Errorf(op, rt.ErrNotSupported, "a %s node in a conditional node's body: bodies hold kernel, memcpy, memset, empty, child graph and conditional nodes", n.typ)
+			}
+		}
+	}
+	return nil
+}
+
+// exec resolves an instantiated graph; gx.mu must be held.
+func (d *Driver) exec(op string, h rt.GraphExecHandle) (*sexec, error) {
+	d.gx.init()
+	x := d.gx.execs[h]
+	if x == nil {
+		return nil, rt.Errorf(op, rt.ErrInvalidValue, "instantiated graph %#x does not exist (destroyed?)", uintptr(h))
+	}
+	return x, nil
+}
+
+// GraphExecDestroy is cuGraphExecDestroy: launches already queued still run.
+func (d *Driver) GraphExecDestroy(h rt.GraphExecHandle) error {
+	d.gx.mu.Lock()
+	defer d.gx.mu.Unlock()
+	if _, err := d.exec("cuGraphExecDestroy", h); err != nil {
+		return err
+	}
+	delete(d.gx.execs, h)
+	return nil
+}
+
+// GraphUpload is cuGraphUpload: soft has nothing to prepare; it checks its
+// arguments.
+func (d *Driver) GraphUpload(ch rt.CtxHandle, xh rt.GraphExecHandle, sh rt.StreamHandle) error {
+	const op = "cuGraphUpload"
+	if _, err := d.stream(op, ch, sh); err != nil {
+		return err
+	}
+	d.gx.mu.Lock()
+	defer d.gx.mu.Unlock()
+	_, err := d.exec(op, xh)
+	return err
+}
+
+// GraphLaunch is cuGraphLaunch. Captured, the launch becomes a child graph
+// node holding a copy of the instantiated graph.
+func (d *Driver) GraphLaunch(ch rt.CtxHandle, xh rt.GraphExecHandle, sh rt.StreamHandle) error {
+	const op = "cuGraphLaunch"
+	s, err := d.stream(op, ch, sh)
+	if err != nil {
+		return err
+	}
+	d.gx.mu.Lock()
+	x, err := d.exec(op, xh)
+	if err != nil {
+		d.gx.mu.Unlock()
+		return err
+	}
+	if x.ctx != s.ctx {
+		d.gx.mu.Unlock()
+		return rt.Errorf(op, rt.ErrInvalidValue, "the graph belongs to another context than stream %#x", uintptr(sh))
+	}
+	capturing := s.capturing()
+	d.gx.mu.Unlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if capturing {
+		n := &snode{typ: rt.NodeGraph}
+		n.child = d.cloneGraph(x.g, n, nil)
+		_, err := d.submit(op, s, n, nil, 0, nil)
+		return err
+	}
+	rs := newRunState(d, x)
+	prev := x.last
+	o, err := d.submit(op, s, &snode{typ: rt.NodeGraph}, nil, 0, func() error {
+		if prev != nil {
+			<-prev.done
+		}
+		return rs.run()
+	})
+	if err != nil {
+		rs.finish()
+		return err
+	}
+	x.last = o
+	return nil
+}
+
+// GraphExecKernelNodeSetParams is cuGraphExecKernelNodeSetParams: the node's
+// copy in x launches k with l's shape and parameters from the next launch
+// on. Launches already queued keep what they were queued with.
+func (d *Driver) GraphExecKernelNodeSetParams(xh rt.GraphExecHandle, nh rt.GraphNodeHandle, k rt.KernelHandle, l rt.LaunchArgs) error {
+	const op = "cuGraphExecKernelNodeSetParams"
+	d.mu.Lock()
+	p := d.kernels[k]
+	d.mu.Unlock()
+	if p == nil {
+		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel handle %#x is not loaded", uintptr(k))
+	}
+	d.gx.mu.Lock()
+	x, err := d.exec(op, xh)
+	var n *snode
+	if err == nil {
+		if orig := d.gx.nodes[nh]; orig != nil {
+			n = x.byOrig[orig]
+		}
+	}
+	d.gx.mu.Unlock()
+	switch {
+	case err != nil:
+		return err
+	case n == nil:
+		return rt.Errorf(op, rt.ErrInvalidValue, "node %#x is not a node of the instantiated graph %#x", uintptr(nh), uintptr(xh))
+	case n.typ != rt.NodeKernel:
+		return rt.Errorf(op, rt.ErrInvalidValue, "node %#x is a %s node, not a kernel node", uintptr(nh), n.typ)
+	}
+	if err := d.checkLaunch(op, p, x.ctx, l); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	kn := n.kern
+	if kn.p != p {
+		vars, err := kernelVars(p, x.ctx)
+		if err != nil {
+			return err
+		}
+		kn.p, kn.vars = p, vars
+	}
+	kn.grid, kn.block, kn.dynShared = l.Grid, l.Block, l.SharedMem
+	if len(kn.params) == int(l.ParamSize) {
+		copy(kn.params, unsafe.Slice((*byte)(l.Params), l.ParamSize))
+	} else {
+		kn.params = alignedCopy(unsafe.Slice((*byte)(l.Params), l.ParamSize))
+	}
+	return nil
+}
+
+// kernelVars is the addresses of p's module variables in c, for a launch.
+func kernelVars(p *program, c *context) ([]uint64, error) {
+	if !p.usesVars {
+		return nil, nil
+	}
+	in, err := p.lib.instance(c)
+	if err != nil {
+		return nil, err
+	}
+	return in.addr, nil
+}
+
+// node is the launch l as a captured kernel node.
+func (l *launch) node(coop bool) *snode {
+	return &snode{typ: rt.NodeKernel, kern: &kernelNode{p: l.p, ctx: l.ctx, grid: l.grid, block: l.block,
+		dynShared: l.dynShared, params: l.params, vars: l.vars, coop: coop}}
+}
+
+// launch is one run of the node's kernel in x.
+func (k *kernelNode) launch(d *Driver, x *sexec) *launch {
+	return &launch{d: d, p: k.p, ctx: k.ctx, grid: k.grid, block: k.block, dynShared: k.dynShared,
+		params: k.params, paramPtr: unsafe.Pointer(unsafe.SliceData(k.params)), vars: k.vars,
+		nthreads: int(k.block.Count()), budget: d.opt.InstrBudget, gridID: gridIDs.Add(1), graph: x}
+}
+
+// runState is one launch of an instantiated graph: its snapshot and the
+// events its record and wait nodes use.
+type runState struct {
+	d       *Driver
+	x       *sexec
+	plan    *sgraph
+	records map[*snode]*recording
+	waits   map[*snode]*op
+}
+
+func newRunState(d *Driver, x *sexec) *runState {
+	rs := &runState{d: d, x: x, plan: d.cloneGraph(x.g, nil, nil), records: map[*snode]*recording{}, waits: map[*snode]*op{}}
+	rs.prepare(rs.plan)
+	return rs
+}
+
+// recording is an event record node's record in one launch.
+type recording struct {
+	o    *op
+	gen  int
+	done bool
+}
+
+// prepare makes the launch's event records (the event's most recent
+// record is the node's from the launch on, as for cuEventRecord on a
+// stream) and takes the records its wait nodes wait for.
+func (rs *runState) prepare(g *sgraph) {
+	for _, n := range g.nodes {
+		switch n.typ {
+		case rt.NodeEventRecord:
+			e := n.ev
+			e.mu.Lock()
+			e.gen++
+			r := &recording{o: &op{done: make(chan struct{})}, gen: e.gen}
+			e.at, e.t = r.o, time.Time{}
+			e.mu.Unlock()
+			rs.records[n] = r
+		case rt.NodeWaitEvent:
+			e := n.ev
+			e.mu.Lock()
+			rs.waits[n] = e.at
+			e.mu.Unlock()
+		case rt.NodeGraph:
+			rs.prepare(n.child)
+		}
+	}
+}
+
+// finish completes the launch's records that did not run (a failed node
+// stopped the graph), so that nothing waits for them forever.
+func (rs *runState) finish() {
+	for _, r := range rs.records {
+		if !r.done {
+			r.done = true
+			close(r.o.done)
+		}
+	}
+}
+
+func (rs *runState) run() error {
+	defer rs.finish()
+	for _, v := range rs.x.conds {
+		if v.c.flags&rt.CondAssignDefault != 0 {
+			v.v.Store(v.c.def)
+		}
+	}
+	return rs.runGraph(rs.plan)
+}
+
+func (rs *runState) runGraph(g *sgraph) error {
+	for _, n := range g.nodes {
+		if err := rs.runNode(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (rs *runState) runNode(n *snode) error {
+	switch n.typ {
+	case rt.NodeKernel:
+		return n.kern.launch(rs.d, rs.x).run(n.kern.coop)
+	case rt.NodeEmpty, rt.NodeMemAlloc, rt.NodeMemFree:
+		if n.run != nil {
+			return n.run()
+		}
+		return nil
+	case rt.NodeGraph:
+		return rs.runGraph(n.child)
+	case rt.NodeEventRecord:
+		r := rs.records[n]
+		now := time.Now()
+		n.ev.mu.Lock()
+		if n.ev.gen == r.gen {
+			n.ev.t = now
+		}
+		n.ev.mu.Unlock()
+		r.done = true
+		close(r.o.done)
+		return nil
+	case rt.NodeWaitEvent:
+		if w := rs.waits[n]; w != nil {
+			<-w.done
+		}
+		return nil
+	case rt.NodeConditional:
+		v := rs.x.conds[n.cond.h]
+		switch n.ctype {
+		case rt.CondIf:
+			if v.v.Load() != 0 {
+				return rs.runGraph(n.bodies[0])
+			}
+			if len(n.bodies) > 1 {
+				return rs.runGraph(n.bodies[1])
+			}
+		case rt.CondWhile:
+			for i := 0; v.v.Load() != 0; i++ {
+				if i == whileLimit {
+					return rt.Errorf("cuGraphLaunch", rt.ErrLaunchTimeout, "WHILE node %#x ran its body %d times without its condition becoming 0", uintptr(n.orig.h), i)
+				}
+				if err := rs.runGraph(n.bodies[0]); err != nil {
+					return err
+				}
+			}
+		case rt.CondSwitch:
+			if i := v.v.Load(); int(i) < len(n.bodies) {
+				return rs.runGraph(n.bodies[i])
+			}
+		}
+		return nil
+	}
+	return n.run()
+}
+
+// setConditional is cudaGraphSetConditional(h, value) from a kernel of l:
+// h must be a condition of the graph the kernel runs in, as on a GPU, where
+// anything else writes through a bad pointer.
+func (l *launch) setConditional(h uint64, value uint32) string {
+	if l.graph == nil {
+		return sprintf("cudaGraphSetConditional(%#x, %d) from a kernel that is not running in a graph", h, value)
+	}
+	v := l.graph.conds[rt.ConditionalHandle(h)]
+	if v == nil {
+		return sprintf("cudaGraphSetConditional(%#x, %d): not a condition of the graph this kernel runs in", h, value)
+	}
+	v.v.Store(value)
+	return ""
+}
