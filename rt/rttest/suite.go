@@ -19,6 +19,8 @@ var (
 	suitePTX []byte
 	//go:embed testdata/suite_sm90.ptx
 	suiteSM90PTX []byte
+	//go:embed testdata/graph.ptx
+	graphPTX []byte
 )
 
 // suiteKernels is every kernel of suite.ptx.
@@ -33,6 +35,11 @@ type Options struct {
 	// looking up kernels needs a current context there, and each context
 	// has its own copy of a __managed__ variable.
 	PerContextModules bool
+	// LaunchBlocking is set for a driver whose launches wait for the kernel
+	// (rt/soft with Options.LaunchBlocking, CUDA with
+	// CUDA_LAUNCH_BLOCKING=1): the checks that queue a launch behind held
+	// work skip.
+	LaunchBlocking bool
 }
 
 // TestDriver checks that d keeps the rt.Driver contract, as seen through rt's
@@ -44,7 +51,17 @@ type Options struct {
 // value and handle, not found, invalid PTX); launches on streams, on a
 // context's NULL stream and in the current context, with every parameter
 // layout rt packs, dynamic shared memory and normalized shapes; parameter
-// layouts (rt.ParamInfoer); cooperative, cluster and programmatic launches.
+// layouts (rt.ParamInfoer); cooperative, cluster and programmatic launches;
+// rt's synchronous copies waiting for every stream of their context. Then,
+// where the driver has the optional capability, each of them: graphs
+// (rt.Grapher: capture, replay, node updates, forks and joins, the capture
+// rules, child graphs, event nodes, IF, WHILE and SWITCH nodes), stream
+// dependencies and host functions (rt.Streamer), page-locked memory,
+// memsets and 2-D copies (rt.MemoryOps), stream-ordered allocation and
+// pools (rt.AsyncAllocator), kernel attributes and occupancy
+// (rt.KernelAttributer, rt.OccupancyCalculator) and peer access between
+// the first two devices (rt.PeerAccessor); a check that needs what the
+// driver lacks skips and says so.
 //
 // Each area is a subtest of t. Checks that need sm_90 skip on older
 // devices, saying so. The suite leaves no context current on any thread and
@@ -67,6 +84,13 @@ func TestDriver(t *testing.T, d rt.Driver, opts Options) {
 	t.Run("Cooperative", s.cooperative)
 	t.Run("Cluster", s.cluster)
 	t.Run("Programmatic", s.programmatic)
+	t.Run("SafeCopies", s.safeCopies)
+	t.Run("StreamDependencies", s.streamDeps)
+	t.Run("MemoryOps", s.memoryOps)
+	t.Run("AsyncAlloc", s.asyncAlloc)
+	t.Run("KernelInfo", s.kernelInfo)
+	t.Run("Graphs", s.graphs)
+	t.Run("Peers", s.peers)
 }
 
 // suite is what the checks share: the driver, device 0's primary context a,
@@ -85,6 +109,9 @@ type suite struct {
 	total                                 *rt.Managed[uint32]
 	sm90                                  *rt.Library
 	clusterInfo, pdlProducer, pdlConsumer *rt.Kernel
+	// graph.ptx, loaded by the checks that use it
+	glib                      *rt.Library
+	addTo, setCond, countDown *rt.Kernel
 }
 
 func newSuite(t *testing.T, d rt.Driver, opts Options) *suite {
@@ -105,6 +132,10 @@ func newSuite(t *testing.T, d rt.Driver, opts Options) *suite {
 	s.clusterInfo = s.sm90.Kernel("clusterInfo", p(0, 8))
 	s.pdlProducer = s.sm90.Kernel("pdlProducer", p(0, 8), p(8, 4))
 	s.pdlConsumer = s.sm90.Kernel("pdlConsumer", p(0, 8), p(8, 8), p(16, 4))
+	s.glib = rt.NewLibrary("graph.ptx", graphPTX)
+	s.addTo = s.glib.Kernel("addTo", p(0, 8), p(8, 4))
+	s.setCond = s.glib.Kernel("setCond", p(0, 8), p(8, 4))
+	s.countDown = s.glib.Kernel("countDown", p(0, 8), p(8, 8))
 
 	// The load comes first, before the suite has a context: the
 	// context-independent API allows that.
@@ -125,7 +156,7 @@ func newSuite(t *testing.T, d rt.Driver, opts Options) *suite {
 }
 
 func (s *suite) close(t *testing.T) {
-	for _, err := range []error{s.lib.Unload(s.d), s.sm90.Unload(s.d), s.b.Release(), s.a.Release()} {
+	for _, err := range []error{s.lib.Unload(s.d), s.sm90.Unload(s.d), s.glib.Unload(s.d), s.b.Release(), s.a.Release()} {
 		if err != nil {
 			t.Errorf("cleaning up: %v", err)
 		}
@@ -218,6 +249,55 @@ func (s *suite) runAddManaged(cfg rt.Config, v uint32) error {
 	le.PutUint32(p[0:], v)
 	return s.addManaged.Launch(cfg, p[:])
 }
+
+// vecAddNode is what cugen generates to update a vecAdd node of a graph:
+// the launch function's signature with the node in front.
+func (s *suite) vecAddNode(node rt.KernelNode, cfg rt.Config, a, b rt.ConstPtr[float32], c rt.Ptr[float32], n uint32) error {
+	var p [28]byte
+	le.PutUint64(p[0:], uint64(a))
+	le.PutUint64(p[8:], uint64(b))
+	le.PutUint64(p[16:], uint64(c))
+	le.PutUint32(p[24:], n)
+	return s.vecAdd.SetNode(node, cfg, p[:])
+}
+
+func (s *suite) runAddTo(cfg rt.Config, p rt.Ptr[uint32], v uint32) error {
+	var b [12]byte
+	le.PutUint64(b[0:], uint64(p))
+	le.PutUint32(b[8:], v)
+	return s.addTo.Launch(cfg, b[:])
+}
+
+func (s *suite) addToNode(node rt.KernelNode, cfg rt.Config, p rt.Ptr[uint32], v uint32) error {
+	var b [12]byte
+	le.PutUint64(b[0:], uint64(p))
+	le.PutUint32(b[8:], v)
+	return s.addTo.SetNode(node, cfg, b[:])
+}
+
+func (s *suite) runSetCond(cfg rt.Config, handle uint64, v uint32) error {
+	var b [12]byte
+	le.PutUint64(b[0:], handle)
+	le.PutUint32(b[8:], v)
+	return s.setCond.Launch(cfg, b[:])
+}
+
+func (s *suite) setCondNode(node rt.KernelNode, cfg rt.Config, handle uint64, v uint32) error {
+	var b [12]byte
+	le.PutUint64(b[0:], handle)
+	le.PutUint32(b[8:], v)
+	return s.setCond.SetNode(node, cfg, b[:])
+}
+
+func (s *suite) runCountDown(cfg rt.Config, counter rt.Ptr[uint32], handle uint64) error {
+	var b [16]byte
+	le.PutUint64(b[0:], uint64(counter))
+	le.PutUint64(b[8:], handle)
+	return s.countDown.Launch(cfg, b[:])
+}
+
+// one is a launch of one block of 32 threads on s.
+func one(s *rt.Stream) rt.Config { return rt.Config{Grid: rt.D1(1), Block: rt.D1(32), Stream: s} }
 
 // vecAddArgs is vecAdd's parameter buffer, for launches through the Driver.
 func vecAddArgs(a, b, c rt.DevPtr, n uint32) []byte {
