@@ -185,7 +185,8 @@ type AsyncAllocator interface {
 	// MemFreeAsync frees p once the work queued on s before it is done.
 	MemFreeAsync(ctx CtxHandle, p DevPtr, s StreamHandle) error
 	// MemPoolCreate makes a pool of device memory on dev; maxSize 0 means
-	// no limit beyond the device's memory.
+	// no limit beyond the device's memory (CUDA rounds a limit up to its
+	// pools' granularity: 32 MiB on CUDA 13.0).
 	MemPoolCreate(dev int, maxSize uint64) (MemPoolHandle, error)
 	MemPoolDestroy(pool MemPoolHandle) error
 	// DeviceMemPool is cuDeviceGetMemPool: the pool MemAllocAsync uses on dev.
@@ -289,11 +290,14 @@ type Grapher interface {
 	// filled by node calls or StreamBeginCaptureToGraph.
 	GraphAddConditional(ctx CtxHandle, g GraphHandle, deps []GraphNodeHandle, c ConditionalHandle, typ CondType, size int) (GraphNodeHandle, []GraphHandle, error)
 
-	// GraphInstantiate is cuGraphInstantiateWithFlags.
-	GraphInstantiate(g GraphHandle, flags uint64) (GraphExecHandle, error)
-	GraphExecDestroy(x GraphExecHandle) error
+	// GraphInstantiate is cuGraphInstantiateWithFlags, in ctx (the
+	// driver instantiates for the current context).
+	GraphInstantiate(ctx CtxHandle, g GraphHandle, flags uint64) (GraphExecHandle, error)
+	GraphExecDestroy(ctx CtxHandle, x GraphExecHandle) error
 	// GraphLaunch is cuGraphLaunch: the whole graph as one piece of s's
-	// work. It allocates nothing.
+	// work. It allocates nothing. A capture cannot record it
+	// (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED): a graph runs another as a
+	// child node.
 	GraphLaunch(ctx CtxHandle, x GraphExecHandle, s StreamHandle) error
 	// GraphUpload is cuGraphUpload: prepares x's first launch on s.
 	GraphUpload(ctx CtxHandle, x GraphExecHandle, s StreamHandle) error

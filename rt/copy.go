@@ -3,6 +3,8 @@ package rt
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -16,28 +18,110 @@ func (c *Context) memOps(op string) (MemoryOps, error) {
 
 // CopyFromAsync copies src to the start of the buffer in s's order (see
 // Buffer): leave src alone until s has passed the copy, unless it is Go
-// memory, which CUDA reads before the call returns.
+// memory, which CUDA reads before the call returns. During a capture src
+// must be a PinnedBuffer's (see captureHost).
 func (b Buffer[T]) CopyFromAsync(s *Stream, src []T) error {
+	const op = "rt.Buffer.CopyFromAsync"
 	if len(src) > b.Len {
-		return Errorf("rt.Buffer.CopyFromAsync", ErrInvalidValue, "%d elements into a buffer of %d", len(src), b.Len)
+		return Errorf(op, ErrInvalidValue, "%d elements into a buffer of %d", len(src), b.Len)
 	}
 	if len(src) == 0 {
 		return nil
 	}
-	return s.ctx.drv.MemcpyHtoD(s.ctx.h, DevPtr(b.Ptr), unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), s.h, true)
+	p, n := unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T]()
+	if err := s.captureHost(op, p, n); err != nil {
+		return err
+	}
+	return s.ctx.drv.MemcpyHtoD(s.ctx.h, DevPtr(b.Ptr), p, n, s.h, true)
 }
 
 // CopyToAsync copies the start of the buffer into dst in s's order (see
 // Buffer). dst holds the copy once s has passed it: read it after
-// s.Synchronize, an event, or in a later host function.
+// s.Synchronize, an event, or in a later host function. During a capture
+// dst must be a PinnedBuffer's (see captureHost).
 func (b Buffer[T]) CopyToAsync(s *Stream, dst []T) error {
+	const op = "rt.Buffer.CopyToAsync"
 	if len(dst) > b.Len {
-		return Errorf("rt.Buffer.CopyToAsync", ErrInvalidValue, "%d elements from a buffer of %d", len(dst), b.Len)
+		return Errorf(op, ErrInvalidValue, "%d elements from a buffer of %d", len(dst), b.Len)
 	}
 	if len(dst) == 0 {
 		return nil
 	}
-	return s.ctx.drv.MemcpyDtoH(s.ctx.h, unsafe.Pointer(unsafe.SliceData(dst)), DevPtr(b.Ptr), uint64(len(dst))*sizeOf[T](), s.h, true)
+	p, n := unsafe.Pointer(unsafe.SliceData(dst)), uint64(len(dst))*sizeOf[T]()
+	if err := s.captureHost(op, p, n); err != nil {
+		return err
+	}
+	return s.ctx.drv.MemcpyDtoH(s.ctx.h, p, DevPtr(b.Ptr), n, s.h, true)
+}
+
+// pinnedSpans are the PinnedBuffers' memory, sorted by address.
+var pinnedSpans struct {
+	mu    sync.RWMutex
+	spans []pinnedSpan
+}
+
+type pinnedSpan struct{ p, n uintptr }
+
+func addPinned(p unsafe.Pointer, n uint64) {
+	pinnedSpans.mu.Lock()
+	defer pinnedSpans.mu.Unlock()
+	sp := pinnedSpan{uintptr(p), uintptr(n)}
+	i, _ := slices.BinarySearchFunc(pinnedSpans.spans, sp, func(a, b pinnedSpan) int { return cmpUintptr(a.p, b.p) })
+	pinnedSpans.spans = slices.Insert(pinnedSpans.spans, i, sp)
+}
+
+func removePinned(p unsafe.Pointer) {
+	pinnedSpans.mu.Lock()
+	defer pinnedSpans.mu.Unlock()
+	pinnedSpans.spans = slices.DeleteFunc(pinnedSpans.spans, func(s pinnedSpan) bool { return s.p == uintptr(p) })
+}
+
+func cmpUintptr(a, b uintptr) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// isPinned reports whether [p, p+n) lies in one PinnedBuffer.
+func isPinned(p unsafe.Pointer, n uint64) bool {
+	pinnedSpans.mu.RLock()
+	defer pinnedSpans.mu.RUnlock()
+	a := uintptr(p)
+	i, found := slices.BinarySearchFunc(pinnedSpans.spans, a, func(s pinnedSpan, a uintptr) int { return cmpUintptr(s.p, a) })
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	sp := pinnedSpans.spans[i]
+	return a >= sp.p && uint64(a-sp.p)+n <= uint64(sp.n)
+}
+
+// captureHost refuses an async copy to or from host memory that is not a
+// PinnedBuffer's while s is being captured. CUDA records such a copy, and
+// each launch of the graph would then read or write the Go memory's
+// address long after the call: memory the garbage collector may have freed
+// or, for a goroutine's stack, moved. A PinnedBuffer's memory stays where
+// it is until Free. Outside a capture it costs nothing for pinned memory
+// and one driver query for Go memory (whose copy CUDA stages anyway).
+func (s *Stream) captureHost(op string, p unsafe.Pointer, n uint64) error {
+	if isPinned(p, n) {
+		return nil
+	}
+	g, ok := s.ctx.drv.(Grapher)
+	if !ok || s.h == 0 {
+		return nil
+	}
+	st, _, err := g.StreamCaptureInfo(s.ctx.h, s.h, nil)
+	if err == nil && st != CaptureNone {
+		return Errorf(op, ErrStreamCaptureUnsupported, "a graph would keep the address of Go memory, which the garbage collector may free or move: copy through an rt.PinnedBuffer during a capture")
+	}
+	return nil
 }
 
 // ToHostAsync returns a new slice that holds the whole buffer once s has
@@ -159,6 +243,7 @@ func AllocPinned[T any](ctx *Context, n int) (*PinnedBuffer[T], error) {
 		return nil, err
 	}
 	clear(unsafe.Slice((*byte)(p), size))
+	addPinned(p, size)
 	return &PinnedBuffer[T]{ctx: ctx, m: m, p: p, n: n}, nil
 }
 
@@ -181,6 +266,7 @@ func (b *PinnedBuffer[T]) Free() error {
 	}
 	p := b.p
 	b.p, b.n = nil, 0
+	removePinned(p)
 	return b.m.MemHostFree(b.ctx.h, p)
 }
 
@@ -212,9 +298,19 @@ func (c Copy2D) Run(ctx *Context) error {
 	return ctx.synchronous("rt.Copy2D.Run", wait, func() error { return m.Memcpy2D(ctx.h, &c, 0, false) })
 }
 
-// RunAsync copies c in s's order (cuMemcpy2DAsync).
+// RunAsync copies c in s's order (cuMemcpy2DAsync). During a capture its
+// host memory must be a PinnedBuffer's (see Buffer.CopyToAsync).
 func (c Copy2D) RunAsync(s *Stream) error {
+	const op = "rt.Copy2D.RunAsync"
 	m, err := s.ctx.memOps("cuMemcpy2DAsync")
+	if err != nil {
+		return err
+	}
+	if c.SrcHost != nil {
+		err = s.captureHost(op, c.SrcHost, c.SrcPitch*(max(c.Height, 1)-1)+c.WidthBytes)
+	} else if c.DstHost != nil {
+		err = s.captureHost(op, c.DstHost, c.DstPitch*(max(c.Height, 1)-1)+c.WidthBytes)
+	}
 	if err != nil {
 		return err
 	}

@@ -232,7 +232,7 @@ func (g *Graph) CaptureInto(s *Stream, fn func(s *Stream) error, deps ...GraphNo
 
 // Instantiate makes the graph executable (cuGraphInstantiateWithFlags).
 func (g *Graph) Instantiate() (*GraphExec, error) {
-	h, err := g.g.GraphInstantiate(g.h, 0)
+	h, err := g.g.GraphInstantiate(g.ctx.h, g.h, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +370,9 @@ func (x *GraphExec) Handle() GraphExecHandle { return x.h }
 func (x *GraphExec) Context() *Context { return x.ctx }
 
 // Launch queues the whole graph on s as one piece of s's work
-// (cuGraphLaunch). It allocates nothing.
+// (cuGraphLaunch). It allocates nothing. A capture cannot record a graph
+// launch (ErrStreamCaptureUnsupported): add the graph to the capturing
+// graph as a child node (Graph.AddChild) instead.
 func (x *GraphExec) Launch(s *Stream) error { return x.g.GraphLaunch(s.ctx.h, x.h, s.h) }
 
 // Upload prepares the graph's first launch on s ahead of it
@@ -378,7 +380,7 @@ func (x *GraphExec) Launch(s *Stream) error { return x.g.GraphLaunch(s.ctx.h, x.
 func (x *GraphExec) Upload(s *Stream) error { return x.g.GraphUpload(s.ctx.h, x.h, s.h) }
 
 // Destroy destroys the instantiated graph (cuGraphExecDestroy).
-func (x *GraphExec) Destroy() error { return x.g.GraphExecDestroy(x.h) }
+func (x *GraphExec) Destroy() error { return x.g.GraphExecDestroy(x.ctx.h, x.h) }
 
 // KernelNode names n, a kernel node of x's graph, in x: what a generated
 // XNode function updates.

@@ -62,8 +62,9 @@ type MemPool struct {
 }
 
 // NewMemPool creates a pool of memory on d (cuMemPoolCreate); maxSize 0
-// means no limit but the device's memory. Its release threshold starts at
-// 0: memory freed into it is returned at the next synchronization.
+// means no limit but the device's memory, and CUDA rounds a limit up to its
+// pools' granularity (32 MiB). Its release threshold starts at 0: memory
+// freed into it is returned at the next synchronization.
 func (d Device) NewMemPool(maxSize uint64) (*MemPool, error) {
 	a, err := asyncAllocator(d.drv, "cuMemPoolCreate")
 	if err != nil {

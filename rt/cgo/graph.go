@@ -113,7 +113,7 @@ func (d *Driver) GraphDestroy(g rt.GraphHandle) error {
 	if rc := C.cgx_graph_destroy(cgraph(g)); rc != 0 {
 		return check("cuGraphDestroy", rc)
 	}
-	dropRec(uintptr(g), false)
+	dropRec(uintptr(g))
 	return nil
 }
 
@@ -162,7 +162,7 @@ func (d *Driver) GraphAddChild(g rt.GraphHandle, deps []rt.GraphNodeHandle, chil
 	if rc := C.cgx_add_child(cgraph(g), cnodes(deps), C.size_t(len(deps)), cgraph(child), &n); rc != 0 {
 		return 0, check("cuGraphAddChildGraphNode", rc)
 	}
-	copyHostFuncs(uintptr(g), uintptr(child), false)
+	copyHostFuncs(uintptr(g), uintptr(child))
 	return nodeh(n), nil
 }
 
@@ -211,59 +211,35 @@ func (d *Driver) newer(err error, version int, what string) error {
 }
 
 // GraphInstantiate is cuGraphInstantiateWithFlags.
-func (d *Driver) GraphInstantiate(g rt.GraphHandle, flags uint64) (rt.GraphExecHandle, error) {
+func (d *Driver) GraphInstantiate(ctx rt.CtxHandle, g rt.GraphHandle, flags uint64) (rt.GraphExecHandle, error) {
 	ext()
 	var x C.CUgraphExec
-	if rc := C.cgx_instantiate(cgraph(g), C.ulonglong(flags), &x); rc != 0 {
+	if rc := C.cgx_instantiate(cctx(ctx), cgraph(g), C.ulonglong(flags), &x); rc != 0 {
 		return 0, check("cuGraphInstantiate", rc)
 	}
-	copyHostFuncs(uintptr(unsafe.Pointer(x)), uintptr(g), true)
+	copyHostFuncs(uintptr(unsafe.Pointer(x)), uintptr(g))
 	return exech(x), nil
 }
 
 // GraphExecDestroy is cuGraphExecDestroy.
-func (d *Driver) GraphExecDestroy(x rt.GraphExecHandle) error {
+func (d *Driver) GraphExecDestroy(ctx rt.CtxHandle, x rt.GraphExecHandle) error {
 	ext()
-	if rc := C.cgx_exec_destroy(cexec(x)); rc != 0 {
+	if rc := C.cgx_exec_destroy(cctx(ctx), cexec(x)); rc != 0 {
 		return check("cuGraphExecDestroy", rc)
 	}
-	dropRec(uintptr(x), true)
+	dropRec(uintptr(x))
 	return nil
 }
 
 // GraphLaunch is cuGraphLaunch. On a stream it makes no context current
-// and allocates nothing.
+// (unless the driver asks for one) and allocates nothing. A capture cannot
+// record it (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, CUDA 13.0): add the
+// graph as a child node instead.
 func (d *Driver) GraphLaunch(ctx rt.CtxHandle, x rt.GraphExecHandle, s rt.StreamHandle) error {
-	var c C.CUcontext
-	if s == 0 {
-		c = cctx(ctx)
-	}
-	if hostExecs.Load() != 0 {
-		d.captureHostFuncs(ctx, x, s)
-	}
-	if rc := C.cgx_graph_launch(c, cexec(x), cstream(s)); rc != 0 {
+	if rc := C.cgx_graph_launch(cctx(ctx), cexec(x), cstream(s)); rc != 0 {
 		return check("cuGraphLaunch", rc)
 	}
 	return nil
-}
-
-// captureHostFuncs gives x's host functions to the capture s is in, if
-// any: a captured launch copies x's graph, host nodes included.
-//
-//go:noinline
-func (d *Driver) captureHostFuncs(ctx rt.CtxHandle, x rt.GraphExecHandle, s rt.StreamHandle) {
-	fns := execHostFuncs(uintptr(x))
-	if len(fns) == 0 {
-		return
-	}
-	status, id, err := captureInfo(ctx, s)
-	if err != nil || status != rt.CaptureActive {
-		return
-	}
-	retainHostFuncs(fns)
-	hostFuncs.mu.Lock()
-	hostFuncs.byCapture[id] = append(hostFuncs.byCapture[id], fns...)
-	hostFuncs.mu.Unlock()
 }
 
 // GraphUpload is cuGraphUpload.

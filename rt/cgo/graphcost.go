@@ -158,10 +158,12 @@ func (d *Driver) cGraphUpdate(x rt.GraphExecHandle, nodes []rt.GraphNodeHandle, 
 }
 
 // cGraphUpdateShim times a C loop of the shim's update, one per node.
-func (d *Driver) cGraphUpdateShim(x rt.GraphExecHandle, nodes []rt.GraphNodeHandle, h rt.KernelHandle, ctx rt.CtxHandle, params *[28]byte) (time.Duration, error) {
+func (d *Driver) cGraphUpdateShim(x rt.GraphExecHandle, nodes []rt.GraphNodeHandle, h rt.KernelHandle, ctx rt.CtxHandle, params [28]byte) (time.Duration, error) {
 	k := d.kernels.get(uintptr(h))
 	var rc C.int
-	ns := C.gcost_update_shim(cexec(x), cnodes(nodes), C.int(len(nodes)), k.k, cctx(ctx), unsafe.Pointer(params), &rc)
+	// params is a copy of its own: cgo checks the whole allocation an
+	// unsafe.Pointer points into, which must hold no Go pointers.
+	ns := C.gcost_update_shim(cexec(x), cnodes(nodes), C.int(len(nodes)), k.k, cctx(ctx), unsafe.Pointer(&params), &rc)
 	if rc != 0 {
 		return 0, rt.Errorf("cgx_exec_kernel_set (C loop)", rt.Result(rc), "")
 	}

@@ -7,10 +7,7 @@ package cgo
 */
 import "C"
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync"
 
 // Host functions (cuLaunchHostFunc) call back into Go from a thread of the
 // driver's. The driver is never given a Go pointer: it gets a handle, a
@@ -20,9 +17,9 @@ import (
 // A host function queued on a stream runs once and is forgotten. One queued
 // during a capture becomes a host node, which runs at every launch of the
 // graph, of every graph instantiated from it, and of every graph that took
-// a copy of it (a child node, a captured launch): such a function is kept,
-// with a count of the graphs and instantiated graphs that hold it, until
-// the last of them is destroyed.
+// a copy of it (a child node): such a function is kept, with a count of the
+// graphs and instantiated graphs that hold it, until the last of them is
+// destroyed.
 
 // hostFunc is a registered host function.
 type hostFunc struct {
@@ -121,12 +118,10 @@ type graphRec struct {
 }
 
 // graphRecs are the records of graphs and instantiated graphs with host
-// functions, by handle; hostExecs counts the instantiated graphs among
-// them, so that a launch need not look when there are none.
+// functions, by handle.
 var (
 	graphRecsMu sync.Mutex
 	graphRecs   = map[uintptr]*graphRec{}
-	hostExecs   atomic.Int32
 )
 
 // recOf returns the record that keeps h's functions, made if create is set;
@@ -157,7 +152,7 @@ func addHostFuncs(h uintptr, hs []uintptr) {
 
 // copyHostFuncs gives to holder (a graph or an instantiated graph) the host
 // functions of graph from, retaining them.
-func copyHostFuncs(holder, from uintptr, exec bool) {
+func copyHostFuncs(holder, from uintptr) {
 	graphRecsMu.Lock()
 	src := recOf(from, false)
 	if src == nil || len(src.fns) == 0 {
@@ -168,14 +163,11 @@ func copyHostFuncs(holder, from uintptr, exec bool) {
 	r := recOf(holder, true)
 	r.fns = append(r.fns, hs...)
 	graphRecsMu.Unlock()
-	if exec {
-		hostExecs.Add(1)
-	}
 	retainHostFuncs(hs)
 }
 
 // dropRec forgets h's record and releases its host functions.
-func dropRec(h uintptr, exec bool) {
+func dropRec(h uintptr) {
 	graphRecsMu.Lock()
 	r := graphRecs[h]
 	delete(graphRecs, h)
@@ -190,20 +182,7 @@ func dropRec(h uintptr, exec bool) {
 	if r == nil || r.root != nil {
 		return
 	}
-	if exec && len(r.fns) > 0 {
-		hostExecs.Add(-1)
-	}
 	releaseHostFuncs(r.fns)
-}
-
-// execHostFuncs is the host functions an instantiated graph holds.
-func execHostFuncs(h uintptr) []uintptr {
-	graphRecsMu.Lock()
-	defer graphRecsMu.Unlock()
-	if r := graphRecs[h]; r != nil {
-		return append([]uintptr(nil), r.fns...)
-	}
-	return nil
 }
 
 // linkBody records that graph body is a conditional node's body in graph

@@ -23,6 +23,7 @@ enum {
 	CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
 	CUDA_SUCCESS = 0,
 	CUDA_ERROR_INVALID_VALUE = 1,
+	CUDA_ERROR_INVALID_CONTEXT = 201,
 };
 #define CU_LAUNCH_PARAM_END ((void *)0x00)
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
@@ -569,18 +570,29 @@ int cgx_add_conditional(CUcontext ctx, CUgraph g, const CUgraphNode *deps, size_
 	X_IN_CTX(ctx, add_conditional(ctx, g, deps, n, h, type, size, node, bodies));
 }
 
-int cgx_instantiate(CUgraph g, unsigned long long flags, CUgraphExec *x) {
+int cgx_instantiate(CUcontext ctx, CUgraph g, unsigned long long flags, CUgraphExec *x) {
 	XNEED(p_cuGraphInstantiateWithFlags);
-	return p_cuGraphInstantiateWithFlags(x, g, flags);
+	X_IN_CTX(ctx, p_cuGraphInstantiateWithFlags(x, g, flags));
 }
 
-int cgx_exec_destroy(CUgraphExec x) {
+int cgx_exec_destroy(CUcontext ctx, CUgraphExec x) {
 	XNEED(p_cuGraphExecDestroy);
-	return p_cuGraphExecDestroy(x);
+	X_IN_CTX(ctx, p_cuGraphExecDestroy(x));
 }
+
+// launch_in_ctx and set_in_ctx are set once the driver has refused a
+// graph launch on a stream, or a node update, with no context current
+// (CUDA_ERROR_INVALID_CONTEXT): from then on the context is made current
+// for them.
+static int launch_in_ctx, set_in_ctx;
 
 int cgx_graph_launch(CUcontext ctx, CUgraphExec x, CUstream s) {
 	XNEED(p_cuGraphLaunch);
+	if (s && !launch_in_ctx) {
+		CUresult r = p_cuGraphLaunch(x, s);
+		if (r != CUDA_ERROR_INVALID_CONTEXT || !ctx) return r;
+		launch_in_ctx = 1;
+	}
 	X_IN_CTX(ctx, p_cuGraphLaunch(x, s));
 }
 
@@ -594,10 +606,15 @@ int cgx_graph_upload(CUcontext ctx, CUgraphExec x, CUstream s) {
 // CUfunction from then on, as the launch does.
 static int by_func;
 
-int cgx_exec_kernel_set(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction f, CUcontext ctx, unsigned int gx,
-                        unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
-                        unsigned int shmem, void *params, size_t size) {
-	XNEED(p_cuGraphExecKernelNodeSetParams);
+static CUresult set_in(CUcontext ctx, CUgraphExec x, CUgraphNode node, const cgx_kernel_params *p) {
+	// An update naming a CUfunction runs in the current context: a driver
+	// (580, CUDA 13.0) crashed on one with no context current.
+	X_IN_CTX(ctx, p_cuGraphExecKernelNodeSetParams(x, node, p));
+}
+
+static CUresult exec_kernel_set(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction f, CUcontext ctx,
+                                unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+                                unsigned int bz, unsigned int shmem, void *params, size_t size) {
 	if (size && !params) return CUDA_ERROR_INVALID_VALUE;
 	// The packed buffer goes through extra, as for a launch: no array of
 	// pointers into Go memory. The driver copies it before returning.
@@ -616,7 +633,20 @@ int cgx_exec_kernel_set(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction 
 		p.kern = NULL;
 		p.ctx = NULL;
 	}
-	CUresult r = p_cuGraphExecKernelNodeSetParams(x, node, &p);
+	CUresult r = set_in(ctx, x, node, &p);
 	if (r == 0 && k) by_func = 1;
 	return r;
+}
+
+int cgx_exec_kernel_set(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction f, CUcontext ctx, unsigned int gx,
+                        unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+                        unsigned int shmem, void *params, size_t size) {
+	XNEED(p_cuGraphExecKernelNodeSetParams);
+	if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
+	if (!set_in_ctx) {
+		CUresult r = exec_kernel_set(x, node, k, f, ctx, gx, gy, gz, bx, by, bz, shmem, params, size);
+		if (r != CUDA_ERROR_INVALID_CONTEXT) return r;
+		set_in_ctx = 1;
+	}
+	X_IN_CTX(ctx, exec_kernel_set(x, node, k, f, ctx, gx, gy, gz, bx, by, bz, shmem, params, size));
 }

@@ -85,13 +85,17 @@ int cgx_cond_create(CUcontext ctx, CUgraph g, unsigned int def, unsigned int fla
 // driver's array of its size body graphs.
 int cgx_add_conditional(CUcontext ctx, CUgraph g, const CUgraphNode *deps, size_t n, CUgraphConditionalHandle h,
                         int type, unsigned int size, CUgraphNode *node, CUgraph **bodies);
-int cgx_instantiate(CUgraph g, unsigned long long flags, CUgraphExec *x);
-int cgx_exec_destroy(CUgraphExec x);
+int cgx_instantiate(CUcontext ctx, CUgraph g, unsigned long long flags, CUgraphExec *x);
+int cgx_exec_destroy(CUcontext ctx, CUgraphExec x);
+// cgx_graph_launch launches x on s without making ctx current, unless the
+// driver refuses that (then always with ctx current); on the NULL stream
+// with ctx current.
 int cgx_graph_launch(CUcontext ctx, CUgraphExec x, CUstream s);
 int cgx_graph_upload(CUcontext ctx, CUgraphExec x, CUstream s);
 // cgx_exec_kernel_set is cuGraphExecKernelNodeSetParams with the packed
 // parameter buffer, for the CUkernel k in ctx, or (k NULL) the legacy
-// function f.
+// function f. As cgx_graph_launch, it makes ctx current only if the driver
+// asks for it.
 int cgx_exec_kernel_set(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction f, CUcontext ctx, unsigned int gx,
                         unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
                         unsigned int shmem, void *params, size_t size);

@@ -316,22 +316,29 @@ func (d *Driver) StreamCaptureInfo(ch rt.CtxHandle, sh rt.StreamHandle, deps []r
 // capturing reports whether s is being captured; gx.mu must be held.
 func (s *stream) capturing() bool { return s.capt != nil }
 
-// submit queues fn on s as the work of a node of type typ, or, while s is
-// being captured, adds it to the capture as such a node (kern for a
-// kernel, ev for event nodes). host and hostLen name the host memory a copy
-// reads or writes (nil for none): a capture takes only page-locked memory.
-// It returns the queued op, or nil if the work was captured.
-func (d *Driver) submit(op string, s *stream, n *snode, host unsafe.Pointer, hostLen uint64, fn func() error) (*op, error) {
+// streamCaptured reports whether (ch, sh) names a stream being captured.
+func (d *Driver) streamCaptured(op string, ch rt.CtxHandle, sh rt.StreamHandle) bool {
+	s, err := d.stream(op, ch, sh)
+	if err != nil {
+		return false
+	}
+	d.gx.mu.Lock()
+	defer d.gx.mu.Unlock()
+	return s.capturing()
+}
+
+// submit queues fn on s as the work of node n (a kernel's, or the node
+// type fn's work makes), or, while s is being captured, adds n, doing fn,
+// to the capture. It returns the queued op, or nil if the work was
+// captured. A captured copy of host memory reads or writes it at each
+// launch of the graph, page-locked or not, as CUDA's does (rt refuses Go
+// memory there: see rt.Stream.captureHost).
+func (d *Driver) submit(op string, s *stream, n *snode, fn func() error) (*op, error) {
 	d.gx.mu.Lock()
 	if cp := s.capt; cp != nil {
 		defer d.gx.mu.Unlock()
 		if cp.err != nil {
 			return nil, rt.Errorf(op, rt.ErrStreamCaptureInvalidated, "the capture of stream %#x failed earlier: %v", uintptr(s.h), cp.err)
-		}
-		if host != nil && !d.isPinned(host, hostLen) {
-			err := rt.Errorf(op, rt.ErrStreamCaptureUnsupported, "a capture copies only page-locked host memory (rt.AllocPinned), not Go memory")
-			d.invalidate(cp, err)
-			return nil, err
 		}
 		if n.typ != rt.NodeKernel {
 			n.run = fn
@@ -368,22 +375,24 @@ func (d *Driver) legacyImplicit(op string, s *stream) error {
 	return nil
 }
 
-// forbidden fails a call that a capture's mode forbids, as CUDA does for
+// forbidden fails a call that a capture forbids, as CUDA does for
 // synchronous copies and memsets, allocations and context synchronization
 // (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED): a CaptureGlobal capture forbids
 // them on every thread, a CaptureThreadLocal one on its own thread, a
-// CaptureRelaxed one nowhere. A call that would wait for work in c (wait)
-// also invalidates a capture in c that forbids it.
+// CaptureRelaxed one nowhere; and a call that waits for all work in c
+// (wait) is invalid while a stream of c is being captured, whatever the
+// mode, and invalidates that capture.
 func (d *Driver) forbidden(op string, c *context, wait bool) error {
 	d.gx.mu.Lock()
 	defer d.gx.mu.Unlock()
 	me := tid()
 	for cp := range d.gx.captures {
-		if cp.mode == rt.CaptureRelaxed || cp.mode == rt.CaptureThreadLocal && cp.tid != me {
+		inCtx := wait && cp.origin.ctx == c
+		if !inCtx && (cp.mode == rt.CaptureRelaxed || cp.mode == rt.CaptureThreadLocal && cp.tid != me) {
 			continue
 		}
 		err := rt.Errorf(op, rt.ErrStreamCaptureUnsupported, "not permitted while stream %#x is being captured (capture mode %d)", uintptr(cp.origin.h), cp.mode)
-		if wait && cp.origin.ctx == c {
+		if inCtx {
 			d.invalidate(cp, err)
 		}
 		return err
@@ -406,12 +415,14 @@ func (d *Driver) capturedStream(op string, s *stream) error {
 }
 
 // capturedEvent fails an operation on an event last recorded in a capture
-// (CUDA_ERROR_CAPTURED_EVENT).
+// (CUDA_ERROR_CAPTURED_EVENT), which invalidates the capture, as CUDA's.
 func (d *Driver) capturedEvent(op string, e *event) error {
 	d.gx.mu.Lock()
 	defer d.gx.mu.Unlock()
 	if e.capt != nil {
-		return rt.Errorf(op, rt.ErrCapturedEvent, "the event was last recorded in a capture; it completes when the graph runs")
+		err := rt.Errorf(op, rt.ErrCapturedEvent, "the event was last recorded in a capture; it completes when the graph runs")
+		d.invalidate(e.capt, err)
+		return err
 	}
 	return nil
 }

@@ -38,8 +38,12 @@ type condValue struct {
 const whileLimit = 1 << 24
 
 // GraphInstantiate is cuGraphInstantiateWithFlags.
-func (d *Driver) GraphInstantiate(gh rt.GraphHandle, flags uint64) (rt.GraphExecHandle, error) {
+func (d *Driver) GraphInstantiate(ch rt.CtxHandle, gh rt.GraphHandle, flags uint64) (rt.GraphExecHandle, error) {
 	const op = "cuGraphInstantiate"
+	c, err := d.ctx(op, ch)
+	if err != nil {
+		return 0, err
+	}
 	if flags != 0 {
 		return 0, rt.Errorf(op, rt.ErrNotSupported, "instantiate flags %#x: the soft backend has none", flags)
 	}
@@ -51,6 +55,9 @@ func (d *Driver) GraphInstantiate(gh rt.GraphHandle, flags uint64) (rt.GraphExec
 	}
 	if g.owner != nil {
 		return 0, rt.Errorf(op, rt.ErrInvalidValue, "graph %#x is a conditional node's body; instantiate its node's graph", uintptr(gh))
+	}
+	if g.ctx != c {
+		return 0, rt.Errorf(op, rt.ErrInvalidContext, "graph %#x belongs to another context", uintptr(gh))
 	}
 	if err := checkGraph(op, g, false); err != nil {
 		return 0, err
@@ -103,7 +110,7 @@ func (d *Driver) exec(op string, h rt.GraphExecHandle) (*sexec, error) {
 }
 
 // GraphExecDestroy is cuGraphExecDestroy: launches already queued still run.
-func (d *Driver) GraphExecDestroy(h rt.GraphExecHandle) error {
+func (d *Driver) GraphExecDestroy(ch rt.CtxHandle, h rt.GraphExecHandle) error {
 	d.gx.mu.Lock()
 	defer d.gx.mu.Unlock()
 	if _, err := d.exec("cuGraphExecDestroy", h); err != nil {
@@ -126,8 +133,9 @@ func (d *Driver) GraphUpload(ch rt.CtxHandle, xh rt.GraphExecHandle, sh rt.Strea
 	return err
 }
 
-// GraphLaunch is cuGraphLaunch. Captured, the launch becomes a child graph
-// node holding a copy of the instantiated graph.
+// GraphLaunch is cuGraphLaunch. A capture cannot record it, as CUDA's
+// cannot (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, which invalidates the
+// capture): a graph that runs another has it as a child node.
 func (d *Driver) GraphLaunch(ch rt.CtxHandle, xh rt.GraphExecHandle, sh rt.StreamHandle) error {
 	const op = "cuGraphLaunch"
 	s, err := d.stream(op, ch, sh)
@@ -144,19 +152,18 @@ func (d *Driver) GraphLaunch(ch rt.CtxHandle, xh rt.GraphExecHandle, sh rt.Strea
 		d.gx.mu.Unlock()
 		return rt.Errorf(op, rt.ErrInvalidValue, "the graph belongs to another context than stream %#x", uintptr(sh))
 	}
-	capturing := s.capturing()
+	if cp := s.capt; cp != nil {
+		err := rt.Errorf(op, rt.ErrStreamCaptureUnsupported, "stream %#x is being captured: a graph launch cannot be captured (add the graph as a child node)", uintptr(sh))
+		d.invalidate(cp, err)
+		d.gx.mu.Unlock()
+		return err
+	}
 	d.gx.mu.Unlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if capturing {
-		n := &snode{typ: rt.NodeGraph}
-		n.child = d.cloneGraph(x.g, n, nil)
-		_, err := d.submit(op, s, n, nil, 0, nil)
-		return err
-	}
 	rs := newRunState(d, x)
 	prev := x.last
-	o, err := d.submit(op, s, &snode{typ: rt.NodeGraph}, nil, 0, func() error {
+	o, err := d.submit(op, s, &snode{typ: rt.NodeGraph}, func() error {
 		if prev != nil {
 			<-prev.done
 		}

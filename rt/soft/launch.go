@@ -81,7 +81,7 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		l.vars = in.addr
 	}
 	coop := la.Cooperative
-	o, err := d.submit(op, s, l.node(coop), nil, 0, func() error { return l.run(coop) })
+	o, err := d.submit(op, s, l.node(coop), func() error { return l.run(coop) })
 	if err != nil || o == nil { // failed, or captured
 		return err
 	}

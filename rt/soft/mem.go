@@ -211,7 +211,7 @@ func (d *Driver) MemFree(ch rt.CtxHandle, p rt.DevPtr) error {
 	if p == 0 {
 		return nil
 	}
-	if err := d.forbidden(op, c, true); err != nil {
+	if err := d.forbidden(op, c, false); err != nil {
 		return err
 	}
 	if err := c.synchronize(); err != nil {
@@ -274,7 +274,7 @@ func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bo
 		return err
 	}
 	if !async {
-		if err := d.forbidden(op, s.ctx, true); err != nil {
+		if err := d.forbidden(op, s.ctx, false); err != nil {
 			return err
 		}
 	}
@@ -282,7 +282,7 @@ func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bo
 	// allocated by work queued before it; errors of a synchronous copy are
 	// its own, not asynchronous ones.
 	var own error
-	o, err := d.submit(op, s, &snode{typ: m.typ}, m.host, m.hostLen, func() error {
+	o, err := d.submit(op, s, &snode{typ: m.typ}, func() error {
 		own = fn()
 		return own
 	})
@@ -320,7 +320,7 @@ func (d *Driver) MemcpyHtoD(ch rt.CtxHandle, dst rt.DevPtr, src unsafe.Pointer, 
 		return err
 	}
 	m := memOp{typ: rt.NodeMemcpy, host: src, hostLen: n}
-	if async && !d.isPinned(src, n) {
+	if async && !d.isPinned(src, n) && !d.streamCaptured(op, ch, sh) {
 		// CUDA stages memory that is not page-locked before the call returns.
 		src = unsafe.Pointer(unsafe.SliceData(alignedCopy(unsafe.Slice((*byte)(src), n))))
 	}

@@ -154,7 +154,7 @@ func (d *Driver) Memcpy2D(ch rt.CtxHandle, c *rt.Copy2D, sh rt.StreamHandle, asy
 	m := memOp{typ: rt.NodeMemcpy}
 	if cc.SrcHost != nil {
 		m.host, m.hostLen = cc.SrcHost, srcLen
-		if async && !d.isPinned(cc.SrcHost, srcLen) {
+		if async && !d.isPinned(cc.SrcHost, srcLen) && !d.streamCaptured(op, ch, sh) {
 			snap := alignedCopy(unsafe.Slice((*byte)(cc.SrcHost), srcLen))
 			cc.SrcHost = unsafe.Pointer(unsafe.SliceData(snap))
 		}
@@ -229,8 +229,13 @@ func (d *Driver) devicePool(dev int) *pool {
 	return p
 }
 
+// poolGranularity is what CUDA rounds a pool's maximum size up to: on an
+// H100 (CUDA 13.0) a pool of at most 2 MiB held 8 buffers of 4 MiB.
+const poolGranularity = 32 << 20
+
 // newPool registers a pool; ext.mu must be held.
 func (d *Driver) newPool(dev int, maxSize uint64) *pool {
+	maxSize = (maxSize + poolGranularity - 1) / poolGranularity * poolGranularity
 	p := &pool{h: rt.MemPoolHandle(d.newHandle()), dev: dev, maxSize: maxSize,
 		attrs: map[rt.MemPoolAttr]uint64{rt.PoolReuseFollowEventDependencies: 1, rt.PoolReuseAllowOpportunistic: 1, rt.PoolReuseAllowInternalDependencies: 1}}
 	d.ext.pools[p.h] = p
@@ -284,7 +289,7 @@ func (d *Driver) MemAllocAsync(ch rt.CtxHandle, size uint64, sh rt.StreamHandle,
 	p.reserved = max(p.reserved, p.used)
 	p.usedHigh, p.reservedHigh = max(p.usedHigh, p.used), max(p.reservedHigh, p.reserved)
 	d.ext.mu.Unlock()
-	if _, err := d.submit(op, s, &snode{typ: rt.NodeMemAlloc}, nil, 0, func() error { return nil }); err != nil {
+	if _, err := d.submit(op, s, &snode{typ: rt.NodeMemAlloc}, func() error { return nil }); err != nil {
 		return 0, err
 	}
 	return rt.DevPtr(a.base), nil
@@ -309,7 +314,7 @@ func (d *Driver) MemFreeAsync(ch rt.CtxHandle, ptr rt.DevPtr, sh rt.StreamHandle
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x is not a live allocation of cuMemAllocAsync", uint64(ptr))
 	}
 	captured := false
-	o, err := d.submit(op, s, &snode{typ: rt.NodeMemFree}, nil, 0, func() error { return d.freeAsync(op, ptr) })
+	o, err := d.submit(op, s, &snode{typ: rt.NodeMemFree}, func() error { return d.freeAsync(op, ptr) })
 	if o == nil && err == nil {
 		captured = true // the graph owns the memory now; it stays
 	}

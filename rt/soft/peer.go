@@ -94,7 +94,7 @@ func (d *Driver) MemcpyPeer(dstCtx rt.CtxHandle, dst rt.DevPtr, srcCtx rt.CtxHan
 	if !async {
 		// The synchronous form waits for the source context's work too.
 		sc, _ := d.ctx(op, srcCtx)
-		if err := d.forbidden(op, sc, true); err != nil {
+		if err := d.forbidden(op, sc, false); err != nil {
 			return err
 		}
 	}

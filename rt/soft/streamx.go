@@ -42,7 +42,7 @@ func (d *Driver) StreamWaitEvent(ch rt.CtxHandle, sh rt.StreamHandle, eh rt.Even
 	if at == nil {
 		return nil
 	}
-	_, err = d.submit(op, s, &snode{typ: rt.NodeWaitEvent, ev: e}, nil, 0, func() error {
+	_, err = d.submit(op, s, &snode{typ: rt.NodeWaitEvent, ev: e}, func() error {
 		<-at.done
 		return nil
 	})
@@ -93,7 +93,7 @@ func (d *Driver) LaunchHostFunc(ch rt.CtxHandle, sh rt.StreamHandle, fn func()) 
 	if err != nil {
 		return err
 	}
-	_, err = d.submit(op, s, &snode{typ: rt.NodeHost}, nil, 0, func() error {
+	_, err = d.submit(op, s, &snode{typ: rt.NodeHost}, func() error {
 		fn()
 		return nil
 	})
