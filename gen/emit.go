@@ -73,7 +73,10 @@ func (p *plan) emit() *jen.File {
 				specs = append(specs, jen.Qual(rtPkg, "ParamSpec").Values(
 					jen.Id("Offset").Op(":").Lit(q.p.Offset), jen.Id("Size").Op(":").Lit(q.p.Size)))
 			}
-			defs = append(defs, jen.Id(kp.handle).Op("=").Id(kp.lib.libVar).Dot("Kernel").Call(multiline(specs)...))
+			defs = append(defs, jen.Comment(fmt.Sprintf("%s is the kernel %s, launched by %s and updated in graphs by %s;",
+				kp.handle, kp.k.Name, kp.goName, kp.node)),
+				jen.Comment("its methods give its attributes, occupancy and parameter layout."),
+				jen.Id(kp.handle).Op("=").Id(kp.lib.libVar).Dot("Kernel").Call(multiline(specs)...))
 		}
 		f.Var().Defs(defs...)
 	}
@@ -199,21 +202,34 @@ func (p *plan) emitKernel(f *jen.File, kp *kernelPlan) {
 	}
 	f.Comment(lineComment(strings.Join(doc, "\n")))
 
-	sig := []jen.Code{jen.Id(cfgParam).Qual(rtPkg, "Config")}
+	var sig []jen.Code
 	for _, q := range kp.params {
 		sig = append(sig, jen.Id(q.name).Add(q.typ.code()))
 	}
-	var body []jen.Code
-	if k.ParamSize == 0 {
-		body = append(body, jen.Return(jen.Id(kp.handle).Dot("Launch").Call(jen.Id(cfgParam), jen.Nil())))
-	} else {
-		body = append(body, jen.Var().Id(kp.buf).Index(jen.Lit(k.ParamSize)).Byte())
-		for _, q := range kp.params {
-			body = append(body, q.typ.pack(kp.buf, q.p.Offset, jen.Id(q.name)))
-		}
-		body = append(body, jen.Return(jen.Id(kp.handle).Dot("Launch").Call(jen.Id(cfgParam), jen.Id(kp.buf).Index(jen.Empty(), jen.Empty()))))
+	cfg := jen.Id(cfgParam).Qual(rtPkg, "Config")
+	f.Func().Id(kp.goName).Params(append([]jen.Code{cfg}, sig...)...).Error().Block(kp.packed("Launch")...)
+
+	f.Line()
+	f.Comment(lineComment(fmt.Sprintf("%s sets %s, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),\n"+
+		"to launch %s as %s would with these arguments, from the graph's next\n"+
+		"launch on, without capturing it again (cuGraphExecKernelNodeSetParams).\n"+
+		"cfg gives the shape; its Stream is not used.", kp.node, kp.nodeP, k.Name, kp.goName)))
+	node := jen.Id(kp.nodeP).Qual(rtPkg, "KernelNode")
+	f.Func().Id(kp.node).Params(append([]jen.Code{node, cfg}, sig...)...).Error().Block(kp.packed("SetNode", jen.Id(kp.nodeP))...)
+}
+
+// packed is a body that packs the parameters into a stack array and calls
+// the kernel handle's method with lead, the config and the array.
+func (kp *kernelPlan) packed(method string, lead ...jen.Code) []jen.Code {
+	args := append(lead, jen.Id(cfgParam))
+	if kp.k.ParamSize == 0 {
+		return []jen.Code{jen.Return(jen.Id(kp.handle).Dot(method).Call(append(args, jen.Nil())...))}
 	}
-	f.Func().Id(kp.goName).Params(sig...).Error().Block(body...)
+	body := []jen.Code{jen.Var().Id(kp.buf).Index(jen.Lit(kp.k.ParamSize)).Byte()}
+	for _, q := range kp.params {
+		body = append(body, q.typ.pack(kp.buf, q.p.Offset, jen.Id(q.name)))
+	}
+	return append(body, jen.Return(jen.Id(kp.handle).Dot(method).Call(append(args, jen.Id(kp.buf).Index(jen.Empty(), jen.Empty()))...)))
 }
 
 func dimsString(d [3]int) string {

@@ -99,8 +99,17 @@ func typeCandidates(want string, scope []string) []string {
 	return []string{want, join(slices.Concat(ns, []string{want})...), want + "Type"}
 }
 
-// handleName is the unexported *rt.Kernel variable of a launch function.
-func handleName(goKernel string) string { return "kern" + goKernel }
+// handleName is the exported *rt.Kernel variable of a launch function:
+// "VecAddKernel" (attributes, occupancy, the layout the driver reports).
+func handleName(goKernel string) string { return goKernel + "Kernel" }
+
+// nodeName is the function that updates a graph's kernel node with the
+// launch function's signature: "VecAddNode".
+func nodeName(goKernel string) string { return goKernel + "Node" }
+
+// nodeParam is the node update function's rt.KernelNode parameter (before
+// collision handling).
+const nodeParam = "node"
 
 // aggregateName is the type declared for a parameter the binary passes as
 // bytes of no known C++ type: "VecAddParam2".

@@ -48,7 +48,7 @@ func entries(t *testing.T, name string, kernels []string, globals ...string) *pa
 func goNames(t *testing.T, src string) map[string]string {
 	t.Helper()
 	names := map[string]string{}
-	for _, m := range regexp.MustCompile(`kern(\w+)\s+= \w+\.Kernel\("([^"]+)"`).FindAllStringSubmatch(src, -1) {
+	for _, m := range regexp.MustCompile(`(\w+)Kernel\s+= \w+\.Kernel\("([^"]+)"`).FindAllStringSubmatch(src, -1) {
 		names[m[2]] = m[1]
 	}
 	for _, m := range regexp.MustCompile(`var (\w+) = rt\.New(?:Global|Managed)\[\w+\]\(\w+, "([^"]+)"`).FindAllStringSubmatch(src, -1) {

@@ -36,9 +36,11 @@ type kernelPlan struct {
 	lib    *libPlan
 	k      *parse.Kernel
 	goName string
-	handle string // the unexported *rt.Kernel variable
+	handle string // the exported *rt.Kernel variable
+	node   string // the node update function
 	params []paramPlan
 	buf    string // the parameter buffer's identifier
+	nodeP  string // the node update function's rt.KernelNode parameter
 }
 
 // paramPlan is one parameter of a launch function.
@@ -124,8 +126,21 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 		kp.goName = reqs[i].name
 	}
 
+	// Each kernel's exported handle and node update function, named after
+	// its launch function.
+	reqs = nil
 	for _, kp := range p.kernels {
-		kp.handle = handleName(kp.goName)
+		key, what := kp.lib.Source+":"+kp.k.Name, kp.k.Pretty()+p.of(kp.lib)
+		reqs = append(reqs,
+			&nameReq{cands: []string{handleName(kp.goName)}, key: key + ":handle", what: "the handle of " + what},
+			&nameReq{cands: []string{nodeName(kp.goName)}, key: key + ":node", what: "the node update of " + what})
+	}
+	names.assign(reqs)
+	for i, kp := range p.kernels {
+		kp.handle, kp.node = reqs[2*i].name, reqs[2*i+1].name
+	}
+
+	for _, kp := range p.kernels {
 		used := bodyNames(kp.handle)
 		for i := range kp.params {
 			q := &kp.params[i]
@@ -135,6 +150,7 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			q.name = paramName(kp.k, q.p, used)
 		}
 		kp.buf = unique(bufVar, used)
+		kp.nodeP = unique(nodeParam, used)
 	}
 
 	// Variables are typed before the types are named: a variable of a

@@ -25,7 +25,9 @@ var Library = rt.NewLibrary("histogram.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernHistogram = Library.Kernel("_Z9histogramPKhiPj",
+	// HistogramKernel is the kernel _Z9histogramPKhiPj, launched by Histogram and updated in graphs by HistogramNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	HistogramKernel = Library.Kernel("_Z9histogramPKhiPj",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 		rt.ParamSpec{Offset: 16, Size: 8},
@@ -47,7 +49,19 @@ func Histogram(cfg rt.Config, data rt.ConstPtr[uint8], n int32, bins rt.Ptr[uint
 	binary.LittleEndian.PutUint64(args[0:], uint64(data))
 	binary.LittleEndian.PutUint32(args[8:], uint32(n))
 	binary.LittleEndian.PutUint64(args[16:], uint64(bins))
-	return kernHistogram.Launch(cfg, args[:])
+	return HistogramKernel.Launch(cfg, args[:])
+}
+
+// HistogramNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z9histogramPKhiPj as Histogram would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func HistogramNode(node rt.KernelNode, cfg rt.Config, data rt.ConstPtr[uint8], n int32, bins rt.Ptr[uint32]) error {
+	var args [24]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(data))
+	binary.LittleEndian.PutUint32(args[8:], uint32(n))
+	binary.LittleEndian.PutUint64(args[16:], uint64(bins))
+	return HistogramKernel.SetNode(node, cfg, args[:])
 }
 
 // Seen is the __device__ variable seen, unsigned long long (declared at histogram.cu:6:31): 8 bytes.

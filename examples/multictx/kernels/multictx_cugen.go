@@ -25,12 +25,16 @@ var Library = rt.NewLibrary("multictx.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernFill = Library.Kernel("_Z4fillPiii",
+	// FillKernel is the kernel _Z4fillPiii, launched by Fill and updated in graphs by FillNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	FillKernel = Library.Kernel("_Z4fillPiii",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 		rt.ParamSpec{Offset: 12, Size: 4},
 	)
-	kernSetBase = Library.Kernel("_Z7setBasei",
+	// SetBaseKernel is the kernel _Z7setBasei, launched by SetBase and updated in graphs by SetBaseNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	SetBaseKernel = Library.Kernel("_Z7setBasei",
 		rt.ParamSpec{Offset: 0, Size: 4},
 	)
 )
@@ -50,7 +54,19 @@ func Fill(cfg rt.Config, out rt.Ptr[int32], n int32, add int32) error {
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	binary.LittleEndian.PutUint32(args[8:], uint32(n))
 	binary.LittleEndian.PutUint32(args[12:], uint32(add))
-	return kernFill.Launch(cfg, args[:])
+	return FillKernel.Launch(cfg, args[:])
+}
+
+// FillNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4fillPiii as Fill would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func FillNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[int32], n int32, add int32) error {
+	var args [16]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	binary.LittleEndian.PutUint32(args[8:], uint32(n))
+	binary.LittleEndian.PutUint32(args[12:], uint32(add))
+	return FillKernel.SetNode(node, cfg, args[:])
 }
 
 // SetBase launches the kernel _Z7setBasei:
@@ -64,7 +80,17 @@ func Fill(cfg rt.Config, out rt.Ptr[int32], n int32, add int32) error {
 func SetBase(cfg rt.Config, b int32) error {
 	var args [4]byte
 	binary.LittleEndian.PutUint32(args[0:], uint32(b))
-	return kernSetBase.Launch(cfg, args[:])
+	return SetBaseKernel.Launch(cfg, args[:])
+}
+
+// SetBaseNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z7setBasei as SetBase would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func SetBaseNode(node rt.KernelNode, cfg rt.Config, b int32) error {
+	var args [4]byte
+	binary.LittleEndian.PutUint32(args[0:], uint32(b))
+	return SetBaseKernel.SetNode(node, cfg, args[:])
 }
 
 // Base is the __device__ variable base, int (declared at multictx.cu:3:16): 4 bytes. It is initialized by the image.

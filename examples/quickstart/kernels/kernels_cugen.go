@@ -26,21 +26,29 @@ var Library = rt.NewLibrary("kernels.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernSum = Library.Kernel("_Z3sumPKji",
+	// SumKernel is the kernel _Z3sumPKji, launched by Sum and updated in graphs by SumNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	SumKernel = Library.Kernel("_Z3sumPKji",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 	)
-	kernScaleFloat64 = Library.Kernel("_Z5scaleIdEvPT_S0_i",
+	// ScaleFloat64Kernel is the kernel _Z5scaleIdEvPT_S0_i, launched by ScaleFloat64 and updated in graphs by ScaleFloat64Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	ScaleFloat64Kernel = Library.Kernel("_Z5scaleIdEvPT_S0_i",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 4},
 	)
-	kernScaleFloat32 = Library.Kernel("_Z5scaleIfEvPT_S0_i",
+	// ScaleFloat32Kernel is the kernel _Z5scaleIfEvPT_S0_i, launched by ScaleFloat32 and updated in graphs by ScaleFloat32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	ScaleFloat32Kernel = Library.Kernel("_Z5scaleIfEvPT_S0_i",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 		rt.ParamSpec{Offset: 12, Size: 4},
 	)
-	kernVecAdd = Library.Kernel("vecAdd",
+	// VecAddKernel is the kernel vecAdd, launched by VecAdd and updated in graphs by VecAddNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	VecAddKernel = Library.Kernel("vecAdd",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
@@ -63,7 +71,19 @@ func ScaleFloat32(cfg rt.Config, x rt.Ptr[float32], s float32, n int32) error {
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
 	binary.LittleEndian.PutUint32(args[8:], math.Float32bits(s))
 	binary.LittleEndian.PutUint32(args[12:], uint32(n))
-	return kernScaleFloat32.Launch(cfg, args[:])
+	return ScaleFloat32Kernel.Launch(cfg, args[:])
+}
+
+// ScaleFloat32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5scaleIfEvPT_S0_i as ScaleFloat32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func ScaleFloat32Node(node rt.KernelNode, cfg rt.Config, x rt.Ptr[float32], s float32, n int32) error {
+	var args [16]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	binary.LittleEndian.PutUint32(args[8:], math.Float32bits(s))
+	binary.LittleEndian.PutUint32(args[12:], uint32(n))
+	return ScaleFloat32Kernel.SetNode(node, cfg, args[:])
 }
 
 // ScaleFloat64 launches the kernel _Z5scaleIdEvPT_S0_i:
@@ -81,7 +101,19 @@ func ScaleFloat64(cfg rt.Config, x rt.Ptr[float64], s float64, n int32) error {
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
 	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(s))
 	binary.LittleEndian.PutUint32(args[16:], uint32(n))
-	return kernScaleFloat64.Launch(cfg, args[:])
+	return ScaleFloat64Kernel.Launch(cfg, args[:])
+}
+
+// ScaleFloat64Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5scaleIdEvPT_S0_i as ScaleFloat64 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func ScaleFloat64Node(node rt.KernelNode, cfg rt.Config, x rt.Ptr[float64], s float64, n int32) error {
+	var args [20]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(s))
+	binary.LittleEndian.PutUint32(args[16:], uint32(n))
+	return ScaleFloat64Kernel.SetNode(node, cfg, args[:])
 }
 
 // Sum launches the kernel _Z3sumPKji:
@@ -97,7 +129,18 @@ func Sum(cfg rt.Config, v rt.ConstPtr[uint32], n int32) error {
 	var args [12]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(v))
 	binary.LittleEndian.PutUint32(args[8:], uint32(n))
-	return kernSum.Launch(cfg, args[:])
+	return SumKernel.Launch(cfg, args[:])
+}
+
+// SumNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z3sumPKji as Sum would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func SumNode(node rt.KernelNode, cfg rt.Config, v rt.ConstPtr[uint32], n int32) error {
+	var args [12]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(v))
+	binary.LittleEndian.PutUint32(args[8:], uint32(n))
+	return SumKernel.SetNode(node, cfg, args[:])
 }
 
 // VecAdd launches the kernel vecAdd:
@@ -118,7 +161,20 @@ func VecAdd(cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt.
 	binary.LittleEndian.PutUint64(args[8:], uint64(b))
 	binary.LittleEndian.PutUint64(args[16:], uint64(c))
 	binary.LittleEndian.PutUint32(args[24:], uint32(n))
-	return kernVecAdd.Launch(cfg, args[:])
+	return VecAddKernel.Launch(cfg, args[:])
+}
+
+// VecAddNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch vecAdd as VecAdd would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VecAddNode(node rt.KernelNode, cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt.Ptr[float32], n int32) error {
+	var args [28]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(a))
+	binary.LittleEndian.PutUint64(args[8:], uint64(b))
+	binary.LittleEndian.PutUint64(args[16:], uint64(c))
+	binary.LittleEndian.PutUint32(args[24:], uint32(n))
+	return VecAddKernel.SetNode(node, cfg, args[:])
 }
 
 // Launches is the __device__ variable launches, int (declared at kernels.cu:17:16): 4 bytes.

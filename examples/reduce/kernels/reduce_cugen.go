@@ -25,7 +25,9 @@ var Library = rt.NewLibrary("reduce.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernBlockSum = Library.Kernel("blockSum",
+	// BlockSumKernel is the kernel blockSum, launched by BlockSum and updated in graphs by BlockSumNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	BlockSumKernel = Library.Kernel("blockSum",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 4},
@@ -48,5 +50,17 @@ func BlockSum(cfg rt.Config, in rt.ConstPtr[float32], out rt.Ptr[float32], n int
 	binary.LittleEndian.PutUint64(args[0:], uint64(in))
 	binary.LittleEndian.PutUint64(args[8:], uint64(out))
 	binary.LittleEndian.PutUint32(args[16:], uint32(n))
-	return kernBlockSum.Launch(cfg, args[:])
+	return BlockSumKernel.Launch(cfg, args[:])
+}
+
+// BlockSumNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch blockSum as BlockSum would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func BlockSumNode(node rt.KernelNode, cfg rt.Config, in rt.ConstPtr[float32], out rt.Ptr[float32], n int32) error {
+	var args [20]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(in))
+	binary.LittleEndian.PutUint64(args[8:], uint64(out))
+	binary.LittleEndian.PutUint32(args[16:], uint32(n))
+	return BlockSumKernel.SetNode(node, cfg, args[:])
 }

@@ -26,13 +26,17 @@ var Library = rt.NewLibrary("saxpy.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernSaxpyFloat64 = Library.Kernel("_Z5saxpyIdEviT_PKS0_PS0_",
+	// SaxpyFloat64Kernel is the kernel _Z5saxpyIdEviT_PKS0_PS0_, launched by SaxpyFloat64 and updated in graphs by SaxpyFloat64Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	SaxpyFloat64Kernel = Library.Kernel("_Z5saxpyIdEviT_PKS0_PS0_",
 		rt.ParamSpec{Offset: 0, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 8},
 	)
-	kernSaxpyFloat32 = Library.Kernel("_Z5saxpyIfEviT_PKS0_PS0_",
+	// SaxpyFloat32Kernel is the kernel _Z5saxpyIfEviT_PKS0_PS0_, launched by SaxpyFloat32 and updated in graphs by SaxpyFloat32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	SaxpyFloat32Kernel = Library.Kernel("_Z5saxpyIfEviT_PKS0_PS0_",
 		rt.ParamSpec{Offset: 0, Size: 4},
 		rt.ParamSpec{Offset: 4, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 8},
@@ -57,7 +61,20 @@ func SaxpyFloat32(cfg rt.Config, n int32, a float32, x rt.ConstPtr[float32], y r
 	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(a))
 	binary.LittleEndian.PutUint64(args[8:], uint64(x))
 	binary.LittleEndian.PutUint64(args[16:], uint64(y))
-	return kernSaxpyFloat32.Launch(cfg, args[:])
+	return SaxpyFloat32Kernel.Launch(cfg, args[:])
+}
+
+// SaxpyFloat32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5saxpyIfEviT_PKS0_PS0_ as SaxpyFloat32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func SaxpyFloat32Node(node rt.KernelNode, cfg rt.Config, n int32, a float32, x rt.ConstPtr[float32], y rt.Ptr[float32]) error {
+	var args [24]byte
+	binary.LittleEndian.PutUint32(args[0:], uint32(n))
+	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(a))
+	binary.LittleEndian.PutUint64(args[8:], uint64(x))
+	binary.LittleEndian.PutUint64(args[16:], uint64(y))
+	return SaxpyFloat32Kernel.SetNode(node, cfg, args[:])
 }
 
 // SaxpyFloat64 launches the kernel _Z5saxpyIdEviT_PKS0_PS0_:
@@ -77,5 +94,18 @@ func SaxpyFloat64(cfg rt.Config, n int32, a float64, x rt.ConstPtr[float64], y r
 	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(a))
 	binary.LittleEndian.PutUint64(args[16:], uint64(x))
 	binary.LittleEndian.PutUint64(args[24:], uint64(y))
-	return kernSaxpyFloat64.Launch(cfg, args[:])
+	return SaxpyFloat64Kernel.Launch(cfg, args[:])
+}
+
+// SaxpyFloat64Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5saxpyIdEviT_PKS0_PS0_ as SaxpyFloat64 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func SaxpyFloat64Node(node rt.KernelNode, cfg rt.Config, n int32, a float64, x rt.ConstPtr[float64], y rt.Ptr[float64]) error {
+	var args [32]byte
+	binary.LittleEndian.PutUint32(args[0:], uint32(n))
+	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(a))
+	binary.LittleEndian.PutUint64(args[16:], uint64(x))
+	binary.LittleEndian.PutUint64(args[24:], uint64(y))
+	return SaxpyFloat64Kernel.SetNode(node, cfg, args[:])
 }

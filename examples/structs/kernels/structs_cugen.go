@@ -27,13 +27,17 @@ var Library = rt.NewLibrary("structs.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernMix = Library.Kernel("_Z3mix4int37double25char4Pi",
+	// MixKernel is the kernel _Z3mix4int37double25char4Pi, launched by Mix and updated in graphs by MixNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	MixKernel = Library.Kernel("_Z3mix4int37double25char4Pi",
 		rt.ParamSpec{Offset: 0, Size: 12},
 		rt.ParamSpec{Offset: 16, Size: 16},
 		rt.ParamSpec{Offset: 32, Size: 4},
 		rt.ParamSpec{Offset: 40, Size: 8},
 	)
-	kernApply = Library.Kernel("_Z5apply6Params6float4PKfPfi",
+	// ApplyKernel is the kernel _Z5apply6Params6float4PKfPfi, launched by Apply and updated in graphs by ApplyNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	ApplyKernel = Library.Kernel("_Z5apply6Params6float4PKfPfi",
 		rt.ParamSpec{Offset: 0, Size: 16},
 		rt.ParamSpec{Offset: 16, Size: 16},
 		rt.ParamSpec{Offset: 32, Size: 8},
@@ -65,7 +69,21 @@ func Apply(cfg rt.Config, p params.Params, bias rt.Float4, in rt.ConstPtr[float3
 	binary.LittleEndian.PutUint64(args[32:], uint64(in))
 	binary.LittleEndian.PutUint64(args[40:], uint64(out))
 	binary.LittleEndian.PutUint32(args[48:], uint32(n))
-	return kernApply.Launch(cfg, args[:])
+	return ApplyKernel.Launch(cfg, args[:])
+}
+
+// ApplyNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5apply6Params6float4PKfPfi as Apply would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func ApplyNode(node rt.KernelNode, cfg rt.Config, p params.Params, bias rt.Float4, in rt.ConstPtr[float32], out rt.Ptr[float32], n int32) error {
+	var args [52]byte
+	copy(args[0:16], unsafe.Slice((*byte)(unsafe.Pointer(&p)), 16))
+	bias.Put(args[16:])
+	binary.LittleEndian.PutUint64(args[32:], uint64(in))
+	binary.LittleEndian.PutUint64(args[40:], uint64(out))
+	binary.LittleEndian.PutUint32(args[48:], uint32(n))
+	return ApplyKernel.SetNode(node, cfg, args[:])
 }
 
 // Mix launches the kernel _Z3mix4int37double25char4Pi:
@@ -85,5 +103,18 @@ func Mix(cfg rt.Config, a rt.Int3, d rt.Double2, c rt.Char4, out rt.Ptr[int32]) 
 	d.Put(args[16:])
 	c.Put(args[32:])
 	binary.LittleEndian.PutUint64(args[40:], uint64(out))
-	return kernMix.Launch(cfg, args[:])
+	return MixKernel.Launch(cfg, args[:])
+}
+
+// MixNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z3mix4int37double25char4Pi as Mix would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func MixNode(node rt.KernelNode, cfg rt.Config, a rt.Int3, d rt.Double2, c rt.Char4, out rt.Ptr[int32]) error {
+	var args [48]byte
+	a.Put(args[0:])
+	d.Put(args[16:])
+	c.Put(args[32:])
+	binary.LittleEndian.PutUint64(args[40:], uint64(out))
+	return MixKernel.SetNode(node, cfg, args[:])
 }

@@ -25,11 +25,15 @@ var Library = rt.NewLibrary("b.cubin", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernKbig = Library.Kernel("_Z4kbig3BigPi",
+	// KbigKernel is the kernel _Z4kbig3BigPi, launched by Kbig and updated in graphs by KbigNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	KbigKernel = Library.Kernel("_Z4kbig3BigPi",
 		rt.ParamSpec{Offset: 0, Size: 5000},
 		rt.ParamSpec{Offset: 5000, Size: 8},
 	)
-	kernKsmall = Library.Kernel("_Z6ksmall6float4Pd3Big",
+	// KsmallKernel is the kernel _Z6ksmall6float4Pd3Big, launched by Ksmall and updated in graphs by KsmallNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	KsmallKernel = Library.Kernel("_Z6ksmall6float4Pd3Big",
 		rt.ParamSpec{Offset: 0, Size: 16},
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 5000},
@@ -61,7 +65,18 @@ func Kbig(cfg rt.Config, p0 Big, p1 rt.Ptr[int32]) error {
 	var args [5008]byte
 	copy(args[0:5000], p0.b[:])
 	binary.LittleEndian.PutUint64(args[5000:], uint64(p1))
-	return kernKbig.Launch(cfg, args[:])
+	return KbigKernel.Launch(cfg, args[:])
+}
+
+// KbigNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4kbig3BigPi as Kbig would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func KbigNode(node rt.KernelNode, cfg rt.Config, p0 Big, p1 rt.Ptr[int32]) error {
+	var args [5008]byte
+	copy(args[0:5000], p0.b[:])
+	binary.LittleEndian.PutUint64(args[5000:], uint64(p1))
+	return KbigKernel.SetNode(node, cfg, args[:])
 }
 
 // Ksmall launches the kernel _Z6ksmall6float4Pd3Big:
@@ -79,7 +94,19 @@ func Ksmall(cfg rt.Config, p0 rt.Float4, p1 rt.Ptr[float64], p2 Big) error {
 	p0.Put(args[0:])
 	binary.LittleEndian.PutUint64(args[16:], uint64(p1))
 	copy(args[24:5024], p2.b[:])
-	return kernKsmall.Launch(cfg, args[:])
+	return KsmallKernel.Launch(cfg, args[:])
+}
+
+// KsmallNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z6ksmall6float4Pd3Big as Ksmall would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func KsmallNode(node rt.KernelNode, cfg rt.Config, p0 rt.Float4, p1 rt.Ptr[float64], p2 Big) error {
+	var args [5024]byte
+	p0.Put(args[0:])
+	binary.LittleEndian.PutUint64(args[16:], uint64(p1))
+	copy(args[24:5024], p2.b[:])
+	return KsmallKernel.SetNode(node, cfg, args[:])
 }
 
 // Cf is the __constant__ variable cf: .b8, 32 bytes (32 elements of uint8).

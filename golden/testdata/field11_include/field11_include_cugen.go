@@ -25,17 +25,23 @@ var Library = rt.NewLibrary("train.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernMatmul = Library.Kernel("_Z6matmulP13__nv_bfloat16PKS_i",
+	// MatmulKernel is the kernel _Z6matmulP13__nv_bfloat16PKS_i, launched by Matmul and updated in graphs by MatmulNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	MatmulKernel = Library.Kernel("_Z6matmulP13__nv_bfloat16PKS_i",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 4},
 	)
-	kernAttention = Library.Kernel("attention",
+	// AttentionKernel is the kernel attention, launched by Attention and updated in graphs by AttentionNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	AttentionKernel = Library.Kernel("attention",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 4},
 	)
-	kernInit = Library.Kernel("init",
+	// InitKernel is the kernel init, launched by Init and updated in graphs by InitNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	InitKernel = Library.Kernel("init",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 	)
@@ -71,7 +77,19 @@ func Attention(cfg rt.Config, out rt.Ptr[rt.BFloat16], qkv rt.ConstPtr[rt.BFloat
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	binary.LittleEndian.PutUint64(args[8:], uint64(qkv))
 	binary.LittleEndian.PutUint32(args[16:], uint32(t))
-	return kernAttention.Launch(cfg, args[:])
+	return AttentionKernel.Launch(cfg, args[:])
+}
+
+// AttentionNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch attention as Attention would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func AttentionNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[rt.BFloat16], qkv rt.ConstPtr[rt.BFloat16], t int32) error {
+	var args [20]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	binary.LittleEndian.PutUint64(args[8:], uint64(qkv))
+	binary.LittleEndian.PutUint32(args[16:], uint32(t))
+	return AttentionKernel.SetNode(node, cfg, args[:])
 }
 
 // Init launches the kernel init:
@@ -88,7 +106,18 @@ func Init(cfg rt.Config, layers rt.Ptr[Layer], count int32) error {
 	var args [12]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(layers))
 	binary.LittleEndian.PutUint32(args[8:], uint32(count))
-	return kernInit.Launch(cfg, args[:])
+	return InitKernel.Launch(cfg, args[:])
+}
+
+// InitNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch init as Init would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func InitNode(node rt.KernelNode, cfg rt.Config, layers rt.Ptr[Layer], count int32) error {
+	var args [12]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(layers))
+	binary.LittleEndian.PutUint32(args[8:], uint32(count))
+	return InitKernel.SetNode(node, cfg, args[:])
 }
 
 // Matmul launches the kernel _Z6matmulP13__nv_bfloat16PKS_i:
@@ -106,7 +135,19 @@ func Matmul(cfg rt.Config, out rt.Ptr[rt.BFloat16], inp rt.ConstPtr[rt.BFloat16]
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	binary.LittleEndian.PutUint64(args[8:], uint64(inp))
 	binary.LittleEndian.PutUint32(args[16:], uint32(n))
-	return kernMatmul.Launch(cfg, args[:])
+	return MatmulKernel.Launch(cfg, args[:])
+}
+
+// MatmulNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z6matmulP13__nv_bfloat16PKS_i as Matmul would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func MatmulNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[rt.BFloat16], inp rt.ConstPtr[rt.BFloat16], n int32) error {
+	var args [20]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	binary.LittleEndian.PutUint64(args[8:], uint64(inp))
+	binary.LittleEndian.PutUint32(args[16:], uint32(n))
+	return MatmulKernel.SetNode(node, cfg, args[:])
 }
 
 // Bias is the __device__ variable bias, __nv_bfloat16[64] (declared at common.h:18:19): 128 bytes (64 elements of rt.BFloat16).

@@ -26,76 +26,106 @@ var Library = rt.NewLibrary("field11_sm90.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernVk = Library.Kernel("_Z2vkIJEEvPyDpT_",
+	// VkKernel is the kernel _Z2vkIJEEvPyDpT_, launched by Vk and updated in graphs by VkNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	VkKernel = Library.Kernel("_Z2vkIJEEvPyDpT_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernVkPtrFloat32CellPtrCell = Library.Kernel("_Z2vkIJPf4CellPKS1_EEvPyDpT_",
+	// VkPtrFloat32CellPtrCellKernel is the kernel _Z2vkIJPf4CellPKS1_EEvPyDpT_, launched by VkPtrFloat32CellPtrCell and updated in graphs by VkPtrFloat32CellPtrCellNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	VkPtrFloat32CellPtrCellKernel = Library.Kernel("_Z2vkIJPf4CellPKS1_EEvPyDpT_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 12},
 		rt.ParamSpec{Offset: 32, Size: 8},
 	)
-	kernVkFloat64Int8PtrInner = Library.Kernel("_Z2vkIJdcP5InnerEEvPyDpT_",
+	// VkFloat64Int8PtrInnerKernel is the kernel _Z2vkIJdcP5InnerEEvPyDpT_, launched by VkFloat64Int8PtrInner and updated in graphs by VkFloat64Int8PtrInnerNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	VkFloat64Int8PtrInnerKernel = Library.Kernel("_Z2vkIJdcP5InnerEEvPyDpT_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 1},
 		rt.ParamSpec{Offset: 24, Size: 8},
 	)
-	kernVkInt32Float32 = Library.Kernel("_Z2vkIJifEEvPyDpT_",
+	// VkInt32Float32Kernel is the kernel _Z2vkIJifEEvPyDpT_, launched by VkInt32Float32 and updated in graphs by VkInt32Float32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	VkInt32Float32Kernel = Library.Kernel("_Z2vkIJifEEvPyDpT_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 		rt.ParamSpec{Offset: 12, Size: 4},
 	)
-	kernInts = Library.Kernel("_Z4intsIJEEvPi",
+	// IntsKernel is the kernel _Z4intsIJEEvPi, launched by Ints and updated in graphs by IntsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	IntsKernel = Library.Kernel("_Z4intsIJEEvPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernInts1_2_3 = Library.Kernel("_Z4intsIJLi1ELi2ELi3EEEvPi",
+	// Ints1_2_3Kernel is the kernel _Z4intsIJLi1ELi2ELi3EEEvPi, launched by Ints1_2_3 and updated in graphs by Ints1_2_3Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	Ints1_2_3Kernel = Library.Kernel("_Z4intsIJLi1ELi2ELi3EEEvPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernMixedFloat64 = Library.Kernel("_Z5mixedIdJEEvPT_iDpT0_",
+	// MixedFloat64Kernel is the kernel _Z5mixedIdJEEvPT_iDpT0_, launched by MixedFloat64 and updated in graphs by MixedFloat64Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	MixedFloat64Kernel = Library.Kernel("_Z5mixedIdJEEvPT_iDpT0_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 	)
-	kernMixedFloat32Int32Int32Int32 = Library.Kernel("_Z5mixedIfJiiiEEvPT_iDpT0_",
+	// MixedFloat32Int32Int32Int32Kernel is the kernel _Z5mixedIfJiiiEEvPT_iDpT0_, launched by MixedFloat32Int32Int32Int32 and updated in graphs by MixedFloat32Int32Int32Int32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	MixedFloat32Int32Int32Int32Kernel = Library.Kernel("_Z5mixedIfJiiiEEvPT_iDpT0_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 		rt.ParamSpec{Offset: 12, Size: 4},
 		rt.ParamSpec{Offset: 16, Size: 4},
 		rt.ParamSpec{Offset: 20, Size: 4},
 	)
-	kernTouch = Library.Kernel("_Z5touchP4CellPKS_P5Inneri",
+	// TouchKernel is the kernel _Z5touchP4CellPKS_P5Inneri, launched by Touch and updated in graphs by TouchNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	TouchKernel = Library.Kernel("_Z5touchP4CellPKS_P5Inneri",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 4},
 	)
-	kernPackTwiceInt32Float32 = Library.Kernel("_Z9packTwiceIJifEEv5TupleIJDpT_EEPiS2_",
+	// PackTwiceInt32Float32Kernel is the kernel _Z9packTwiceIJifEEv5TupleIJDpT_EEPiS2_, launched by PackTwiceInt32Float32 and updated in graphs by PackTwiceInt32Float32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	PackTwiceInt32Float32Kernel = Library.Kernel("_Z9packTwiceIJifEEv5TupleIJDpT_EEPiS2_",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 4},
 		rt.ParamSpec{Offset: 20, Size: 4},
 	)
-	kernBigAfterPtr = Library.Kernel("bigAfterPtr",
+	// BigAfterPtrKernel is the kernel bigAfterPtr, launched by BigAfterPtr and updated in graphs by BigAfterPtrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	BigAfterPtrKernel = Library.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 128, Size: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
-	kernBigByValue = Library.Kernel("bigByValue",
+	// BigByValueKernel is the kernel bigByValue, launched by BigByValue and updated in graphs by BigByValueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	BigByValueKernel = Library.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 64, Size: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
-	kernBigParam = Library.Kernel("bigParam",
+	// BigParamKernel is the kernel bigParam, launched by BigParam and updated in graphs by BigParamNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	BigParamKernel = Library.Kernel("bigParam",
 		rt.ParamSpec{Offset: 0, Size: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
-	kernPlainAfterBig = Library.Kernel("plainAfterBig",
+	// PlainAfterBigKernel is the kernel plainAfterBig, launched by PlainAfterBig and updated in graphs by PlainAfterBigNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	PlainAfterBigKernel = Library.Kernel("plainAfterBig",
 		rt.ParamSpec{Offset: 0, Size: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
-	kernTmaTile = Library.Kernel("tmaTile",
+	// TmaTileKernel is the kernel tmaTile, launched by TmaTile and updated in graphs by TmaTileNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	TmaTileKernel = Library.Kernel("tmaTile",
 		rt.ParamSpec{Offset: 0, Size: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
@@ -210,7 +240,19 @@ func BigAfterPtr(cfg rt.Config, p0 uint64, p1 BigAfterPtrParam1, p2 uint32) erro
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	copy(args[128:256], p1.b[:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(p2))
-	return kernBigAfterPtr.Launch(cfg, args[:])
+	return BigAfterPtrKernel.Launch(cfg, args[:])
+}
+
+// BigAfterPtrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigAfterPtr as BigAfterPtr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func BigAfterPtrNode(node rt.KernelNode, cfg rt.Config, p0 uint64, p1 BigAfterPtrParam1, p2 uint32) error {
+	var args [260]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	copy(args[128:256], p1.b[:])
+	binary.LittleEndian.PutUint32(args[256:], uint32(p2))
+	return BigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
 
 // BigByValue launches the kernel bigByValue:
@@ -232,7 +274,20 @@ func BigByValue(cfg rt.Config, p0 uint8, p1 BigByValueParam1, p2 uint64, p3 uint
 	copy(args[64:128], p1.b[:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(p2))
 	binary.LittleEndian.PutUint16(args[136:], uint16(p3))
-	return kernBigByValue.Launch(cfg, args[:])
+	return BigByValueKernel.Launch(cfg, args[:])
+}
+
+// BigByValueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigByValue as BigByValue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func BigByValueNode(node rt.KernelNode, cfg rt.Config, p0 uint8, p1 BigByValueParam1, p2 uint64, p3 uint16) error {
+	var args [138]byte
+	args[0] = byte(p0)
+	copy(args[64:128], p1.b[:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(p2))
+	binary.LittleEndian.PutUint16(args[136:], uint16(p3))
+	return BigByValueKernel.SetNode(node, cfg, args[:])
 }
 
 // BigParam launches the kernel bigParam:
@@ -250,7 +305,18 @@ func BigParam(cfg rt.Config, p0 BigParamParam0, p1 uint64) error {
 	var args [72]byte
 	copy(args[0:64], p0.b[:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(p1))
-	return kernBigParam.Launch(cfg, args[:])
+	return BigParamKernel.Launch(cfg, args[:])
+}
+
+// BigParamNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigParam as BigParam would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func BigParamNode(node rt.KernelNode, cfg rt.Config, p0 BigParamParam0, p1 uint64) error {
+	var args [72]byte
+	copy(args[0:64], p0.b[:])
+	binary.LittleEndian.PutUint64(args[64:], uint64(p1))
+	return BigParamKernel.SetNode(node, cfg, args[:])
 }
 
 // Ints launches the kernel _Z4intsIJEEvPi:
@@ -263,7 +329,17 @@ func BigParam(cfg rt.Config, p0 BigParamParam0, p1 uint64) error {
 func Ints(cfg rt.Config, p0 rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernInts.Launch(cfg, args[:])
+	return IntsKernel.Launch(cfg, args[:])
+}
+
+// IntsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4intsIJEEvPi as Ints would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func IntsNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return IntsKernel.SetNode(node, cfg, args[:])
 }
 
 // Ints1_2_3 launches the kernel _Z4intsIJLi1ELi2ELi3EEEvPi:
@@ -276,7 +352,17 @@ func Ints(cfg rt.Config, p0 rt.Ptr[int32]) error {
 func Ints1_2_3(cfg rt.Config, p0 rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernInts1_2_3.Launch(cfg, args[:])
+	return Ints1_2_3Kernel.Launch(cfg, args[:])
+}
+
+// Ints1_2_3Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4intsIJLi1ELi2ELi3EEEvPi as Ints1_2_3 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Ints1_2_3Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return Ints1_2_3Kernel.SetNode(node, cfg, args[:])
 }
 
 // MixedFloat32Int32Int32Int32 launches the kernel _Z5mixedIfJiiiEEvPT_iDpT0_:
@@ -297,7 +383,21 @@ func MixedFloat32Int32Int32Int32(cfg rt.Config, p0 rt.Ptr[float32], p1 int32, p2
 	binary.LittleEndian.PutUint32(args[12:], uint32(p2))
 	binary.LittleEndian.PutUint32(args[16:], uint32(p3))
 	binary.LittleEndian.PutUint32(args[20:], uint32(p4))
-	return kernMixedFloat32Int32Int32Int32.Launch(cfg, args[:])
+	return MixedFloat32Int32Int32Int32Kernel.Launch(cfg, args[:])
+}
+
+// MixedFloat32Int32Int32Int32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5mixedIfJiiiEEvPT_iDpT0_ as MixedFloat32Int32Int32Int32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func MixedFloat32Int32Int32Int32Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float32], p1 int32, p2 int32, p3 int32, p4 int32) error {
+	var args [24]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
+	binary.LittleEndian.PutUint32(args[12:], uint32(p2))
+	binary.LittleEndian.PutUint32(args[16:], uint32(p3))
+	binary.LittleEndian.PutUint32(args[20:], uint32(p4))
+	return MixedFloat32Int32Int32Int32Kernel.SetNode(node, cfg, args[:])
 }
 
 // MixedFloat64 launches the kernel _Z5mixedIdJEEvPT_iDpT0_:
@@ -312,7 +412,18 @@ func MixedFloat64(cfg rt.Config, p0 rt.Ptr[float64], p1 int32) error {
 	var args [12]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
-	return kernMixedFloat64.Launch(cfg, args[:])
+	return MixedFloat64Kernel.Launch(cfg, args[:])
+}
+
+// MixedFloat64Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5mixedIdJEEvPT_iDpT0_ as MixedFloat64 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func MixedFloat64Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float64], p1 int32) error {
+	var args [12]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
+	return MixedFloat64Kernel.SetNode(node, cfg, args[:])
 }
 
 // PackTwiceInt32Float32 launches the kernel _Z9packTwiceIJifEEv5TupleIJDpT_EEPiS2_:
@@ -331,7 +442,20 @@ func PackTwiceInt32Float32(cfg rt.Config, p0 TupleInt32Float32, p1 rt.Ptr[int32]
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
 	binary.LittleEndian.PutUint32(args[20:], math.Float32bits(p3))
-	return kernPackTwiceInt32Float32.Launch(cfg, args[:])
+	return PackTwiceInt32Float32Kernel.Launch(cfg, args[:])
+}
+
+// PackTwiceInt32Float32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z9packTwiceIJifEEv5TupleIJDpT_EEPiS2_ as PackTwiceInt32Float32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func PackTwiceInt32Float32Node(node rt.KernelNode, cfg rt.Config, p0 TupleInt32Float32, p1 rt.Ptr[int32], p2 int32, p3 float32) error {
+	var args [24]byte
+	copy(args[0:1], p0.b[:])
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
+	binary.LittleEndian.PutUint32(args[20:], math.Float32bits(p3))
+	return PackTwiceInt32Float32Kernel.SetNode(node, cfg, args[:])
 }
 
 // PlainAfterBig launches the kernel plainAfterBig:
@@ -351,7 +475,19 @@ func PlainAfterBig(cfg rt.Config, p0 PlainAfterBigParam0, p1 float32, p2 uint64)
 	copy(args[0:64], p0.b[:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(p1))
 	binary.LittleEndian.PutUint64(args[72:], uint64(p2))
-	return kernPlainAfterBig.Launch(cfg, args[:])
+	return PlainAfterBigKernel.Launch(cfg, args[:])
+}
+
+// PlainAfterBigNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch plainAfterBig as PlainAfterBig would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, p0 PlainAfterBigParam0, p1 float32, p2 uint64) error {
+	var args [80]byte
+	copy(args[0:64], p0.b[:])
+	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(p1))
+	binary.LittleEndian.PutUint64(args[72:], uint64(p2))
+	return PlainAfterBigKernel.SetNode(node, cfg, args[:])
 }
 
 // TmaTile launches the kernel tmaTile:
@@ -373,7 +509,20 @@ func TmaTile(cfg rt.Config, p0 TmaTileParam0, p1 uint64, p2 uint32, p3 uint32) e
 	binary.LittleEndian.PutUint64(args[128:], uint64(p1))
 	binary.LittleEndian.PutUint32(args[136:], uint32(p2))
 	binary.LittleEndian.PutUint32(args[140:], uint32(p3))
-	return kernTmaTile.Launch(cfg, args[:])
+	return TmaTileKernel.Launch(cfg, args[:])
+}
+
+// TmaTileNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch tmaTile as TmaTile would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func TmaTileNode(node rt.KernelNode, cfg rt.Config, p0 TmaTileParam0, p1 uint64, p2 uint32, p3 uint32) error {
+	var args [144]byte
+	copy(args[0:128], p0.b[:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(p1))
+	binary.LittleEndian.PutUint32(args[136:], uint32(p2))
+	binary.LittleEndian.PutUint32(args[140:], uint32(p3))
+	return TmaTileKernel.SetNode(node, cfg, args[:])
 }
 
 // Touch launches the kernel _Z5touchP4CellPKS_P5Inneri:
@@ -392,7 +541,20 @@ func Touch(cfg rt.Config, p0 rt.Ptr[Cell], p1 rt.ConstPtr[Cell], p2 rt.DevPtr, p
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
 	binary.LittleEndian.PutUint32(args[24:], uint32(p3))
-	return kernTouch.Launch(cfg, args[:])
+	return TouchKernel.Launch(cfg, args[:])
+}
+
+// TouchNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5touchP4CellPKS_P5Inneri as Touch would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func TouchNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[Cell], p1 rt.ConstPtr[Cell], p2 rt.DevPtr, p3 int32) error {
+	var args [28]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
+	binary.LittleEndian.PutUint32(args[24:], uint32(p3))
+	return TouchKernel.SetNode(node, cfg, args[:])
 }
 
 // Vk launches the kernel _Z2vkIJEEvPyDpT_:
@@ -405,7 +567,17 @@ func Touch(cfg rt.Config, p0 rt.Ptr[Cell], p1 rt.ConstPtr[Cell], p2 rt.DevPtr, p
 func Vk(cfg rt.Config, p0 rt.Ptr[uint64]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernVk.Launch(cfg, args[:])
+	return VkKernel.Launch(cfg, args[:])
+}
+
+// VkNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2vkIJEEvPyDpT_ as Vk would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VkNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[uint64]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return VkKernel.SetNode(node, cfg, args[:])
 }
 
 // VkFloat64Int8PtrInner launches the kernel _Z2vkIJdcP5InnerEEvPyDpT_:
@@ -424,7 +596,20 @@ func VkFloat64Int8PtrInner(cfg rt.Config, p0 rt.Ptr[uint64], p1 float64, p2 int8
 	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(p1))
 	args[16] = byte(p2)
 	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
-	return kernVkFloat64Int8PtrInner.Launch(cfg, args[:])
+	return VkFloat64Int8PtrInnerKernel.Launch(cfg, args[:])
+}
+
+// VkFloat64Int8PtrInnerNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2vkIJdcP5InnerEEvPyDpT_ as VkFloat64Int8PtrInner would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VkFloat64Int8PtrInnerNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[uint64], p1 float64, p2 int8, p3 rt.DevPtr) error {
+	var args [32]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], math.Float64bits(p1))
+	args[16] = byte(p2)
+	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
+	return VkFloat64Int8PtrInnerKernel.SetNode(node, cfg, args[:])
 }
 
 // VkInt32Float32 launches the kernel _Z2vkIJifEEvPyDpT_:
@@ -441,7 +626,19 @@ func VkInt32Float32(cfg rt.Config, p0 rt.Ptr[uint64], p1 int32, p2 float32) erro
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
 	binary.LittleEndian.PutUint32(args[12:], math.Float32bits(p2))
-	return kernVkInt32Float32.Launch(cfg, args[:])
+	return VkInt32Float32Kernel.Launch(cfg, args[:])
+}
+
+// VkInt32Float32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2vkIJifEEvPyDpT_ as VkInt32Float32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VkInt32Float32Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[uint64], p1 int32, p2 float32) error {
+	var args [16]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
+	binary.LittleEndian.PutUint32(args[12:], math.Float32bits(p2))
+	return VkInt32Float32Kernel.SetNode(node, cfg, args[:])
 }
 
 // VkPtrFloat32CellPtrCell launches the kernel _Z2vkIJPf4CellPKS1_EEvPyDpT_:
@@ -460,7 +657,20 @@ func VkPtrFloat32CellPtrCell(cfg rt.Config, p0 rt.Ptr[uint64], p1 rt.Ptr[float32
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	copy(args[16:28], p2.b[:])
 	binary.LittleEndian.PutUint64(args[32:], uint64(p3))
-	return kernVkPtrFloat32CellPtrCell.Launch(cfg, args[:])
+	return VkPtrFloat32CellPtrCellKernel.Launch(cfg, args[:])
+}
+
+// VkPtrFloat32CellPtrCellNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2vkIJPf4CellPKS1_EEvPyDpT_ as VkPtrFloat32CellPtrCell would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VkPtrFloat32CellPtrCellNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[uint64], p1 rt.Ptr[float32], p2 Cell, p3 rt.ConstPtr[Cell]) error {
+	var args [40]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	copy(args[16:28], p2.b[:])
+	binary.LittleEndian.PutUint64(args[32:], uint64(p3))
+	return VkPtrFloat32CellPtrCellKernel.SetNode(node, cfg, args[:])
 }
 
 // Cells is the __device__ variable cells: .b8, 36 bytes (36 elements of uint8).

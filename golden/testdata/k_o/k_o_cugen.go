@@ -26,25 +26,35 @@ var Library = rt.NewLibrary("k.fatbin", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernK2Float32_4 = Library.Kernel("_Z2k2IfLi4EEvPT_",
+	// K2Float32_4Kernel is the kernel _Z2k2IfLi4EEvPT_, launched by K2Float32_4 and updated in graphs by K2Float32_4Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	K2Float32_4Kernel = Library.Kernel("_Z2k2IfLi4EEvPT_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernK4 = Library.Kernel("_Z2k41AcPi",
+	// K4Kernel is the kernel _Z2k41AcPi, launched by K4 and updated in graphs by K4Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	K4Kernel = Library.Kernel("_Z2k41AcPi",
 		rt.ParamSpec{Offset: 0, Size: 16},
 		rt.ParamSpec{Offset: 16, Size: 1},
 		rt.ParamSpec{Offset: 24, Size: 8},
 	)
-	kernK5 = Library.Kernel("_Z2k51SPi",
+	// K5Kernel is the kernel _Z2k51SPi, launched by K5 and updated in graphs by K5Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	K5Kernel = Library.Kernel("_Z2k51SPi",
 		rt.ParamSpec{Offset: 0, Size: 24},
 		rt.ParamSpec{Offset: 24, Size: 8},
 	)
-	kernK3 = Library.Kernel("_ZN2ns2k3EcsxPh",
+	// K3Kernel is the kernel _ZN2ns2k3EcsxPh, launched by K3 and updated in graphs by K3Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	K3Kernel = Library.Kernel("_ZN2ns2k3EcsxPh",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 2, Size: 2},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 	)
-	kernK1 = Library.Kernel("k1",
+	// K1Kernel is the kernel k1, launched by K1 and updated in graphs by K1Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	K1Kernel = Library.Kernel("k1",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 		rt.ParamSpec{Offset: 16, Size: 24},
@@ -111,7 +121,20 @@ func K1(cfg rt.Config, p0 rt.DevPtr, p1 float32, p2 K1Param2, p3 rt.DevPtr) erro
 	binary.LittleEndian.PutUint32(args[8:], math.Float32bits(p1))
 	copy(args[16:40], p2.b[:])
 	binary.LittleEndian.PutUint64(args[40:], uint64(p3))
-	return kernK1.Launch(cfg, args[:])
+	return K1Kernel.Launch(cfg, args[:])
+}
+
+// K1Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch k1 as K1 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func K1Node(node rt.KernelNode, cfg rt.Config, p0 rt.DevPtr, p1 float32, p2 K1Param2, p3 rt.DevPtr) error {
+	var args [48]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint32(args[8:], math.Float32bits(p1))
+	copy(args[16:40], p2.b[:])
+	binary.LittleEndian.PutUint64(args[40:], uint64(p3))
+	return K1Kernel.SetNode(node, cfg, args[:])
 }
 
 // K2Float32_4 launches the kernel _Z2k2IfLi4EEvPT_:
@@ -124,7 +147,17 @@ func K1(cfg rt.Config, p0 rt.DevPtr, p1 float32, p2 K1Param2, p3 rt.DevPtr) erro
 func K2Float32_4(cfg rt.Config, p0 rt.Ptr[float32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernK2Float32_4.Launch(cfg, args[:])
+	return K2Float32_4Kernel.Launch(cfg, args[:])
+}
+
+// K2Float32_4Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2k2IfLi4EEvPT_ as K2Float32_4 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func K2Float32_4Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return K2Float32_4Kernel.SetNode(node, cfg, args[:])
 }
 
 // K3 launches the kernel _ZN2ns2k3EcsxPh:
@@ -143,7 +176,20 @@ func K3(cfg rt.Config, p0 int8, p1 int16, p2 int64, p3 rt.Ptr[uint8]) error {
 	binary.LittleEndian.PutUint16(args[2:], uint16(p1))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p2))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p3))
-	return kernK3.Launch(cfg, args[:])
+	return K3Kernel.Launch(cfg, args[:])
+}
+
+// K3Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _ZN2ns2k3EcsxPh as K3 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func K3Node(node rt.KernelNode, cfg rt.Config, p0 int8, p1 int16, p2 int64, p3 rt.Ptr[uint8]) error {
+	var args [24]byte
+	args[0] = byte(p0)
+	binary.LittleEndian.PutUint16(args[2:], uint16(p1))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p2))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p3))
+	return K3Kernel.SetNode(node, cfg, args[:])
 }
 
 // K4 launches the kernel _Z2k41AcPi:
@@ -161,7 +207,19 @@ func K4(cfg rt.Config, p0 A, p1 int8, p2 rt.Ptr[int32]) error {
 	copy(args[0:16], p0.b[:])
 	args[16] = byte(p1)
 	binary.LittleEndian.PutUint64(args[24:], uint64(p2))
-	return kernK4.Launch(cfg, args[:])
+	return K4Kernel.Launch(cfg, args[:])
+}
+
+// K4Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2k41AcPi as K4 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func K4Node(node rt.KernelNode, cfg rt.Config, p0 A, p1 int8, p2 rt.Ptr[int32]) error {
+	var args [32]byte
+	copy(args[0:16], p0.b[:])
+	args[16] = byte(p1)
+	binary.LittleEndian.PutUint64(args[24:], uint64(p2))
+	return K4Kernel.SetNode(node, cfg, args[:])
 }
 
 // K5 launches the kernel _Z2k51SPi:
@@ -177,7 +235,18 @@ func K5(cfg rt.Config, p0 S, p1 rt.Ptr[int32]) error {
 	var args [32]byte
 	copy(args[0:24], p0.b[:])
 	binary.LittleEndian.PutUint64(args[24:], uint64(p1))
-	return kernK5.Launch(cfg, args[:])
+	return K5Kernel.Launch(cfg, args[:])
+}
+
+// K5Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2k51SPi as K5 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func K5Node(node rt.KernelNode, cfg rt.Config, p0 S, p1 rt.Ptr[int32]) error {
+	var args [32]byte
+	copy(args[0:24], p0.b[:])
+	binary.LittleEndian.PutUint64(args[24:], uint64(p1))
+	return K5Kernel.SetNode(node, cfg, args[:])
 }
 
 // C1 is the __constant__ variable c1: .b8, 16 bytes (16 elements of uint8). It is initialized by the image.

@@ -25,54 +25,78 @@ var Library = rt.NewLibrary("more_sm90.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernAt = Library.Kernel("_Z2atPiPfPdPy",
+	// AtKernel is the kernel _Z2atPiPfPdPy, launched by At and updated in graphs by AtNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	AtKernel = Library.Kernel("_Z2atPiPfPdPy",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 8},
 	)
-	kernCv = Library.Kernel("_Z2cvPKhPsPfPx",
+	// CvKernel is the kernel _Z2cvPKhPsPfPx, launched by Cv and updated in graphs by CvNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	CvKernel = Library.Kernel("_Z2cvPKhPsPfPx",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 8},
 	)
-	kernHf = Library.Kernel("_Z2hfP6__halfi",
+	// HfKernel is the kernel _Z2hfP6__halfi, launched by Hf and updated in graphs by HfNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	HfKernel = Library.Kernel("_Z2hfP6__halfi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 	)
-	kernPr = Library.Kernel("_Z2prPi",
+	// PrKernel is the kernel _Z2prPi, launched by Pr and updated in graphs by PrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	PrKernel = Library.Kernel("_Z2prPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernV4 = Library.Kernel("_Z2v4PK6float4PS_i",
+	// V4Kernel is the kernel _Z2v4PK6float4PS_i, launched by V4 and updated in graphs by V4Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	V4Kernel = Library.Kernel("_Z2v4PK6float4PS_i",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 4},
 	)
-	kernVr = Library.Kernel("_Z2vrPKfS0_Pfm",
+	// VrKernel is the kernel _Z2vrPKfS0_Pfm, launched by Vr and updated in graphs by VrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	VrKernel = Library.Kernel("_Z2vrPKfS0_Pfm",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 8},
 	)
-	kernWs = Library.Kernel("_Z2wsPi",
+	// WsKernel is the kernel _Z2wsPi, launched by Ws and updated in graphs by WsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	WsKernel = Library.Kernel("_Z2wsPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernDbl = Library.Kernel("_Z3dblPd",
+	// DblKernel is the kernel _Z3dblPd, launched by Dbl and updated in graphs by DblNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	DblKernel = Library.Kernel("_Z3dblPd",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernLoc = Library.Kernel("_Z3locPii",
+	// LocKernel is the kernel _Z3locPii, launched by Loc and updated in graphs by LocNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	LocKernel = Library.Kernel("_Z3locPii",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 	)
-	kernSel = Library.Kernel("_Z3selPfPi",
+	// SelKernel is the kernel _Z3selPfPi, launched by Sel and updated in graphs by SelNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	SelKernel = Library.Kernel("_Z3selPfPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 	)
-	kernCall = Library.Kernel("_Z4callPf",
+	// CallKernel is the kernel _Z4callPf, launched by Call and updated in graphs by CallNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	CallKernel = Library.Kernel("_Z4callPf",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernIdiv = Library.Kernel("_Z4idivPiPj",
+	// IdivKernel is the kernel _Z4idivPiPj, launched by Idiv and updated in graphs by IdivNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	IdivKernel = Library.Kernel("_Z4idivPiPj",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 	)
@@ -94,7 +118,20 @@ func At(cfg rt.Config, p0 rt.Ptr[int32], p1 rt.Ptr[float32], p2 rt.Ptr[float64],
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
 	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
-	return kernAt.Launch(cfg, args[:])
+	return AtKernel.Launch(cfg, args[:])
+}
+
+// AtNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2atPiPfPdPy as At would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func AtNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32], p1 rt.Ptr[float32], p2 rt.Ptr[float64], p3 rt.Ptr[uint64]) error {
+	var args [32]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
+	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
+	return AtKernel.SetNode(node, cfg, args[:])
 }
 
 // Call launches the kernel _Z4callPf:
@@ -107,7 +144,17 @@ func At(cfg rt.Config, p0 rt.Ptr[int32], p1 rt.Ptr[float32], p2 rt.Ptr[float64],
 func Call(cfg rt.Config, p0 rt.Ptr[float32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernCall.Launch(cfg, args[:])
+	return CallKernel.Launch(cfg, args[:])
+}
+
+// CallNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4callPf as Call would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func CallNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return CallKernel.SetNode(node, cfg, args[:])
 }
 
 // Cv launches the kernel _Z2cvPKhPsPfPx:
@@ -126,7 +173,20 @@ func Cv(cfg rt.Config, p0 rt.ConstPtr[uint8], p1 rt.Ptr[int16], p2 rt.Ptr[float3
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
 	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
-	return kernCv.Launch(cfg, args[:])
+	return CvKernel.Launch(cfg, args[:])
+}
+
+// CvNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2cvPKhPsPfPx as Cv would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func CvNode(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[uint8], p1 rt.Ptr[int16], p2 rt.Ptr[float32], p3 rt.Ptr[int64]) error {
+	var args [32]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
+	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
+	return CvKernel.SetNode(node, cfg, args[:])
 }
 
 // Dbl launches the kernel _Z3dblPd:
@@ -139,7 +199,17 @@ func Cv(cfg rt.Config, p0 rt.ConstPtr[uint8], p1 rt.Ptr[int16], p2 rt.Ptr[float3
 func Dbl(cfg rt.Config, p0 rt.Ptr[float64]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernDbl.Launch(cfg, args[:])
+	return DblKernel.Launch(cfg, args[:])
+}
+
+// DblNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z3dblPd as Dbl would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func DblNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float64]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return DblKernel.SetNode(node, cfg, args[:])
 }
 
 // Hf launches the kernel _Z2hfP6__halfi:
@@ -154,7 +224,18 @@ func Hf(cfg rt.Config, p0 rt.Ptr[rt.Half], p1 int32) error {
 	var args [12]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
-	return kernHf.Launch(cfg, args[:])
+	return HfKernel.Launch(cfg, args[:])
+}
+
+// HfNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2hfP6__halfi as Hf would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func HfNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[rt.Half], p1 int32) error {
+	var args [12]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
+	return HfKernel.SetNode(node, cfg, args[:])
 }
 
 // Idiv launches the kernel _Z4idivPiPj:
@@ -169,7 +250,18 @@ func Idiv(cfg rt.Config, p0 rt.Ptr[int32], p1 rt.Ptr[uint32]) error {
 	var args [16]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
-	return kernIdiv.Launch(cfg, args[:])
+	return IdivKernel.Launch(cfg, args[:])
+}
+
+// IdivNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4idivPiPj as Idiv would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func IdivNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32], p1 rt.Ptr[uint32]) error {
+	var args [16]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	return IdivKernel.SetNode(node, cfg, args[:])
 }
 
 // Loc launches the kernel _Z3locPii:
@@ -184,7 +276,18 @@ func Loc(cfg rt.Config, p0 rt.Ptr[int32], p1 int32) error {
 	var args [12]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
-	return kernLoc.Launch(cfg, args[:])
+	return LocKernel.Launch(cfg, args[:])
+}
+
+// LocNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z3locPii as Loc would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func LocNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32], p1 int32) error {
+	var args [12]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
+	return LocKernel.SetNode(node, cfg, args[:])
 }
 
 // Pr launches the kernel _Z2prPi:
@@ -197,7 +300,17 @@ func Loc(cfg rt.Config, p0 rt.Ptr[int32], p1 int32) error {
 func Pr(cfg rt.Config, p0 rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernPr.Launch(cfg, args[:])
+	return PrKernel.Launch(cfg, args[:])
+}
+
+// PrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2prPi as Pr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func PrNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return PrKernel.SetNode(node, cfg, args[:])
 }
 
 // Sel launches the kernel _Z3selPfPi:
@@ -212,7 +325,18 @@ func Sel(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[int32]) error {
 	var args [16]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
-	return kernSel.Launch(cfg, args[:])
+	return SelKernel.Launch(cfg, args[:])
+}
+
+// SelNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z3selPfPi as Sel would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func SelNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[int32]) error {
+	var args [16]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	return SelKernel.SetNode(node, cfg, args[:])
 }
 
 // V4 launches the kernel _Z2v4PK6float4PS_i:
@@ -229,7 +353,19 @@ func V4(cfg rt.Config, p0 rt.ConstPtr[rt.Float4], p1 rt.Ptr[rt.Float4], p2 int32
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
-	return kernV4.Launch(cfg, args[:])
+	return V4Kernel.Launch(cfg, args[:])
+}
+
+// V4Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2v4PK6float4PS_i as V4 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func V4Node(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[rt.Float4], p1 rt.Ptr[rt.Float4], p2 int32) error {
+	var args [20]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
+	return V4Kernel.SetNode(node, cfg, args[:])
 }
 
 // Vr launches the kernel _Z2vrPKfS0_Pfm:
@@ -248,7 +384,20 @@ func Vr(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt.P
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
 	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
-	return kernVr.Launch(cfg, args[:])
+	return VrKernel.Launch(cfg, args[:])
+}
+
+// VrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2vrPKfS0_Pfm as Vr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VrNode(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt.Ptr[float32], p3 uint64) error {
+	var args [32]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
+	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
+	return VrKernel.SetNode(node, cfg, args[:])
 }
 
 // Ws launches the kernel _Z2wsPi:
@@ -261,5 +410,15 @@ func Vr(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt.P
 func Ws(cfg rt.Config, p0 rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernWs.Launch(cfg, args[:])
+	return WsKernel.Launch(cfg, args[:])
+}
+
+// WsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2wsPi as Ws would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func WsNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return WsKernel.SetNode(node, cfg, args[:])
 }

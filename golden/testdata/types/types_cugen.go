@@ -33,28 +33,40 @@ var Library = rt.NewLibrary("types.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernOverPtrFloat32 = Library.Kernel("_Z4overPf",
+	// OverPtrFloat32Kernel is the kernel _Z4overPf, launched by OverPtrFloat32 and updated in graphs by OverPtrFloat32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	OverPtrFloat32Kernel = Library.Kernel("_Z4overPf",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernOverPtrFloat32Int32 = Library.Kernel("_Z4overPfi",
+	// OverPtrFloat32Int32Kernel is the kernel _Z4overPfi, launched by OverPtrFloat32Int32 and updated in graphs by OverPtrFloat32Int32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	OverPtrFloat32Int32Kernel = Library.Kernel("_Z4overPfi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 	)
-	kernOverPtrInt32 = Library.Kernel("_Z4overPi",
+	// OverPtrInt32Kernel is the kernel _Z4overPi, launched by OverPtrInt32 and updated in graphs by OverPtrInt32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	OverPtrInt32Kernel = Library.Kernel("_Z4overPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernWide = Library.Kernel("_Z4widenoPn",
+	// WideKernel is the kernel _Z4widenoPn, launched by Wide and updated in graphs by WideNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	WideKernel = Library.Kernel("_Z4widenoPn",
 		rt.ParamSpec{Offset: 0, Size: 16},
 		rt.ParamSpec{Offset: 16, Size: 16},
 		rt.ParamSpec{Offset: 32, Size: 8},
 	)
-	kernEnums = Library.Kernel("_Z5enums5Color4Mode4WidePi",
+	// EnumsKernel is the kernel _Z5enums5Color4Mode4WidePi, launched by Enums and updated in graphs by EnumsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	EnumsKernel = Library.Kernel("_Z5enums5Color4Mode4WidePi",
 		rt.ParamSpec{Offset: 0, Size: 4},
 		rt.ParamSpec{Offset: 4, Size: 1},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 	)
-	kernPairs = Library.Kernel("_Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf",
+	// PairsKernel is the kernel _Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf, launched by Pairs and updated in graphs by PairsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	PairsKernel = Library.Kernel("_Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 16},
 		rt.ParamSpec{Offset: 24, Size: 16},
@@ -62,7 +74,9 @@ var (
 		rt.ParamSpec{Offset: 48, Size: 8},
 		rt.ParamSpec{Offset: 56, Size: 8},
 	)
-	kernHalves = Library.Kernel("_Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf",
+	// HalvesKernel is the kernel _Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf, launched by Halves and updated in graphs by HalvesNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	HalvesKernel = Library.Kernel("_Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf",
 		rt.ParamSpec{Offset: 0, Size: 2},
 		rt.ParamSpec{Offset: 4, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 2},
@@ -70,10 +84,14 @@ var (
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 8},
 	)
-	kernFlaggedTrue = Library.Kernel("_Z7flaggedILb1EEvPi",
+	// FlaggedTrueKernel is the kernel _Z7flaggedILb1EEvPi, launched by FlaggedTrue and updated in graphs by FlaggedTrueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	FlaggedTrueKernel = Library.Kernel("_Z7flaggedILb1EEvPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernScalars = Library.Kernel("_Z7scalarsbcahstijlmxyfdDsDiwPi",
+	// ScalarsKernel is the kernel _Z7scalarsbcahstijlmxyfdDsDiwPi, launched by Scalars and updated in graphs by ScalarsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	ScalarsKernel = Library.Kernel("_Z7scalarsbcahstijlmxyfdDsDiwPi",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 1, Size: 1},
 		rt.ParamSpec{Offset: 2, Size: 1},
@@ -93,7 +111,9 @@ var (
 		rt.ParamSpec{Offset: 72, Size: 4},
 		rt.ParamSpec{Offset: 80, Size: 8},
 	)
-	kernVectors = Library.Kernel("_Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf",
+	// VectorsKernel is the kernel _Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf, launched by Vectors and updated in graphs by VectorsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	VectorsKernel = Library.Kernel("_Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 2, Size: 2},
 		rt.ParamSpec{Offset: 4, Size: 3},
@@ -112,7 +132,9 @@ var (
 		rt.ParamSpec{Offset: 160, Size: 12},
 		rt.ParamSpec{Offset: 176, Size: 8},
 	)
-	kernPointers = Library.Kernel("_Z8pointersPKfPViPPfPvPKvS3_",
+	// PointersKernel is the kernel _Z8pointersPKfPViPPfPvPKvS3_, launched by Pointers and updated in graphs by PointersNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	PointersKernel = Library.Kernel("_Z8pointersPKfPViPPfPvPKvS3_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
@@ -120,19 +142,29 @@ var (
 		rt.ParamSpec{Offset: 32, Size: 8},
 		rt.ParamSpec{Offset: 40, Size: 8},
 	)
-	kernFixedSize4Float32 = Library.Kernel("_Z9fixedSizeILi4EfEvPT0_",
+	// FixedSize4Float32Kernel is the kernel _Z9fixedSizeILi4EfEvPT0_, launched by FixedSize4Float32 and updated in graphs by FixedSize4Float32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	FixedSize4Float32Kernel = Library.Kernel("_Z9fixedSizeILi4EfEvPT0_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernFixedSizeNeg1Float64 = Library.Kernel("_Z9fixedSizeILin1EdEvPT0_",
+	// FixedSizeNeg1Float64Kernel is the kernel _Z9fixedSizeILin1EdEvPT0_, launched by FixedSizeNeg1Float64 and updated in graphs by FixedSizeNeg1Float64Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	FixedSizeNeg1Float64Kernel = Library.Kernel("_Z9fixedSizeILin1EdEvPT0_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernHidden = Library.Kernel("_ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi",
+	// HiddenKernel is the kernel _ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi, launched by Hidden and updated in graphs by HiddenNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	HiddenKernel = Library.Kernel("_ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernDeep = Library.Kernel("_ZN5outer5inner4deepEPi",
+	// DeepKernel is the kernel _ZN5outer5inner4deepEPi, launched by Deep and updated in graphs by DeepNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	DeepKernel = Library.Kernel("_ZN5outer5inner4deepEPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernCvecAdd = Library.Kernel("cvecAdd",
+	// CvecAddKernel is the kernel cvecAdd, launched by CvecAdd and updated in graphs by CvecAddNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	CvecAddKernel = Library.Kernel("cvecAdd",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
@@ -245,7 +277,21 @@ func CvecAdd(cfg rt.Config, p0 uint64, p1 uint64, p2 uint64, p3 uint32, p4 CvecA
 	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
 	binary.LittleEndian.PutUint32(args[24:], uint32(p3))
 	copy(args[32:48], p4.b[:])
-	return kernCvecAdd.Launch(cfg, args[:])
+	return CvecAddKernel.Launch(cfg, args[:])
+}
+
+// CvecAddNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch cvecAdd as CvecAdd would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func CvecAddNode(node rt.KernelNode, cfg rt.Config, p0 uint64, p1 uint64, p2 uint64, p3 uint32, p4 CvecAddParam4) error {
+	var args [48]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
+	binary.LittleEndian.PutUint32(args[24:], uint32(p3))
+	copy(args[32:48], p4.b[:])
+	return CvecAddKernel.SetNode(node, cfg, args[:])
 }
 
 // Deep launches the kernel _ZN5outer5inner4deepEPi:
@@ -258,7 +304,17 @@ func CvecAdd(cfg rt.Config, p0 uint64, p1 uint64, p2 uint64, p3 uint32, p4 CvecA
 func Deep(cfg rt.Config, p0 rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernDeep.Launch(cfg, args[:])
+	return DeepKernel.Launch(cfg, args[:])
+}
+
+// DeepNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _ZN5outer5inner4deepEPi as Deep would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func DeepNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return DeepKernel.SetNode(node, cfg, args[:])
 }
 
 // Enums launches the kernel _Z5enums5Color4Mode4WidePi:
@@ -277,7 +333,20 @@ func Enums(cfg rt.Config, p0 Color, p1 Mode, p2 WideType, p3 rt.Ptr[int32]) erro
 	args[4] = byte(p1)
 	binary.LittleEndian.PutUint64(args[8:], uint64(p2))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p3))
-	return kernEnums.Launch(cfg, args[:])
+	return EnumsKernel.Launch(cfg, args[:])
+}
+
+// EnumsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5enums5Color4Mode4WidePi as Enums would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func EnumsNode(node rt.KernelNode, cfg rt.Config, p0 Color, p1 Mode, p2 WideType, p3 rt.Ptr[int32]) error {
+	var args [24]byte
+	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
+	args[4] = byte(p1)
+	binary.LittleEndian.PutUint64(args[8:], uint64(p2))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p3))
+	return EnumsKernel.SetNode(node, cfg, args[:])
 }
 
 // FixedSize4Float32 launches the kernel _Z9fixedSizeILi4EfEvPT0_:
@@ -290,7 +359,17 @@ func Enums(cfg rt.Config, p0 Color, p1 Mode, p2 WideType, p3 rt.Ptr[int32]) erro
 func FixedSize4Float32(cfg rt.Config, p0 rt.Ptr[float32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernFixedSize4Float32.Launch(cfg, args[:])
+	return FixedSize4Float32Kernel.Launch(cfg, args[:])
+}
+
+// FixedSize4Float32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z9fixedSizeILi4EfEvPT0_ as FixedSize4Float32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func FixedSize4Float32Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return FixedSize4Float32Kernel.SetNode(node, cfg, args[:])
 }
 
 // FixedSizeNeg1Float64 launches the kernel _Z9fixedSizeILin1EdEvPT0_:
@@ -303,7 +382,17 @@ func FixedSize4Float32(cfg rt.Config, p0 rt.Ptr[float32]) error {
 func FixedSizeNeg1Float64(cfg rt.Config, p0 rt.Ptr[float64]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernFixedSizeNeg1Float64.Launch(cfg, args[:])
+	return FixedSizeNeg1Float64Kernel.Launch(cfg, args[:])
+}
+
+// FixedSizeNeg1Float64Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z9fixedSizeILin1EdEvPT0_ as FixedSizeNeg1Float64 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func FixedSizeNeg1Float64Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float64]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return FixedSizeNeg1Float64Kernel.SetNode(node, cfg, args[:])
 }
 
 // FlaggedTrue launches the kernel _Z7flaggedILb1EEvPi:
@@ -316,7 +405,17 @@ func FixedSizeNeg1Float64(cfg rt.Config, p0 rt.Ptr[float64]) error {
 func FlaggedTrue(cfg rt.Config, p0 rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernFlaggedTrue.Launch(cfg, args[:])
+	return FlaggedTrueKernel.Launch(cfg, args[:])
+}
+
+// FlaggedTrueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z7flaggedILb1EEvPi as FlaggedTrue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func FlaggedTrueNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return FlaggedTrueKernel.SetNode(node, cfg, args[:])
 }
 
 // Halves launches the kernel _Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf:
@@ -339,7 +438,22 @@ func Halves(cfg rt.Config, p0 rt.Half, p1 rt.Half2, p2 rt.BFloat16, p3 rt.BFloat
 	p3.Put(args[12:])
 	binary.LittleEndian.PutUint64(args[16:], uint64(p4))
 	binary.LittleEndian.PutUint64(args[24:], uint64(p5))
-	return kernHalves.Launch(cfg, args[:])
+	return HalvesKernel.Launch(cfg, args[:])
+}
+
+// HalvesNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf as Halves would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func HalvesNode(node rt.KernelNode, cfg rt.Config, p0 rt.Half, p1 rt.Half2, p2 rt.BFloat16, p3 rt.BFloat162, p4 rt.Ptr[rt.Half], p5 rt.Ptr[float32]) error {
+	var args [32]byte
+	p0.Put(args[0:])
+	p1.Put(args[4:])
+	p2.Put(args[8:])
+	p3.Put(args[12:])
+	binary.LittleEndian.PutUint64(args[16:], uint64(p4))
+	binary.LittleEndian.PutUint64(args[24:], uint64(p5))
+	return HalvesKernel.SetNode(node, cfg, args[:])
 }
 
 // Hidden launches the kernel _ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi:
@@ -352,7 +466,17 @@ func Halves(cfg rt.Config, p0 rt.Half, p1 rt.Half2, p2 rt.BFloat16, p3 rt.BFloat
 func Hidden(cfg rt.Config, p0 rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernHidden.Launch(cfg, args[:])
+	return HiddenKernel.Launch(cfg, args[:])
+}
+
+// HiddenNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi as Hidden would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func HiddenNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return HiddenKernel.SetNode(node, cfg, args[:])
 }
 
 // OverPtrFloat32 launches the kernel _Z4overPf:
@@ -365,7 +489,17 @@ func Hidden(cfg rt.Config, p0 rt.Ptr[int32]) error {
 func OverPtrFloat32(cfg rt.Config, p0 rt.Ptr[float32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernOverPtrFloat32.Launch(cfg, args[:])
+	return OverPtrFloat32Kernel.Launch(cfg, args[:])
+}
+
+// OverPtrFloat32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4overPf as OverPtrFloat32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func OverPtrFloat32Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return OverPtrFloat32Kernel.SetNode(node, cfg, args[:])
 }
 
 // OverPtrFloat32Int32 launches the kernel _Z4overPfi:
@@ -380,7 +514,18 @@ func OverPtrFloat32Int32(cfg rt.Config, p0 rt.Ptr[float32], p1 int32) error {
 	var args [12]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
-	return kernOverPtrFloat32Int32.Launch(cfg, args[:])
+	return OverPtrFloat32Int32Kernel.Launch(cfg, args[:])
+}
+
+// OverPtrFloat32Int32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4overPfi as OverPtrFloat32Int32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func OverPtrFloat32Int32Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float32], p1 int32) error {
+	var args [12]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint32(args[8:], uint32(p1))
+	return OverPtrFloat32Int32Kernel.SetNode(node, cfg, args[:])
 }
 
 // OverPtrInt32 launches the kernel _Z4overPi:
@@ -393,7 +538,17 @@ func OverPtrFloat32Int32(cfg rt.Config, p0 rt.Ptr[float32], p1 int32) error {
 func OverPtrInt32(cfg rt.Config, p0 rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
-	return kernOverPtrInt32.Launch(cfg, args[:])
+	return OverPtrInt32Kernel.Launch(cfg, args[:])
+}
+
+// OverPtrInt32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4overPi as OverPtrInt32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func OverPtrInt32Node(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	return OverPtrInt32Kernel.SetNode(node, cfg, args[:])
 }
 
 // Pairs launches the kernel _Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf:
@@ -416,7 +571,22 @@ func Pairs(cfg rt.Config, p0 PairFloat32, p1 PairFloat64, p2 Params, p3 Bits, p4
 	copy(args[40:44], p3.b[:])
 	binary.LittleEndian.PutUint64(args[48:], uint64(p4))
 	binary.LittleEndian.PutUint64(args[56:], uint64(p5))
-	return kernPairs.Launch(cfg, args[:])
+	return PairsKernel.Launch(cfg, args[:])
+}
+
+// PairsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf as Pairs would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func PairsNode(node rt.KernelNode, cfg rt.Config, p0 PairFloat32, p1 PairFloat64, p2 Params, p3 Bits, p4 rt.Ptr[Params], p5 rt.Ptr[float32]) error {
+	var args [64]byte
+	copy(args[0:8], p0.b[:])
+	copy(args[8:24], p1.b[:])
+	copy(args[24:40], p2.b[:])
+	copy(args[40:44], p3.b[:])
+	binary.LittleEndian.PutUint64(args[48:], uint64(p4))
+	binary.LittleEndian.PutUint64(args[56:], uint64(p5))
+	return PairsKernel.SetNode(node, cfg, args[:])
 }
 
 // Pointers launches the kernel _Z8pointersPKfPViPPfPvPKvS3_:
@@ -439,7 +609,22 @@ func Pointers(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Ptr[int32], p2 rt.Pt
 	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
 	binary.LittleEndian.PutUint64(args[32:], uint64(p4))
 	binary.LittleEndian.PutUint64(args[40:], uint64(p5))
-	return kernPointers.Launch(cfg, args[:])
+	return PointersKernel.Launch(cfg, args[:])
+}
+
+// PointersNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z8pointersPKfPViPPfPvPKvS3_ as Pointers would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func PointersNode(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Ptr[int32], p2 rt.Ptr[rt.Ptr[float32]], p3 rt.DevPtr, p4 rt.DevPtr, p5 rt.Ptr[float32]) error {
+	var args [48]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
+	binary.LittleEndian.PutUint64(args[24:], uint64(p3))
+	binary.LittleEndian.PutUint64(args[32:], uint64(p4))
+	binary.LittleEndian.PutUint64(args[40:], uint64(p5))
+	return PointersKernel.SetNode(node, cfg, args[:])
 }
 
 // Scalars launches the kernel _Z7scalarsbcahstijlmxyfdDsDiwPi:
@@ -488,7 +673,36 @@ func Scalars(cfg rt.Config, p0 bool, p1 int8, p2 int8, p3 uint8, p4 int16, p5 ui
 	binary.LittleEndian.PutUint32(args[68:], uint32(p15))
 	binary.LittleEndian.PutUint32(args[72:], uint32(p16))
 	binary.LittleEndian.PutUint64(args[80:], uint64(p17))
-	return kernScalars.Launch(cfg, args[:])
+	return ScalarsKernel.Launch(cfg, args[:])
+}
+
+// ScalarsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z7scalarsbcahstijlmxyfdDsDiwPi as Scalars would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func ScalarsNode(node rt.KernelNode, cfg rt.Config, p0 bool, p1 int8, p2 int8, p3 uint8, p4 int16, p5 uint16, p6 int32, p7 uint32, p8 int64, p9 uint64, p10 int64, p11 uint64, p12 float32, p13 float64, p14 uint16, p15 uint32, p16 int32, p17 rt.Ptr[int32]) error {
+	var args [88]byte
+	if p0 {
+		args[0] = 1
+	}
+	args[1] = byte(p1)
+	args[2] = byte(p2)
+	args[3] = byte(p3)
+	binary.LittleEndian.PutUint16(args[4:], uint16(p4))
+	binary.LittleEndian.PutUint16(args[6:], uint16(p5))
+	binary.LittleEndian.PutUint32(args[8:], uint32(p6))
+	binary.LittleEndian.PutUint32(args[12:], uint32(p7))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p8))
+	binary.LittleEndian.PutUint64(args[24:], uint64(p9))
+	binary.LittleEndian.PutUint64(args[32:], uint64(p10))
+	binary.LittleEndian.PutUint64(args[40:], uint64(p11))
+	binary.LittleEndian.PutUint32(args[48:], math.Float32bits(p12))
+	binary.LittleEndian.PutUint64(args[56:], math.Float64bits(p13))
+	binary.LittleEndian.PutUint16(args[64:], uint16(p14))
+	binary.LittleEndian.PutUint32(args[68:], uint32(p15))
+	binary.LittleEndian.PutUint32(args[72:], uint32(p16))
+	binary.LittleEndian.PutUint64(args[80:], uint64(p17))
+	return ScalarsKernel.SetNode(node, cfg, args[:])
 }
 
 // Vectors launches the kernel _Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf:
@@ -533,7 +747,33 @@ func Vectors(cfg rt.Config, p0 rt.Char1, p1 rt.Char2, p2 rt.Char3, p3 rt.Char4, 
 	p14.Put(args[144:])
 	p15.Put(args[160:])
 	binary.LittleEndian.PutUint64(args[176:], uint64(p16))
-	return kernVectors.Launch(cfg, args[:])
+	return VectorsKernel.Launch(cfg, args[:])
+}
+
+// VectorsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf as Vectors would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VectorsNode(node rt.KernelNode, cfg rt.Config, p0 rt.Char1, p1 rt.Char2, p2 rt.Char3, p3 rt.Char4, p4 rt.Uchar4, p5 rt.Short2, p6 rt.Int2, p7 rt.Int3, p8 rt.Int4, p9 rt.Uint3, p10 rt.Float2, p11 rt.Float3, p12 rt.Float4, p13 rt.Double2, p14 rt.Longlong2, p15 rt.Dim3, p16 rt.Ptr[float32]) error {
+	var args [184]byte
+	p0.Put(args[0:])
+	p1.Put(args[2:])
+	p2.Put(args[4:])
+	p3.Put(args[8:])
+	p4.Put(args[12:])
+	p5.Put(args[16:])
+	p6.Put(args[24:])
+	p7.Put(args[32:])
+	p8.Put(args[48:])
+	p9.Put(args[64:])
+	p10.Put(args[80:])
+	p11.Put(args[88:])
+	p12.Put(args[112:])
+	p13.Put(args[128:])
+	p14.Put(args[144:])
+	p15.Put(args[160:])
+	binary.LittleEndian.PutUint64(args[176:], uint64(p16))
+	return VectorsKernel.SetNode(node, cfg, args[:])
 }
 
 // Wide launches the kernel _Z4widenoPn:
@@ -550,5 +790,17 @@ func Wide(cfg rt.Config, p0 rt.Int128, p1 rt.Uint128, p2 rt.Ptr[rt.Int128]) erro
 	p0.Put(args[0:])
 	p1.Put(args[16:])
 	binary.LittleEndian.PutUint64(args[32:], uint64(p2))
-	return kernWide.Launch(cfg, args[:])
+	return WideKernel.Launch(cfg, args[:])
+}
+
+// WideNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4widenoPn as Wide would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func WideNode(node rt.KernelNode, cfg rt.Config, p0 rt.Int128, p1 rt.Uint128, p2 rt.Ptr[rt.Int128]) error {
+	var args [40]byte
+	p0.Put(args[0:])
+	p1.Put(args[16:])
+	binary.LittleEndian.PutUint64(args[32:], uint64(p2))
+	return WideKernel.SetNode(node, cfg, args[:])
 }

@@ -35,28 +35,40 @@ var Library = rt.NewLibrary("types_typemap.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernOverPtrFloat32 = Library.Kernel("_Z4overPf",
+	// OverPtrFloat32Kernel is the kernel _Z4overPf, launched by OverPtrFloat32 and updated in graphs by OverPtrFloat32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	OverPtrFloat32Kernel = Library.Kernel("_Z4overPf",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernOverPtrFloat32Int32 = Library.Kernel("_Z4overPfi",
+	// OverPtrFloat32Int32Kernel is the kernel _Z4overPfi, launched by OverPtrFloat32Int32 and updated in graphs by OverPtrFloat32Int32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	OverPtrFloat32Int32Kernel = Library.Kernel("_Z4overPfi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 4},
 	)
-	kernOverPtrInt32 = Library.Kernel("_Z4overPi",
+	// OverPtrInt32Kernel is the kernel _Z4overPi, launched by OverPtrInt32 and updated in graphs by OverPtrInt32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	OverPtrInt32Kernel = Library.Kernel("_Z4overPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernWide = Library.Kernel("_Z4widenoPn",
+	// WideKernel is the kernel _Z4widenoPn, launched by Wide and updated in graphs by WideNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	WideKernel = Library.Kernel("_Z4widenoPn",
 		rt.ParamSpec{Offset: 0, Size: 16},
 		rt.ParamSpec{Offset: 16, Size: 16},
 		rt.ParamSpec{Offset: 32, Size: 8},
 	)
-	kernEnums = Library.Kernel("_Z5enums5Color4Mode4WidePi",
+	// EnumsKernel is the kernel _Z5enums5Color4Mode4WidePi, launched by Enums and updated in graphs by EnumsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	EnumsKernel = Library.Kernel("_Z5enums5Color4Mode4WidePi",
 		rt.ParamSpec{Offset: 0, Size: 4},
 		rt.ParamSpec{Offset: 4, Size: 1},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 	)
-	kernPairs = Library.Kernel("_Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf",
+	// PairsKernel is the kernel _Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf, launched by Pairs and updated in graphs by PairsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	PairsKernel = Library.Kernel("_Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 16},
 		rt.ParamSpec{Offset: 24, Size: 16},
@@ -64,7 +76,9 @@ var (
 		rt.ParamSpec{Offset: 48, Size: 8},
 		rt.ParamSpec{Offset: 56, Size: 8},
 	)
-	kernHalves = Library.Kernel("_Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf",
+	// HalvesKernel is the kernel _Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf, launched by Halves and updated in graphs by HalvesNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	HalvesKernel = Library.Kernel("_Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf",
 		rt.ParamSpec{Offset: 0, Size: 2},
 		rt.ParamSpec{Offset: 4, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 2},
@@ -72,10 +86,14 @@ var (
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 8},
 	)
-	kernFlaggedTrue = Library.Kernel("_Z7flaggedILb1EEvPi",
+	// FlaggedTrueKernel is the kernel _Z7flaggedILb1EEvPi, launched by FlaggedTrue and updated in graphs by FlaggedTrueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	FlaggedTrueKernel = Library.Kernel("_Z7flaggedILb1EEvPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernScalars = Library.Kernel("_Z7scalarsbcahstijlmxyfdDsDiwPi",
+	// ScalarsKernel is the kernel _Z7scalarsbcahstijlmxyfdDsDiwPi, launched by Scalars and updated in graphs by ScalarsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	ScalarsKernel = Library.Kernel("_Z7scalarsbcahstijlmxyfdDsDiwPi",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 1, Size: 1},
 		rt.ParamSpec{Offset: 2, Size: 1},
@@ -95,7 +113,9 @@ var (
 		rt.ParamSpec{Offset: 72, Size: 4},
 		rt.ParamSpec{Offset: 80, Size: 8},
 	)
-	kernVectors = Library.Kernel("_Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf",
+	// VectorsKernel is the kernel _Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf, launched by Vectors and updated in graphs by VectorsNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	VectorsKernel = Library.Kernel("_Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 2, Size: 2},
 		rt.ParamSpec{Offset: 4, Size: 3},
@@ -114,7 +134,9 @@ var (
 		rt.ParamSpec{Offset: 160, Size: 12},
 		rt.ParamSpec{Offset: 176, Size: 8},
 	)
-	kernPointers = Library.Kernel("_Z8pointersPKfPViPPfPvPKvS3_",
+	// PointersKernel is the kernel _Z8pointersPKfPViPPfPvPKvS3_, launched by Pointers and updated in graphs by PointersNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	PointersKernel = Library.Kernel("_Z8pointersPKfPViPPfPvPKvS3_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
@@ -122,19 +144,29 @@ var (
 		rt.ParamSpec{Offset: 32, Size: 8},
 		rt.ParamSpec{Offset: 40, Size: 8},
 	)
-	kernFixedSize4Float32 = Library.Kernel("_Z9fixedSizeILi4EfEvPT0_",
+	// FixedSize4Float32Kernel is the kernel _Z9fixedSizeILi4EfEvPT0_, launched by FixedSize4Float32 and updated in graphs by FixedSize4Float32Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	FixedSize4Float32Kernel = Library.Kernel("_Z9fixedSizeILi4EfEvPT0_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernFixedSizeNeg1Float64 = Library.Kernel("_Z9fixedSizeILin1EdEvPT0_",
+	// FixedSizeNeg1Float64Kernel is the kernel _Z9fixedSizeILin1EdEvPT0_, launched by FixedSizeNeg1Float64 and updated in graphs by FixedSizeNeg1Float64Node;
+	// its methods give its attributes, occupancy and parameter layout.
+	FixedSizeNeg1Float64Kernel = Library.Kernel("_Z9fixedSizeILin1EdEvPT0_",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernHidden = Library.Kernel("_ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi",
+	// HiddenKernel is the kernel _ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi, launched by Hidden and updated in graphs by HiddenNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	HiddenKernel = Library.Kernel("_ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernDeep = Library.Kernel("_ZN5outer5inner4deepEPi",
+	// DeepKernel is the kernel _ZN5outer5inner4deepEPi, launched by Deep and updated in graphs by DeepNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	DeepKernel = Library.Kernel("_ZN5outer5inner4deepEPi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 	)
-	kernCvecAdd = Library.Kernel("cvecAdd",
+	// CvecAddKernel is the kernel cvecAdd, launched by CvecAdd and updated in graphs by CvecAddNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	CvecAddKernel = Library.Kernel("cvecAdd",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
@@ -205,7 +237,21 @@ func CvecAdd(cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt
 	binary.LittleEndian.PutUint64(args[16:], uint64(c))
 	binary.LittleEndian.PutUint32(args[24:], uint32(n))
 	copy(args[32:48], unsafe.Slice((*byte)(unsafe.Pointer(&p)), 16))
-	return kernCvecAdd.Launch(cfg, args[:])
+	return CvecAddKernel.Launch(cfg, args[:])
+}
+
+// CvecAddNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch cvecAdd as CvecAdd would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func CvecAddNode(node rt.KernelNode, cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt.Ptr[float32], n int32, p gotypes.Params) error {
+	var args [48]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(a))
+	binary.LittleEndian.PutUint64(args[8:], uint64(b))
+	binary.LittleEndian.PutUint64(args[16:], uint64(c))
+	binary.LittleEndian.PutUint32(args[24:], uint32(n))
+	copy(args[32:48], unsafe.Slice((*byte)(unsafe.Pointer(&p)), 16))
+	return CvecAddKernel.SetNode(node, cfg, args[:])
 }
 
 // Deep launches the kernel _ZN5outer5inner4deepEPi:
@@ -219,7 +265,17 @@ func CvecAdd(cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt
 func Deep(cfg rt.Config, x rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
-	return kernDeep.Launch(cfg, args[:])
+	return DeepKernel.Launch(cfg, args[:])
+}
+
+// DeepNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _ZN5outer5inner4deepEPi as Deep would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func DeepNode(node rt.KernelNode, cfg rt.Config, x rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	return DeepKernel.SetNode(node, cfg, args[:])
 }
 
 // Enums launches the kernel _Z5enums5Color4Mode4WidePi:
@@ -239,7 +295,20 @@ func Enums(cfg rt.Config, c Color, m Mode, w WideType, out rt.Ptr[int32]) error 
 	args[4] = byte(m)
 	binary.LittleEndian.PutUint64(args[8:], uint64(w))
 	binary.LittleEndian.PutUint64(args[16:], uint64(out))
-	return kernEnums.Launch(cfg, args[:])
+	return EnumsKernel.Launch(cfg, args[:])
+}
+
+// EnumsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5enums5Color4Mode4WidePi as Enums would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func EnumsNode(node rt.KernelNode, cfg rt.Config, c Color, m Mode, w WideType, out rt.Ptr[int32]) error {
+	var args [24]byte
+	binary.LittleEndian.PutUint32(args[0:], uint32(c))
+	args[4] = byte(m)
+	binary.LittleEndian.PutUint64(args[8:], uint64(w))
+	binary.LittleEndian.PutUint64(args[16:], uint64(out))
+	return EnumsKernel.SetNode(node, cfg, args[:])
 }
 
 // FixedSize4Float32 launches the kernel _Z9fixedSizeILi4EfEvPT0_:
@@ -253,7 +322,17 @@ func Enums(cfg rt.Config, c Color, m Mode, w WideType, out rt.Ptr[int32]) error 
 func FixedSize4Float32(cfg rt.Config, x rt.Ptr[float32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
-	return kernFixedSize4Float32.Launch(cfg, args[:])
+	return FixedSize4Float32Kernel.Launch(cfg, args[:])
+}
+
+// FixedSize4Float32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z9fixedSizeILi4EfEvPT0_ as FixedSize4Float32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func FixedSize4Float32Node(node rt.KernelNode, cfg rt.Config, x rt.Ptr[float32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	return FixedSize4Float32Kernel.SetNode(node, cfg, args[:])
 }
 
 // FixedSizeNeg1Float64 launches the kernel _Z9fixedSizeILin1EdEvPT0_:
@@ -267,7 +346,17 @@ func FixedSize4Float32(cfg rt.Config, x rt.Ptr[float32]) error {
 func FixedSizeNeg1Float64(cfg rt.Config, x rt.Ptr[float64]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
-	return kernFixedSizeNeg1Float64.Launch(cfg, args[:])
+	return FixedSizeNeg1Float64Kernel.Launch(cfg, args[:])
+}
+
+// FixedSizeNeg1Float64Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z9fixedSizeILin1EdEvPT0_ as FixedSizeNeg1Float64 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func FixedSizeNeg1Float64Node(node rt.KernelNode, cfg rt.Config, x rt.Ptr[float64]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	return FixedSizeNeg1Float64Kernel.SetNode(node, cfg, args[:])
 }
 
 // FlaggedTrue launches the kernel _Z7flaggedILb1EEvPi:
@@ -281,7 +370,17 @@ func FixedSizeNeg1Float64(cfg rt.Config, x rt.Ptr[float64]) error {
 func FlaggedTrue(cfg rt.Config, x rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
-	return kernFlaggedTrue.Launch(cfg, args[:])
+	return FlaggedTrueKernel.Launch(cfg, args[:])
+}
+
+// FlaggedTrueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z7flaggedILb1EEvPi as FlaggedTrue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func FlaggedTrueNode(node rt.KernelNode, cfg rt.Config, x rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	return FlaggedTrueKernel.SetNode(node, cfg, args[:])
 }
 
 // Halves launches the kernel _Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf:
@@ -305,7 +404,22 @@ func Halves(cfg rt.Config, h rt.Half, h2 rt.Half2, b rt.BFloat16, b2 rt.BFloat16
 	b2.Put(args[12:])
 	binary.LittleEndian.PutUint64(args[16:], uint64(hp))
 	binary.LittleEndian.PutUint64(args[24:], uint64(out))
-	return kernHalves.Launch(cfg, args[:])
+	return HalvesKernel.Launch(cfg, args[:])
+}
+
+// HalvesNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z6halves6__half7__half213__nv_bfloat1614__nv_bfloat162PS_Pf as Halves would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func HalvesNode(node rt.KernelNode, cfg rt.Config, h rt.Half, h2 rt.Half2, b rt.BFloat16, b2 rt.BFloat162, hp rt.Ptr[rt.Half], out rt.Ptr[float32]) error {
+	var args [32]byte
+	h.Put(args[0:])
+	h2.Put(args[4:])
+	b.Put(args[8:])
+	b2.Put(args[12:])
+	binary.LittleEndian.PutUint64(args[16:], uint64(hp))
+	binary.LittleEndian.PutUint64(args[24:], uint64(out))
+	return HalvesKernel.SetNode(node, cfg, args[:])
 }
 
 // Hidden launches the kernel _ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi:
@@ -319,7 +433,17 @@ func Halves(cfg rt.Config, h rt.Half, h2 rt.Half2, b rt.BFloat16, b2 rt.BFloat16
 func Hidden(cfg rt.Config, x rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
-	return kernHidden.Launch(cfg, args[:])
+	return HiddenKernel.Launch(cfg, args[:])
+}
+
+// HiddenNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _ZN40_GLOBAL__N__a8f0258f_8_types_cu_a1cfb5cf6hiddenEPi as Hidden would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func HiddenNode(node rt.KernelNode, cfg rt.Config, x rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	return HiddenKernel.SetNode(node, cfg, args[:])
 }
 
 // OverPtrFloat32 launches the kernel _Z4overPf:
@@ -333,7 +457,17 @@ func Hidden(cfg rt.Config, x rt.Ptr[int32]) error {
 func OverPtrFloat32(cfg rt.Config, x rt.Ptr[float32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
-	return kernOverPtrFloat32.Launch(cfg, args[:])
+	return OverPtrFloat32Kernel.Launch(cfg, args[:])
+}
+
+// OverPtrFloat32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4overPf as OverPtrFloat32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func OverPtrFloat32Node(node rt.KernelNode, cfg rt.Config, x rt.Ptr[float32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	return OverPtrFloat32Kernel.SetNode(node, cfg, args[:])
 }
 
 // OverPtrFloat32Int32 launches the kernel _Z4overPfi:
@@ -349,7 +483,18 @@ func OverPtrFloat32Int32(cfg rt.Config, x rt.Ptr[float32], n int32) error {
 	var args [12]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
 	binary.LittleEndian.PutUint32(args[8:], uint32(n))
-	return kernOverPtrFloat32Int32.Launch(cfg, args[:])
+	return OverPtrFloat32Int32Kernel.Launch(cfg, args[:])
+}
+
+// OverPtrFloat32Int32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4overPfi as OverPtrFloat32Int32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func OverPtrFloat32Int32Node(node rt.KernelNode, cfg rt.Config, x rt.Ptr[float32], n int32) error {
+	var args [12]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	binary.LittleEndian.PutUint32(args[8:], uint32(n))
+	return OverPtrFloat32Int32Kernel.SetNode(node, cfg, args[:])
 }
 
 // OverPtrInt32 launches the kernel _Z4overPi:
@@ -363,7 +508,17 @@ func OverPtrFloat32Int32(cfg rt.Config, x rt.Ptr[float32], n int32) error {
 func OverPtrInt32(cfg rt.Config, x rt.Ptr[int32]) error {
 	var args [8]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(x))
-	return kernOverPtrInt32.Launch(cfg, args[:])
+	return OverPtrInt32Kernel.Launch(cfg, args[:])
+}
+
+// OverPtrInt32Node sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4overPi as OverPtrInt32 would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func OverPtrInt32Node(node rt.KernelNode, cfg rt.Config, x rt.Ptr[int32]) error {
+	var args [8]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(x))
+	return OverPtrInt32Kernel.SetNode(node, cfg, args[:])
 }
 
 // Pairs launches the kernel _Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf:
@@ -387,7 +542,22 @@ func Pairs(cfg rt.Config, p gotypes.PairF32, q gotypes.PairF64, prm gotypes.Para
 	copy(args[40:44], bits.b[:])
 	binary.LittleEndian.PutUint64(args[48:], uint64(many))
 	binary.LittleEndian.PutUint64(args[56:], uint64(out))
-	return kernPairs.Launch(cfg, args[:])
+	return PairsKernel.Launch(cfg, args[:])
+}
+
+// PairsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5pairs4PairIfES_IdE6Params4BitsPS2_Pf as Pairs would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func PairsNode(node rt.KernelNode, cfg rt.Config, p gotypes.PairF32, q gotypes.PairF64, prm gotypes.Params, bits Bits, many rt.Ptr[gotypes.Params], out rt.Ptr[float32]) error {
+	var args [64]byte
+	copy(args[0:8], unsafe.Slice((*byte)(unsafe.Pointer(&p)), 8))
+	copy(args[8:24], unsafe.Slice((*byte)(unsafe.Pointer(&q)), 16))
+	copy(args[24:40], unsafe.Slice((*byte)(unsafe.Pointer(&prm)), 16))
+	copy(args[40:44], bits.b[:])
+	binary.LittleEndian.PutUint64(args[48:], uint64(many))
+	binary.LittleEndian.PutUint64(args[56:], uint64(out))
+	return PairsKernel.SetNode(node, cfg, args[:])
 }
 
 // Pointers launches the kernel _Z8pointersPKfPViPPfPvPKvS3_:
@@ -411,7 +581,22 @@ func Pointers(cfg rt.Config, in rt.ConstPtr[float32], flag rt.Ptr[int32], table 
 	binary.LittleEndian.PutUint64(args[24:], uint64(raw))
 	binary.LittleEndian.PutUint64(args[32:], uint64(craw))
 	binary.LittleEndian.PutUint64(args[40:], uint64(out))
-	return kernPointers.Launch(cfg, args[:])
+	return PointersKernel.Launch(cfg, args[:])
+}
+
+// PointersNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z8pointersPKfPViPPfPvPKvS3_ as Pointers would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func PointersNode(node rt.KernelNode, cfg rt.Config, in rt.ConstPtr[float32], flag rt.Ptr[int32], table rt.Ptr[rt.Ptr[float32]], raw rt.DevPtr, craw rt.DevPtr, out rt.Ptr[float32]) error {
+	var args [48]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(in))
+	binary.LittleEndian.PutUint64(args[8:], uint64(flag))
+	binary.LittleEndian.PutUint64(args[16:], uint64(table))
+	binary.LittleEndian.PutUint64(args[24:], uint64(raw))
+	binary.LittleEndian.PutUint64(args[32:], uint64(craw))
+	binary.LittleEndian.PutUint64(args[40:], uint64(out))
+	return PointersKernel.SetNode(node, cfg, args[:])
 }
 
 // Scalars launches the kernel _Z7scalarsbcahstijlmxyfdDsDiwPi:
@@ -461,7 +646,36 @@ func Scalars(cfg rt.Config, b bool, c int8, sc int8, uc uint8, s int16, us uint1
 	binary.LittleEndian.PutUint32(args[68:], uint32(c32))
 	binary.LittleEndian.PutUint32(args[72:], uint32(wc))
 	binary.LittleEndian.PutUint64(args[80:], uint64(out))
-	return kernScalars.Launch(cfg, args[:])
+	return ScalarsKernel.Launch(cfg, args[:])
+}
+
+// ScalarsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z7scalarsbcahstijlmxyfdDsDiwPi as Scalars would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func ScalarsNode(node rt.KernelNode, cfg rt.Config, b bool, c int8, sc int8, uc uint8, s int16, us uint16, i int32, u uint32, l int64, ul uint64, ll int64, ull uint64, f float32, d float64, c16 uint16, c32 uint32, wc int32, out rt.Ptr[int32]) error {
+	var args [88]byte
+	if b {
+		args[0] = 1
+	}
+	args[1] = byte(c)
+	args[2] = byte(sc)
+	args[3] = byte(uc)
+	binary.LittleEndian.PutUint16(args[4:], uint16(s))
+	binary.LittleEndian.PutUint16(args[6:], uint16(us))
+	binary.LittleEndian.PutUint32(args[8:], uint32(i))
+	binary.LittleEndian.PutUint32(args[12:], uint32(u))
+	binary.LittleEndian.PutUint64(args[16:], uint64(l))
+	binary.LittleEndian.PutUint64(args[24:], uint64(ul))
+	binary.LittleEndian.PutUint64(args[32:], uint64(ll))
+	binary.LittleEndian.PutUint64(args[40:], uint64(ull))
+	binary.LittleEndian.PutUint32(args[48:], math.Float32bits(f))
+	binary.LittleEndian.PutUint64(args[56:], math.Float64bits(d))
+	binary.LittleEndian.PutUint16(args[64:], uint16(c16))
+	binary.LittleEndian.PutUint32(args[68:], uint32(c32))
+	binary.LittleEndian.PutUint32(args[72:], uint32(wc))
+	binary.LittleEndian.PutUint64(args[80:], uint64(out))
+	return ScalarsKernel.SetNode(node, cfg, args[:])
 }
 
 // Vectors launches the kernel _Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf:
@@ -507,7 +721,33 @@ func Vectors(cfg rt.Config, a1 rt.Char1, a2 rt.Char2, a3 rt.Char3, a4 rt.Char4, 
 	ll2.Put(args[144:])
 	dim.Put(args[160:])
 	binary.LittleEndian.PutUint64(args[176:], uint64(out))
-	return kernVectors.Launch(cfg, args[:])
+	return VectorsKernel.Launch(cfg, args[:])
+}
+
+// VectorsNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z7vectors5char15char25char35char46uchar46short24int24int34int45uint36float26float36float47double29longlong24dim3Pf as Vectors would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VectorsNode(node rt.KernelNode, cfg rt.Config, a1 rt.Char1, a2 rt.Char2, a3 rt.Char3, a4 rt.Char4, ua4 rt.Uchar4, s2 rt.Short2, i2 rt.Int2, i3 rt.Int3, i4 rt.Int4, u3 rt.Uint3, f2 rt.Float2, f3 rt.Float3, f4 rt.Float4, d2 rt.Double2, ll2 rt.Longlong2, dim rt.Dim3, out rt.Ptr[float32]) error {
+	var args [184]byte
+	a1.Put(args[0:])
+	a2.Put(args[2:])
+	a3.Put(args[4:])
+	a4.Put(args[8:])
+	ua4.Put(args[12:])
+	s2.Put(args[16:])
+	i2.Put(args[24:])
+	i3.Put(args[32:])
+	i4.Put(args[48:])
+	u3.Put(args[64:])
+	f2.Put(args[80:])
+	f3.Put(args[88:])
+	f4.Put(args[112:])
+	d2.Put(args[128:])
+	ll2.Put(args[144:])
+	dim.Put(args[160:])
+	binary.LittleEndian.PutUint64(args[176:], uint64(out))
+	return VectorsKernel.SetNode(node, cfg, args[:])
 }
 
 // Wide launches the kernel _Z4widenoPn:
@@ -525,5 +765,17 @@ func Wide(cfg rt.Config, v rt.Int128, w rt.Uint128, out rt.Ptr[rt.Int128]) error
 	v.Put(args[0:])
 	w.Put(args[16:])
 	binary.LittleEndian.PutUint64(args[32:], uint64(out))
-	return kernWide.Launch(cfg, args[:])
+	return WideKernel.Launch(cfg, args[:])
+}
+
+// WideNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4widenoPn as Wide would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func WideNode(node rt.KernelNode, cfg rt.Config, v rt.Int128, w rt.Uint128, out rt.Ptr[rt.Int128]) error {
+	var args [40]byte
+	v.Put(args[0:])
+	w.Put(args[16:])
+	binary.LittleEndian.PutUint64(args[32:], uint64(out))
+	return WideKernel.SetNode(node, cfg, args[:])
 }

@@ -26,43 +26,59 @@ var Library = rt.NewLibrary("typical_sm75.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernMm = Library.Kernel("_Z2mmPKfS0_Pfi",
+	// MmKernel is the kernel _Z2mmPKfS0_Pfi, launched by Mm and updated in graphs by MmNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	MmKernel = Library.Kernel("_Z2mmPKfS0_Pfi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 4},
 	)
-	kernHist = Library.Kernel("_Z4histPKhPji",
+	// HistKernel is the kernel _Z4histPKhPji, launched by Hist and updated in graphs by HistNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	HistKernel = Library.Kernel("_Z4histPKhPji",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 4},
 	)
-	kernVadd = Library.Kernel("_Z4vaddPKfS0_Pfi",
+	// VaddKernel is the kernel _Z4vaddPKfS0_Pfi, launched by Vadd and updated in graphs by VaddNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	VaddKernel = Library.Kernel("_Z4vaddPKfS0_Pfi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 		rt.ParamSpec{Offset: 24, Size: 4},
 	)
-	kernVote = Library.Kernel("_Z4votePiPx",
+	// VoteKernel is the kernel _Z4votePiPx, launched by Vote and updated in graphs by VoteNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	VoteKernel = Library.Kernel("_Z4votePiPx",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 	)
-	kernWred = Library.Kernel("_Z4wredPKfPfi",
+	// WredKernel is the kernel _Z4wredPKfPfi, launched by Wred and updated in graphs by WredNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	WredKernel = Library.Kernel("_Z4wredPKfPfi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 4},
 	)
-	kernMathk = Library.Kernel("_Z5mathkPfPd",
+	// MathkKernel is the kernel _Z5mathkPfPd, launched by Mathk and updated in graphs by MathkNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	MathkKernel = Library.Kernel("_Z5mathkPfPd",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 	)
-	kernSaxpy = Library.Kernel("_Z5saxpyifPKfPf",
+	// SaxpyKernel is the kernel _Z5saxpyifPKfPf, launched by Saxpy and updated in graphs by SaxpyNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	SaxpyKernel = Library.Kernel("_Z5saxpyifPKfPf",
 		rt.ParamSpec{Offset: 0, Size: 4},
 		rt.ParamSpec{Offset: 4, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
 	)
-	kernReduce = Library.Kernel("_Z6reducePKfPfi",
+	// ReduceKernel is the kernel _Z6reducePKfPfi, launched by Reduce and updated in graphs by ReduceNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	ReduceKernel = Library.Kernel("_Z6reducePKfPfi",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 4},
@@ -83,7 +99,19 @@ func Hist(cfg rt.Config, p0 rt.ConstPtr[uint8], p1 rt.Ptr[uint32], p2 int32) err
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
-	return kernHist.Launch(cfg, args[:])
+	return HistKernel.Launch(cfg, args[:])
+}
+
+// HistNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4histPKhPji as Hist would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func HistNode(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[uint8], p1 rt.Ptr[uint32], p2 int32) error {
+	var args [20]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
+	return HistKernel.SetNode(node, cfg, args[:])
 }
 
 // Mathk launches the kernel _Z5mathkPfPd:
@@ -98,7 +126,18 @@ func Mathk(cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float64]) error {
 	var args [16]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
-	return kernMathk.Launch(cfg, args[:])
+	return MathkKernel.Launch(cfg, args[:])
+}
+
+// MathkNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5mathkPfPd as Mathk would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func MathkNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[float64]) error {
+	var args [16]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	return MathkKernel.SetNode(node, cfg, args[:])
 }
 
 // Mm launches the kernel _Z2mmPKfS0_Pfi:
@@ -117,7 +156,20 @@ func Mm(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt.P
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
 	binary.LittleEndian.PutUint32(args[24:], uint32(p3))
-	return kernMm.Launch(cfg, args[:])
+	return MmKernel.Launch(cfg, args[:])
+}
+
+// MmNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z2mmPKfS0_Pfi as Mm would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func MmNode(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt.Ptr[float32], p3 int32) error {
+	var args [28]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
+	binary.LittleEndian.PutUint32(args[24:], uint32(p3))
+	return MmKernel.SetNode(node, cfg, args[:])
 }
 
 // Reduce launches the kernel _Z6reducePKfPfi:
@@ -134,7 +186,19 @@ func Reduce(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Ptr[float32], p2 int32
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
-	return kernReduce.Launch(cfg, args[:])
+	return ReduceKernel.Launch(cfg, args[:])
+}
+
+// ReduceNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z6reducePKfPfi as Reduce would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func ReduceNode(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Ptr[float32], p2 int32) error {
+	var args [20]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
+	return ReduceKernel.SetNode(node, cfg, args[:])
 }
 
 // Saxpy launches the kernel _Z5saxpyifPKfPf:
@@ -153,7 +217,20 @@ func Saxpy(cfg rt.Config, p0 int32, p1 float32, p2 rt.ConstPtr[float32], p3 rt.P
 	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(p1))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p2))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p3))
-	return kernSaxpy.Launch(cfg, args[:])
+	return SaxpyKernel.Launch(cfg, args[:])
+}
+
+// SaxpyNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5saxpyifPKfPf as Saxpy would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func SaxpyNode(node rt.KernelNode, cfg rt.Config, p0 int32, p1 float32, p2 rt.ConstPtr[float32], p3 rt.Ptr[float32]) error {
+	var args [24]byte
+	binary.LittleEndian.PutUint32(args[0:], uint32(p0))
+	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(p1))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p2))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p3))
+	return SaxpyKernel.SetNode(node, cfg, args[:])
 }
 
 // Vadd launches the kernel _Z4vaddPKfS0_Pfi:
@@ -172,7 +249,20 @@ func Vadd(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
 	binary.LittleEndian.PutUint32(args[24:], uint32(p3))
-	return kernVadd.Launch(cfg, args[:])
+	return VaddKernel.Launch(cfg, args[:])
+}
+
+// VaddNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4vaddPKfS0_Pfi as Vadd would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VaddNode(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.ConstPtr[float32], p2 rt.Ptr[float32], p3 int32) error {
+	var args [28]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint64(args[16:], uint64(p2))
+	binary.LittleEndian.PutUint32(args[24:], uint32(p3))
+	return VaddKernel.SetNode(node, cfg, args[:])
 }
 
 // Vote launches the kernel _Z4votePiPx:
@@ -187,7 +277,18 @@ func Vote(cfg rt.Config, p0 rt.Ptr[int32], p1 rt.Ptr[int64]) error {
 	var args [16]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
-	return kernVote.Launch(cfg, args[:])
+	return VoteKernel.Launch(cfg, args[:])
+}
+
+// VoteNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4votePiPx as Vote would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func VoteNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[int32], p1 rt.Ptr[int64]) error {
+	var args [16]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	return VoteKernel.SetNode(node, cfg, args[:])
 }
 
 // Wred launches the kernel _Z4wredPKfPfi:
@@ -204,5 +305,17 @@ func Wred(cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Ptr[float32], p2 int32) 
 	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
 	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
 	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
-	return kernWred.Launch(cfg, args[:])
+	return WredKernel.Launch(cfg, args[:])
+}
+
+// WredNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z4wredPKfPfi as Wred would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func WredNode(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Ptr[float32], p2 int32) error {
+	var args [20]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(p0))
+	binary.LittleEndian.PutUint64(args[8:], uint64(p1))
+	binary.LittleEndian.PutUint32(args[16:], uint32(p2))
+	return WredKernel.SetNode(node, cfg, args[:])
 }

@@ -26,7 +26,9 @@ var Library = rt.NewLibrary("vecmath.ptx", image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernAxpby = Library.Kernel("axpby",
+	// AxpbyKernel is the kernel axpby, launched by Axpby and updated in graphs by AxpbyNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	AxpbyKernel = Library.Kernel("axpby",
 		rt.ParamSpec{Offset: 0, Size: 4},
 		rt.ParamSpec{Offset: 4, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 8},
@@ -34,7 +36,9 @@ var (
 		rt.ParamSpec{Offset: 24, Size: 8},
 		rt.ParamSpec{Offset: 32, Size: 8},
 	)
-	kernDot = Library.Kernel("dot",
+	// DotKernel is the kernel dot, launched by Dot and updated in graphs by DotNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	DotKernel = Library.Kernel("dot",
 		rt.ParamSpec{Offset: 0, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 8},
 		rt.ParamSpec{Offset: 16, Size: 8},
@@ -64,7 +68,22 @@ func Axpby(cfg rt.Config, n int32, a float32, x rt.ConstPtr[float32], b float32,
 	binary.LittleEndian.PutUint32(args[16:], math.Float32bits(b))
 	binary.LittleEndian.PutUint64(args[24:], uint64(y))
 	binary.LittleEndian.PutUint64(args[32:], uint64(out))
-	return kernAxpby.Launch(cfg, args[:])
+	return AxpbyKernel.Launch(cfg, args[:])
+}
+
+// AxpbyNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch axpby as Axpby would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func AxpbyNode(node rt.KernelNode, cfg rt.Config, n int32, a float32, x rt.ConstPtr[float32], b float32, y rt.ConstPtr[float32], out rt.Ptr[float32]) error {
+	var args [40]byte
+	binary.LittleEndian.PutUint32(args[0:], uint32(n))
+	binary.LittleEndian.PutUint32(args[4:], math.Float32bits(a))
+	binary.LittleEndian.PutUint64(args[8:], uint64(x))
+	binary.LittleEndian.PutUint32(args[16:], math.Float32bits(b))
+	binary.LittleEndian.PutUint64(args[24:], uint64(y))
+	binary.LittleEndian.PutUint64(args[32:], uint64(out))
+	return AxpbyKernel.SetNode(node, cfg, args[:])
 }
 
 // Dot launches the kernel dot:
@@ -85,5 +104,18 @@ func Dot(cfg rt.Config, n int32, x rt.ConstPtr[float32], y rt.ConstPtr[float32],
 	binary.LittleEndian.PutUint64(args[8:], uint64(x))
 	binary.LittleEndian.PutUint64(args[16:], uint64(y))
 	binary.LittleEndian.PutUint64(args[24:], uint64(out))
-	return kernDot.Launch(cfg, args[:])
+	return DotKernel.Launch(cfg, args[:])
+}
+
+// DotNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch dot as Dot would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func DotNode(node rt.KernelNode, cfg rt.Config, n int32, x rt.ConstPtr[float32], y rt.ConstPtr[float32], out rt.Ptr[float32]) error {
+	var args [32]byte
+	binary.LittleEndian.PutUint32(args[0:], uint32(n))
+	binary.LittleEndian.PutUint64(args[8:], uint64(x))
+	binary.LittleEndian.PutUint64(args[16:], uint64(y))
+	binary.LittleEndian.PutUint64(args[24:], uint64(out))
+	return DotKernel.SetNode(node, cfg, args[:])
 }
