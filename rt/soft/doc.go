@@ -41,6 +41,41 @@
 // lg2, sin, cos, rsqrt, tanh, …) return the correctly rounded value, which
 // is within the GPU's documented error but not always bit-identical to it.
 //
+// # Contraction
+//
+// A mul and an add or sub that name no rounding mode may be fused by ptxas
+// into one fma, which rounds once; soft makes the same choices when it
+// loads a module, so IEEE-only kernels give the H100's bits. The rules were
+// read off the SASS of ptxas 13.0 for sm_75, sm_80 and sm_90 (identical for
+// all three, and for f32, .ftz and f64) over the generated corpus of
+// rt/soft/internal/contractgen, and checked against 2,700 launches recorded
+// on an H100 (testdata/contract):
+//
+//   - a mul is fused only if every live use of its product is an add or
+//     sub that takes it, and then into all of them; a product that is also
+//     stored, multiplied or added to itself stays a rounded mul;
+//   - mul and add lie in one basic block as ptxas sees it: a label a branch
+//     names starts one, unless its only way in is a "bra" from the block
+//     before; a call ends one for good; a counted loop of constant trip
+//     count (at most 64 trips and 256 instructions unrolled, no
+//     .pragma "nounroll") is unrolled into the blocks around it;
+//   - the mul is unguarded and its register's only definition; the add may
+//     be guarded; neither has a rounding mode, the mul no .sat, and both
+//     the same .ftz (the add's .sat and .ftz carry over to the fma);
+//   - a product may reach the add through mov and neg;
+//   - adds are visited in program order; where both operands are fusable
+//     products, the one with fewer uses is fused, and of equals the first:
+//     a*b - c*d becomes fma(a, b, -(c*d)), c*d - a*b fma(c, d, -(a*b));
+//   - mul x, 1.0 is a mov (so a NaN keeps its payload); no other algebra
+//     ((1-b)*x stays a sub and a mul, also when b is a kernel parameter);
+//   - -G modules (".target …, debug") are not contracted; -lineinfo ones
+//     (DWARF line tables without the debug target) are.
+//
+// What soft does not reproduce: ptxas forwarding a value through local
+// memory before fusing, and a product reaching a sub through mul.ftz by 1.0
+// while also used elsewhere (one random program of 240). f64 NaN results
+// carry the canonical NaN where the H100 propagates an input's payload.
+//
 // # Instruction coverage
 //
 // Integer and bit operations (add/sub/mul/mad incl. .hi/.wide/.sat/.cc,
