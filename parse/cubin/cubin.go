@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/cugen/cugen/parse/internal/elfcheck"
 )
 
 var le = binary.LittleEndian
@@ -213,6 +215,10 @@ func Parse(data []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if off, ok := elfcheck.CompressedNames(bytes.NewReader(data)); ok {
+		// debug/elf would decompress it whole, whatever size it claims.
+		return nil, errorf(off, "section name table is compressed (SHF_COMPRESSED), which CUDA ELF never is")
+	}
 	ef, err := OpenELF(bytes.NewReader(data))
 	if err != nil {
 		return nil, &FormatError{Off: 0, Msg: "invalid ELF", Err: err}
@@ -226,8 +232,13 @@ func Parse(data []byte) (*File, error) {
 	}
 	p := &parser{data: data, h: h, ef: ef, f: f}
 	// Every section whose bytes we might read must lie inside the file;
-	// debug/elf does not check this up front.
+	// debug/elf does not check this up front. No CUDA toolkit compresses a
+	// section, and debug/elf would decompress one (the symbol table, say)
+	// to whatever size its header claims.
 	for i, s := range ef.Sections {
+		if s.Flags&elf.SHF_COMPRESSED != 0 {
+			return nil, errorf(h.shdrOff(i), "section %d %q is compressed (SHF_COMPRESSED), which CUDA ELF never is", i, s.Name)
+		}
 		if s.Type == elf.SHT_NOBITS || s.Type == shtCUDAGlobal {
 			continue
 		}
