@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cugen/cugen/parse/cubin"
 	"github.com/cugen/cugen/parse/fatbin"
@@ -23,7 +24,7 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 		return nil, err
 	}
 	mod := &Module{Source: name, Format: fatbin.FormatFatbin}
-	parts, err := collectParts(mod, entries, decodeAll(name, entries))
+	parts, err := collectParts(mod, entries, decodeAll(name, entries, opts.Budget))
 	if err != nil {
 		return nil, err
 	}
@@ -68,9 +69,18 @@ type decodedEntry struct {
 }
 
 // decodeAll decodes every entry in parallel (decompression and parsing
-// dominate on large libraries); the results are in entry order, so the
-// merge does not depend on scheduling.
-func decodeAll(name string, entries []keptEntry) []decodedEntry {
+// dominate on large libraries) within one memory budget, so that memory
+// does not grow with the number of cores; the results are in entry order,
+// so the merge does not depend on scheduling. Once an entry fails in a way
+// that fails the input (see collectParts), the entries after it are left
+// undecoded: the first failure in entry order is the one reported.
+func decodeAll(name string, entries []keptEntry, b *fatbin.Budget) []decodedEntry {
+	if b == nil {
+		b = fatbin.NewBudget(fatbin.DefaultBudget)
+	}
+	hasELF := slices.ContainsFunc(entries, func(e keptEntry) bool { return e.Kind == fatbin.KindELF })
+	var stop atomic.Int64 // the lowest index of a fatal failure so far
+	stop.Store(int64(len(entries)))
 	decoded := make([]decodedEntry, len(entries))
 	var wg sync.WaitGroup
 	work := make(chan int)
@@ -79,7 +89,16 @@ func decodeAll(name string, entries []keptEntry) []decodedEntry {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				decoded[i] = decodeEntry(name, entries[i].Entry)
+				if int64(i) > stop.Load() {
+					continue
+				}
+				e := entries[i].Entry
+				decoded[i] = decodeEntry(name, e, b)
+				if decoded[i].err == nil || e.Kind == fatbin.KindPTX && hasELF {
+					continue
+				}
+				for s := stop.Load(); int64(i) < s && !stop.CompareAndSwap(s, int64(i)); s = stop.Load() {
+				}
 			}
 		}()
 	}
@@ -93,11 +112,12 @@ func decodeAll(name string, entries []keptEntry) []decodedEntry {
 
 // decodeEntry builds the model of one fatbin entry. PTX is read for its
 // headers only: the model needs signatures and variables, not statements.
-func decodeEntry(name string, e *fatbin.Entry) decodedEntry {
+func decodeEntry(name string, e *fatbin.Entry, b *fatbin.Budget) decodedEntry {
 	d := decodedEntry{arch: e.Target()}
 	switch e.Kind {
 	case fatbin.KindPTX:
-		text, err := e.Data()
+		text, release, err := e.DataBudget(b)
+		defer release()
 		if err != nil {
 			d.err = fmt.Errorf("%s: entry %s at offset %#x: %w", name, d.arch, e.Offset, err)
 			return d
@@ -108,7 +128,8 @@ func decodeEntry(name string, e *fatbin.Entry) decodedEntry {
 		}
 		d.err = err
 	case fatbin.KindELF:
-		data, err := e.Data()
+		data, release, err := e.DataBudget(b)
+		defer release()
 		if err != nil {
 			d.err = fmt.Errorf("%s: entry %s at offset %#x: %w", name, d.arch, e.Offset, err)
 			return d

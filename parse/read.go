@@ -18,6 +18,10 @@ type Options struct {
 	// NoImage skips building Module.Image (a listing needs only the model;
 	// for a large library the standalone fatbin is a copy of most of it).
 	NoImage bool
+	// Budget bounds the memory that decompressing fatbin entries and
+	// compressed ELF sections holds at once (nil: a budget of
+	// fatbin.DefaultBudget for this Read).
+	Budget *fatbin.Budget
 }
 
 // NoDeviceCode is the warning of a host ELF file without CUDA device code,
@@ -27,6 +31,9 @@ const NoDeviceCode = "no CUDA device code: the ELF file has no " + fatbin.Sectio
 // Read parses one input file of any supported format into a Module. name is
 // used in errors and as the Module's Source.
 func Read(name string, data []byte, opts Options) (*Module, error) {
+	if opts.Budget == nil {
+		opts.Budget = fatbin.NewBudget(fatbin.DefaultBudget)
+	}
 	switch fatbin.Sniff(data) {
 	case fatbin.FormatPTX:
 		m, err := ptx.Parse(filepath.Base(name), data)
@@ -61,7 +68,7 @@ func Read(name string, data []byte, opts Options) (*Module, error) {
 		}
 		return FromFatbins(name, []*fatbin.Fatbin{fb}, opts)
 	case fatbin.FormatHostELF:
-		secs, err := fatbin.FromELF(bytes.NewReader(data))
+		secs, err := fatbin.FromELF(bytes.NewReader(data), opts.Budget)
 		if errors.Is(err, fatbin.ErrNoFatbin) {
 			// A host library without device code (libcudart, libnvrtc):
 			// nothing to list, and nothing to embed (Image stays nil).

@@ -385,7 +385,7 @@ func fatbinImages(t *testing.T, name string) map[string][]byte {
 	}
 	var entries []*fatbin.Entry
 	if fatbin.Sniff(data) == fatbin.FormatHostELF {
-		secs, err := fatbin.FromELF(bytes.NewReader(data))
+		secs, err := fatbin.FromELF(bytes.NewReader(data), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -214,20 +214,20 @@ func TestBadHostELF(t *testing.T) {
 		f(b)
 		return b
 	}
-	_, err = fatbin.FromELF(bytes.NewReader(patch(func(b []byte) { le.PutUint64(b[hdr+24:], 1<<40) })))
+	_, err = fatbin.FromELF(bytes.NewReader(patch(func(b []byte) { le.PutUint64(b[hdr+24:], 1<<40) })), nil)
 	formatError(t, "section offset out of range", err, 1<<40, "reading section .nv_fatbin")
 	var n uint64
 	n = allocs(func() {
-		_, err = fatbin.FromELF(bytes.NewReader(patch(func(b []byte) { le.PutUint64(b[hdr+32:], 1<<40) })))
+		_, err = fatbin.FromELF(bytes.NewReader(patch(func(b []byte) { le.PutUint64(b[hdr+32:], 1<<40) })), nil)
 	})
 	formatError(t, "section size 1 TiB", err, int64(sec.Offset), "reading section .nv_fatbin")
 	if n > 64<<20 {
 		t.Errorf("1 TiB section: FromELF allocated %d bytes", n)
 	}
-	_, err = fatbin.FromELF(bytes.NewReader(patch(func(b []byte) { b[sec.Offset] ^= 1 })))
+	_, err = fatbin.FromELF(bytes.NewReader(patch(func(b []byte) { b[sec.Offset] ^= 1 })), nil)
 	formatError(t, "bad magic in section", err, int64(sec.Offset), "section .nv_fatbin: bad magic")
-	_, err = fatbin.FromELF(bytes.NewReader(patch(func(b []byte) { le.PutUint64(b[sec.Offset+0x10+8:], 1<<40) })))
+	_, err = fatbin.FromELF(bytes.NewReader(patch(func(b []byte) { le.PutUint64(b[sec.Offset+0x10+8:], 1<<40) })), nil)
 	formatError(t, "entry past section", err, int64(sec.Offset)+0x18, "runs past end of fatbin")
-	_, err = fatbin.FromELF(bytes.NewReader(orig[:100]))
+	_, err = fatbin.FromELF(bytes.NewReader(orig[:100]), nil)
 	formatError(t, "truncated ELF", err, 0, "not a readable ELF")
 }

@@ -13,7 +13,7 @@ func BenchmarkParseSO(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		secs, err := fatbin.FromELF(bytes.NewReader(data))
+		secs, err := fatbin.FromELF(bytes.NewReader(data), nil)
 		if err != nil || len(secs[0].Fatbins) != 2 {
 			b.Fatal(err)
 		}

@@ -408,7 +408,7 @@ func TestFromELF(t *testing.T) {
 		if fatbin.Sniff(data) != fatbin.FormatHostELF {
 			t.Errorf("%s: sniffed as %v", name, fatbin.Sniff(data))
 		}
-		secs, err := fatbin.FromELF(bytes.NewReader(data))
+		secs, err := fatbin.FromELF(bytes.NewReader(data), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -480,16 +480,16 @@ func TestFromELFNotCUDA(t *testing.T) {
 		t.Skip(err)
 	}
 	defer f.Close()
-	if _, err := fatbin.FromELF(f); !errors.Is(err, fatbin.ErrNoFatbin) {
+	if _, err := fatbin.FromELF(f, nil); !errors.Is(err, fatbin.ErrNoFatbin) {
 		t.Errorf("FromELF(test binary) = %v, want ErrNoFatbin", err)
 	}
 	cubin := parseFile(t, "k.none.fatbin").Entries[0].Payload()
-	_, err = fatbin.FromELF(bytes.NewReader(cubin))
+	_, err = fatbin.FromELF(bytes.NewReader(cubin), nil)
 	var fe *fatbin.FormatError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "cubin") {
 		t.Errorf("FromELF(cubin) = %v, want a FormatError naming the cubin", err)
 	}
-	if _, err := fatbin.FromELF(bytes.NewReader(readFile(t, "k.none.fatbin"))); !errors.As(err, &fe) {
+	if _, err := fatbin.FromELF(bytes.NewReader(readFile(t, "k.none.fatbin")), nil); !errors.As(err, &fe) {
 		t.Errorf("FromELF(fatbin) = %v, want FormatError", err)
 	}
 }

@@ -56,14 +56,27 @@ func (e *Entry) Data() ([]byte, error) { return e.DataLimit(MaxDataSize) }
 // DataLimit is Data with a caller-chosen cap on the decompressed size
 // (at most 4 GiB).
 func (e *Entry) DataLimit(limit int64) ([]byte, error) {
-	if limit > hardMaxDataSize {
-		limit = hardMaxDataSize
-	}
+	limit = min(limit, hardMaxDataSize)
+	data, _, err := e.decode(NewBudget(limit), limit)
+	return data, err
+}
+
+// DataBudget is Data for one of many decompressions of a run: the
+// decompressed size is reserved in b before anything is allocated, waiting
+// while other goroutines hold the budget, and refused when it can never fit.
+// Call release once the data is no longer used (it does nothing for stored
+// entries, whose data aliases the input).
+func (e *Entry) DataBudget(b *Budget) (data []byte, release func(), err error) {
+	return e.decode(b, MaxDataSize)
+}
+
+func (e *Entry) decode(b *Budget, limit int64) (data []byte, release func(), err error) {
+	release = func() {}
 	payloadOff := e.Offset + int64(e.HeaderSize)
 	if e.Flags.Obfuscated() {
 		// LTO-IR is obfuscated before it is compressed; without the
 		// key the zstd frame is noise.
-		return nil, &FormatError{Off: payloadOff, Msg: "cannot decode " + e.Kind.String() + " payload", Err: ErrObfuscated}
+		return nil, release, &FormatError{Off: payloadOff, Msg: "cannot decode " + e.Kind.String() + " payload", Err: ErrObfuscated}
 	}
 	var out []byte
 	switch c := e.Compression(); c {
@@ -77,32 +90,37 @@ func (e *Entry) DataLimit(limit int64) ([]byte, error) {
 		}
 		switch {
 		case cs == 0:
-			return nil, errorf(e.Offset+16, "%s entry has compressed size 0", c)
+			return nil, release, errorf(e.Offset+16, "%s entry has compressed size 0", c)
 		case us == 0:
-			return nil, errorf(e.Offset+56, "%s entry has uncompressed size 0", c)
+			return nil, release, errorf(e.Offset+56, "%s entry has uncompressed size 0", c)
 		case limit < 0 || us > uint64(limit):
-			return nil, errorf(e.Offset+56, "uncompressed size %#x exceeds limit %#x", us, limit)
+			return nil, release, errorf(e.Offset+56, "uncompressed size %#x exceeds limit %#x", us, limit)
 		case us > cs*ratio+64:
-			return nil, errorf(e.Offset+56, "uncompressed size %#x impossible for %#x bytes of %s", us, cs, c)
+			return nil, release, errorf(e.Offset+56, "uncompressed size %#x impossible for %#x bytes of %s", us, cs, c)
 		case cs > uint64(len(e.Payload())):
 			// Parse rules this out; an Entry assembled by hand may not.
-			return nil, errorf(e.Offset+16, "compressed size %#x exceeds payload of %#x bytes", cs, len(e.Payload()))
+			return nil, release, errorf(e.Offset+16, "compressed size %#x exceeds payload of %#x bytes", cs, len(e.Payload()))
+		}
+		rel, err := b.reserve(us, "entry "+e.Target(), e.Offset+56, false)
+		if err != nil {
+			return nil, release, err
 		}
 		src := e.Payload()[:cs]
-		var err error
 		if c == CompressLZ4 {
 			out, err = unLZ4(src, int(us))
 		} else {
 			out, err = unZstd(src, int(us))
 		}
 		if err != nil {
-			return nil, &FormatError{Off: payloadOff, Msg: "decompressing " + c.String() + " payload", Err: err}
+			rel()
+			return nil, release, &FormatError{Off: payloadOff, Msg: "decompressing " + c.String() + " payload", Err: err}
 		}
+		release = rel
 	}
 	if e.Kind == KindPTX {
 		out = bytes.TrimRight(out, "\x00")
 	}
-	return out[:len(out):len(out)], nil
+	return out[:len(out):len(out)], release, nil
 }
 
 func unLZ4(src []byte, size int) ([]byte, error) {

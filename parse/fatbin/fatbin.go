@@ -8,8 +8,10 @@
 // debug/elf, so that cugen can both inspect a fatbin (which architectures,
 // which PTX versions) and rewrite one (keep only some entries) without
 // understanding every field. Malformed input yields a *FormatError carrying
-// the byte offset of the problem; memory use is bounded by the input size and
-// by explicit caps on decompressed sizes, never by sizes the input claims.
+// the byte offset of the problem. Memory is bounded by the input size and,
+// for compressed entries and sections, by a Budget that every decompression
+// of a run reserves its size in before allocating, never by sizes the input
+// claims.
 //
 // NVIDIA documents only the outer header (fatbinary_section.h); the entry
 // layout here is the one cross-checked against nvcc 13.0 output and against
