@@ -791,7 +791,9 @@ func TestNULOnly(t *testing.T) {
 }
 
 // FuzzParse checks that no input makes Parse panic, and that every failure
-// is an *Error with a real position.
+// is an *Error with a real position. Only the test files under 4 KB are
+// seeds: the fuzzer minimizes every input that finds new code, and inputs
+// grown from the 12-31 KB clang files made it spend its time minimizing.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.ptx")
 	more, _ := filepath.Glob("testdata/*/*.ptx")
@@ -800,7 +802,9 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(src)
+		if len(src) < 4<<10 {
+			f.Add(src)
+		}
 	}
 	for _, c := range errorCases {
 		f.Add([]byte(c.src))
