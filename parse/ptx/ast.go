@@ -201,6 +201,9 @@ const (
 )
 
 // Init is an initializer: a scalar, an address expression or a brace list.
+// A list keeps its text rather than its elements, which Elems parses again:
+// an initializer of millions of elements costs the parser its text, not a
+// node per element.
 type Init struct {
 	Pos     Pos
 	Kind    InitKind
@@ -212,7 +215,8 @@ type Init struct {
 	Generic bool   // generic(Sym)
 	Offset  int64  // Sym+Offset
 	Mask    uint64 // 0xFF00(sym) mask operator; 0 when absent
-	List    []*Init
+	// list is, for an InitList, the scanner just after its '{'.
+	list *scanner
 }
 
 // Param is one parameter of an .entry or .func (or a .func return value).

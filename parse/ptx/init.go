@@ -66,7 +66,7 @@ func (v *Var) InitData() (*InitData, error) {
 	}
 	d := &InitData{}
 	w := v.Type.Size()
-	err = l.walk(v.Init, 0, 0, func(in *Init, i int) error {
+	err = l.walk(v.Init, func(in *Init, i int) error {
 		if w == 0 {
 			return nil
 		}
@@ -154,7 +154,7 @@ func (v *Var) layout() (*initShape, error) {
 			// see how many items it fills.
 			l.stride[0] = math.MaxInt
 			hi := 0
-			if err := l.walk(v.Init, 0, 0, func(_ *Init, i int) error { hi = max(hi, i+1); return nil }); err != nil {
+			if err := l.walk(v.Init, func(_ *Init, i int) error { hi = max(hi, i+1); return nil }); err != nil {
 				return nil, err
 			}
 			sub := l.stride[1]
@@ -178,30 +178,64 @@ func (l *initShape) extent(level int) int {
 	return 1
 }
 
-// walk lays the initializer in out from element base on, at nesting level,
-// calling put with each scalar and its element index.
-func (l *initShape) walk(in *Init, level, base int, put func(in *Init, i int) error) error {
+// walk lays the initializer in out from element 0 on, calling put with
+// each scalar and its element index. A brace list is parsed again from its
+// text in one pass, nested lists included; put's *Init is only valid
+// during the call.
+func (l *initShape) walk(in *Init, put func(in *Init, i int) error) (err error) {
 	if in.Kind != InitList {
-		return put(in, base)
+		return put(in, 0)
 	}
+	if in.list == nil {
+		return nil // an Init made by hand: no elements
+	}
+	defer func() {
+		// Parse checked the text, so parsing it again cannot fail; if it
+		// did, that is an error to report, not a crash.
+		if r := recover(); r != nil {
+			b, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("variable %s: initializer: %v", l.v.Name, b.err)
+		}
+	}()
+	return l.walkList(in.listParser(), 0, 0, put)
+}
+
+// walkList lays out the list whose first inner token p is at, at nesting
+// level, from element base on, and leaves p after its '}'.
+func (l *initShape) walkList(p *parser, level, base int, put func(in *Init, i int) error) error {
 	size, sub := l.extent(level), l.extent(level+1)
 	at := 0 // elements used, relative to base
-	for _, e := range in.List {
-		if e.Kind == InitList && at%sub != 0 {
+	var e Init
+	for !p.is("}") {
+		isList := p.is("{")
+		if isList && at%sub != 0 {
 			at += sub - at%sub // a braced item starts the next sub-array
 		}
 		if at >= size {
-			return fmt.Errorf("%s: variable %s: too many initializers: %s holds %s", e.Pos, l.v.Name, l.what(level), plural(size, "element"))
+			return fmt.Errorf("%s: variable %s: too many initializers: %s holds %s", p.pos(p.tok), l.v.Name, l.what(level), plural(size, "element"))
 		}
-		if err := l.walk(e, level+1, base+at, put); err != nil {
-			return err
-		}
-		if e.Kind == InitList {
+		if isList {
+			p.next()
+			if err := l.walkList(p, level+1, base+at, put); err != nil {
+				return err
+			}
 			at += sub
 		} else {
+			e = Init{}
+			p.initInto(&e, false)
+			if err := put(&e, base+at); err != nil {
+				return err
+			}
 			at++
 		}
+		if p.is(",") {
+			p.next()
+		}
 	}
+	p.next()
 	return nil
 }
 

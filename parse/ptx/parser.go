@@ -2,7 +2,9 @@ package ptx
 
 import (
 	"fmt"
+	"iter"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,7 +13,7 @@ import (
 // embedded in a fatbin is NUL-terminated). On failure it returns a nil
 // Module and an *Error naming file:line:col and what was expected there.
 func Parse(filename string, src []byte) (*Module, error) {
-	return parse(filename, src, false)
+	return parse(filename, src, keepBodies)
 }
 
 // ParseHeaders is Parse without function bodies: module directives,
@@ -20,11 +22,28 @@ func Parse(filename string, src []byte) (*Module, error) {
 // model of a large fatbin) skip the cost of building every statement; the
 // bodies are still scanned, so unbalanced braces and bad tokens are errors.
 func ParseHeaders(filename string, src []byte) (*Module, error) {
-	return parse(filename, src, true)
+	return parse(filename, src, skipBodies)
 }
 
-func parse(filename string, src []byte, skipBodies bool) (m *Module, err error) {
-	p := parser{skipBodies: skipBodies}
+// ParseChecked is ParseHeaders with every statement parsed as Parse parses
+// it, then dropped: it reports exactly Parse's errors, and its memory is
+// that of the headers whatever the size of the bodies. cugen checks a PTX
+// input with it.
+func ParseChecked(filename string, src []byte) (*Module, error) {
+	return parse(filename, src, checkBodies)
+}
+
+// bodyMode says what the parser does with function bodies.
+type bodyMode uint8
+
+const (
+	keepBodies  bodyMode = iota // Parse: every statement in the tree
+	skipBodies                  // ParseHeaders: tokens scanned, braces matched
+	checkBodies                 // ParseChecked: statements parsed, not kept
+)
+
+func parse(filename string, src []byte, mode bodyMode) (m *Module, err error) {
+	p := parser{mode: mode}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -51,8 +70,18 @@ type parser struct {
 	sc    scanner
 	tok   token
 	depth int
-	// skipBodies makes function bodies empty Blocks (ParseHeaders).
-	skipBodies bool
+	mode  bodyMode
+	// stmts, ops and mods are scratch space: a list is gathered here, then
+	// copied into a slice of its exact length carved from a shared chunk,
+	// so that a tree of millions of statements wastes no capacity.
+	stmts []Stmt
+	ops   []Operand
+	mods  []string
+	chunk struct {
+		stmts []Stmt
+		ops   []Operand
+		mods  []string
+	}
 	// regs holds register names declared without a '%' prefix in the
 	// current function (".reg .b32 temp;"), so that their uses become *Reg
 	// rather than *Sym.
@@ -538,16 +567,32 @@ func (p *parser) varDecl(start token, link Linkage, at attrs) []*Var {
 // initializer parses a variable initializer: a brace list, a number or an
 // address expression.
 func (p *parser) initializer() *Init {
+	in := &Init{}
+	p.initInto(in, true)
+	return in
+}
+
+// initInto parses an initializer into in. A brace list is checked element
+// by element but not kept: with keep, in records where its text starts, for
+// Init.Elems and Var.InitData to parse it again. A list of millions of
+// elements then costs its text, not a node per element.
+func (p *parser) initInto(in *Init, keep bool) {
 	t := p.tok
-	in := &Init{Pos: p.pos(t)}
+	in.Pos = p.pos(t)
 	switch {
 	case p.is("{"):
 		p.enter(t)
-		p.next()
 		in.Kind = InitList
+		if keep {
+			sc := p.sc // just after the '{'
+			in.list = &sc
+		}
+		p.next()
 		if !p.is("}") {
+			var e Init
 			for {
-				in.List = append(in.List, p.initializer())
+				e = Init{}
+				p.initInto(&e, false)
 				if !p.is(",") {
 					break
 				}
@@ -586,7 +631,37 @@ func (p *parser) initializer() *Init {
 	default:
 		p.expected("initializer")
 	}
-	return in
+}
+
+// listParser returns a parser at the first token inside the brace list in,
+// which Parse has checked: parsing it again cannot fail.
+func (in *Init) listParser() *parser {
+	p := &parser{sc: *in.list}
+	p.next()
+	return p
+}
+
+// Elems returns the elements of a brace list, in order; nothing for the
+// other kinds. The elements are parsed again from the list's text on each
+// call (Parse keeps the text, not a node per element); a nested list is an
+// Init of its own, with its own Elems.
+func (in *Init) Elems() iter.Seq[*Init] {
+	return func(yield func(*Init) bool) {
+		if in.Kind != InitList || in.list == nil {
+			return
+		}
+		p := in.listParser()
+		for !p.is("}") && p.tok.kind != tEOF {
+			e := &Init{}
+			p.initInto(e, true)
+			if !yield(e) {
+				return
+			}
+			if p.is(",") {
+				p.next()
+			}
+		}
+	}
 }
 
 // symExpr parses "sym", "sym+off", "generic(sym)", "generic(sym+off)" or
@@ -671,7 +746,7 @@ func (p *parser) function(start token, link Linkage) *Func {
 	switch {
 	case p.is(";"):
 		p.next()
-	case p.is("{") && p.skipBodies:
+	case p.is("{") && p.mode == skipBodies:
 		f.Body = p.skipBlock()
 	case p.is("{"):
 		f.Body = p.block()
@@ -787,16 +862,45 @@ func (p *parser) block() *Block {
 	p.enter(open)
 	p.next()
 	b := &Block{Pos: p.pos(open)}
+	mark := len(p.stmts)
 	for !p.is("}") {
 		if p.tok.kind == tEOF {
 			p.errorAt(p.tok, "expected '}' to close block opened at %d:%d, found EOF", open.line, open.col)
 		}
-		b.Stmts = p.stmt(b.Stmts)
+		p.stmts = p.stmt(p.stmts)
+		if p.mode == checkBodies {
+			clear(p.stmts[mark:])
+			p.stmts = p.stmts[:mark]
+		}
+	}
+	if p.mode == keepBodies {
+		b.Stmts = carve(&p.chunk.stmts, p.stmts[mark:])
+		clear(p.stmts[mark:])
+		p.stmts = p.stmts[:mark]
 	}
 	b.End = p.pos(p.tok)
 	p.next()
 	p.leave()
 	return b
+}
+
+// carve returns a copy of list in a slice of its exact length, taken from
+// *chunk where it fits: one allocation serves many short lists (an
+// instruction's operands, a block's statements) and none has spare capacity.
+func carve[T any](chunk *[]T, list []T) []T {
+	n := len(list)
+	switch {
+	case n == 0:
+		return nil
+	case n > 64:
+		return slices.Clone(list)
+	case len(*chunk) < n:
+		*chunk = make([]T, 1024)
+	}
+	out := (*chunk)[:n:n]
+	*chunk = (*chunk)[n:]
+	copy(out, list)
+	return out
 }
 
 // skipBlock consumes "{ ... }" with nested braces, keeping only its span.
@@ -938,10 +1042,13 @@ func (p *parser) instr() *Instr {
 	}
 	in.Op = op.text
 	p.next()
+	mark := len(p.mods)
 	for p.tok.kind == tDot && p.tok.adj {
-		in.Mods = append(in.Mods, p.tok.text[1:])
+		p.mods = append(p.mods, p.tok.text[1:])
 		p.next()
 	}
+	in.Mods = carve(&p.chunk.mods, p.mods[mark:])
+	p.mods = p.mods[:mark]
 	if p.is(";") {
 		p.next()
 		return in
@@ -949,8 +1056,9 @@ func (p *parser) instr() *Instr {
 	if p.is("}") || p.tok.kind == tEOF {
 		p.expected("';' after instruction")
 	}
+	mark = len(p.ops)
 	for {
-		in.Operands = append(in.Operands, p.operand())
+		p.ops = append(p.ops, p.operand())
 		if p.is(",") {
 			p.next()
 			continue
@@ -959,6 +1067,9 @@ func (p *parser) instr() *Instr {
 			p.expected("',' or ';' after operand")
 		}
 		p.next()
+		in.Operands = carve(&p.chunk.ops, p.ops[mark:])
+		clear(p.ops[mark:])
+		p.ops = p.ops[:mark]
 		return in
 	}
 }
@@ -1052,18 +1163,21 @@ func (p *parser) operand1() Operand {
 
 // operands parses "elem {, elem} close" (possibly empty) after an opening bracket.
 func (p *parser) operands(close, what string) []Operand {
-	out := []Operand{}
 	if p.is(close) {
 		p.next()
-		return out
+		return []Operand{}
 	}
+	mark := len(p.ops)
 	for {
-		out = append(out, p.operand())
+		p.ops = append(p.ops, p.operand())
 		if p.is(",") {
 			p.next()
 			continue
 		}
 		p.expect(close, "after "+what+" elements")
+		out := carve(&p.chunk.ops, p.ops[mark:])
+		clear(p.ops[mark:])
+		p.ops = p.ops[:mark]
 		return out
 	}
 }

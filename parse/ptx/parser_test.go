@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -272,13 +273,16 @@ func checkInstr(t *testing.T, st []Stmt, i int, want string) {
 	}
 }
 
+// elems collects a list initializer's elements.
+func elems(in *Init) []*Init { return slices.Collect(in.Elems()) }
+
 func initInts(t *testing.T, in *Init) []uint64 {
 	t.Helper()
 	if in == nil || in.Kind != InitList {
 		t.Fatalf("initializer %+v is not a list", in)
 	}
 	var out []uint64
-	for _, e := range in.List {
+	for _, e := range elems(in) {
 		if e.Kind != InitInt {
 			t.Fatalf("list element %+v is not an integer", e)
 		}
@@ -378,26 +382,26 @@ func TestClang(t *testing.T) {
 	}
 	// Pointer bytes inside a packed struct: the mask operator over generic().
 	pk := findVar(t, m, "packed")
-	if pk.Type != U8 || len(pk.Init.List) != 11 {
+	if pk.Type != U8 || len(elems(pk.Init)) != 11 {
 		t.Fatalf("packed = %+v", pk)
 	}
-	if e := pk.Init.List[0]; e.Kind != InitInt || e.Int != 3 {
+	if e := elems(pk.Init)[0]; e.Kind != InitInt || e.Int != 3 {
 		t.Errorf("packed[0] = %+v", e)
 	}
 	for i := 1; i <= 8; i++ {
-		e := pk.Init.List[i]
+		e := elems(pk.Init)[i]
 		if e.Kind != InitSymbol || e.Sym != "counter" || !e.Generic || e.Mask != 0xFF<<(8*(i-1)) {
 			t.Errorf("packed[%d] = %+v", i, e)
 		}
 	}
-	if e := pk.Init.List[9]; e.Int != 254 {
+	if e := elems(pk.Init)[9]; e.Int != 254 {
 		t.Errorf("packed[9] = %+v", e)
 	}
 	ops := findVar(t, m, "ops")
-	if ops.Init.List[0].Sym != "_Z5twicef" || ops.Init.List[0].Generic || ops.Init.List[1].Sym != "_Z3negf" {
-		t.Errorf("ops = %+v %+v", ops.Init.List[0], ops.Init.List[1])
+	if elems(ops.Init)[0].Sym != "_Z5twicef" || elems(ops.Init)[0].Generic || elems(ops.Init)[1].Sym != "_Z3negf" {
+		t.Errorf("ops = %+v %+v", elems(ops.Init)[0], elems(ops.Init)[1])
 	}
-	if p := findVar(t, m, "ptrs").Init.List[1]; p.Sym != "counter" || !p.Generic || p.Mask != 0 {
+	if p := elems(findVar(t, m, "ptrs").Init)[1]; p.Sym != "counter" || !p.Generic || p.Mask != 0 {
 		t.Errorf("ptrs[1] = %+v", p)
 	}
 
@@ -459,10 +463,10 @@ func TestHandSyntax(t *testing.T) {
 	if wv.Linkage != LinkWeak || wv.Vector != 2 || wv.Elems() != 2 {
 		t.Errorf("wv = %+v", wv)
 	}
-	if e := wv.Init.List[0]; e.Kind != InitFloat || e.Float != 1 || e.Bits != 0x3F800000 || e.BitsLen != 32 {
+	if e := elems(wv.Init)[0]; e.Kind != InitFloat || e.Float != 1 || e.Bits != 0x3F800000 || e.BitsLen != 32 {
 		t.Errorf("wv[0] = %+v", e)
 	}
-	if e := wv.Init.List[1]; e.Kind != InitFloat || e.Float != -1.5 || e.BitsLen != 0 {
+	if e := elems(wv.Init)[1]; e.Kind != InitFloat || e.Float != -1.5 || e.BitsLen != 0 {
 		t.Errorf("wv[1] = %+v", e)
 	}
 	if v := findVar(t, m, "uf"); !reflect.DeepEqual(v.Unified, []uint64{19, 95}) || v.Managed {
@@ -472,14 +476,14 @@ func TestHandSyntax(t *testing.T) {
 		t.Errorf("neg init = %v", got)
 	}
 	grid := findVar(t, m, "grid")
-	if !reflect.DeepEqual(grid.Dims, []int{2, 3}) || grid.Elems() != 6 || len(grid.Init.List) != 2 ||
-		!reflect.DeepEqual(initInts(t, grid.Init.List[1]), []uint64{4, 5, 6}) {
+	if !reflect.DeepEqual(grid.Dims, []int{2, 3}) || grid.Elems() != 6 || len(elems(grid.Init)) != 2 ||
+		!reflect.DeepEqual(initInts(t, elems(grid.Init)[1]), []uint64{4, 5, 6}) {
 		t.Errorf("grid = %+v", grid)
 	}
 	if e := findVar(t, m, "dd").Init; e.Bits != 0x3FF0000000000000 || e.BitsLen != 64 || e.Float != 1 {
 		t.Errorf("dd = %+v", e)
 	}
-	ad := findVar(t, m, "addrs").Init.List
+	ad := elems(findVar(t, m, "addrs").Init)
 	if e := ad[0]; e.Sym != "uf" || !e.Generic || e.Offset != 4 || e.Mask != 0 {
 		t.Errorf("addrs[0] = %+v", e)
 	}
