@@ -36,7 +36,9 @@ func Read(name string, data []byte, opts Options) (*Module, error) {
 	}
 	switch fatbin.Sniff(data) {
 	case fatbin.FormatPTX:
-		m, err := ptx.Parse(filepath.Base(name), data)
+		// The model needs the headers only; ParseChecked still reports
+		// every error Parse would, without keeping a tree of the bodies.
+		m, err := ptx.ParseChecked(filepath.Base(name), data)
 		if err != nil {
 			return nil, err
 		}
