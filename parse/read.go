@@ -31,6 +31,15 @@ const NoDeviceCode = "no CUDA device code: the ELF file has no " + fatbin.Sectio
 // Read parses one input file of any supported format into a Module. name is
 // used in errors and as the Module's Source.
 func Read(name string, data []byte, opts Options) (*Module, error) {
+	mod, err := read(name, data, opts)
+	if err != nil {
+		return nil, err
+	}
+	checkParamBlocks(mod)
+	return mod, nil
+}
+
+func read(name string, data []byte, opts Options) (*Module, error) {
 	if opts.Budget == nil {
 		opts.Budget = fatbin.NewBudget(fatbin.DefaultBudget)
 	}
