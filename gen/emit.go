@@ -57,6 +57,10 @@ func (p *plan) emit() *jen.File {
 		f.Line()
 		f.Comment(lineComment("Name collisions, resolved deterministically:\n\n\t" + strings.Join(p.notes, "\n\t")))
 	}
+	if len(p.skipped) > 0 {
+		f.Line()
+		f.Comment(lineComment("Kernels without a function, as no device can launch them:\n\t" + strings.Join(p.skipped, "\n\t")))
+	}
 
 	if len(p.kernels) > 0 {
 		f.Line()

@@ -21,6 +21,9 @@ type plan struct {
 	decls    []*declType    // the types the package declares, by Go name
 	mappings []*TypeMapping // the -type mappings some parameter uses, by C++ name
 	notes    []string       // the name collisions and how they were resolved
+	// skipped says, per kernel no device can launch, why it has no
+	// function, for the file's header (parse warns about each too).
+	skipped []string
 }
 
 // libPlan is one input: its rt.Library and embedded image.
@@ -88,6 +91,11 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			if opts.Kernels != nil && !opts.Kernels.MatchString(k.Name) && !opts.Kernels.MatchString(k.Pretty()) {
 				continue
 			}
+			if !k.Launchable() {
+				// Its parameter buffer would not compile, and no device could take it.
+				p.skipped = append(p.skipped, fmt.Sprintf("%s%s: parameter block of %d bytes, over CUDA's limit of %d", k.Name, p.of(lp), k.ParamSize, parse.MaxParamBlock))
+				continue
+			}
 			kp := &kernelPlan{lib: lp, k: k}
 			for _, q := range k.Params {
 				kp.params = append(kp.params, paramPlan{p: q})
@@ -95,7 +103,7 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			p.kernels = append(p.kernels, kp)
 		}
 	}
-	if len(p.kernels) == 0 && total > 0 {
+	if len(p.kernels)+len(p.skipped) == 0 && total > 0 {
 		return nil, &OptionError{Option: "-kernels", Value: opts.Kernels.String(), Err: fmt.Errorf("matches none of the %d kernels", total)}
 	}
 
