@@ -84,14 +84,10 @@ type ParamSpec struct {
 
 // Kernel declares a kernel of the library by its (mangled) name with its
 // parameter layout, as computed by cugen at generate time.
+// A layout over MaxParamBlock makes every Load of the library fail.
 func (l *Library) Kernel(name string, params ...ParamSpec) *Kernel {
-	var size uintptr
-	for _, p := range params {
-		if end := uintptr(p.Offset + p.Size); end > size {
-			size = end
-		}
-	}
-	k := &Kernel{lib: l, name: name, params: params, size: size}
+	size, err := paramBlock(l.name, name, params)
+	k := &Kernel{lib: l, name: name, params: params, size: size, declErr: err}
 	l.mu.Lock()
 	l.kernels = append(l.kernels, k)
 	l.mu.Unlock()
@@ -121,6 +117,9 @@ func (l *Library) Load(d Driver) (LibHandle, error) {
 func (l *Library) load(d Driver) (*libBinding, error) {
 	if b := l.binding(d); b != nil {
 		return b, nil
+	}
+	if err := l.declErrors(); err != nil {
+		return nil, err
 	}
 	opts := l.opts
 	opts.Name = l.name
@@ -204,11 +203,12 @@ func (l *Library) Unload(d Driver) error {
 
 // Kernel is one kernel of a Library: a context-independent CUkernel per driver.
 type Kernel struct {
-	lib    *Library
-	name   string
-	params []ParamSpec
-	size   uintptr
-	bound  atomic.Pointer[kernelBinding] // the binding launched through last: the fast path's
+	lib     *Library
+	name    string
+	params  []ParamSpec
+	size    uintptr
+	declErr error                         // a layout no device takes (paramBlock)
+	bound   atomic.Pointer[kernelBinding] // the binding launched through last: the fast path's
 }
 
 // kernelBinding is a Kernel in one driver: its handle there, made once per
