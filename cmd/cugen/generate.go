@@ -102,18 +102,7 @@ func generate(c *config, stderr io.Writer) error {
 	if err := checkOutput(res.Go.Name); err != nil {
 		return err
 	}
-	// The images first: a run stopped between the writes leaves no Go file
-	// embedding an image that is not there. An unchanged image is not
-	// rewritten: it is often the input itself.
-	for _, img := range res.Images {
-		if old, err := os.ReadFile(img.Name); err == nil && bytes.Equal(old, img.Data) {
-			continue
-		}
-		if err := writeAtomic(img.Name, img.Data); err != nil {
-			return err
-		}
-	}
-	return writeAtomic(res.Go.Name, res.Go.Data)
+	return writeOutputs(res.Go, res.Images)
 }
 
 // checkOutput refuses an output path cugen cannot or must not write, in one
@@ -143,34 +132,6 @@ func checkOutput(out string) error {
 	f, err := parser.ParseFile(token.NewFileSet(), out, data, parser.PackageClauseOnly|parser.ParseComments)
 	if err != nil || !ast.IsGenerated(f) {
 		return fmt.Errorf("-o %s: the file exists and is not generated code (it has no \"// Code generated ... DO NOT EDIT.\" line); cugen does not overwrite it", out)
-	}
-	return nil
-}
-
-// writeAtomic writes via a temporary file in the same directory and a rename,
-// so a failed run never leaves a half-written file. Its errors name path, not
-// the temporary file.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %v", path, cause(err))
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %v", path, cause(werr))
 	}
 	return nil
 }

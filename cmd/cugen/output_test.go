@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cugen/cugen/gen/pipeline"
 )
 
 // oneLine checks that a failed run printed exactly want, as one line, and
@@ -56,10 +58,10 @@ func TestOutputPaths(t *testing.T) {
 
 	// A write that fails names the file, not the temporary one: creating
 	// the temporary file fails, or renaming it.
-	if err := writeAtomic("nodir/k.ptx", nil); err == nil || err.Error() != "writing nodir/k.ptx: no such file or directory" {
+	if err := writeOutputs(pipeline.File{Name: "nodir/k.go"}, nil); err == nil || err.Error() != "writing nodir/k.go: no such file or directory" {
 		t.Errorf("writing into a missing directory: %v", err)
 	}
-	if err := writeAtomic("sub", nil); err == nil || !strings.HasPrefix(err.Error(), "writing sub: ") || strings.Contains(err.Error(), ".tmp") {
+	if err := writeOutputs(pipeline.File{Name: "sub"}, nil); err == nil || !strings.HasPrefix(err.Error(), "writing sub: ") || strings.Contains(err.Error(), ".tmp") {
 		t.Errorf("renaming onto a directory: %v", err)
 	}
 	if os.Geteuid() == 0 {
