@@ -23,6 +23,9 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := checkInflation(name, fbs, entries); err != nil {
+		return nil, err
+	}
 	mod := &Module{Source: name, Format: fatbin.FormatFatbin}
 	parts, err := collectParts(mod, entries, decodeAll(name, entries, opts.Budget))
 	if err != nil {

@@ -74,3 +74,34 @@ func TestHostileEntriesShareBudget(t *testing.T) {
 		t.Errorf("Read over budget: %v", err)
 	}
 }
+
+// Entries whose declared sizes add up to far more than their fatbin could
+// hold (16 x 256 MiB from 133 KB; 64 PTX entries of 256 MiB of NULs, which
+// would each parse as an empty module) are refused before any is decoded:
+// the budget bounds memory, this bounds the work.
+func TestHostileInflation(t *testing.T) {
+	var nuls [][]byte
+	for i := range 64 {
+		nuls = append(nuls, hostile.Entry(hostile.KindPTX, uint32(70+i), hostile.FlagZstd, hostile.ZstdRLE(2048, 0), 256<<20))
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		msg  string
+	}{
+		{"z.fatbin", hostile.ZstdEntries(16, 256<<20), "z.fatbin: entry sm_71 at offset 0x2060: the compressed entries so far inflate to 536870912 bytes, more than 64 times the 132368 bytes of fatbin plus 268435456"},
+		{"nul.fatbin", hostile.Fatbin(nuls...), "nul.fatbin: entry compute_71 at offset "},
+	} {
+		_, err, n := readAllocs(c.name, c.data, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if n > 4*uint64(len(c.data))+1<<20 {
+			t.Errorf("%s: Read allocated %d bytes for %d", c.name, n, len(c.data))
+		}
+	}
+	// Within the limit, entries decode as usual.
+	if _, err := Read("ok.fatbin", hostile.ZstdEntries(1, 64<<20), Options{NoImage: true}); err == nil || !strings.Contains(err.Error(), "not an ELF file") {
+		t.Errorf("one entry of 64 MiB: %v", err)
+	}
+}

@@ -4,7 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cugen/cugen/parse/fatbin"
 )
+
+// The limits on what an input may make cugen do: CUDA's on parameter
+// blocks, and cugen's on how far compressed entries may inflate.
 
 // CUDA's limits on a kernel's parameter block: cuLaunchKernel refuses a
 // larger one. CUDA 12.1 raised the limit from 4,096 bytes to 32,764 bytes on
@@ -55,4 +60,35 @@ func checkParamBlocks(m *Module) {
 				k.Name, k.ParamSize, MaxParamBlockPreVolta, strings.Join(over, ", ")))
 		}
 	}
+}
+
+// maxInflation bounds the bytes a run decompresses from fatbin entries, in
+// all: this many times the containers' own bytes, plus one entry of
+// fatbin.MaxDataSize. nvcc's LZ4 and zstd entries inflate 3 to 10 times;
+// 16 entries of RLE blocks, 133 KB that inflate to 4 GiB, do not pass.
+const maxInflation = 64
+
+// checkInflation refuses, before decoding any, entries whose declared
+// decompressed sizes add up to more than maxInflation times the fatbins
+// holding them: the memory budget bounds what decompression holds at once,
+// this bounds the work. The entry named is the first past the limit in file
+// order.
+func checkInflation(name string, fbs []*fatbin.Fatbin, entries []keptEntry) error {
+	var stored int64
+	for _, fb := range fbs {
+		stored += int64(len(fb.Raw))
+	}
+	limit := uint64(stored)*maxInflation + fatbin.MaxDataSize
+	var total uint64
+	for _, e := range entries {
+		if e.Compression() == fatbin.CompressNone {
+			continue
+		}
+		total += min(e.UncompressedSize, 1<<62)
+		if total > limit {
+			return fmt.Errorf("%s: entry %s at offset %#x: the compressed entries so far inflate to %d bytes, more than %d times the %d bytes of fatbin plus %d",
+				name, e.Target(), e.Offset, total, maxInflation, stored, fatbin.MaxDataSize)
+		}
+	}
+	return nil
 }
