@@ -46,6 +46,16 @@ func (a InitAddr) Put(b []byte, addr uint64) { putLE(b[a.Offset:a.Offset+a.Size]
 // a few elements can reach far into a huge array.
 const maxInitBytes = 1 << 30
 
+// An element may lie at most maxSparseness bytes of data per byte of
+// initializer text before it, plus sparseSlack: a braced item starts the
+// next sub-array, so "x[2][1073741000] = {{1},{1}}" would make 90 bytes of
+// PTX allocate 1 GiB. Dense lists reach 8 bytes per 2 of text (.u64 "0,"),
+// partly filled rows of x[64][64] 64 per 4.
+const (
+	maxSparseness = 64
+	sparseSlack   = 64 << 10
+)
+
 // InitData evaluates v's initializer (PTX ISA "Initializers"); it is nil
 // without one. Each scalar is converted to v's element type by IntBits or
 // FloatBits. Braces follow the declaration's dimensions, outermost first,
@@ -73,6 +83,10 @@ func (v *Var) InitData() (*InitData, error) {
 		off := i * w
 		if off > maxInitBytes-w {
 			return fmt.Errorf("%s: variable %s: initialized data past %d bytes", in.Pos, v.Name, maxInitBytes)
+		}
+		if text := in.Pos.Offset - v.Init.Pos.Offset + 1; off+w > maxSparseness*text+sparseSlack {
+			return fmt.Errorf("%s: variable %s: this element is at byte %d, more than %d times the %d bytes of initializer up to it: initializers this sparse are not laid out",
+				in.Pos, v.Name, off, maxSparseness, text)
 		}
 		if n := off + w; n > len(d.Bytes) {
 			d.Bytes = append(d.Bytes, make([]byte, n-len(d.Bytes))...)

@@ -146,6 +146,8 @@ func TestInitDataErrors(t *testing.T) {
 		{".global .u32 a[][] = {1};", "variable a has no size"},
 		{".global .u64 a[2147483647][2147483647][2147483647] = {1};", "variable a has too many elements"},
 		{".global .b8 a[2147483647][2147483647] = {{1}, {1}};", "initialized data past 1073741824 bytes"},
+		// 90 bytes of PTX would make InitData allocate 1 GiB.
+		{".global .b8 x[2][1073741000] = {{1},{1}};", "i.ptx:4:38: variable x: this element is at byte 1073741000, more than 64 times the 7 bytes of initializer up to it"},
 	} {
 		_, err := parseVar(t, c.decl).InitData()
 		if err == nil || !strings.Contains(err.Error(), c.err) {
@@ -265,5 +267,23 @@ func TestElemsAllocs(t *testing.T) {
 	v := &Var{Type: U32, Vector: 4, Dims: []int{16, 8}}
 	if n := testing.AllocsPerRun(100, func() { _ = v.Elems() }); n != 0 {
 		t.Errorf("Elems allocates %v times", n)
+	}
+}
+
+// Sparse but ordinary initializers are laid out: rows partly given, a
+// second sub-array within the slack.
+func TestInitDataSparse(t *testing.T) {
+	for _, c := range []struct {
+		decl string
+		last int // offset of the last element, whose first byte is 1
+		n    int
+	}{
+		{".global .u32 m[64][64] = {" + strings.Repeat("{1},", 63) + "{1}};", 63 * 256, 63*256 + 4},
+		{".global .b8 x[2][65536] = {{1},{1}};", 65536, 65537},
+	} {
+		d, err := parseVar(t, c.decl).InitData()
+		if err != nil || len(d.Bytes) != c.n || d.Bytes[c.last] != 1 {
+			t.Errorf("%.40s: %v", c.decl, err)
+		}
 	}
 }
