@@ -171,8 +171,11 @@ func (v *Var) layout() (*initShape, error) {
 			if err := l.walk(v.Init, func(_ *Init, i int) error { hi = max(hi, i+1); return nil }); err != nil {
 				return nil, err
 			}
-			sub := l.stride[1]
-			d = (hi + sub - 1) / sub
+			if sub := l.stride[1]; sub > 0 {
+				d = (hi + sub - 1) / sub
+			} else {
+				d = 0 // a zero dimension below: nothing fits
+			}
 		}
 		hi, lo := bits.Mul64(uint64(d), uint64(l.stride[i+1]))
 		if hi != 0 || lo > math.MaxInt {
@@ -225,7 +228,7 @@ func (l *initShape) walkList(p *parser, level, base int, put func(in *Init, i in
 	var e Init
 	for !p.is("}") {
 		isList := p.is("{")
-		if isList && at%sub != 0 {
+		if isList && sub > 0 && at%sub != 0 {
 			at += sub - at%sub // a braced item starts the next sub-array
 		}
 		if at >= size {

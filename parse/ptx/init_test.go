@@ -146,6 +146,9 @@ func TestInitDataErrors(t *testing.T) {
 		{".global .u32 a[][] = {1};", "variable a has no size"},
 		{".global .u64 a[2147483647][2147483647][2147483647] = {1};", "variable a has too many elements"},
 		{".global .b8 a[2147483647][2147483647] = {{1}, {1}};", "initialized data past 1073741824 bytes"},
+		// A zero dimension holds nothing (these divided by zero).
+		{".global .b8 a[0][0] = {{}, 0, {}};", "i.ptx:4:24: variable a: too many initializers: the variable holds 0 elements"},
+		{".global .b8 a[][0] = {1};", "i.ptx:4:23: variable a: too many initializers: the variable holds 0 elements"},
 		// 90 bytes of PTX would make InitData allocate 1 GiB.
 		{".global .b8 x[2][1073741000] = {{1},{1}};", "i.ptx:4:38: variable x: this element is at byte 1073741000, more than 64 times the 7 bytes of initializer up to it"},
 	} {
