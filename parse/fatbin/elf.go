@@ -2,6 +2,7 @@ package fatbin
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"debug/elf"
 	"errors"
@@ -132,10 +133,7 @@ func fatbinSections(f *elf.File) ([]*elf.Section, error) {
 	}
 	byStart := slices.Clone(secs)
 	slices.SortStableFunc(byStart, func(a, b *elf.Section) int {
-		if a.Offset != b.Offset {
-			return cmpU64(a.Offset, b.Offset)
-		}
-		return cmpU64(a.FileSize, b.FileSize)
+		return cmp.Or(cmp.Compare(a.Offset, b.Offset), cmp.Compare(a.FileSize, b.FileSize))
 	})
 	drop := map[*elf.Section]bool{}
 	var prev *elf.Section // the section with the furthest end so far
@@ -159,16 +157,6 @@ func fatbinSections(f *elf.File) ([]*elf.Section, error) {
 		}
 	}
 	return slices.DeleteFunc(secs, func(s *elf.Section) bool { return drop[s] }), nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // decompressSection reads a SHF_COMPRESSED section's compression header
