@@ -93,7 +93,7 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			}
 			if !k.Launchable() {
 				// Its parameter buffer would not compile, and no device could take it.
-				p.skipped = append(p.skipped, fmt.Sprintf("%s%s: parameter block of %d bytes, over CUDA's limit of %d", k.Name, p.of(lp), k.ParamSize, parse.MaxParamBlock))
+				p.skipped = append(p.skipped, fmt.Sprintf("%s%s: parameter block of %d bytes, over CUDA's limit of %d", k.Name, p.of(lp), k.MaxParamSize(), parse.MaxParamBlock))
 				continue
 			}
 			kp := &kernelPlan{lib: lp, k: k}

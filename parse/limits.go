@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,9 +32,28 @@ func ParamLimit(arch string) int {
 }
 
 // Launchable reports whether some device can launch k: its parameter block
-// is within MaxParamBlock. A kernel beyond it has no Go function (gen skips
-// it); Read says so in a warning.
-func (k *Kernel) Launchable() bool { return k.ParamSize <= MaxParamBlock }
+// is within MaxParamBlock in every layout. A kernel beyond it has no Go
+// function (gen skips it); Read says so in a warning.
+func (k *Kernel) Launchable() bool { return k.MaxParamSize() <= MaxParamBlock }
+
+// MaxParamSize is k's largest parameter block over its targets' layouts.
+func (k *Kernel) MaxParamSize() int {
+	n := k.ParamSize
+	for _, l := range k.Layouts {
+		n = max(n, l.ParamSize)
+	}
+	return n
+}
+
+// paramSizeOn is k's parameter block in the code for target arch.
+func (k *Kernel) paramSizeOn(arch string) int {
+	for _, l := range k.Layouts {
+		if slices.Contains(l.Arches, arch) {
+			return l.ParamSize
+		}
+	}
+	return k.ParamSize
+}
 
 // checkParamBlocks warns about each kernel whose parameter block exceeds
 // the limit of a target it is compiled for: one warning per kernel, so that
@@ -42,7 +62,7 @@ func checkParamBlocks(m *Module) {
 	for _, k := range m.Kernels {
 		if !k.Launchable() {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("kernel %s: parameter block of %d bytes exceeds CUDA's limit of %d bytes (sm_70 and later; %d before): no Go function is generated for it",
-				k.Name, k.ParamSize, MaxParamBlock, MaxParamBlockPreVolta))
+				k.Name, k.MaxParamSize(), MaxParamBlock, MaxParamBlockPreVolta))
 			continue
 		}
 		arches := k.Arches
@@ -50,14 +70,16 @@ func checkParamBlocks(m *Module) {
 			arches = m.Arches
 		}
 		var over []string
+		size := 0
 		for _, a := range arches {
-			if k.ParamSize > ParamLimit(a) {
+			if n := k.paramSizeOn(a); n > ParamLimit(a) {
 				over = append(over, a)
+				size = max(size, n)
 			}
 		}
 		if len(over) > 0 {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("kernel %s: parameter block of %d bytes exceeds the %d bytes CUDA allows before sm_70: it does not launch from %s",
-				k.Name, k.ParamSize, MaxParamBlockPreVolta, strings.Join(over, ", ")))
+				k.Name, size, MaxParamBlockPreVolta, strings.Join(over, ", ")))
 		}
 	}
 }

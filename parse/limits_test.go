@@ -50,3 +50,19 @@ func TestParamBlockLimits(t *testing.T) {
 		}
 	}
 }
+
+// A target whose layout moves parameters may have a larger block than the
+// canonical one: the limits apply to each target's own.
+func TestParamBlockPerTarget(t *testing.T) {
+	m := &Module{Arches: []string{"compute_60", "sm_60", "sm_90"}, Kernels: []*Kernel{
+		{Name: "a", ParamSize: 100, Layouts: []*TargetLayout{{Arches: []string{"sm_90"}, ParamSize: 40000}}},
+		{Name: "b", ParamSize: 100, Layouts: []*TargetLayout{{Arches: []string{"sm_60"}, ParamSize: 5000}}},
+	}}
+	checkParamBlocks(m)
+	w := strings.Join(m.Warnings, "\n")
+	if m.Kernels[0].Launchable() || !m.Kernels[1].Launchable() || len(m.Warnings) != 2 ||
+		!strings.Contains(w, "kernel a: parameter block of 40000 bytes exceeds CUDA's limit") ||
+		!strings.Contains(w, "kernel b: parameter block of 5000 bytes exceeds the 4096 bytes CUDA allows before sm_70: it does not launch from sm_60") {
+		t.Errorf("warnings:\n%s", w)
+	}
+}
