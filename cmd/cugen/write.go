@@ -74,6 +74,7 @@ func writeOutputs(goFile pipeline.File, images []pipeline.File) error {
 			// One lock and one journal cover one directory.
 			return fmt.Errorf("writing %s: not in the directory of %s", f.Name, goFile.Name)
 		}
+		removeLegacyTemps(f.Name)
 		if old, err := os.ReadFile(f.Name); err == nil && bytes.Equal(old, f.Data) {
 			continue
 		}
@@ -228,6 +229,20 @@ func recoverDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// removeLegacyTemps removes the temporary files that cugen before the
+// journal left beside path when it was killed: .NAME.tmpDIGITS
+// (os.CreateTemp's names).
+func removeLegacyTemps(path string) {
+	prefix := "." + filepath.Base(path) + ".tmp"
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), prefix+"*"))
+	for _, m := range matches {
+		digits := strings.TrimPrefix(filepath.Base(m), prefix)
+		if digits != "" && strings.Trim(digits, "0123456789") == "" {
+			os.Remove(m)
+		}
+	}
 }
 
 // syncDir makes the renames in dir durable. Not every system can fsync a
