@@ -65,15 +65,15 @@ func (b *Budget) Peak() int64 {
 func (b *Budget) reserve(n uint64, what string, off int64, pin bool) (release func(), err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if n > uint64(b.limit-b.pinned) {
-		// Only pinned bytes are never given back: waiting cannot help.
-		msg := fmt.Sprintf("%s: decompressed size %#x exceeds the memory budget of %#x bytes", what, n, b.limit)
-		if b.pinned > 0 {
-			msg += fmt.Sprintf(" (%#x held by sections decompressed before)", b.pinned)
-		}
-		return nil, &FormatError{Off: off, Msg: msg, Err: ErrBudget}
-	}
 	for uint64(b.limit-b.used) < n {
+		if n > uint64(b.limit-b.pinned) {
+			// Only pinned bytes are never given back: waiting cannot help.
+			msg := fmt.Sprintf("%s: decompressed size %#x exceeds the memory budget of %#x bytes", what, n, b.limit)
+			if b.pinned > 0 {
+				msg += fmt.Sprintf(" (%#x held by sections decompressed before)", b.pinned)
+			}
+			return nil, &FormatError{Off: off, Msg: msg, Err: ErrBudget}
+		}
 		b.freed.Wait()
 	}
 	b.used += int64(n)
