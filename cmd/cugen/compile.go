@@ -1,18 +1,28 @@
 package main
 
+//go:generate go run ./internal/mathgen/gen -o include/cugen/math_poly.h
+
 import (
-	_ "embed"
+	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
 
-//go:embed cugen_clang.h
-var clangPrelude []byte
+// clangInclude is what device code compiled by clang sees instead of the
+// CUDA toolkit's headers: cugen_clang.h (passed with -include) and the
+// toolkit's header names (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h,
+// math_constants.h, ...), written to a temporary directory passed with
+// -isystem.
+//
+//go:embed include
+var clangInclude embed.FS
 
 // compileCU runs the device compiler on a .cu input and returns its output:
 // PTX for clang (which cannot build cubins without the CUDA toolkit) and for
@@ -33,8 +43,8 @@ func compileCU(c *config, input string) ([]byte, error) {
 		if tool == "" {
 			tool = findClang()
 		}
-		prelude := filepath.Join(tmp, "cugen_clang.h")
-		if err := os.WriteFile(prelude, clangPrelude, 0o644); err != nil {
+		inc, err := writeClangInclude(tmp)
+		if err != nil {
 			return nil, err
 		}
 		gpu := c.gpu
@@ -42,8 +52,11 @@ func compileCU(c *config, input string) ([]byte, error) {
 			gpu = "sm_70"
 		}
 		args = []string{"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
-			"--cuda-gpu-arch=" + gpu, "-Xclang", "-target-feature", "-Xclang", "+ptx64",
-			"-O3", "-S", "-include", prelude}
+			"--cuda-gpu-arch=" + gpu, "-Xclang", "-target-feature", "-Xclang", "+" + ptxFeature(gpu),
+			// -include by name, found in the -isystem directory: clang then
+			// treats the prelude as a system header, which lets the standard
+			// library's constexpr math functions coexist with its device ones.
+			"-O3", "-S", "-isystem", inc, "-include", "cugen_clang.h"}
 	case "nvcc":
 		tool = c.cc
 		if tool == "" {
@@ -84,11 +97,89 @@ func compileCU(c *config, input string) ([]byte, error) {
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("%s failed on %s:\n%s", filepath.Base(tool), input, strings.TrimSpace(string(msg)))
+			text := strings.TrimSpace(string(msg))
+			if c.compiler == "clang" {
+				text += clangHint(text)
+			}
+			return nil, fmt.Errorf("%s failed on %s:\n%s", filepath.Base(tool), input, text)
 		}
 		return nil, err
 	}
 	return os.ReadFile(out)
+}
+
+// writeClangInclude writes the embedded include directory under dir and
+// returns its path.
+func writeClangInclude(dir string) (string, error) {
+	root := filepath.Join(dir, "include")
+	err := fs.WalkDir(clangInclude, "include", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := clangInclude.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	return root, err
+}
+
+// ptxFeature is the PTX ISA clang is told to target for an arch: the
+// lowest that has the arch's instructions (clang without a CUDA toolkit
+// assumes an old one). Through sm_75 it is 6.4, as cugen has always used.
+func ptxFeature(gpu string) string {
+	m := regexp.MustCompile(`^sm_(\d+)(a?)$`).FindStringSubmatch(gpu)
+	if m == nil {
+		return "ptx64"
+	}
+	n, _ := strconv.Atoi(m[1])
+	switch {
+	case n >= 120:
+		return "ptx87"
+	case n >= 100:
+		return "ptx86"
+	case n >= 90 && m[2] == "a":
+		return "ptx80"
+	case n >= 89:
+		return "ptx78"
+	case n >= 87:
+		return "ptx74"
+	case n >= 86:
+		return "ptx71"
+	case n >= 80:
+		return "ptx70"
+	}
+	return "ptx64"
+}
+
+// cudaToolkitHeader matches the headers of the CUDA toolkit's libraries,
+// which cugen does not replace.
+var cudaToolkitHeader = regexp.MustCompile(`^(cublas|cublasLt|cufft|curand|cusparse|cusolver|cudnn|nvrtc|nvToolsExt|nvtx3|npp|nvjpeg|cutensor|cuda/|cub/|thrust/|cute/|cutlass/|cooperative_groups/memcpy_async|mma\.h|cuda_fp8|cuda_fp6|cuda_fp4|cuda_pipeline|cuda_awbarrier|crt/|sm_\d+|texture_|surface_|nv/|cuda_gl|cuda_egl|cuda_d3d|cudaProfiler|cupti)`)
+
+var missingHeader = regexp.MustCompile(`fatal error: '([^']+)' file not found`)
+
+// clangHint explains a clang failure whose cause is the missing toolkit or
+// an old clang; "" when it has nothing to add.
+func clangHint(msg string) string {
+	if m := missingHeader.FindStringSubmatch(msg); m != nil {
+		h := m[1]
+		if cudaToolkitHeader.MatchString(h) || strings.HasPrefix(h, "cuda") {
+			return fmt.Sprintf("\ncugen: hint: %s is part of the CUDA toolkit, which cugen's clang route does not replace "+
+				"(it provides cuda_runtime.h, cuda_fp16.h, cuda_bf16.h, cooperative_groups.h, math_constants.h and the device API); "+
+				"compile this file with -compiler nvcc, or build it with nvcc and give cugen the .ptx or .fatbin", h)
+		}
+		return ""
+	}
+	if strings.Contains(msg, "Cannot select") || strings.Contains(msg, "PLEASE submit a bug report") {
+		return "\ncugen: hint: clang crashed; cugen's clang route needs clang 17 or newer for __nv_bfloat16 and sm_90 " +
+			"(Debian and Ubuntu: apt install clang-19; then -cc clang-19)"
+	}
+	return ""
 }
 
 // findClang is the clang to run: clang on PATH, else the newest clang-N

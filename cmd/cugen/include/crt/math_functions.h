@@ -1,0 +1,2 @@
+// crt/math_functions.h: part of cugen_clang.h, which cugen already includes.
+#include "../cugen_clang.h"

@@ -1,0 +1,2 @@
+// device_launch_parameters.h: part of cugen_clang.h, which cugen already includes.
+#include "cugen_clang.h"

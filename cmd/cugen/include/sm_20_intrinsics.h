@@ -1,0 +1,2 @@
+// sm_20_intrinsics.h: part of cugen_clang.h, which cugen already includes.
+#include "cugen_clang.h"

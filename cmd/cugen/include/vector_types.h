@@ -1,0 +1,2 @@
+// vector_types.h: part of cugen_clang.h, which cugen already includes.
+#include "cugen_clang.h"
