@@ -53,10 +53,10 @@ func compileCU(c *config, input string) ([]byte, error) {
 		}
 		args = []string{"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
 			"--cuda-gpu-arch=" + gpu, "-Xclang", "-target-feature", "-Xclang", "+" + ptxFeature(gpu),
-			// -include by name, found in the -isystem directory: clang then
-			// treats the prelude as a system header, which lets the standard
-			// library's constexpr math functions coexist with its device ones.
-			"-O3", "-S", "-isystem", inc, "-include", "cugen_clang.h"}
+			// The headers are system headers (-isystem, and #pragma clang
+			// system_header in each): that lets the standard library's
+			// constexpr math functions coexist with their device overloads.
+			"-O3", "-S", "-isystem", inc, "-include", filepath.Join(inc, "cugen_clang.h")}
 	case "nvcc":
 		tool = c.cc
 		if tool == "" {

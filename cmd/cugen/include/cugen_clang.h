@@ -11,6 +11,7 @@
 // PTX instructions.
 #ifndef CUGEN_CLANG_H
 #define CUGEN_CLANG_H
+#pragma clang system_header
 #if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__) && !defined(__CUDACC_RTC__) && !defined(__CUDA_ARCH_LIST__) && !defined(__CLANG_CUDA_RUNTIME_WRAPPER_H__)
 #define __CUGEN_CLANG__ 1
 #define __global__ __attribute__((global))
@@ -45,6 +46,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cstdio>
+#include <cassert>
 #endif
 // The device's printf (clang lowers it to PTX's vprintf), malloc and free,
 // beside the host's.

@@ -1,2 +1,3 @@
 // math_functions.h: part of cugen_clang.h, which cugen already includes.
+#pragma clang system_header
 #include "cugen_clang.h"

@@ -4,8 +4,19 @@
 // the rest are PTX atom instructions.
 #ifndef CUGEN_ATOMIC_H
 #define CUGEN_ATOMIC_H
+#pragma clang system_header
 
 #define CUGEN_AT static __device__ __inline__ __attribute__((always_inline))
+
+// Scoped atomics need sm_60; before, the _block and _system forms are the
+// device-scope ones (which are stronger).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
+#define CUGEN_CTA "atom."
+#define CUGEN_SYS "atom."
+#else
+#define CUGEN_CTA "atom.cta."
+#define CUGEN_SYS "atom.sys."
+#endif
 
 // One PTX atom per scope: NAME (gpu), NAME_block (cta), NAME_system (sys).
 #define CUGEN_ATOM2(NAME, T, op, ty, c)                                                                                \
@@ -16,12 +27,12 @@
   }                                                                                                                    \
   CUGEN_AT T NAME##_block(T *p, T v) {                                                                                 \
     T r;                                                                                                               \
-    asm volatile("atom.cta." op "." ty " %0, [%1], %2;" : "=" c(r) : "l"(p), c(v) : "memory");                        \
+    asm volatile(CUGEN_CTA op "." ty " %0, [%1], %2;" : "=" c(r) : "l"(p), c(v) : "memory");                        \
     return r;                                                                                                          \
   }                                                                                                                    \
   CUGEN_AT T NAME##_system(T *p, T v) {                                                                                \
     T r;                                                                                                               \
-    asm volatile("atom.sys." op "." ty " %0, [%1], %2;" : "=" c(r) : "l"(p), c(v) : "memory");                        \
+    asm volatile(CUGEN_SYS op "." ty " %0, [%1], %2;" : "=" c(r) : "l"(p), c(v) : "memory");                        \
     return r;                                                                                                          \
   }
 #define CUGEN_ATOM3(NAME, T, op, ty, c)                                                                                \
@@ -32,12 +43,12 @@
   }                                                                                                                    \
   CUGEN_AT T NAME##_block(T *p, T cmp, T v) {                                                                          \
     T r;                                                                                                               \
-    asm volatile("atom.cta." op "." ty " %0, [%1], %2, %3;" : "=" c(r) : "l"(p), c(cmp), c(v) : "memory");            \
+    asm volatile(CUGEN_CTA op "." ty " %0, [%1], %2, %3;" : "=" c(r) : "l"(p), c(cmp), c(v) : "memory");            \
     return r;                                                                                                          \
   }                                                                                                                    \
   CUGEN_AT T NAME##_system(T *p, T cmp, T v) {                                                                         \
     T r;                                                                                                               \
-    asm volatile("atom.sys." op "." ty " %0, [%1], %2, %3;" : "=" c(r) : "l"(p), c(cmp), c(v) : "memory");            \
+    asm volatile(CUGEN_SYS op "." ty " %0, [%1], %2, %3;" : "=" c(r) : "l"(p), c(cmp), c(v) : "memory");            \
     return r;                                                                                                          \
   }
 
@@ -70,12 +81,12 @@ CUGEN_AT int atomicMax(int *p, int v) { return __nvvm_atom_max_gen_i(p, v); }
 #define CUGEN_BS(NAME, T, op, ty, c)                                                                                   \
   CUGEN_AT T NAME##_block(T *p, T v) {                                                                                 \
     T r;                                                                                                               \
-    asm volatile("atom.cta." op "." ty " %0, [%1], %2;" : "=" c(r) : "l"(p), c(v) : "memory");                        \
+    asm volatile(CUGEN_CTA op "." ty " %0, [%1], %2;" : "=" c(r) : "l"(p), c(v) : "memory");                        \
     return r;                                                                                                          \
   }                                                                                                                    \
   CUGEN_AT T NAME##_system(T *p, T v) {                                                                                \
     T r;                                                                                                               \
-    asm volatile("atom.sys." op "." ty " %0, [%1], %2;" : "=" c(r) : "l"(p), c(v) : "memory");                        \
+    asm volatile(CUGEN_SYS op "." ty " %0, [%1], %2;" : "=" c(r) : "l"(p), c(v) : "memory");                        \
     return r;                                                                                                          \
   }
 CUGEN_BS(atomicAdd, int, "add", "s32", "r")

@@ -4,6 +4,7 @@
 // stores with cache hints.
 #ifndef CUGEN_DEVICE_H
 #define CUGEN_DEVICE_H
+#pragma clang system_header
 
 #define CUGEN_DI static __device__ __inline__ __attribute__((always_inline))
 
@@ -84,12 +85,15 @@ CUGEN_DI int __dp2a_hi(int a, int b, int c) {
   return c + (int)(short)a * (int)(signed char)(b >> 16) + (int)(short)(a >> 16) * (int)(signed char)(b >> 24);
 }
 CUGEN_DI unsigned int __fns(unsigned int mask, unsigned int base, int offset) {
-  // The position of the offset-th set bit of mask counted from base (CUDA's
-  // semantics: 0xffffffff when there is none).
+  // PTX fns.b32: the |offset|-th set bit of mask from bit base (inclusive),
+  // upwards for offset > 0, downwards for offset < 0; 0xffffffff if none.
   if (offset == 0) return (mask >> base) & 1 ? base : 0xffffffffu;
-  int step = offset > 0 ? 1 : -1, n = offset > 0 ? offset : -offset;
-  for (int i = (int)base + step; i >= 0 && i < 32; i += step) {
-    if ((mask >> i) & 1 && --n == 0) return (unsigned)i;
+  int inc = offset > 0 ? 1 : -1, count = (offset > 0 ? offset : -offset) - 1;
+  for (int pos = (int)base; pos >= 0 && pos < 32; pos += inc) {
+    if ((mask >> pos) & 1) {
+      if (count == 0) return (unsigned)pos;
+      count--;
+    }
   }
   return 0xffffffffu;
 }

@@ -5,6 +5,7 @@
 // defined: the host side of a cugen program is Go.
 #ifndef CUGEN_HOST_H
 #define CUGEN_HOST_H
+#pragma clang system_header
 
 typedef enum cudaError {
   cudaSuccess = 0,

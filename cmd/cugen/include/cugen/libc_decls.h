@@ -2,6 +2,7 @@
 // for the device before the host's headers declare them for the host.
 #ifndef CUGEN_LIBC_DECLS_H
 #define CUGEN_LIBC_DECLS_H
+#pragma clang system_header
 
 // assert() in device code: glibc's assert calls __assert_fail, which on the
 // device becomes PTX's __assertfail.

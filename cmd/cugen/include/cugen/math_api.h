@@ -4,6 +4,7 @@
 // .approx instructions nvcc uses for them.
 #ifndef CUGEN_MATH_API_H
 #define CUGEN_MATH_API_H
+#pragma clang system_header
 
 #include "math_poly.h"
 #include "math_common.h"

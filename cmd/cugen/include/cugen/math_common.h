@@ -7,6 +7,7 @@
 // sqrt.rn): results are the same on every GPU and in rt/soft.
 #ifndef CUGEN_MATH_COMMON_H
 #define CUGEN_MATH_COMMON_H
+#pragma clang system_header
 
 #define CUGEN_INL static __device__ __inline__ __attribute__((always_inline))
 #define CUGEN_NOINL static __device__ __attribute__((noinline))

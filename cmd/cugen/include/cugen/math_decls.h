@@ -6,6 +6,7 @@
 // __builtin_exp that NVPTX cannot lower.
 #ifndef CUGEN_MATH_DECLS_H
 #define CUGEN_MATH_DECLS_H
+#pragma clang system_header
 
 #define CUGEN_FN static __device__ __inline__
 

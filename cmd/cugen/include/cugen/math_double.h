@@ -6,6 +6,7 @@
 // against the GPU's libdevice.
 #ifndef CUGEN_MATH_DOUBLE_H
 #define CUGEN_MATH_DOUBLE_H
+#pragma clang system_header
 
 namespace __cugen {
 

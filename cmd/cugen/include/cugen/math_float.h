@@ -6,6 +6,7 @@
 // hypot, the gamma and inverse error functions) round the double result.
 #ifndef CUGEN_MATH_FLOAT_H
 #define CUGEN_MATH_FLOAT_H
+#pragma clang system_header
 
 namespace __cugen {
 

@@ -3,6 +3,7 @@
 // in 192-bit arithmetic; the error is measured with the rounded coefficients.
 #ifndef CUGEN_MATH_POLY_H
 #define CUGEN_MATH_POLY_H
+#pragma clang system_header
 
 // (e^r - 1 - r)/r² on [-0.346575, 0.346575], degree 10: relative error 2^-57.2.
 static __device__ __inline__ __attribute__((always_inline)) double __cugen_p_exp_d(double x) {

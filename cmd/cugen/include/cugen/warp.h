@@ -2,6 +2,7 @@
 // values as two 32-bit shuffles, like CUDA's), votes, redux and match.
 #ifndef CUGEN_WARP_H
 #define CUGEN_WARP_H
+#pragma clang system_header
 
 #define CUGEN_WI static __device__ __inline__ __attribute__((always_inline))
 

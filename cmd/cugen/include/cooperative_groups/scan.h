@@ -1,0 +1,3 @@
+// cooperative_groups/scan.h: in cooperative_groups.h.
+#pragma clang system_header
+#include "../cooperative_groups.h"
