@@ -52,13 +52,30 @@ struct ff {
 };
 
 // The error-free transformations round each step as written: add.rn and
-// mul.rn, which neither LLVM nor ptxas fuses into an fma (a plain mul
-// followed by an add may become one fma, and the low part would then
-// describe a sum that was never formed).
-CUGEN_INL double add_rn(double a, double b) { return __nvvm_add_rn_d(a, b); }
-CUGEN_INL double mul_rn(double a, double b) { return __nvvm_mul_rn_d(a, b); }
-CUGEN_INL float addf_rn(float a, float b) { return __nvvm_add_rn_f(a, b); }
-CUGEN_INL float mulf_rn(float a, float b) { return __nvvm_mul_rn_f(a, b); }
+// mul.rn, which ptxas never fuses into an fma (a plain mul followed by an
+// add may become one fma, and the low part would then describe a sum that
+// was never formed). Inline PTX, because clang 16 turns __nvvm_mul_rn_d
+// and friends into plain, contractible multiplies.
+CUGEN_INL double add_rn(double a, double b) {
+  double r;
+  asm("add.rn.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+  return r;
+}
+CUGEN_INL double mul_rn(double a, double b) {
+  double r;
+  asm("mul.rn.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+  return r;
+}
+CUGEN_INL float addf_rn(float a, float b) {
+  float r;
+  asm("add.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+CUGEN_INL float mulf_rn(float a, float b) {
+  float r;
+  asm("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
 
 CUGEN_INL dd two_sum(double a, double b) {
   double s = add_rn(a, b), bb = add_rn(s, -a);

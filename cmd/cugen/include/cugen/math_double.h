@@ -756,8 +756,9 @@ CUGEN_INL double erfc_tail(double x) {
   dd x2 = two_prod(x, x);
   exp_parts e = exp_kernel(-x2.hi, -x2.lo);
   double t = (x - 2.0) / (x + 2.0);
-  double v = (e.m.hi + e.m.lo) * __cugen_p_erfcx_d(t) / fma_(2.0, x, 1.0);
-  return scale_d(v, e.k);
+  // e^(-x²) q(t) / (1+2x), every step in dd but the polynomial.
+  dd v = dd_div(dd_mul_d(e.m, __cugen_p_erfcx_d(t)), two_sum(1.0, 2.0 * x));
+  return scale_dd(v, e.k);
 }
 
 static __device__ __inline__ double erf(double x) {
@@ -787,7 +788,8 @@ static __device__ __inline__ double erfcx(double x) {
     if (isinf_(x)) return 0.0;
     if (x > 0x1p60) return (0.5 * CUGEN_TWO_OVER_SQRTPI_HI) / x;
     double t = (x - 2.0) / (x + 2.0);
-    return __cugen_p_erfcx_d(t) / fma_(2.0, x, 1.0);
+    dd v = dd_div(dd{__cugen_p_erfcx_d(t), 0.0}, two_sum(1.0, 2.0 * x));
+    return v.hi + v.lo;
   }
   if (x < -26.7) return __builtin_inf();
   // e^(x²) erfc(x) with x² in dd.

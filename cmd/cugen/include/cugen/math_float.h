@@ -542,7 +542,9 @@ static __device__ __inline__ float erfcf(float x) {
     ff r = ftwo_sum(1.0f, -e.hi);
     return r.hi + (r.lo - e.lo);
   }
-  float c = erfcf_tail(a);
+  // The tail through double: erfc's products and quotient round several
+  // times, and its bound (4 ulp) leaves no room for float's.
+  float c = (float)erfc_tail((double)a);
   return x > 0.0f ? c : 2.0f - c;
 }
 
