@@ -27,13 +27,16 @@ var (
 	testClangWhy  string
 )
 
-// testClang is a clang of at least minClang (clang, else the newest
-// clang-N on PATH). Without one the test is skipped, and says so; under CI
-// (CI set), where .ci/run installs clang-19, it fails.
+// testClang is a clang of at least minClang: $CUGEN_TEST_CC if set, else
+// clang, else the newest clang-N on PATH. Without one the test is skipped,
+// and says so; under CI (CI set), where .ci/run installs clang-19, it fails.
 func testClang(t testing.TB) string {
 	t.Helper()
 	testClangOnce.Do(func() {
 		var cands []string
+		if cc := os.Getenv("CUGEN_TEST_CC"); cc != "" {
+			cands = append(cands, cc)
+		}
 		if p, err := exec.LookPath("clang"); err == nil {
 			cands = append(cands, p)
 		}

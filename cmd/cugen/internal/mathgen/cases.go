@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // Case is one function of the CUDA Math API as cugen's tests and the GPU
@@ -27,6 +29,15 @@ type Case struct {
 	Note   string
 	Ref    func(prec uint, a []float64) Value
 	Gen    func(r *rand.Rand) []float64
+	// Fast, for float cases, is the exact value to within a double ulp
+	// (Go's float64 math), for references over millions of inputs; nil
+	// where only Ref is that accurate.
+	Fast func(a []float64) float64
+	// Intrinsic marks a fast intrinsic (__expf, …): the PTX approximation,
+	// whose error CUDA states in its own terms (BoundText); the ulp table
+	// reports it, the CI test of it is TestClangConversions.
+	Intrinsic bool
+	BoundText string
 }
 
 // Kernel is the name of the case's kernel in math.cu.
@@ -47,6 +58,9 @@ func f64(x float64) Value { // an exactly representable result, Inf included
 }
 
 var nanV = Value{NaN: true}
+
+// F64Value is x as an exact Value (a reference given as a float64).
+func F64Value(x float64) Value { return f64(x) }
 
 // ---- input generators ----
 
@@ -617,12 +631,78 @@ func buildCases() []Case {
 		return 0
 	}, fr, fr)
 	ex2("copysign", math.Copysign, fr, fr)
+	addFast(cs)
 	cs = append(cs,
 		Case{Name: "nextafterf", Single: true, Args: 2, Ref: exact2(func(x, y float64) float64 {
 			return float64(math.Nextafter32(float32(x), float32(y)))
 		}), Gen: a2(F, uni(-2, 2), uni(-2, 2))},
 		Case{Name: "nextafter", Args: 2, Ref: exact2(math.Nextafter), Gen: a2(D, uni(-2, 2), uni(-2, 2))})
 	return cs
+}
+
+// fastRefs are Go's float64 functions, within about a double ulp of the
+// exact value: far closer than a float ulp.
+var fastRefs = map[string]func(a []float64) float64{
+	"expf": u1(math.Exp), "exp2f": u1(math.Exp2), "exp10f": u1(func(x float64) float64 { return math.Pow(10, x) }),
+	"expm1f": u1(math.Expm1), "logf": u1(math.Log), "log2f": u1(math.Log2), "log10f": u1(math.Log10),
+	"log1pf": u1(math.Log1p), "sinf": u1(math.Sin), "cosf": u1(math.Cos), "tanf": u1(math.Tan),
+	"asinf": u1(math.Asin), "acosf": u1(math.Acos), "atanf": u1(math.Atan),
+	"atan2f": func(a []float64) float64 { return math.Atan2(a[0], a[1]) },
+	"sinhf":  u1(math.Sinh), "coshf": u1(math.Cosh), "tanhf": u1(math.Tanh), "asinhf": u1(math.Asinh),
+	"acoshf": u1(math.Acosh), "atanhf": u1(math.Atanh), "sqrtf": u1(math.Sqrt),
+	"rsqrtf": u1(func(x float64) float64 { return 1 / math.Sqrt(x) }), "cbrtf": u1(math.Cbrt),
+	"rcbrtf":  u1(func(x float64) float64 { return 1 / math.Cbrt(x) }),
+	"hypotf":  func(a []float64) float64 { return math.Hypot(a[0], a[1]) },
+	"rhypotf": func(a []float64) float64 { return 1 / math.Hypot(a[0], a[1]) },
+	"powf":    func(a []float64) float64 { return math.Pow(a[0], a[1]) },
+	"erff":    u1(math.Erf), "erfcf": u1(math.Erfc), "erfinvf": u1(math.Erfinv),
+	"normcdff": u1(func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }),
+	"tgammaf":  u1(math.Gamma), "lgammaf": u1(func(x float64) float64 { v, _ := math.Lgamma(x); return v }),
+	"norm3df":  func(a []float64) float64 { return math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2]) },
+	"rnorm3df": func(a []float64) float64 { return 1 / math.Sqrt(a[0]*a[0]+a[1]*a[1]+a[2]*a[2]) },
+	"norm4df":  func(a []float64) float64 { return math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2] + a[3]*a[3]) },
+	"rnorm4df": func(a []float64) float64 { return 1 / math.Sqrt(a[0]*a[0]+a[1]*a[1]+a[2]*a[2]+a[3]*a[3]) },
+}
+
+func u1(f func(float64) float64) func(a []float64) float64 {
+	return func(a []float64) float64 { return f(a[0]) }
+}
+
+func addFast(cs []Case) {
+	for i := range cs {
+		if f, ok := fastRefs[cs[i].Name]; ok && cs[i].Single {
+			cs[i].Fast = f
+		}
+	}
+}
+
+// IntrinsicCases are the fast intrinsics, with CUDA's statement of their
+// error: the ulp table measures them on the GPU (cugen maps them to the PTX
+// approximations nvcc uses, so the two should agree bit for bit).
+var IntrinsicCases = []Case{
+	{Name: "__expf", Single: true, Args: 1, Intrinsic: true, BoundText: "2 + floor(abs(1.173 * x))", Ref: refExp, Fast: u1(math.Exp), Gen: args(uni(-80, 80))},
+	{Name: "__exp10f", Single: true, Args: 1, Intrinsic: true, BoundText: "2 + floor(abs(2.97 * x))", Ref: refExp10, Fast: u1(func(x float64) float64 { return math.Pow(10, x) }), Gen: args(uni(-35, 35))},
+	{Name: "__logf", Single: true, Args: 1, Intrinsic: true, BoundText: "2^-21.41 abs in [0.5, 2], else 3", Ref: refLog, Fast: u1(math.Log), Gen: args(logu(-126, 127, false))},
+	{Name: "__log2f", Single: true, Args: 1, Intrinsic: true, BoundText: "2^-22 abs in [0.5, 2], else 2", Ref: refLog2, Fast: u1(math.Log2), Gen: args(logu(-126, 127, false))},
+	{Name: "__log10f", Single: true, Args: 1, Intrinsic: true, BoundText: "2^-24 abs in [0.5, 2], else 3", Ref: refLog10, Fast: u1(math.Log10), Gen: args(logu(-126, 127, false))},
+	{Name: "__sinf", Single: true, Args: 1, Intrinsic: true, BoundText: "2^-21.41 abs in [-π, π]", Ref: refSin, Fast: u1(math.Sin), Gen: args(uni(-math.Pi, math.Pi))},
+	{Name: "__cosf", Single: true, Args: 1, Intrinsic: true, BoundText: "2^-21.19 abs in [-π, π]", Ref: refCos, Fast: u1(math.Cos), Gen: args(uni(-math.Pi, math.Pi))},
+	{Name: "__tanf", Single: true, Args: 1, Intrinsic: true, BoundText: "from __sinf/__cosf", Ref: refTan, Fast: u1(math.Tan), Gen: args(uni(-1.5, 1.5))},
+	{Name: "__powf", Single: true, Args: 2, Intrinsic: true, BoundText: "from exp2(y·log2 x)", Ref: refPow, Fast: func(a []float64) float64 { return math.Pow(a[0], a[1]) }, Gen: args(logu(-10, 10, false), uni(-8, 8))},
+	{Name: "__fdividef", Single: true, Args: 2, Intrinsic: true, BoundText: "2 for abs(y) in [2^-126, 2^126]", Ref: refDiv, Fast: func(a []float64) float64 { return a[0] / a[1] }, Gen: args(logu(-60, 60, true), logu(-60, 60, true))},
+	{Name: "__saturatef", Single: true, Args: 1, Intrinsic: true, BoundText: "0", Ref: exact(func(x float64) float64 {
+		if math.IsNaN(x) {
+			return 0
+		}
+		return math.Max(0, math.Min(1, x))
+	}), Gen: args(mix(true, uni(-2, 2), anyBits(true)))},
+}
+
+func refDiv(prec uint, a []float64) Value {
+	if a[1] == 0 || math.IsInf(a[0], 0) || math.IsInf(a[1], 0) || math.IsNaN(a[0]) || math.IsNaN(a[1]) {
+		return f64(a[0] / a[1])
+	}
+	return val(quo(prec, bf(prec, a[0]), bf(prec, a[1])))
 }
 
 // Float32 rounding of a float64 input, for the float cases.
@@ -634,16 +714,34 @@ func roundArgs(c Case, a []float64) {
 	}
 }
 
-// Inputs draws n argument tuples of c from a seeded generator, each
-// rounded to the case's type.
+// Inputs draws n argument tuples of c, each rounded to the case's type:
+// chunks of 64K from generators seeded by (seed, chunk, name), drawn in
+// parallel, so the same seed gives the same inputs anywhere.
 func (c Case) Inputs(seed uint64, n int) [][]float64 {
-	r := rand.New(rand.NewPCG(seed, uint64(len(c.Name))))
+	const chunk = 1 << 16
 	out := make([][]float64, n)
-	for i := range out {
-		a := c.Gen(r)
-		roundArgs(c, a)
-		out[i] = a
+	flat := make([]float64, n*c.Args)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.NumCPU())
+	for lo := 0; lo < n; lo += chunk {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(lo int) {
+			defer func() { <-sem; wg.Done() }()
+			h := uint64(lo/chunk)<<32 ^ uint64(len(c.Name))
+			for _, b := range []byte(c.Name) {
+				h = h*31 + uint64(b)
+			}
+			r := rand.New(rand.NewPCG(seed, h))
+			for i := lo; i < min(n, lo+chunk); i++ {
+				a := c.Gen(r)
+				roundArgs(c, a)
+				out[i] = flat[i*c.Args : (i+1)*c.Args : (i+1)*c.Args]
+				copy(out[i], a)
+			}
+		}(lo)
 	}
+	wg.Wait()
 	return out
 }
 
@@ -678,6 +776,33 @@ func UlpError(single bool, got float64, want Value) float64 {
 		return ordDist(single, got, cr) + 1
 	}
 	return ordDist(single, got, cr)
+}
+
+// UlpErrorF64 is UlpError for a reference given as a float64 (a double
+// result, or a float function's value to within a double ulp), without
+// math/big.
+func UlpErrorF64(single bool, got, want float64) float64 {
+	if math.IsNaN(want) || math.IsNaN(got) {
+		if math.IsNaN(want) && math.IsNaN(got) {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	if single {
+		want = float64(float32(want))
+	}
+	if got == want {
+		return 0
+	}
+	if math.IsInf(got, 0) != math.IsInf(want, 0) {
+		if math.IsInf(got, 0) {
+			got = math.Copysign(maxOf(single), got)
+		} else {
+			want = math.Copysign(maxOf(single), want)
+		}
+		return ordDist(single, got, want) + 1
+	}
+	return ordDist(single, got, want)
 }
 
 func maxOf(single bool) float64 {
