@@ -12,6 +12,7 @@ import (
 // blocks, and checks the totals; on sm_52 double atomicAdd is the
 // compare-and-swap loop.
 func TestClangAtomics(t *testing.T) {
+	t.Parallel()
 	for _, gpu := range []string{"sm_70", "sm_52"} {
 		t.Run(gpu, func(t *testing.T) {
 			ctx, lib := clangLib(t, "atomic", gpu)

@@ -31,6 +31,7 @@ func closeTo(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math
 // toolkit's headers, templates instantiated for float and bf16 — and runs
 // softmax, layernorm, GELU and AdamW on rt/soft against float64 Go.
 func TestClangOrdinaryKernels(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("testdata/clang/ml.cu")
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +152,7 @@ func le64(v int64) []byte {
 // header fails with clang's message and a hint naming the way out, and
 // that a missing header of the user's own gets no such hint.
 func TestClangMissingToolkitHeader(t *testing.T) {
+	t.Parallel()
 	cc := testClang(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -182,6 +184,7 @@ func TestClangMissingToolkitHeader(t *testing.T) {
 // kernel using std:: math, integer arguments to the math functions,
 // printf and assert compiles for archs of each PTX ISA cugen picks.
 func TestClangHeadersResolve(t *testing.T) {
+	t.Parallel()
 	headers := []string{"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cuda_fp16.h", "cuda_bf16.h",
 		"cooperative_groups.h", "cooperative_groups/reduce.h", "cooperative_groups/scan.h", "math_constants.h",
 		"device_launch_parameters.h", "device_functions.h", "vector_types.h", "math_functions.h",

@@ -74,6 +74,7 @@ func sext(v int64) uint64 { return uint64(v) }
 // float functions with integer or two results against Go, and the fast
 // intrinsics against CUDA's documented error of their approximations.
 func TestClangConversions(t *testing.T) {
+	t.Parallel()
 	ctx, lib := clangLib(t, "intrin", "sm_70")
 	const n = 256
 	r := rand.New(rand.NewPCG(5, 6))

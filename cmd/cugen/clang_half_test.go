@@ -54,6 +54,7 @@ func (f f16fmt) round(x float64, toZero bool) float64 {
 // bf16), and checks every result bit for bit against the exact value
 // rounded to the format.
 func TestClangHalf(t *testing.T) {
+	t.Parallel()
 	for _, gpu := range []string{"sm_70", "sm_80", "sm_90"} {
 		for _, f := range []f16fmt{binary16, bfloat16} {
 			t.Run(gpu+"/"+f.name, func(t *testing.T) { testHalfKernel(t, gpu, f) })

@@ -67,6 +67,7 @@ func randU32(r *rand.Rand, n int) []uint32 {
 // TestClangIntIntrinsics checks CUDA's integer and bit intrinsics against
 // their definitions (CUDA's documentation, PTX's for prmt, shf and fns).
 func TestClangIntIntrinsics(t *testing.T) {
+	t.Parallel()
 	ctx, lib := clangLib(t, "intrin", "sm_70")
 	const n = 512
 	r := rand.New(rand.NewPCG(3, 4))
@@ -218,6 +219,7 @@ func abs64(x int64) int64 {
 // CUDART_* constants, the vector types' sizes and alignments (those of
 // vector_types.h) and their make_ functions.
 func TestClangConstantsAndVectors(t *testing.T) {
+	t.Parallel()
 	ctx, lib := clangLib(t, "intrin", "sm_70")
 	o, ok := devZero[float64](t, ctx, 8), devZero[int32](t, ctx, 4)
 	launch(t, ctx, lib, "consts", 1, 1, new(kernelArgs).ptr(o.Ptr.Addr()).ptr(ok.Ptr.Addr()))
@@ -243,6 +245,7 @@ func TestClangConstantsAndVectors(t *testing.T) {
 // TestClangLoadStoreHints runs __ldg, __ldcg, __ldca, __ldcs, __ldlu,
 // __ldcv and __stcs, __stwb, __stcg, __stwt over scalars and float4.
 func TestClangLoadStoreHints(t *testing.T) {
+	t.Parallel()
 	ctx, lib := clangLib(t, "intrin", "sm_70")
 	const n = 100
 	a, b, c := make([]float32, n), make([]float64, n), make([]float32, 4*n)

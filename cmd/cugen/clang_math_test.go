@@ -26,6 +26,7 @@ var (
 // are the GPU's; the README's table has the same measure over millions of
 // inputs on an H100.
 func TestClangMath(t *testing.T) {
+	t.Parallel()
 	cases := mathgen.Cases
 	ptx := compileClang(t, "math.cu", mathgen.KernelSource(cases), "sm_70")
 	ctx := softCtx(t)

@@ -70,6 +70,7 @@ func checkLanes(t *testing.T, what string, got []int64, want func(lane int) int6
 // __activemask in a divergent branch, the __reduce_*_sync functions (the
 // shuffle fallback on sm_70, redux.sync on sm_80) and the match functions.
 func TestClangWarp(t *testing.T) {
+	t.Parallel()
 	const n = 64
 	r := rand.New(rand.NewPCG(7, 8))
 	in := make([]int32, n)
@@ -208,6 +209,7 @@ func TestClangWarp(t *testing.T) {
 // bit_xor, tile shuffles, votes and scans, coalesced groups in a divergent
 // branch, run-time tiles and the grid.
 func TestClangCooperativeGroups(t *testing.T) {
+	t.Parallel()
 	const n = 64
 	r := rand.New(rand.NewPCG(9, 10))
 	in := make([]int32, n)
