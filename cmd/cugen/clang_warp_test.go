@@ -207,7 +207,8 @@ func TestClangWarp(t *testing.T) {
 // TestClangCooperativeGroups checks the cooperative-groups subset: block
 // and tile ranks and sizes, cg::reduce with plus, less, greater and
 // bit_xor, tile shuffles, votes and scans, coalesced groups in a divergent
-// branch, run-time tiles and the grid.
+// branch, run-time tiles and the grid, and shuffles and reductions of a
+// struct.
 func TestClangCooperativeGroups(t *testing.T) {
 	t.Parallel()
 	const n = 64
@@ -218,7 +219,7 @@ func TestClangCooperativeGroups(t *testing.T) {
 		in[i] = int32(r.IntN(100))
 		v[i] = int64(in[i])
 	}
-	o := runWarpKernel(t, "sm_70", "groups", in, 29)
+	o := runWarpKernel(t, "sm_70", "groups", in, 32)
 	tileOf := func(l, size int) []int64 { return v[l&^(size-1) : l&^(size-1)+size] }
 	fold := func(xs []int64, f func(a, b int64) int64) int64 {
 		acc := xs[0]
@@ -328,6 +329,9 @@ func TestClangCooperativeGroups(t *testing.T) {
 	next("tiled_partition(b, 8).size", func(l int) int64 { return 8 })
 	next("grid.thread_rank", func(l int) int64 { return int64(l) })
 	next("grid.size", func(l int) int64 { return n })
+	next("reduce of a struct (sum)", func(l int) int64 { return fold(tileOf(l, 16), add) })
+	next("reduce of a struct (max)", func(l int) int64 { return fold(tileOf(l, 16), max64) })
+	next("shfl of a struct", func(l int) int64 { return tileOf(l, 16)[2] })
 	_ = bits.OnesCount
 }
 

@@ -19,6 +19,33 @@ CUGEN_CG unsigned block_rank() {
   return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
 }
 CUGEN_CG unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+
+// shfl shuffles a value of any trivially copyable type, a 32-bit word at a
+// time (cooperative groups shuffle structs too); mode 0 idx, 1 up, 2 down,
+// 3 xor.
+template <class T> CUGEN_CG T shfl(int mode, unsigned mask, T v, int b, int w) {
+  constexpr int n = (sizeof(T) + 3) / 4;
+  unsigned words[n] = {};
+  __builtin_memcpy(words, &v, sizeof(T));
+  for (int i = 0; i < n; i++) {
+    switch (mode) {
+    case 0:
+      words[i] = __shfl_sync(mask, words[i], b, w);
+      break;
+    case 1:
+      words[i] = __shfl_up_sync(mask, words[i], (unsigned)b, w);
+      break;
+    case 2:
+      words[i] = __shfl_down_sync(mask, words[i], (unsigned)b, w);
+      break;
+    default:
+      words[i] = __shfl_xor_sync(mask, words[i], b, w);
+    }
+  }
+  T r;
+  __builtin_memcpy(&r, words, sizeof(T));
+  return r;
+}
 } // namespace __cugen_cg
 
 // thread_group is a group known at run time: a mask of lanes of one warp,
@@ -97,10 +124,10 @@ public:
   CUGEN_CGM unsigned long long meta_group_size() const { return (__cugen_cg::block_size() + N - 1) / N; }
   CUGEN_CGM void sync() const { __syncwarp(mask()); }
   CUGEN_CGM bool is_valid() const { return true; }
-  template <class T> CUGEN_CGM T shfl(T v, int src) const { return __shfl_sync(mask(), v, src, N); }
-  template <class T> CUGEN_CGM T shfl_up(T v, unsigned d) const { return __shfl_up_sync(mask(), v, d, N); }
-  template <class T> CUGEN_CGM T shfl_down(T v, unsigned d) const { return __shfl_down_sync(mask(), v, d, N); }
-  template <class T> CUGEN_CGM T shfl_xor(T v, unsigned m) const { return __shfl_xor_sync(mask(), v, m, N); }
+  template <class T> CUGEN_CGM T shfl(T v, int src) const { return __cugen_cg::shfl(0, mask(), v, src, N); }
+  template <class T> CUGEN_CGM T shfl_up(T v, unsigned d) const { return __cugen_cg::shfl(1, mask(), v, (int)d, N); }
+  template <class T> CUGEN_CGM T shfl_down(T v, unsigned d) const { return __cugen_cg::shfl(2, mask(), v, (int)d, N); }
+  template <class T> CUGEN_CGM T shfl_xor(T v, unsigned m) const { return __cugen_cg::shfl(3, mask(), v, (int)m, N); }
   CUGEN_CGM int any(int p) const { return __any_sync(mask(), p); }
   CUGEN_CGM int all(int p) const { return __all_sync(mask(), p); }
   // Votes and matches answer in the tile's own lane numbering.
@@ -126,15 +153,16 @@ class coalesced_group : public thread_group {
 public:
   CUGEN_CGM unsigned long long thread_rank() const { return __popc(mask_ & __lanemask_lt()); }
   CUGEN_CGM void sync() const { __syncwarp(mask_); }
-  template <class T> CUGEN_CGM T shfl(T v, unsigned rank) const { return __shfl_sync(mask_, v, lane_of(rank)); }
+  template <class T> CUGEN_CGM T shfl(T v, unsigned rank) const {
+    return __cugen_cg::shfl(0, mask_, v, lane_of(rank), 32);
+  }
   template <class T> CUGEN_CGM T shfl_up(T v, unsigned d) const {
     unsigned r = (unsigned)thread_rank();
-    T o = __shfl_sync(mask_, v, lane_of(r >= d ? r - d : r));
-    return o;
+    return __cugen_cg::shfl(0, mask_, v, lane_of(r >= d ? r - d : r), 32);
   }
   template <class T> CUGEN_CGM T shfl_down(T v, unsigned d) const {
     unsigned r = (unsigned)thread_rank();
-    return __shfl_sync(mask_, v, lane_of(r + d < size_ ? r + d : r));
+    return __cugen_cg::shfl(0, mask_, v, lane_of(r + d < size_ ? r + d : r), 32);
   }
   CUGEN_CGM int any(int p) const { return __any_sync(mask_, p); }
   CUGEN_CGM int all(int p) const { return __all_sync(mask_, p); }

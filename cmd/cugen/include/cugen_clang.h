@@ -47,6 +47,9 @@
 #include <cstring>
 #include <cstdio>
 #include <cassert>
+#include <cstdint>
+#include <ctime>
+#include <math.h>
 #endif
 // The device's printf (clang lowers it to PTX's vprintf), malloc and free,
 // beside the host's.

@@ -99,6 +99,9 @@ CUGEN_DI unsigned int __fns(unsigned int mask, unsigned int base, int offset) {
 }
 
 // ---- min and max ----
+// (Host and device: host code beside the kernels calls them too.)
+#undef CUGEN_DI
+#define CUGEN_DI static __host__ __device__ __inline__ __attribute__((always_inline))
 
 #define CUGEN_MINMAX(T)                                                                                                \
   CUGEN_DI T min(T a, T b) { return a < b ? a : b; }                                                                   \
@@ -132,6 +135,9 @@ CUGEN_DI long long llmin(long long a, long long b) { return min(a, b); }
 CUGEN_DI long long llmax(long long a, long long b) { return max(a, b); }
 CUGEN_DI unsigned long long ullmin(unsigned long long a, unsigned long long b) { return min(a, b); }
 CUGEN_DI unsigned long long ullmax(unsigned long long a, unsigned long long b) { return max(a, b); }
+
+#undef CUGEN_DI
+#define CUGEN_DI static __device__ __inline__ __attribute__((always_inline))
 
 // ---- reinterpretation and conversion ----
 

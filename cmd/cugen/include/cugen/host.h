@@ -66,6 +66,12 @@ CUGEN_H cudaError_t cudaFree(void *p);
 CUGEN_H cudaError_t cudaFreeHost(void *p);
 CUGEN_H cudaError_t cudaMemcpy(void *d, const void *s, unsigned long n, cudaMemcpyKind k);
 CUGEN_H cudaError_t cudaMemcpyAsync(void *d, const void *s, unsigned long n, cudaMemcpyKind k, cudaStream_t st = 0);
+CUGEN_H cudaError_t cudaMemcpy2D(void *d, unsigned long dpitch, const void *s, unsigned long spitch, unsigned long w,
+                                  unsigned long h, cudaMemcpyKind k);
+CUGEN_H cudaError_t cudaMemcpy2DAsync(void *d, unsigned long dpitch, const void *s, unsigned long spitch, unsigned long w,
+                                       unsigned long h, cudaMemcpyKind k, cudaStream_t st = 0);
+CUGEN_H cudaError_t cudaMemcpyPeer(void *d, int dd, const void *s, int sd, unsigned long n);
+CUGEN_H cudaError_t cudaMemGetInfo(unsigned long *free, unsigned long *total);
 CUGEN_H cudaError_t cudaMemset(void *d, int v, unsigned long n);
 CUGEN_H cudaError_t cudaMemsetAsync(void *d, int v, unsigned long n, cudaStream_t st = 0);
 CUGEN_H cudaError_t cudaMemcpyToSymbol(const void *sym, const void *s, unsigned long n, unsigned long off = 0,
@@ -98,6 +104,17 @@ CUGEN_H cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args,
                                      cudaStream_t s);
 CUGEN_H cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *f, int block,
                                                                   unsigned long shmem);
+// The runtime's typed overloads: cudaMalloc(&floatPtr, n) and the like.
+template <class T> static __host__ cudaError_t cudaMalloc(T **p, unsigned long n) { return cudaMalloc((void **)p, n); }
+template <class T> static __host__ cudaError_t cudaMallocManaged(T **p, unsigned long n, unsigned int flags = 1) {
+  return cudaMallocManaged((void **)p, n, flags);
+}
+template <class T> static __host__ cudaError_t cudaMallocHost(T **p, unsigned long n) {
+  return cudaMallocHost((void **)p, n);
+}
+template <class T> static __host__ cudaError_t cudaHostAlloc(T **p, unsigned long n, unsigned int flags) {
+  return cudaHostAlloc((void **)p, n, flags);
+}
 template <class T>
 static __host__ cudaError_t cudaFuncSetAttribute(T *f, cudaFuncAttribute a, int v) {
   return cudaFuncSetAttribute((const void *)f, a, v);

@@ -98,28 +98,18 @@ CUGEN_FN float normf(int n, const float *a) { return __cugen::normf(n, a); }
 CUGEN_FN double rnorm(int n, const double *a) { return __cugen::rnorm(n, a); }
 CUGEN_FN float rnormf(int n, const float *a) { return __cugen::rnormf(n, a); }
 
-CUGEN_FN bool isnan(float x) { return __builtin_isnan(x); }
-CUGEN_FN bool isnan(double x) { return __builtin_isnan(x); }
-CUGEN_FN bool isinf(float x) { return __builtin_isinf(x); }
-CUGEN_FN bool isinf(double x) { return __builtin_isinf(x); }
-CUGEN_FN bool isfinite(float x) { return __builtin_isfinite(x); }
-CUGEN_FN bool isfinite(double x) { return __builtin_isfinite(x); }
-CUGEN_FN bool isnormal(float x) { return __builtin_isnormal(x); }
-CUGEN_FN bool isnormal(double x) { return __builtin_isnormal(x); }
-CUGEN_FN bool signbit(float x) { return __builtin_signbit(x); }
-CUGEN_FN bool signbit(double x) { return __builtin_signbit(x); }
-CUGEN_FN int fpclassify(float x) { return __builtin_fpclassify(0, 1, 4, 3, 2, x); }
-CUGEN_FN int fpclassify(double x) { return __builtin_fpclassify(0, 1, 4, 3, 2, x); }
-#define CUGEN_DEF_CMP(n)                                                                                               \
-  CUGEN_FN bool n(float x, float y) { return __builtin_##n(x, y); }                                                    \
-  CUGEN_FN bool n(double x, double y) { return __builtin_##n(x, y); }
-CUGEN_DEF_CMP(isgreater)
-CUGEN_DEF_CMP(isgreaterequal)
-CUGEN_DEF_CMP(isless)
-CUGEN_DEF_CMP(islessequal)
-CUGEN_DEF_CMP(islessgreater)
-CUGEN_DEF_CMP(isunordered)
-#undef CUGEN_DEF_CMP
+#if !__has_include(<cmath>)
+// Without a C++ standard library, the classification functions here.
+#define CUGEN_CLASS(n, b)                                                                                              \
+  static __host__ __device__ __inline__ bool n(float x) { return b(x); }                                               \
+  static __host__ __device__ __inline__ bool n(double x) { return b(x); }
+CUGEN_CLASS(isnan, __builtin_isnan)
+CUGEN_CLASS(isinf, __builtin_isinf)
+CUGEN_CLASS(isfinite, __builtin_isfinite)
+CUGEN_CLASS(isnormal, __builtin_isnormal)
+CUGEN_CLASS(signbit, __builtin_signbit)
+#undef CUGEN_CLASS
+#endif
 CUGEN_FN int __isnanf(float x) { return __builtin_isnan(x); }
 CUGEN_FN int __isnan(double x) { return __builtin_isnan(x); }
 CUGEN_FN int __isnand(double x) { return __builtin_isnan(x); }

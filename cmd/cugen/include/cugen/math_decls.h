@@ -111,25 +111,9 @@ CUGEN_FN float normf(int, const float *);
 CUGEN_FN double rnorm(int, const double *);
 CUGEN_FN float rnormf(int, const float *);
 
-#define CUGEN_DECL_CLASS(n)                                                                                            \
-  CUGEN_FN bool n(float);                                                                                              \
-  CUGEN_FN bool n(double);
-CUGEN_DECL_CLASS(isnan)
-CUGEN_DECL_CLASS(isinf)
-CUGEN_DECL_CLASS(isfinite)
-CUGEN_DECL_CLASS(isnormal)
-CUGEN_DECL_CLASS(signbit)
-CUGEN_FN int fpclassify(float);
-CUGEN_FN int fpclassify(double);
-#define CUGEN_DECL_CMP(n)                                                                                              \
-  CUGEN_FN bool n(float, float);                                                                                       \
-  CUGEN_FN bool n(double, double);
-CUGEN_DECL_CMP(isgreater)
-CUGEN_DECL_CMP(isgreaterequal)
-CUGEN_DECL_CMP(isless)
-CUGEN_DECL_CMP(islessequal)
-CUGEN_DECL_CMP(islessgreater)
-CUGEN_DECL_CMP(isunordered)
+// isnan, isinf, isfinite, isnormal, signbit, fpclassify and the isless
+// family are the standard library's: constexpr, so usable in host and
+// device code alike (their builtins work on both).
 
 // The same overloads in namespace std, before the standard library declares
 // its own there.
@@ -160,18 +144,6 @@ using ::llrint;
 using ::lround;
 using ::llround;
 using ::nan;
-using ::isnan;
-using ::isinf;
-using ::isfinite;
-using ::isnormal;
-using ::signbit;
-using ::fpclassify;
-using ::isgreater;
-using ::isgreaterequal;
-using ::isless;
-using ::islessequal;
-using ::islessgreater;
-using ::isunordered;
 #undef CUGEN_USING
 #ifdef _LIBCPP_END_NAMESPACE_STD
 _LIBCPP_END_NAMESPACE_STD

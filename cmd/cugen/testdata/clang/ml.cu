@@ -116,9 +116,22 @@ void adamw(float *params, const float *grads, float *m, float *v, long n, int t)
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+// CPU reference code beside the kernels: the C library on the host side.
+float cpu_max_abs_finite(const float *a, int n) {
+  float m = 0.0f;
+  clock_t t0 = clock();
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(a[i])) continue;
+    m = max(m, fabsf(a[i]));
+  }
+  uintptr_t addr = (uintptr_t)a;
+  printf("%f in %ld ticks at %#lx\n", m, (long)(clock() - t0), (unsigned long)addr);
+  return m;
+}
+
 int host_main() {
   float *d;
-  CUDA_CHECK(cudaMalloc((void **)&d, 1024 * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&d, 1024 * sizeof(float)));
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   printf("%s: %d SMs\n", prop.name, prop.multiProcessorCount);

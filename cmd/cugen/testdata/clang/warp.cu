@@ -63,6 +63,13 @@ extern "C" __global__ void votes(const int *in, long long *o, int n) {
   __syncwarp();
 }
 
+struct SumMax {
+  float sum;
+  int max;
+  double pad;
+};
+__device__ SumMax sum_max(SumMax a, SumMax b) { return {a.sum + b.sum, a.max > b.max ? a.max : b.max, 0.0}; }
+
 extern "C" __global__ void groups(const int *in, long long *o, int n) {
   int t = threadIdx.x, k = 0;
   int v = in[t];
@@ -109,5 +116,9 @@ extern "C" __global__ void groups(const int *in, long long *o, int n) {
   cg::grid_group grid = cg::this_grid();
   OUT(grid.thread_rank());
   OUT(grid.size());
+  SumMax sm = cg::reduce(tile, SumMax{(float)v, v, 0.0}, sum_max);
+  OUT(sm.sum);
+  OUT(sm.max);
+  OUT(tile.shfl(SumMax{(float)v, v, 0.0}, 2).max);
   cg::sync(tile);
 }
