@@ -66,6 +66,5 @@ __device__ void free(void *) __attribute__((nothrow));
 #include "cugen/warp.h"
 #include "cugen/math_api.h"
 #include "cugen/host.h"
-#define warpSize 32
 #endif
 #endif
