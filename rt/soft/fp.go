@@ -438,16 +438,9 @@ func max64(a, b float64, nanProp bool) float64 {
 	return b
 }
 
-// Approximate operations return the correctly rounded float32 of the
-// float64 function (see the package doc for how that relates to hardware).
-func ex2f(a float32) float32   { return float32(math.Exp2(float64(a))) }
-func lg2f(a float32) float32   { return float32(math.Log2(float64(a))) }
-func sinf(a float32) float32   { return float32(math.Sin(float64(a))) }
-func cosf(a float32) float32   { return float32(math.Cos(float64(a))) }
-func tanhf(a float32) float32  { return float32(math.Tanh(float64(a))) }
-func rsqrtf(a float32) float32 { return float32(1 / math.Sqrt(float64(a))) }
-func rcpf(a float32) float32   { return float32(1 / float64(a)) }
-func sqrtf(a float32) float32  { return float32(math.Sqrt(float64(a))) }
+// divf is div.approx and div.full: the correctly rounded quotient, which
+// the GPU's a·MUFU.RCP(b) sequence can miss by an ulp or two. The MUFU
+// operations themselves are in mufu.go.
 func divf(a, b float32) float32 {
 	return float32(float64(a) / float64(b))
 }

@@ -317,6 +317,8 @@ const (
 	opMaxF16FtzNaN
 	opNegF16Ftz
 	opAbsF16Ftz
+	opEx2ApproxF16
+	opTanhApproxF16
 	opAddF16x2
 	opSubF16x2
 	opMulF16x2
@@ -345,6 +347,8 @@ const (
 	opMaxF16x2FtzNaN
 	opNegF16x2Ftz
 	opAbsF16x2Ftz
+	opEx2ApproxF16x2
+	opTanhApproxF16x2
 	opAddBF16
 	opSubBF16
 	opMulBF16
@@ -355,6 +359,8 @@ const (
 	opMaxBF16NaN
 	opNegBF16
 	opAbsBF16
+	opEx2ApproxBF16
+	opTanhApproxBF16
 	opAddBF16x2
 	opSubBF16x2
 	opMulBF16x2
@@ -365,6 +371,8 @@ const (
 	opMaxBF16x2NaN
 	opNegBF16x2
 	opAbsBF16x2
+	opEx2ApproxBF16x2
+	opTanhApproxBF16x2
 	opCvtRnF32S
 	opCvtRnF64S
 	opCvtRnF16S
@@ -787,7 +795,7 @@ const (
 	opEnd
 )
 
-const nALU = 542
+const nALU = 550
 
 // genOps maps a canonical PTX form (see decode.go) to its opcode and
 // the PTX types of its sources.
@@ -1113,7 +1121,11 @@ var genOps = map[string]genOp{
 	"div.u16":                  {opDivU16, "u16,u16"},
 	"div.u32":                  {opDivU32, "u32,u32"},
 	"div.u64":                  {opDivU64, "u64,u64"},
+	"ex2.approx.f16":           {opEx2ApproxF16, "f16"},
+	"ex2.approx.f16x2":         {opEx2ApproxF16x2, "f16x2"},
 	"ex2.approx.f32":           {opEx2F32, "f32"},
+	"ex2.approx.ftz.bf16":      {opEx2ApproxBF16, "bf16"},
+	"ex2.approx.ftz.bf16x2":    {opEx2ApproxBF16x2, "bf16x2"},
 	"ex2.approx.ftz.f32":       {opEx2F32Ftz, "f32"},
 	"fma.f32":                  {opFmaF32Rn, "f32,f32,f32"},
 	"fma.f64":                  {opFmaF64Rn, "f64,f64,f64"},
@@ -1736,6 +1748,10 @@ var genOps = map[string]genOp{
 	"sub.u16":                  {opSub16, "u16,u16"},
 	"sub.u32":                  {opSub32, "u32,u32"},
 	"sub.u64":                  {opSub64, "u64,u64"},
+	"tanh.approx.bf16":         {opTanhApproxBF16, "bf16"},
+	"tanh.approx.bf16x2":       {opTanhApproxBF16x2, "bf16x2"},
+	"tanh.approx.f16":          {opTanhApproxF16, "f16"},
+	"tanh.approx.f16x2":        {opTanhApproxF16x2, "f16x2"},
 	"tanh.approx.f32":          {opTanhF32, "f32"},
 	"tanh.approx.ftz.f32":      {opTanhF32Ftz, "f32"},
 	"testp.finite.f32":         {opTestpFiniteF32, "f32"},
@@ -2204,6 +2220,8 @@ var genNames = map[opcode]string{
 	opSetGeuF16Ftz:          "setp.geu.ftz.f16",
 	opSetNumF16Ftz:          "setp.num.ftz.f16",
 	opSetNanF16Ftz:          "setp.nan.ftz.f16",
+	opEx2ApproxF16:          "ex2.approx.f16",
+	opTanhApproxF16:         "tanh.approx.f16",
 	opAddF16x2:              "add.rn.f16x2",
 	opSubF16x2:              "sub.rn.f16x2",
 	opMulF16x2:              "mul.rn.f16x2",
@@ -2288,6 +2306,8 @@ var genNames = map[opcode]string{
 	opSetGeuF16x2FtzHi:      "setp.geu.ftz.hi.f16x2",
 	opSetNumF16x2FtzHi:      "setp.num.ftz.hi.f16x2",
 	opSetNanF16x2FtzHi:      "setp.nan.ftz.hi.f16x2",
+	opEx2ApproxF16x2:        "ex2.approx.f16x2",
+	opTanhApproxF16x2:       "tanh.approx.f16x2",
 	opAddBF16:               "add.rn.bf16",
 	opSubBF16:               "sub.rn.bf16",
 	opMulBF16:               "mul.rn.bf16",
@@ -2312,6 +2332,8 @@ var genNames = map[opcode]string{
 	opSetGeuBF16:            "setp.geu.bf16",
 	opSetNumBF16:            "setp.num.bf16",
 	opSetNanBF16:            "setp.nan.bf16",
+	opEx2ApproxBF16:         "ex2.approx.ftz.bf16",
+	opTanhApproxBF16:        "tanh.approx.bf16",
 	opAddBF16x2:             "add.rn.bf16x2",
 	opSubBF16x2:             "sub.rn.bf16x2",
 	opMulBF16x2:             "mul.rn.bf16x2",
@@ -2350,6 +2372,8 @@ var genNames = map[opcode]string{
 	opSetGeuBF16x2Hi:        "setp.geu.hi.bf16x2",
 	opSetNumBF16x2Hi:        "setp.num.hi.bf16x2",
 	opSetNanBF16x2Hi:        "setp.nan.hi.bf16x2",
+	opEx2ApproxBF16x2:       "ex2.approx.ftz.bf16x2",
+	opTanhApproxBF16x2:      "tanh.approx.bf16x2",
 	opCvtRnF32S:             "cvt.rn.f32.s",
 	opCvtRnF64S:             "cvt.rn.f64.s",
 	opCvtRnF16S:             "cvt.rn.f16.s",
@@ -5282,13 +5306,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(rcpf(f32(A)))
+				d[l] = r32(rcpApprox(f32(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(rcpf(f32(A)))
+				d[l] = r32(rcpApprox(f32(A)))
 			}
 		}
 	case opSqrtApproxF32:
@@ -5297,13 +5321,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(sqrtf(f32(A)))
+				d[l] = r32(sqrtApprox(f32(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(sqrtf(f32(A)))
+				d[l] = r32(sqrtApprox(f32(A)))
 			}
 		}
 	case opRsqrtF32:
@@ -5312,13 +5336,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(rsqrtf(f32(A)))
+				d[l] = r32(rsqrtApprox(f32(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(rsqrtf(f32(A)))
+				d[l] = r32(rsqrtApprox(f32(A)))
 			}
 		}
 	case opEx2F32:
@@ -5327,13 +5351,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ex2f(f32(A)))
+				d[l] = r32(ex2Approx(f32(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ex2f(f32(A)))
+				d[l] = r32(ex2Approx(f32(A)))
 			}
 		}
 	case opLg2F32:
@@ -5342,13 +5366,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(lg2f(f32(A)))
+				d[l] = r32(lg2Approx(f32(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(lg2f(f32(A)))
+				d[l] = r32(lg2Approx(f32(A)))
 			}
 		}
 	case opSinF32:
@@ -5357,13 +5381,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(sinf(f32(A)))
+				d[l] = r32(sinApprox(f32(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(sinf(f32(A)))
+				d[l] = r32(sinApprox(f32(A)))
 			}
 		}
 	case opCosF32:
@@ -5372,13 +5396,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(cosf(f32(A)))
+				d[l] = r32(cosApprox(f32(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(cosf(f32(A)))
+				d[l] = r32(cosApprox(f32(A)))
 			}
 		}
 	case opTanhF32:
@@ -5387,13 +5411,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(tanhf(f32(A)))
+				d[l] = r32(tanhApprox(f32(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(tanhf(f32(A)))
+				d[l] = r32(tanhApprox(f32(A)))
 			}
 		}
 	case opAbsF32:
@@ -6338,13 +6362,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(rcpf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(rcpApproxFtz(ftz32(f32(A)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(rcpf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(rcpApproxFtz(ftz32(f32(A)))))
 			}
 		}
 	case opSqrtApproxF32Ftz:
@@ -6353,13 +6377,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(sqrtf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(sqrtApproxFtz(ftz32(f32(A)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(sqrtf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(sqrtApproxFtz(ftz32(f32(A)))))
 			}
 		}
 	case opRsqrtF32Ftz:
@@ -6368,13 +6392,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(rsqrtf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(rsqrtApproxFtz(ftz32(f32(A)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(rsqrtf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(rsqrtApproxFtz(ftz32(f32(A)))))
 			}
 		}
 	case opEx2F32Ftz:
@@ -6383,13 +6407,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(ex2f(ftz32(f32(A)))))
+				d[l] = r32(ftz32(ex2ApproxFtz(ftz32(f32(A)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(ex2f(ftz32(f32(A)))))
+				d[l] = r32(ftz32(ex2ApproxFtz(ftz32(f32(A)))))
 			}
 		}
 	case opLg2F32Ftz:
@@ -6398,13 +6422,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(lg2f(ftz32(f32(A)))))
+				d[l] = r32(ftz32(lg2ApproxFtz(ftz32(f32(A)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(lg2f(ftz32(f32(A)))))
+				d[l] = r32(ftz32(lg2ApproxFtz(ftz32(f32(A)))))
 			}
 		}
 	case opSinF32Ftz:
@@ -6413,13 +6437,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(sinf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(sinApprox(ftz32(f32(A)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(sinf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(sinApprox(ftz32(f32(A)))))
 			}
 		}
 	case opCosF32Ftz:
@@ -6428,13 +6452,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(cosf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(cosApprox(ftz32(f32(A)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(cosf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(cosApprox(ftz32(f32(A)))))
 			}
 		}
 	case opTanhF32Ftz:
@@ -6443,13 +6467,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(tanhf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(tanhApprox(ftz32(f32(A)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(tanhf(ftz32(f32(A)))))
+				d[l] = r32(ftz32(tanhApprox(ftz32(f32(A)))))
 			}
 		}
 	case opAbsF32Ftz:
@@ -8030,6 +8054,36 @@ func execALU(in *inst, r []uint64, m uint32) {
 				d[l] = (ftz16(A) &^ 0x8000)
 			}
 		}
+	case opEx2ApproxF16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = mufuHalf(halfEx2F16, A)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = mufuHalf(halfEx2F16, A)
+			}
+		}
+	case opTanhApproxF16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = mufuHalf(halfTanhF16, A)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = mufuHalf(halfTanhF16, A)
+			}
+		}
 	case opAddF16x2:
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
@@ -8534,6 +8588,36 @@ func execALU(in *inst, r []uint64, m uint32) {
 				d[l] = pack16((ftz16(lo16(A)) &^ 0x8000), (ftz16(hi16(A)) &^ 0x8000))
 			}
 		}
+	case opEx2ApproxF16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = pack16(mufuHalf(halfEx2F16, lo16(A)), mufuHalf(halfEx2F16, hi16(A)))
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = pack16(mufuHalf(halfEx2F16, lo16(A)), mufuHalf(halfEx2F16, hi16(A)))
+			}
+		}
+	case opTanhApproxF16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = pack16(mufuHalf(halfTanhF16, lo16(A)), mufuHalf(halfTanhF16, hi16(A)))
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = pack16(mufuHalf(halfTanhF16, lo16(A)), mufuHalf(halfTanhF16, hi16(A)))
+			}
+		}
 	case opAddBF16:
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
@@ -8711,6 +8795,36 @@ func execALU(in *inst, r []uint64, m uint32) {
 				d[l] = (A &^ 0x8000)
 			}
 		}
+	case opEx2ApproxBF16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = mufuHalf(halfEx2BF16, A)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = mufuHalf(halfEx2BF16, A)
+			}
+		}
+	case opTanhApproxBF16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = mufuHalf(halfTanhBF16, A)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = mufuHalf(halfTanhBF16, A)
+			}
+		}
 	case opAddBF16x2:
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
@@ -8886,6 +9000,36 @@ func execALU(in *inst, r []uint64, m uint32) {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				d[l] = pack16((lo16(A) &^ 0x8000), (hi16(A) &^ 0x8000))
+			}
+		}
+	case opEx2ApproxBF16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = pack16(mufuHalf(halfEx2BF16, lo16(A)), mufuHalf(halfEx2BF16, hi16(A)))
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = pack16(mufuHalf(halfEx2BF16, lo16(A)), mufuHalf(halfEx2BF16, hi16(A)))
+			}
+		}
+	case opTanhApproxBF16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = pack16(mufuHalf(halfTanhBF16, lo16(A)), mufuHalf(halfTanhBF16, hi16(A)))
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = pack16(mufuHalf(halfTanhBF16, lo16(A)), mufuHalf(halfTanhBF16, hi16(A)))
 			}
 		}
 	case opCvtRnF32S:

@@ -267,17 +267,22 @@ func floats() {
 			}
 			alu("DivApproxF32"+mn, out32(fmt.Sprintf("divf(%s, %s)", A, B), ftz, false), f2,
 				"div.approx"+mk+".f32", "div.full"+mk+".f32")
-			un := func(name, op, fn string) {
+			// The MUFU ops (mufu.go): the .ftz form is the hardware op, the
+			// other ptxas's SASS around it; sin, cos and tanh have one form.
+			un := func(name, op, fn string, ftzFn bool) {
+				if ftz && ftzFn {
+					fn += "Ftz"
+				}
 				alu(name+"F32"+mn, out32(fmt.Sprintf("%s(%s)", fn, A), ftz, false), f2[:1], op+".approx"+mk+".f32")
 			}
-			un("RcpApprox", "rcp", "rcpf")
-			un("SqrtApprox", "sqrt", "sqrtf")
-			un("Rsqrt", "rsqrt", "rsqrtf")
-			un("Ex2", "ex2", "ex2f")
-			un("Lg2", "lg2", "lg2f")
-			un("Sin", "sin", "sinf")
-			un("Cos", "cos", "cosf")
-			un("Tanh", "tanh", "tanhf")
+			un("RcpApprox", "rcp", "rcpApprox", true)
+			un("SqrtApprox", "sqrt", "sqrtApprox", true)
+			un("Rsqrt", "rsqrt", "rsqrtApprox", true)
+			un("Ex2", "ex2", "ex2Approx", true)
+			un("Lg2", "lg2", "lg2Approx", true)
+			un("Sin", "sin", "sinApprox", false)
+			un("Cos", "cos", "cosApprox", false)
+			un("Tanh", "tanh", "tanhApprox", false)
 			alu("AbsF32"+mn, fmt.Sprintf("absNegF32(math.Float32bits(%s), 0)", A), f2[:1], "abs"+mk+".f32")
 			alu("NegF32"+mn, fmt.Sprintf("absNegF32(math.Float32bits(%s), 1)", A), f2[:1], "neg"+mk+".f32")
 			for _, nan := range bo {
@@ -456,6 +461,18 @@ func halves() {
 					}
 				}
 			}
+			// ex2 and tanh .approx on halves run MUFU.EX2/TANH.F16/.BF16 on
+			// each half (recorded exhaustively; see mufu.go).
+			ex2Key, which := "ex2.approx."+t, "halfEx2F16"
+			if h.t == "bf16" {
+				ex2Key, which = "ex2.approx.ftz."+t, "halfEx2BF16"
+			}
+			alu("Ex2Approx"+nm, scal("mufuHalf("+which+", <A>)", 1), srcs(1), ex2Key)
+			which = "halfTanhF16"
+			if h.t == "bf16" {
+				which = "halfTanhBF16"
+			}
+			alu("TanhApprox"+nm, scal("mufuHalf("+which+", <A>)", 1), srcs(1), "tanh.approx."+t)
 		}
 	}
 }
