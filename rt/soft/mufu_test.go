@@ -259,6 +259,8 @@ func TestMufuH100(t *testing.T) {
 			wg.Wait()
 			if len(wrong) > 0 {
 				t.Errorf("results differ from the H100 in input classes %v (of %d checked)", wrong, len(cls))
+			} else {
+				t.Logf("%d samples and %d input classes (%d inputs) match the H100", len(in), len(cls), len(cls)<<23)
 			}
 		})
 	}
