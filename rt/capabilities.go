@@ -19,9 +19,26 @@ import (
 // offset and size, in order. rt checks a Kernel's declared layout against it
 // once per (kernel, driver), when it binds the kernel in that driver. An
 // error means the driver cannot tell (too old, or no context to ask in);
-// rt then launches with the declared layout unchecked.
+// rt then launches with the declared layout unchecked, except for kernels
+// with an over-aligned parameter (see ParamSpec), which it has placed.
 type ParamInfoer interface {
 	KernelParamInfo(k KernelHandle) ([]ParamSpec, error)
+}
+
+// ParamPlacer launches kernels whose parameter buffers are packed at a layout
+// other than the one the compiled kernel reads (see ParamSpec): rt/cgo passes
+// cuLaunchKernel kernelParams, one pointer per parameter into the packed
+// buffer, and the driver places each parameter; rt/soft copies each to its
+// PTX offset.
+type ParamPlacer interface {
+	// PlaceParams says that launches of k pass buffers packed at packed
+	// (one entry per parameter, in order, within the buffer), and that the
+	// backend is to pass each parameter to the kernel where the kernel
+	// reads it. rt calls it once per (kernel, driver), when it binds the
+	// kernel, before the kernel's first launch; a second call with other
+	// offsets fails with ErrNotPermitted. Launches of a placed kernel still
+	// allocate nothing.
+	PlaceParams(k KernelHandle, packed []ParamSpec) error
 }
 
 // KernelAttributer gets and sets a kernel's attributes on one device

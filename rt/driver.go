@@ -24,7 +24,8 @@ type (
 // Where a method departs from its CUDA call, its comment says so.
 //
 // A backend may implement optional capabilities beyond Driver: ParamInfoer,
-// KernelAttributer, JITLogger, WarmUpper, LoadingModer and Linker.
+// ParamPlacer, KernelAttributer, JITLogger, WarmUpper, LoadingModer, Linker
+// and TensorMapEncoder.
 type Driver interface {
 	// Name is "cuda" or "soft".
 	Name() string
@@ -102,11 +103,13 @@ type Driver interface {
 //     normalizes them again nor has a path of its own for zeros (called
 //     directly with one, it fails as cuLaunchKernel does, with
 //     CUDA_ERROR_INVALID_VALUE: no device limit starts at 0).
-//   - Params holds ParamSize bytes, packed at the kernel's parameter offsets.
-//     rt checks the size on every launch, and the layout against the driver's
-//     (ParamInfoer) once per kernel and driver, so a backend need not check
-//     either (CUDA checks neither; rt/soft checks the size, as it must not
-//     read past the buffer).
+//   - Params holds ParamSize bytes, packed at the kernel's declared parameter
+//     offsets: the kernel's own, or, where the loaded kernel reads them
+//     elsewhere, the offsets rt gave the backend (ParamPlacer) when it bound
+//     the kernel. rt checks the size on every launch, and the layout against
+//     the driver's (ParamInfoer) once per kernel and driver, so a backend
+//     need not check either (CUDA checks neither; rt/soft checks the size,
+//     as it must not read past the buffer).
 //
 // Grid counts blocks, also for cluster launches, where each dimension must be
 // a multiple of Cluster's (cuda.core counts clusters instead: not here).

@@ -77,11 +77,6 @@ func (l *Library) JITLog(d Driver) (string, error) {
 	return jl.LibraryJITLog(h)
 }
 
-// ParamSpec is one kernel parameter's place in the parameter buffer.
-type ParamSpec struct {
-	Offset, Size uint32
-}
-
 // Kernel declares a kernel of the library by its (mangled) name with its
 // parameter layout, as computed by cugen at generate time.
 // A layout over MaxParamBlock makes every Load of the library fail.
@@ -214,14 +209,16 @@ type Kernel struct {
 // kernelBinding is a Kernel in one driver: its handle there, made once per
 // (kernel, driver) at the kernel's first use in that driver, which is also
 // when its parameter layout is checked against the driver's. Whatever else
-// rt learns about the kernel in that driver belongs here (the device's own
-// parameter offsets, where they differ from the PTX's, once rt repacks).
+// rt learns about the kernel in that driver belongs here.
 type kernelBinding struct {
 	drv Driver
 	h   KernelHandle
 	// layout is the layout the driver reported, nil where it cannot tell
-	// (ParamInfoer); when set, it equals the declared one.
+	// (ParamInfoer); placed says that the backend places the parameters,
+	// because layout differs from the declared one in offsets or, with no
+	// layout, because one is over-aligned (params.go).
 	layout []ParamSpec
+	placed bool
 }
 
 // Name is the kernel's mangled name.
@@ -267,35 +264,17 @@ func (k *Kernel) binding(d Driver) (*kernelBinding, error) {
 }
 
 // bind looks k up in the library loaded in d as lib and checks its
-// parameter layout: the one place that does either.
+// parameter layout (bindLayout): the one place that does either.
 func (k *Kernel) bind(d Driver, lib LibHandle) (*kernelBinding, error) {
 	h, err := d.LibraryKernel(lib, k.name)
 	if err != nil {
 		return nil, fmt.Errorf("rt: library %s: kernel %s: %w", k.lib.name, k.name, err)
 	}
 	b := &kernelBinding{drv: d, h: h}
-	if pi, ok := d.(ParamInfoer); ok {
-		if got, err := pi.KernelParamInfo(h); err == nil {
-			if err := k.checkParams(got); err != nil {
-				return nil, Errorf("rt.Kernel", ErrInvalidValue, "library %s: %v", k.lib.name, err)
-			}
-			b.layout = got
-		}
+	if err := k.bindLayout(d, b); err != nil {
+		return nil, err
 	}
 	return b, nil
-}
-
-func (k *Kernel) checkParams(got []ParamSpec) error {
-	if len(got) != len(k.params) {
-		return fmt.Errorf("kernel %s: the image has %d parameters, the generated code %d (regenerate with cugen)", k.name, len(got), len(k.params))
-	}
-	for i, p := range k.params {
-		if got[i] != p {
-			return fmt.Errorf("kernel %s: parameter %d is at offset %d size %d in the image, at offset %d size %d in the generated code (regenerate with cugen)",
-				k.name, i, got[i].Offset, got[i].Size, p.Offset, p.Size)
-		}
-	}
-	return nil
 }
 
 // Config is a launch configuration. A launch with a Stream runs in the

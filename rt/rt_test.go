@@ -269,8 +269,8 @@ func TestLoadVerifiesKernelNames(t *testing.T) {
 // refused before anything is launched, and only that kernel is refused.
 func TestLayoutCheckedOncePerKernelAndDriver(t *testing.T) {
 	f, g := newFake(), newFake()
-	f.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 4}, {4, 4}, {8, 8}, {16, 8}}}
-	g.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 4}, {4, 4}, {8, 8}, {16, 8}}}
+	f.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": saxpyLayout}
+	g.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": saxpyLayout}
 	l := rt.NewLibrary("once.ptx", nil)
 	k := l.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4}, rt.ParamSpec{Offset: 4, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 8}, rt.ParamSpec{Offset: 16, Size: 8})
@@ -312,7 +312,7 @@ func TestLayoutCheckedOncePerKernelAndDriver(t *testing.T) {
 	// A stale layout: refused at the first launch, nothing launched.
 	h := newFake()
 	h.Kernels = append(h.Kernels, "other")
-	h.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{0, 4}, {4, 4}, {8, 8}, {24, 8}}, "other": {}}
+	h.ParamSpecs = map[string][]rt.ParamSpec{"_Z5saxpyifPKfPf": {{Offset: 0, Size: 4}, {Offset: 4, Size: 4}, {Offset: 8, Size: 8}, {Offset: 16, Size: 4}}, "other": {}}
 	l2 := rt.NewLibrary("layout.ptx", nil)
 	stale := l2.Kernel("_Z5saxpyifPKfPf", rt.ParamSpec{Offset: 0, Size: 4}, rt.ParamSpec{Offset: 4, Size: 4},
 		rt.ParamSpec{Offset: 8, Size: 8}, rt.ParamSpec{Offset: 16, Size: 8})
@@ -322,7 +322,7 @@ func TestLayoutCheckedOncePerKernelAndDriver(t *testing.T) {
 	}
 	ctx := primary(t, h)
 	err = stale.Launch(rt.Config{Stream: ctx.NullStream()}, p[:])
-	if !errors.Is(err, rt.ErrInvalidValue) || !strings.Contains(err.Error(), "parameter 3 is at offset 24 size 8 in the image, at offset 16 size 8 in the generated code") {
+	if !errors.Is(err, rt.ErrInvalidValue) || !strings.Contains(err.Error(), "parameter 3 is at offset 16 size 4 in the image, at offset 16 size 8 in the generated code") {
 		t.Errorf("layout mismatch: err = %v", err)
 	}
 	if _, err := stale.Handle(h); err == nil {

@@ -26,6 +26,7 @@ type Launch struct {
 type Fake struct {
 	Kernels    []string                  // names LibraryKernel resolves
 	ParamSpecs map[string][]rt.ParamSpec // reported by KernelParamInfo when set
+	Placed     map[string][]rt.ParamSpec // the layouts PlaceParams was given
 	Record     bool                      // copy each launch into Launches
 
 	Loads      atomic.Int32
@@ -46,6 +47,7 @@ type Fake struct {
 var (
 	_ rt.Driver      = (*Fake)(nil)
 	_ rt.ParamInfoer = (*Fake)(nil)
+	_ rt.ParamPlacer = (*Fake)(nil)
 )
 
 func (f *Fake) Name() string { return "fake" }
@@ -233,6 +235,18 @@ func (f *Fake) KernelParamInfo(k rt.KernelHandle) ([]rt.ParamSpec, error) {
 		return nil, &rt.Error{Op: "cuKernelGetParamInfo", Code: rt.ErrNotSupported}
 	}
 	return f.ParamSpecs[f.Kernels[k-1]], nil
+}
+
+// PlaceParams records the layout in Placed; launches still record the
+// buffer as packed.
+func (f *Fake) PlaceParams(k rt.KernelHandle, packed []rt.ParamSpec) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Placed == nil {
+		f.Placed = map[string][]rt.ParamSpec{}
+	}
+	f.Placed[f.Kernels[k-1]] = append([]rt.ParamSpec(nil), packed...)
+	return nil
 }
 
 func (f *Fake) Launch(k rt.KernelHandle, l rt.LaunchArgs) error {
