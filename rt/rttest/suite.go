@@ -51,7 +51,8 @@ type Options struct {
 // value and handle, not found, invalid PTX); launches on streams, on a
 // context's NULL stream and in the current context, with every parameter
 // layout rt packs, dynamic shared memory and normalized shapes; parameter
-// layouts (rt.ParamInfoer); cooperative, cluster and programmatic launches;
+// layouts (rt.ParamInfoer) and parameters placed where the kernel reads
+// them (rt.ParamPlacer); cooperative, cluster and programmatic launches;
 // rt's synchronous copies waiting for every stream of their context. Then,
 // where the driver has the optional capability, each of them: graphs
 // (rt.Grapher: capture, replay, node updates, forks and joins, the capture
@@ -81,6 +82,7 @@ func TestDriver(t *testing.T, d rt.Driver, opts Options) {
 	t.Run("CurrentContextPerThread", s.currentPerThread)
 	t.Run("Launch", s.launch)
 	t.Run("ParamLayouts", s.paramLayouts)
+	t.Run("PlacedParams", s.placedParams)
 	t.Run("Cooperative", s.cooperative)
 	t.Run("Cluster", s.cluster)
 	t.Run("Programmatic", s.programmatic)

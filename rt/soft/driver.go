@@ -60,6 +60,7 @@ type Driver struct {
 	events  map[rt.EventHandle]*event
 	libs    map[rt.LibHandle]*library
 	kernels map[rt.KernelHandle]*program
+	placed  map[rt.KernelHandle][]paramMove // PlaceParams, per kernel
 
 	curMu   sync.Mutex
 	current map[int]*context // by OS thread id (see tid)
@@ -79,6 +80,7 @@ var (
 	_ rt.Driver      = (*Driver)(nil)
 	_ rt.ParamInfoer = (*Driver)(nil)
 	_ rt.Grapher     = (*Driver)(nil)
+	_ rt.ParamPlacer = (*Driver)(nil)
 )
 
 // New returns a soft driver.
