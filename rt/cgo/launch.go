@@ -10,6 +10,8 @@ package cgo
 #cgo nocallback cg_launch
 #cgo noescape cg_launch_ex
 #cgo nocallback cg_launch_ex
+#cgo noescape cg_launch_placed
+#cgo nocallback cg_launch_placed
 // The legacy launch path and the first launch of a kernel pass
 // out-parameters that C does not keep either (noescape takes effect only
 // together with nocallback).
@@ -23,6 +25,7 @@ import "C"
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -55,7 +58,8 @@ func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
 }
 
 // launchSlow is Launch for everything else: the legacy path, launches
-// without a stream, launches with attributes, and the errors.
+// without a stream, launches with attributes, placed kernels, and the
+// errors.
 //
 //go:noinline
 func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error {
@@ -72,6 +76,11 @@ func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error
 		if fn, err = d.legacyLaunchFunc(k, l); err != nil {
 			return err
 		}
+	} else if fn == nil { // placed
+		fn = C.CUfunction(unsafe.Pointer(k.k))
+	}
+	if k.place != nil {
+		return launchPlaced(fn, ctx, k, l)
 	}
 	g, b := l.Grid, l.Block
 	var rc C.int

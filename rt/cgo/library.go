@@ -56,10 +56,14 @@ type kernel struct {
 	lib  *library
 	name string
 	// fn is the CUkernel cast to CUfunction (context-independent path):
-	// cuLaunchKernel accepts it and runs it in the launch's context.
+	// cuLaunchKernel accepts it and runs it in the launch's context. It is
+	// nil where launches take launchSlow: legacy kernels, and placed ones.
 	fn   C.CUfunction
 	k    C.CUkernel
 	dead atomic.Bool
+	// place holds, once PlaceParams was called, each parameter's offset in
+	// the packed buffers launches pass (place.go).
+	place []C.uint
 	// attrs are attribute values set on a legacy kernel per device, applied
 	// to the CUfunction of every context of that device it is loaded in
 	// later (guarded by lib.mu).

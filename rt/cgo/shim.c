@@ -722,9 +722,11 @@ int cg_launch(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, uns
 	IN_CTX(ctx, launch(f, gx, gy, gz, bx, by, bz, shmem, s, params, size));
 }
 
+// launch_ex is cuLaunchKernelEx with the parameters as kp (kernelParams)
+// or extra.
 static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-                          unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void *params,
-                          size_t size, unsigned int cx, unsigned int cy, unsigned int cz, int flags,
+                          unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void **kp,
+                          void **extra, unsigned int cx, unsigned int cy, unsigned int cz, int flags,
                           int priority) {
 	cg_launch_attr attrs[4];
 	memset(attrs, 0, sizeof attrs);
@@ -752,18 +754,58 @@ static CUresult launch_ex(CUfunction f, unsigned int gx, unsigned int gy, unsign
 		n++;
 	}
 	cg_launch_config cfg = {gx, gy, gz, bx, by, bz, shmem, s, attrs, n};
+	return p_cuLaunchKernelEx(&cfg, f, kp, extra);
+}
+
+static CUresult launch_ex_buffer(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                                 unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void *params,
+                                 size_t size, unsigned int cx, unsigned int cy, unsigned int cz, int flags,
+                                 int priority) {
 	void *extra[5] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 	                  CU_LAUNCH_PARAM_END};
 	if (size && !params) return 1;  // CUDA_ERROR_INVALID_VALUE
-	return p_cuLaunchKernelEx(&cfg, f, NULL, size ? extra : NULL);
+	return launch_ex(f, gx, gy, gz, bx, by, bz, shmem, s, NULL, size ? extra : NULL, cx, cy, cz, flags, priority);
 }
 
 int cg_launch_ex(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                  unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void *params, size_t size,
                  unsigned int cx, unsigned int cy, unsigned int cz, int flags, int priority) {
 	NEED(p_cuLaunchKernelEx);
-	IN_CTX(ctx, launch_ex(f, gx, gy, gz, bx, by, bz, shmem, s, params, size, cx, cy, cz, flags, priority));
+	IN_CTX(ctx, launch_ex_buffer(f, gx, gy, gz, bx, by, bz, shmem, s, params, size, cx, cy, cz, flags, priority));
 }
+
+// launch_placed passes the driver kernelParams: one pointer per parameter,
+// into the packed buffer at offs, for the driver to place each parameter
+// where the compiled kernel reads it (an over-aligned parameter is not at
+// its PTX offset). The pointers live in this frame, never in Go memory.
+static CUresult launch_placed(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                              unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void *params,
+                              const unsigned int *offs, unsigned int n, unsigned int cx, unsigned int cy,
+                              unsigned int cz, int flags, int priority) {
+	if (n && !params) return 1;  // CUDA_ERROR_INVALID_VALUE
+	void *stack[64];
+	void **kp = stack;
+	if (n > 64 && !(kp = malloc(n * sizeof *kp))) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
+	for (unsigned int i = 0; i < n; i++) kp[i] = (char *)params + offs[i];
+	CUresult r;
+	if (cx | cy | cz | flags | priority) {
+		r = p_cuLaunchKernelEx ? launch_ex(f, gx, gy, gz, bx, by, bz, shmem, s, kp, NULL, cx, cy, cz, flags, priority)
+		                       : CG_MISSING | CG_NOT_SUPPORTED;
+	} else {
+		r = p_cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, kp, NULL);
+	}
+	if (kp != stack) free(kp);
+	return r;
+}
+
+int cg_launch_placed(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                     unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void *params,
+                     const unsigned int *offs, unsigned int n, unsigned int cx, unsigned int cy, unsigned int cz,
+                     int flags, int priority) {
+	IN_CTX(ctx, launch_placed(f, gx, gy, gz, bx, by, bz, shmem, s, params, offs, n, cx, cy, cz, flags, priority));
+}
+
+void *cg_sym(const char *name) { return lib ? dlsym(lib, name) : NULL; }
 
 // ---- JIT linking ----
 

@@ -140,6 +140,17 @@ int cg_launch_ex(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, 
                  CUstream s, void *params, size_t size,
                  unsigned int cx, unsigned int cy, unsigned int cz, int flags, int priority);
 
+// cg_launch_placed is cg_launch or, with a cluster, flags or a priority,
+// cg_launch_ex, passing kernelParams: n pointers into params, at offs.
+int cg_launch_placed(CUfunction f, CUcontext ctx, unsigned int gx, unsigned int gy, unsigned int gz,
+                     unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+                     CUstream s, void *params, const unsigned int *offs, unsigned int n,
+                     unsigned int cx, unsigned int cy, unsigned int cz, int flags, int priority);
+
+// cg_sym is the driver's entry point name, or NULL (for the shim's other
+// files, which resolve what they use themselves).
+void *cg_sym(const char *name);
+
 // JIT linking. cg_link owns the option arrays and log buffers: cuLinkCreate
 // requires its option values (the log buffers) to stay valid for the life of
 // the link state.
