@@ -2,9 +2,9 @@
 
 package gen
 
-// cudaTypes maps CUDA's built-in vector, half and dim3 types (by their C++
-// names, as demangled) to the rt types that encode them, with CUDA's size and
-// alignment.
+// cudaTypes maps CUDA's built-in vector, half and dim3 types and its tensor
+// map (by their C++ names, as demangled) to the rt types that encode them,
+// with CUDA's size and alignment.
 var cudaTypes = map[string]rtType{
 	"char1":          {name: "Char1", size: 1, align: 1},
 	"char2":          {name: "Char2", size: 2, align: 2},
@@ -69,4 +69,6 @@ var cudaTypes = map[string]rtType{
 	"ulonglong4_32a": {name: "Ulonglong4", size: 32, align: 32},
 	"double4_16a":    {name: "Double4", size: 32, align: 16},
 	"double4_32a":    {name: "Double4", size: 32, align: 32},
+	"CUtensorMap":    {name: "TensorMap", size: 128, align: 128},
+	"CUtensorMap_st": {name: "TensorMap", size: 128, align: 128},
 }

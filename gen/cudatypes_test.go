@@ -66,6 +66,7 @@ func TestCUDATypeLayouts(t *testing.T) {
 		"Half2":      {unsafe.Sizeof(rt.Half2{}), unsafe.Alignof(rt.Half2{})},
 		"BFloat16":   {unsafe.Sizeof(rt.BFloat16(0)), unsafe.Alignof(rt.BFloat16(0))},
 		"BFloat162":  {unsafe.Sizeof(rt.BFloat162{}), unsafe.Alignof(rt.BFloat162{})},
+		"TensorMap":  {unsafe.Sizeof(rt.TensorMap{}), unsafe.Alignof(rt.TensorMap{})},
 	}
 	for c, r := range cudaTypes {
 		got := layouts[r.name]

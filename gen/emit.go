@@ -74,8 +74,11 @@ func (p *plan) emit() *jen.File {
 			var specs []jen.Code
 			specs = append(specs, jen.Lit(kp.k.Name))
 			for _, q := range kp.params {
-				specs = append(specs, jen.Qual(rtPkg, "ParamSpec").Values(
-					jen.Id("Offset").Op(":").Lit(q.p.Offset), jen.Id("Size").Op(":").Lit(q.p.Size)))
+				fields := []jen.Code{jen.Id("Offset").Op(":").Lit(q.p.Offset), jen.Id("Size").Op(":").Lit(q.p.Size)}
+				if q.p.Align > 16 { // compiled code may read it elsewhere: rt needs to know (rt.ParamSpec)
+					fields = append(fields, jen.Id("Align").Op(":").Lit(q.p.Align))
+				}
+				specs = append(specs, jen.Qual(rtPkg, "ParamSpec").Values(fields...))
 			}
 			defs = append(defs, jen.Comment(fmt.Sprintf("%s is the kernel %s, launched by %s and updated in graphs by %s;",
 				kp.handle, kp.k.Name, kp.goName, kp.node)),
