@@ -99,34 +99,34 @@ var (
 	// its methods give its attributes, occupancy and parameter layout.
 	BigAfterPtrKernel = Library.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
-		rt.ParamSpec{Offset: 128, Size: 128},
+		rt.ParamSpec{Offset: 128, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
 	// BigByValueKernel is the kernel bigByValue, launched by BigByValue and updated in graphs by BigByValueNode;
 	// its methods give its attributes, occupancy and parameter layout.
 	BigByValueKernel = Library.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
-		rt.ParamSpec{Offset: 64, Size: 64},
+		rt.ParamSpec{Offset: 64, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
 	// BigParamKernel is the kernel bigParam, launched by BigParam and updated in graphs by BigParamNode;
 	// its methods give its attributes, occupancy and parameter layout.
 	BigParamKernel = Library.Kernel("bigParam",
-		rt.ParamSpec{Offset: 0, Size: 64},
+		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
 	// PlainAfterBigKernel is the kernel plainAfterBig, launched by PlainAfterBig and updated in graphs by PlainAfterBigNode;
 	// its methods give its attributes, occupancy and parameter layout.
 	PlainAfterBigKernel = Library.Kernel("plainAfterBig",
-		rt.ParamSpec{Offset: 0, Size: 64},
+		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
 	// TmaTileKernel is the kernel tmaTile, launched by TmaTile and updated in graphs by TmaTileNode;
 	// its methods give its attributes, occupancy and parameter layout.
 	TmaTileKernel = Library.Kernel("tmaTile",
-		rt.ParamSpec{Offset: 0, Size: 128},
+		rt.ParamSpec{Offset: 0, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
 		rt.ParamSpec{Offset: 140, Size: 4},
@@ -156,19 +156,6 @@ type Big64 struct {
 
 // Bytes is the value's memory, 64 bytes.
 func (v *Big64) Bytes() []byte {
-	return v.b[:]
-}
-
-// CUtensorMap is the C++ type CUtensorMap, passed by value: 128 bytes, 128-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
-type CUtensorMap struct {
-	_ [0]uint64
-	b [128]byte
-}
-
-// Bytes is the value's memory, 128 bytes.
-func (v *CUtensorMap) Bytes() []byte {
 	return v.b[:]
 }
 
@@ -496,13 +483,13 @@ func PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, ou
 // (sm_80 at 32 160 168 172; sm_90 at 112 240 248 252); rt places them there.
 // Parameters:
 //
-//   - map_ CUtensorMap (CUtensorMap const, offset 0, 128 bytes, aligned to 128)
+//   - map_ rt.TensorMap (CUtensorMap const, offset 0, 128 bytes, aligned to 128)
 //   - out rt.Ptr[float32] (float*, offset 128, 8 bytes)
 //   - x0 int32 (int, offset 136, 4 bytes)
 //   - y0 int32 (int, offset 140, 4 bytes)
-func TmaTile(cfg rt.Config, map_ CUtensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
+func TmaTile(cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
 	var args [144]byte
-	copy(args[0:128], map_.b[:])
+	map_.Put(args[0:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
 	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
@@ -513,9 +500,9 @@ func TmaTile(cfg rt.Config, map_ CUtensorMap, out rt.Ptr[float32], x0 int32, y0 
 // to launch tmaTile as TmaTile would with these arguments, from the graph's next
 // launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
 // cfg gives the shape; its Stream is not used.
-func TmaTileNode(node rt.KernelNode, cfg rt.Config, map_ CUtensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
+func TmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
 	var args [144]byte
-	copy(args[0:128], map_.b[:])
+	map_.Put(args[0:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
 	binary.LittleEndian.PutUint32(args[140:], uint32(y0))

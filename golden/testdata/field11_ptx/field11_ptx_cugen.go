@@ -99,34 +99,34 @@ var (
 	// its methods give its attributes, occupancy and parameter layout.
 	BigAfterPtrKernel = Library.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
-		rt.ParamSpec{Offset: 128, Size: 128},
+		rt.ParamSpec{Offset: 128, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
 	// BigByValueKernel is the kernel bigByValue, launched by BigByValue and updated in graphs by BigByValueNode;
 	// its methods give its attributes, occupancy and parameter layout.
 	BigByValueKernel = Library.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
-		rt.ParamSpec{Offset: 64, Size: 64},
+		rt.ParamSpec{Offset: 64, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
 	// BigParamKernel is the kernel bigParam, launched by BigParam and updated in graphs by BigParamNode;
 	// its methods give its attributes, occupancy and parameter layout.
 	BigParamKernel = Library.Kernel("bigParam",
-		rt.ParamSpec{Offset: 0, Size: 64},
+		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
 	// PlainAfterBigKernel is the kernel plainAfterBig, launched by PlainAfterBig and updated in graphs by PlainAfterBigNode;
 	// its methods give its attributes, occupancy and parameter layout.
 	PlainAfterBigKernel = Library.Kernel("plainAfterBig",
-		rt.ParamSpec{Offset: 0, Size: 64},
+		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
 	// TmaTileKernel is the kernel tmaTile, launched by TmaTile and updated in graphs by TmaTileNode;
 	// its methods give its attributes, occupancy and parameter layout.
 	TmaTileKernel = Library.Kernel("tmaTile",
-		rt.ParamSpec{Offset: 0, Size: 128},
+		rt.ParamSpec{Offset: 0, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
 		rt.ParamSpec{Offset: 140, Size: 4},
