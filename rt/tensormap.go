@@ -204,7 +204,8 @@ type Im2colTensor struct {
 	// LowerCorner and UpperCorner bound the box of pixels around each
 	// output pixel in the spatial dimensions (rank-2 of them, innermost
 	// first), relative to it: each in [-2^15, 2^15) for rank 3, [-2^7,
-	// 2^7) for rank 4, [-2^4, 2^4) for rank 5.
+	// 2^7) for rank 4, [-2^4, 2^4) for rank 5, and a dimension's size -
+	// lower + upper at least 1.
 	LowerCorner, UpperCorner []int32
 	// ChannelsPerPixel (1 to 256) and PixelsPerColumn (1 to 1024) are the
 	// box: the channels read from each pixel, and the pixels of a column.
@@ -287,6 +288,13 @@ func (t *Im2colTensor) Validate() error {
 			if c < -lim || c >= lim {
 				v.fail("corner coordinate %d is %d, want %d to %d for rank %d", i, c, -lim, lim-1, rank)
 			}
+		}
+	}
+	for i := 0; i < rank-2 && i < len(t.LowerCorner) && i < len(t.UpperCorner); i++ {
+		// The H100's driver refuses corners that leave a spatial dimension no
+		// pixel to start a column at.
+		if span := int64(t.Dims[1+i]) - int64(t.LowerCorner[i]) + int64(t.UpperCorner[i]); span < 1 {
+			v.fail("the corners leave dimension %d %d pixels (size %d, lower %d, upper %d), want at least 1", 1+i, span, t.Dims[1+i], t.LowerCorner[i], t.UpperCorner[i])
 		}
 	}
 	if t.ChannelsPerPixel == 0 || t.ChannelsPerPixel > 256 {

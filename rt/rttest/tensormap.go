@@ -37,7 +37,11 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		if dt.Size() == 0 { // packed: 16 values a unit
 			t.Dims, t.Box = []uint64{256, 32}, []uint32{64, 8}
 		}
-		tiled("type/"+dt.String(), t)
+		name := "type/" + dt.String()
+		if dt.Size() == 0 {
+			name = "probe/" + name // sm_100's: does an H100's driver take them?
+		}
+		tiled(name, t)
 	}
 	{
 		t := f32()
@@ -135,7 +139,11 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 	for sw := rt.Swizzle32B; sw <= rt.Swizzle128BAtom64B; sw++ {
 		t := f32()
 		t.Swizzle, t.Box = sw, []uint32{[...]uint32{0, 8, 16, 32, 32, 32, 32}[sw], 8}
-		tiled("swizzle/"+swizzleName(sw), t)
+		name := "swizzle/" + swizzleName(sw)
+		if sw > rt.Swizzle128B {
+			name = "probe/" + name
+		}
+		tiled(name, t)
 	}
 	{
 		t := f32()
@@ -200,8 +208,19 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 			LowerCorner: []int32{-5}, UpperCorner: []int32{7}, ChannelsPerPixel: 64, PixelsPerColumn: 32})
 		im2col("rank 3 wide corners", rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{64, 32, 2}, Strides: []uint64{128, 4096},
 			LowerCorner: []int32{-32768}, UpperCorner: []int32{32767}, ChannelsPerPixel: 64, PixelsPerColumn: 32})
-		im2col("rank 5", rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
-			LowerCorner: []int32{-1, -2, -3}, UpperCorner: []int32{1, 2, -16}, ChannelsPerPixel: 64, PixelsPerColumn: 64})
+		rank5 := rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
+			LowerCorner: []int32{-1, -2, -3}, UpperCorner: []int32{1, 2, 3}, ChannelsPerPixel: 64, PixelsPerColumn: 64}
+		im2col("rank 5", rank5)
+		rank5.Dims, rank5.Strides = []uint64{64, 40, 40, 40, 2}, []uint64{128, 128 * 40, 128 * 40 * 40, 128 * 40 * 40 * 40}
+		rank5.LowerCorner, rank5.UpperCorner = []int32{-16, 15, -5}, []int32{15, -16, 7}
+		im2col("rank 5 corners at the limits", rank5)
+		// The corners leave the dimension's size - lower + upper pixels:
+		// 1, and none.
+		one, none := nhwc(), nhwc()
+		one.LowerCorner, one.UpperCorner = []int32{0, -1}, []int32{-15, -1}
+		none.LowerCorner, none.UpperCorner = []int32{0, -1}, []int32{-16, -1}
+		cs = append(cs, TensorMapCase{Name: "probe/im2col one pixel wide", Im2col: &one},
+			TensorMapCase{Name: "probe/im2col no pixel wide", Im2col: &none, Invalid: true})
 		im2col("f32", rt.Im2colTensor{DataType: rt.TensorFloat32, Addr: base, Dims: []uint64{32, 16, 16, 2}, Strides: []uint64{128, 2048, 32768},
 			LowerCorner: []int32{0, 0}, UpperCorner: []int32{0, 0}, ChannelsPerPixel: 32, PixelsPerColumn: 256})
 	}
@@ -284,6 +303,11 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		t = nhwc()
 		t.Dims, t.Strides, t.LowerCorner, t.UpperCorner = []uint64{64, 16}, []uint64{128}, nil, nil
 		cs = append(cs, TensorMapCase{Name: "bad/im2col rank 2", Im2col: &t, Invalid: true})
+		// The H100's driver refuses corners that leave a dimension (8
+		// pixels) no pixel: 8 - -3 + -16 < 1.
+		t = rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
+			LowerCorner: []int32{-1, -2, -3}, UpperCorner: []int32{1, 2, -16}, ChannelsPerPixel: 64, PixelsPerColumn: 64}
+		cs = append(cs, TensorMapCase{Name: "bad/im2col corners leave no pixel", Im2col: &t, Invalid: true})
 	}
 	return cs
 }
