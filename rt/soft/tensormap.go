@@ -8,37 +8,47 @@ import (
 
 // Tensor maps, encoded as the H100's driver encodes them (580.159.04, CUDA
 // 13.0), so that a tensor map made on either backend means the same to
-// cp.async.bulk.tensor. The layout below is what the recorded encodings of
-// testdata/tensormaps_h100.txt show (tensormap_test.go compares every field
-// with them); all words are little-endian, and bytes not listed are 0.
+// cp.async.bulk.tensor. The layout below is what the driver's encodings of
+// rttest.TensorMapCases show (recorded in testdata/tensormaps_h100.txt;
+// tensormap_test.go compares every case with them, and rt/cgo's GPU tests
+// compare live and run TMA copies with soft's maps). Words are
+// little-endian; bytes not listed are 0.
 //
 //	0..7    the global address
 //	8..11   a control word:
-//	          bits 0..3   0 (tiled)
+//	          bits 0..3   the mode: 0 tiled, 1 im2col
 //	          bits 4..6   rank - 1
 //	          bits 7..10  the element type's code (typeCodes)
 //	          bits 11..12 interleave
 //	          bits 13..14 swizzle
-//	          bit  15     OOB fill (NaN request zero FMA)
+//	          bit  15     OOB fill: NaN request zero FMA
+//	          bit  16     round to tf32 (the tfloat32 types)
 //	          bits 17..18 L2 promotion
-//	          bit  21     set when the tensor spans 128 KiB or more
 //	12..27  each stride of dimensions 1..4 in units of 16 bytes, low 32 bits
 //	28..29  their bits 32..35, a nibble each (dimension 1 in byte 28's low)
 //	32..51  each dimension's size - 1, 32 bits
 //	52..53  each element stride - 1, 3 bits (dimension 0 in bits 0..2)
-//	55..59  each box dimension - 1, 8 bits
-//	64..67  the box's bytes in shared memory: the element size (16 or 32
-//	        with an interleave) times each dimension's box / element stride
-//	72..75  the shared-memory swizzle stride: 16, 256, 512 or 1024 bytes
-//	        for no, 32-, 64- or 128-byte swizzle
+//	64..67  the box's bytes in shared memory: the element size times, in
+//	        each dimension, the box over the element stride (rounded down;
+//	        an interleave changes nothing here)
+//	72..75  the shared-memory swizzle span: 16, 256, 512 or 1024 bytes for
+//	        no, 32-, 64- or 128-byte swizzle
+//
+// A tiled map has the box, each dimension - 1, in bytes 55..59. An im2col
+// map has ChannelsPerPixel - 1 in byte 55, the lower corner's coordinates in
+// bytes 56..57 and the upper corner's in 58..59 (one 16-bit value for rank
+// 3, two bytes for rank 4, three 5-bit fields for rank 5, innermost first),
+// PixelsPerColumn - 1 in bytes 60..61, and a box of PixelsPerColumn ×
+// ChannelsPerPixel elements.
 
-// typeCodes are the control word's codes of the CUtensorMapDataType values:
-// the order differs from cuda.h's from float64 on.
+// typeCodes are the control word's bits for each CUtensorMapDataType: a
+// 4-bit code, whose order departs from cuda.h's from float64 on, and the
+// tf32 rounding flag.
 var typeCodes = [...]uint32{
-	rt.TensorUint8: 0, rt.TensorUint16: 1, rt.TensorUint32: 2, rt.TensorInt32: 3,
-	rt.TensorUint64: 4, rt.TensorInt64: 5, rt.TensorFloat16: 6, rt.TensorFloat32: 7,
-	rt.TensorFloat64: 9, rt.TensorBFloat16: 10, rt.TensorFloat32FTZ: 8,
-	rt.TensorTFloat32: 11, rt.TensorTFloat32FTZ: 12,
+	rt.TensorUint8: 0 << 7, rt.TensorUint16: 1 << 7, rt.TensorUint32: 2 << 7, rt.TensorInt32: 3 << 7,
+	rt.TensorUint64: 4 << 7, rt.TensorInt64: 5 << 7, rt.TensorFloat16: 6 << 7, rt.TensorFloat32: 7 << 7,
+	rt.TensorFloat64: 9 << 7, rt.TensorBFloat16: 10 << 7, rt.TensorFloat32FTZ: 8 << 7,
+	rt.TensorTFloat32: 7<<7 | 1<<16, rt.TensorTFloat32FTZ: 8<<7 | 1<<16,
 }
 
 // TensorMapEncodeTiled is cuTensorMapEncodeTiled, in the H100 driver's
@@ -56,7 +66,7 @@ func (d *Driver) TensorMapEncodeTiled(t *rt.TiledTensor) (rt.TensorMap, error) {
 	rank := len(t.Dims)
 	estr := elementStrides(t.ElementStrides, rank)
 	encodeCommon(&b, t.DataType, t.Addr, t.Dims, t.Strides, estr, t.Interleave, t.Swizzle, t.L2Promotion, t.OOBFill)
-	boxBytes := unitBytes(t.DataType, t.Interleave)
+	boxBytes := uint32(t.DataType.Size())
 	for i, n := range t.Box {
 		b[55+i] = byte(n - 1)
 		boxBytes *= max(n/estr[i], 1)
@@ -65,14 +75,44 @@ func (d *Driver) TensorMapEncodeTiled(t *rt.TiledTensor) (rt.TensorMap, error) {
 	return rt.TensorMapFromBytes(b), nil
 }
 
-// TensorMapEncodeIm2col is cuTensorMapEncodeIm2col: not encoded yet
-// (rt.ErrNotSupported).
+// TensorMapEncodeIm2col is cuTensorMapEncodeIm2col, in the H100 driver's
+// encoding. What no recording shows is not encoded (rt.ErrNotSupported):
+// an interleave, or an element stride in dimension 0.
 func (d *Driver) TensorMapEncodeIm2col(t *rt.Im2colTensor) (rt.TensorMap, error) {
 	const op = "cuTensorMapEncodeIm2col"
 	if err := t.Validate(); err != nil {
 		return rt.TensorMap{}, err
 	}
-	return rt.TensorMap{}, rt.Errorf(op, rt.ErrNotSupported, "the soft backend does not encode im2col tensor maps")
+	if err := encodable(op, t.DataType, t.Swizzle); err != nil {
+		return rt.TensorMap{}, err
+	}
+	rank := len(t.Dims)
+	estr := elementStrides(t.ElementStrides, rank)
+	if t.Interleave != rt.InterleaveNone || estr[0] != 1 {
+		return rt.TensorMap{}, rt.Errorf(op, rt.ErrNotSupported, "the soft backend does not encode im2col maps with an interleave or an element stride in dimension 0")
+	}
+	var b [128]byte
+	encodeCommon(&b, t.DataType, t.Addr, t.Dims, t.Strides, estr, t.Interleave, t.Swizzle, t.L2Promotion, t.OOBFill)
+	le := binary.LittleEndian
+	le.PutUint32(b[8:], le.Uint32(b[8:])|1) // im2col
+	b[55] = byte(t.ChannelsPerPixel - 1)
+	le.PutUint16(b[56:], corners(t.LowerCorner))
+	le.PutUint16(b[58:], corners(t.UpperCorner))
+	le.PutUint16(b[60:], uint16(t.PixelsPerColumn-1))
+	le.PutUint32(b[64:], uint32(t.DataType.Size())*t.ChannelsPerPixel*t.PixelsPerColumn)
+	return rt.TensorMapFromBytes(b), nil
+}
+
+// corners packs an im2col corner into 16 bits: 16/len(c) bits a coordinate
+// (16, 8 or 5), two's complement, innermost first.
+func corners(c []int32) uint16 {
+	bits := 16 / len(c)
+	mask := uint16(int(1)<<bits - 1)
+	var v uint16
+	for i, x := range c {
+		v |= uint16(x) & mask << (bits * i)
+	}
+	return v
 }
 
 // encodable refuses what soft has no recorded encoding of.
@@ -97,18 +137,6 @@ func elementStrides(e []uint32, rank int) []uint32 {
 	return ones
 }
 
-// unitBytes is the size of the box's innermost unit: an element, or the
-// interleave's 16 or 32 bytes.
-func unitBytes(dt rt.TensorDataType, il rt.TensorInterleave) uint32 {
-	switch il {
-	case rt.Interleave16B:
-		return 16
-	case rt.Interleave32B:
-		return 32
-	}
-	return uint32(dt.Size())
-}
-
 // swizzleStrides are bytes 72..75 by swizzle mode.
 var swizzleStrides = [...]uint32{rt.SwizzleNone: 16, rt.Swizzle32B: 256, rt.Swizzle64B: 512, rt.Swizzle128B: 1024}
 
@@ -118,14 +146,7 @@ func encodeCommon(b *[128]byte, dt rt.TensorDataType, addr rt.DevPtr, dims, stri
 	le := binary.LittleEndian
 	le.PutUint64(b[0:], uint64(addr))
 	rank := len(dims)
-	ctl := uint32(rank-1)<<4 | typeCodes[dt]<<7 | uint32(il)<<11 | uint32(sw)<<13 | uint32(oob)<<15 | uint32(l2)<<17
-	total := uint64(dt.Size())
-	for _, n := range dims {
-		total *= n
-	}
-	if total >= 128<<10 {
-		ctl |= 1 << 21
-	}
+	ctl := uint32(rank-1)<<4 | typeCodes[dt] | uint32(il)<<11 | uint32(sw)<<13 | uint32(oob)<<15 | uint32(l2)<<17
 	le.PutUint32(b[8:], ctl)
 	for i, s := range strides {
 		u := s >> 4

@@ -3,9 +3,13 @@ package soft
 import (
 	"encoding/hex"
 	"errors"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/rttest"
 )
 
 // field11_host.cu's tensor map, as cuTensorMapEncodeTiled made it on the
@@ -43,4 +47,68 @@ func TestTensorMapEncodeChecks(t *testing.T) {
 	if _, err := d.TensorMapEncodeTiled(&tt); !errors.Is(err, rt.ErrInvalidValue) {
 		t.Errorf("a 12-byte box row: %v", err)
 	}
+}
+
+// TestTensorMapsOfTheH100 encodes every description of rttest.TensorMapCases
+// and compares with what the H100's driver made of it (recorded by rt/cgo's
+// TestTensorMapEncodings): the same bytes wherever the driver encoded, an
+// error where it refused.
+func TestTensorMapsOfTheH100(t *testing.T) {
+	base, recorded := readRecorded(t)
+	d := New(Options{})
+	for _, c := range rttest.TensorMapCases(base) {
+		want, ok := recorded[c.Name]
+		if !ok {
+			t.Errorf("%s: not recorded (record again: rt/cgo's TestTensorMapEncodings)", c.Name)
+			continue
+		}
+		var m rt.TensorMap
+		var err error
+		if c.Tiled != nil {
+			m, err = d.TensorMapEncodeTiled(c.Tiled)
+		} else {
+			m, err = d.TensorMapEncodeIm2col(c.Im2col)
+		}
+		b := m.Bytes()
+		got := hex.EncodeToString(b[:])
+		switch {
+		case strings.HasPrefix(want, "error "):
+			if err == nil {
+				t.Errorf("%s: the driver refused it (%s), soft encodes it", c.Name, want)
+			}
+		case err != nil:
+			t.Errorf("%s: the driver encoded it, soft refuses it: %v", c.Name, err)
+		case got != want:
+			t.Errorf("%s: soft encodes\n%s\nthe driver\n%s", c.Name, got, want)
+		}
+	}
+}
+
+func readRecorded(t *testing.T) (rt.DevPtr, map[string]string) {
+	data, err := os.ReadFile("testdata/tensormaps_h100.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base uint64
+	recorded := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if b, ok := strings.CutPrefix(line, "base 0x"); ok {
+			if base, err = strconv.ParseUint(b, 16, 64); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		name, result, ok := strings.Cut(line, "\t")
+		if !ok {
+			t.Fatalf("bad line %q", line)
+		}
+		recorded[name] = result
+	}
+	if base == 0 {
+		t.Fatal("no base address recorded")
+	}
+	return rt.DevPtr(base), recorded
 }
