@@ -204,8 +204,9 @@ func (k *Kernel) SuggestBlockSizeFunc(ctx *Context, dynSmem func(block int) int,
 
 // DriverParams is the kernel's parameter layout as driver d reports it
 // (ParamInfoer; cuKernelGetParamInfo on CUDA 12.4+): rt checks the
-// generated layout against it when it binds the kernel, so it equals
-// Params where the driver can tell. ErrNotSupported where it cannot.
+// generated layout against it when it binds the kernel, so it has Params'
+// count and sizes where the driver can tell, and Params' offsets unless rt
+// has the parameters placed (Placed). ErrNotSupported where it cannot.
 func (k *Kernel) DriverParams(d Driver) ([]ParamSpec, error) {
 	b, err := k.binding(d)
 	if err != nil {

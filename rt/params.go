@@ -37,25 +37,24 @@ const paramBankAlign = 16
 // generated code packs, and its size. Align is the parameter's alignment
 // where it is above 16 bytes, else 0 (generated code leaves it out): compiled
 // code may read such a parameter elsewhere than at Offset, per target, and rt
-// then has the backend place it (see Kernel.Placement). A driver reports
+// then has the backend place it (see Kernel.Placed). A driver reports
 // layouts (ParamInfoer) without Align.
 type ParamSpec struct {
 	Offset, Size uint32
 	Align        uint32
 }
 
-// Placement reports how launches of k reach the kernel in d, binding the
-// kernel there if it is not yet: device is the parameter layout the driver
-// reports for the loaded kernel (nil where it cannot tell), and placed says
-// whether the backend places each parameter (ParamPlacer) because device
-// differs from Params or, with no layout to compare, because a parameter is
-// aligned above 16 bytes.
-func (k *Kernel) Placement(d Driver) (device []ParamSpec, placed bool, err error) {
+// Placed reports whether launches of k in d have the backend place each
+// parameter where the loaded kernel reads it (ParamPlacer), binding the
+// kernel there if it is not yet: because the driver's layout
+// (DriverParams) differs from Params in offsets or, with no layout to
+// compare, because a parameter is aligned above 16 bytes.
+func (k *Kernel) Placed(d Driver) (bool, error) {
 	b, err := k.binding(d)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
-	return slices.Clone(b.layout), b.placed, nil
+	return b.placed, nil
 }
 
 // bindLayout checks k's packed layout against the one the driver reports for
