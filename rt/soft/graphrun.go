@@ -188,6 +188,10 @@ func (d *Driver) GraphExecKernelNodeSetParams(xh rt.GraphExecHandle, nh rt.Graph
 	if p == nil {
 		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel handle %#x is not loaded", uintptr(k))
 	}
+	l, err := d.placeArgs(op, k, p, l)
+	if err != nil {
+		return err
+	}
 	d.gx.mu.Lock()
 	x, err := d.exec(op, xh)
 	var n *snode

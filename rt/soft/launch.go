@@ -40,19 +40,15 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 	const op = "cuLaunchKernel"
 	d.mu.Lock()
 	p := d.kernels[k]
-	moves := d.placed[k]
 	d.mu.Unlock()
 	if p == nil {
 		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel handle %#x is not loaded", uintptr(k))
 	}
-	if moves != nil {
-		var err error
-		if la, err = place(op, p, moves, la); err != nil {
-			return err
-		}
+	la, err := d.placeArgs(op, k, p, la)
+	if err != nil {
+		return err
 	}
 	var s *stream
-	var err error
 	if la.Stream != 0 {
 		s, err = d.stream(op, 0, la.Stream)
 	} else {

@@ -47,6 +47,19 @@ func (d *Driver) PlaceParams(k rt.KernelHandle, packed []rt.ParamSpec) error {
 	return nil
 }
 
+// placeArgs is la as kernel k, program p, reads it: la itself, or, for a
+// placed kernel, la with its buffer laid out as p's PTX has it (launches
+// and graph node updates alike).
+func (d *Driver) placeArgs(op string, k rt.KernelHandle, p *program, la rt.LaunchArgs) (rt.LaunchArgs, error) {
+	d.mu.Lock()
+	moves := d.placed[k]
+	d.mu.Unlock()
+	if moves == nil {
+		return la, nil
+	}
+	return place(op, p, moves, la)
+}
+
 // place returns la with its buffer laid out as p's PTX has it, from the
 // packed buffer moves describe.
 func place(op string, p *program, moves []paramMove, la rt.LaunchArgs) (rt.LaunchArgs, error) {
