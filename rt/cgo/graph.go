@@ -9,6 +9,8 @@ package cgo
 #cgo nocallback cgx_graph_launch
 #cgo noescape cgx_exec_kernel_set
 #cgo nocallback cgx_exec_kernel_set
+#cgo noescape cgx_exec_kernel_set_placed
+#cgo nocallback cgx_exec_kernel_set_placed
 #cgo noescape cgx_capture_info
 #cgo nocallback cgx_capture_info
 #include <stdlib.h>
@@ -265,22 +267,33 @@ func (d *Driver) GraphExecKernelNodeSetParams(x rt.GraphExecHandle, n rt.GraphNo
 
 // setNodeSlow is GraphExecKernelNodeSetParams for the legacy path, where
 // the node's function is the kernel's CUfunction in the graph's context,
-// and the errors.
+// for placed kernels (kernelParams, as their launches), and the errors.
 //
 //go:noinline
 func (d *Driver) setNodeSlow(x rt.GraphExecHandle, n rt.GraphNodeHandle, h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error {
 	if k == nil || k.dead.Load() {
 		return d.badKernel(h, k)
 	}
-	lib := k.lib
-	lib.mu.Lock()
-	f, err := d.legacyFunc(lib, k, cctx(l.Ctx))
-	lib.mu.Unlock()
-	if err != nil {
-		return err
+	var f C.CUfunction
+	if lib := k.lib; lib.legacy {
+		var err error
+		lib.mu.Lock()
+		f, err = d.legacyFunc(lib, k, cctx(l.Ctx))
+		lib.mu.Unlock()
+		if err != nil {
+			return err
+		}
 	}
-	if rc := C.cgx_exec_kernel_set(cexec(x), cnode(n), nil, f, cctx(l.Ctx), C.uint(l.Grid.X), C.uint(l.Grid.Y), C.uint(l.Grid.Z),
-		C.uint(l.Block.X), C.uint(l.Block.Y), C.uint(l.Block.Z), C.uint(l.SharedMem), l.Params, C.size_t(l.ParamSize)); rc != 0 {
+	ck := k.k // nil on the legacy path
+	var rc C.int
+	if k.place != nil {
+		rc = C.cgx_exec_kernel_set_placed(cexec(x), cnode(n), ck, f, cctx(l.Ctx), C.uint(l.Grid.X), C.uint(l.Grid.Y), C.uint(l.Grid.Z),
+			C.uint(l.Block.X), C.uint(l.Block.Y), C.uint(l.Block.Z), C.uint(l.SharedMem), l.Params, C.size_t(l.ParamSize), &k.place[0], C.uint(len(k.place)))
+	} else {
+		rc = C.cgx_exec_kernel_set(cexec(x), cnode(n), ck, f, cctx(l.Ctx), C.uint(l.Grid.X), C.uint(l.Grid.Y), C.uint(l.Grid.Z),
+			C.uint(l.Block.X), C.uint(l.Block.Y), C.uint(l.Block.Z), C.uint(l.SharedMem), l.Params, C.size_t(l.ParamSize))
+	}
+	if rc != 0 {
 		return nodeErr(rc, k, l)
 	}
 	return nil

@@ -8,6 +8,7 @@
 // on their sizes and offsets.
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "_cgo_export.h"
@@ -612,15 +613,17 @@ static CUresult set_in(CUcontext ctx, CUgraphExec x, CUgraphNode node, const cgx
 	X_IN_CTX(ctx, p_cuGraphExecKernelNodeSetParams(x, node, p));
 }
 
+// exec_kernel_set passes the packed buffer, or with kp (a placed kernel's
+// kernelParams, pointers into it) the pointers.
 static CUresult exec_kernel_set(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction f, CUcontext ctx,
                                 unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
-                                unsigned int bz, unsigned int shmem, void *params, size_t size) {
+                                unsigned int bz, unsigned int shmem, void *params, size_t size, void **kp) {
 	if (size && !params) return CUDA_ERROR_INVALID_VALUE;
 	// The packed buffer goes through extra, as for a launch: no array of
 	// pointers into Go memory. The driver copies it before returning.
 	void *extra[5] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 	                  CU_LAUNCH_PARAM_END};
-	cgx_kernel_params p = {f, gx, gy, gz, bx, by, bz, shmem, NULL, size ? extra : NULL, NULL, NULL};
+	cgx_kernel_params p = {f, gx, gy, gz, bx, by, bz, shmem, kp, kp || !size ? NULL : extra, NULL, NULL};
 	if (k && !by_func) {
 		p.func = NULL;
 		p.kern = k;
@@ -644,9 +647,37 @@ int cgx_exec_kernel_set(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction 
 	XNEED(p_cuGraphExecKernelNodeSetParams);
 	if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
 	if (!set_in_ctx) {
-		CUresult r = exec_kernel_set(x, node, k, f, ctx, gx, gy, gz, bx, by, bz, shmem, params, size);
+		CUresult r = exec_kernel_set(x, node, k, f, ctx, gx, gy, gz, bx, by, bz, shmem, params, size, NULL);
 		if (r != CUDA_ERROR_INVALID_CONTEXT) return r;
 		set_in_ctx = 1;
 	}
-	X_IN_CTX(ctx, exec_kernel_set(x, node, k, f, ctx, gx, gy, gz, bx, by, bz, shmem, params, size));
+	X_IN_CTX(ctx, exec_kernel_set(x, node, k, f, ctx, gx, gy, gz, bx, by, bz, shmem, params, size, NULL));
+}
+
+static CUresult exec_kernel_set_kp(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction f, CUcontext ctx,
+                                   unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                                   unsigned int by, unsigned int bz, unsigned int shmem, void *params, size_t size,
+                                   void **kp) {
+	if (!set_in_ctx) {
+		CUresult r = exec_kernel_set(x, node, k, f, ctx, gx, gy, gz, bx, by, bz, shmem, params, size, kp);
+		if (r != CUDA_ERROR_INVALID_CONTEXT) return r;
+		set_in_ctx = 1;
+	}
+	X_IN_CTX(ctx, exec_kernel_set(x, node, k, f, ctx, gx, gy, gz, bx, by, bz, shmem, params, size, kp));
+}
+
+int cgx_exec_kernel_set_placed(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction f, CUcontext ctx,
+                               unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+                               unsigned int bz, unsigned int shmem, void *params, size_t size,
+                               const unsigned int *offs, unsigned int n) {
+	XNEED(p_cuGraphExecKernelNodeSetParams);
+	if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
+	if (n && !params) return CUDA_ERROR_INVALID_VALUE;
+	void *stack[64];
+	void **kp = stack;
+	if (n > 64 && !(kp = malloc(n * sizeof *kp))) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
+	for (unsigned int i = 0; i < n; i++) kp[i] = (char *)params + offs[i];
+	CUresult r = exec_kernel_set_kp(x, node, k, f, ctx, gx, gy, gz, bx, by, bz, shmem, params, size, kp);
+	if (kp != stack) free(kp);
+	return r;
 }

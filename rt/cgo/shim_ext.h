@@ -99,5 +99,11 @@ int cgx_graph_upload(CUcontext ctx, CUgraphExec x, CUstream s);
 int cgx_exec_kernel_set(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction f, CUcontext ctx, unsigned int gx,
                         unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
                         unsigned int shmem, void *params, size_t size);
+// cgx_exec_kernel_set_placed is cgx_exec_kernel_set for a placed kernel:
+// kernelParams, n pointers into params at offs.
+int cgx_exec_kernel_set_placed(CUgraphExec x, CUgraphNode node, CUkernel k, CUfunction f, CUcontext ctx,
+                               unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+                               unsigned int bz, unsigned int shmem, void *params, size_t size,
+                               const unsigned int *offs, unsigned int n);
 
 #endif
