@@ -130,183 +130,253 @@ var Field11Library = rt.NewLibrary("field11.fatbin", field11Image)
 // expect an over-aligned parameter (aligned above 16 bytes) elsewhere, per target;
 // rt places the bytes where the loaded kernel expects them.
 var (
-	kernField11Sm80BigAfterPtr = Field11Sm80Library.Kernel("bigAfterPtr",
+	// Field11Sm80BigAfterPtrKernel is the kernel bigAfterPtr, launched by Field11Sm80BigAfterPtr and updated in graphs by Field11Sm80BigAfterPtrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm80BigAfterPtrKernel = Field11Sm80Library.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 128, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
-	kernField11Sm80BigByValue = Field11Sm80Library.Kernel("bigByValue",
+	// Field11Sm80BigByValueKernel is the kernel bigByValue, launched by Field11Sm80BigByValue and updated in graphs by Field11Sm80BigByValueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm80BigByValueKernel = Field11Sm80Library.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 64, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
-	kernField11Sm80BigParam = Field11Sm80Library.Kernel("bigParam",
+	// Field11Sm80BigParamKernel is the kernel bigParam, launched by Field11Sm80BigParam and updated in graphs by Field11Sm80BigParamNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm80BigParamKernel = Field11Sm80Library.Kernel("bigParam",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
-	kernField11Sm80PlainAfterBig = Field11Sm80Library.Kernel("plainAfterBig",
+	// Field11Sm80PlainAfterBigKernel is the kernel plainAfterBig, launched by Field11Sm80PlainAfterBig and updated in graphs by Field11Sm80PlainAfterBigNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm80PlainAfterBigKernel = Field11Sm80Library.Kernel("plainAfterBig",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
-	kernField11Sm80TmaTile = Field11Sm80Library.Kernel("tmaTile",
+	// Field11Sm80TmaTileKernel is the kernel tmaTile, launched by Field11Sm80TmaTile and updated in graphs by Field11Sm80TmaTileNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm80TmaTileKernel = Field11Sm80Library.Kernel("tmaTile",
 		rt.ParamSpec{Offset: 0, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
 		rt.ParamSpec{Offset: 140, Size: 4},
 	)
-	kernField11Sm90PtxBigAfterPtr = Field11Sm90PtxLibrary.Kernel("bigAfterPtr",
+	// Field11Sm90PtxBigAfterPtrKernel is the kernel bigAfterPtr, launched by Field11Sm90PtxBigAfterPtr and updated in graphs by Field11Sm90PtxBigAfterPtrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90PtxBigAfterPtrKernel = Field11Sm90PtxLibrary.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 128, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
-	kernField11Sm90PtxBigByValue = Field11Sm90PtxLibrary.Kernel("bigByValue",
+	// Field11Sm90PtxBigByValueKernel is the kernel bigByValue, launched by Field11Sm90PtxBigByValue and updated in graphs by Field11Sm90PtxBigByValueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90PtxBigByValueKernel = Field11Sm90PtxLibrary.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 64, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
-	kernField11Sm90PtxBigParam = Field11Sm90PtxLibrary.Kernel("bigParam",
+	// Field11Sm90PtxBigParamKernel is the kernel bigParam, launched by Field11Sm90PtxBigParam and updated in graphs by Field11Sm90PtxBigParamNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90PtxBigParamKernel = Field11Sm90PtxLibrary.Kernel("bigParam",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
-	kernField11Sm90PtxPlainAfterBig = Field11Sm90PtxLibrary.Kernel("plainAfterBig",
+	// Field11Sm90PtxPlainAfterBigKernel is the kernel plainAfterBig, launched by Field11Sm90PtxPlainAfterBig and updated in graphs by Field11Sm90PtxPlainAfterBigNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90PtxPlainAfterBigKernel = Field11Sm90PtxLibrary.Kernel("plainAfterBig",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
-	kernField11Sm90PtxTmaTile = Field11Sm90PtxLibrary.Kernel("tmaTile",
+	// Field11Sm90PtxTmaTileKernel is the kernel tmaTile, launched by Field11Sm90PtxTmaTile and updated in graphs by Field11Sm90PtxTmaTileNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90PtxTmaTileKernel = Field11Sm90PtxLibrary.Kernel("tmaTile",
 		rt.ParamSpec{Offset: 0, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
 		rt.ParamSpec{Offset: 140, Size: 4},
 	)
-	kernField11Sm90CubinBigAfterPtr = Field11Sm90CubinLibrary.Kernel("bigAfterPtr",
+	// Field11Sm90CubinBigAfterPtrKernel is the kernel bigAfterPtr, launched by Field11Sm90CubinBigAfterPtr and updated in graphs by Field11Sm90CubinBigAfterPtrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90CubinBigAfterPtrKernel = Field11Sm90CubinLibrary.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 128, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
-	kernField11Sm90CubinBigByValue = Field11Sm90CubinLibrary.Kernel("bigByValue",
+	// Field11Sm90CubinBigByValueKernel is the kernel bigByValue, launched by Field11Sm90CubinBigByValue and updated in graphs by Field11Sm90CubinBigByValueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90CubinBigByValueKernel = Field11Sm90CubinLibrary.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 64, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
-	kernField11Sm90CubinBigParam = Field11Sm90CubinLibrary.Kernel("bigParam",
+	// Field11Sm90CubinBigParamKernel is the kernel bigParam, launched by Field11Sm90CubinBigParam and updated in graphs by Field11Sm90CubinBigParamNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90CubinBigParamKernel = Field11Sm90CubinLibrary.Kernel("bigParam",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
-	kernField11Sm90CubinPlainAfterBig = Field11Sm90CubinLibrary.Kernel("plainAfterBig",
+	// Field11Sm90CubinPlainAfterBigKernel is the kernel plainAfterBig, launched by Field11Sm90CubinPlainAfterBig and updated in graphs by Field11Sm90CubinPlainAfterBigNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90CubinPlainAfterBigKernel = Field11Sm90CubinLibrary.Kernel("plainAfterBig",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
-	kernField11Sm90CubinTmaTile = Field11Sm90CubinLibrary.Kernel("tmaTile",
+	// Field11Sm90CubinTmaTileKernel is the kernel tmaTile, launched by Field11Sm90CubinTmaTile and updated in graphs by Field11Sm90CubinTmaTileNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11Sm90CubinTmaTileKernel = Field11Sm90CubinLibrary.Kernel("tmaTile",
 		rt.ParamSpec{Offset: 0, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
 		rt.ParamSpec{Offset: 140, Size: 4},
 	)
-	kernField11NoneBigAfterPtr = Field11NoneLibrary.Kernel("bigAfterPtr",
+	// Field11NoneBigAfterPtrKernel is the kernel bigAfterPtr, launched by Field11NoneBigAfterPtr and updated in graphs by Field11NoneBigAfterPtrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11NoneBigAfterPtrKernel = Field11NoneLibrary.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 128, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
-	kernField11NoneBigByValue = Field11NoneLibrary.Kernel("bigByValue",
+	// Field11NoneBigByValueKernel is the kernel bigByValue, launched by Field11NoneBigByValue and updated in graphs by Field11NoneBigByValueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11NoneBigByValueKernel = Field11NoneLibrary.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 64, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
-	kernField11NoneBigParam = Field11NoneLibrary.Kernel("bigParam",
+	// Field11NoneBigParamKernel is the kernel bigParam, launched by Field11NoneBigParam and updated in graphs by Field11NoneBigParamNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11NoneBigParamKernel = Field11NoneLibrary.Kernel("bigParam",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
-	kernField11NonePlainAfterBig = Field11NoneLibrary.Kernel("plainAfterBig",
+	// Field11NonePlainAfterBigKernel is the kernel plainAfterBig, launched by Field11NonePlainAfterBig and updated in graphs by Field11NonePlainAfterBigNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11NonePlainAfterBigKernel = Field11NoneLibrary.Kernel("plainAfterBig",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
-	kernField11NoneTmaTile = Field11NoneLibrary.Kernel("tmaTile",
+	// Field11NoneTmaTileKernel is the kernel tmaTile, launched by Field11NoneTmaTile and updated in graphs by Field11NoneTmaTileNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11NoneTmaTileKernel = Field11NoneLibrary.Kernel("tmaTile",
 		rt.ParamSpec{Offset: 0, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
 		rt.ParamSpec{Offset: 140, Size: 4},
 	)
-	kernField11SpeedBigAfterPtr = Field11SpeedLibrary.Kernel("bigAfterPtr",
+	// Field11SpeedBigAfterPtrKernel is the kernel bigAfterPtr, launched by Field11SpeedBigAfterPtr and updated in graphs by Field11SpeedBigAfterPtrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SpeedBigAfterPtrKernel = Field11SpeedLibrary.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 128, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
-	kernField11SpeedBigByValue = Field11SpeedLibrary.Kernel("bigByValue",
+	// Field11SpeedBigByValueKernel is the kernel bigByValue, launched by Field11SpeedBigByValue and updated in graphs by Field11SpeedBigByValueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SpeedBigByValueKernel = Field11SpeedLibrary.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 64, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
-	kernField11SpeedBigParam = Field11SpeedLibrary.Kernel("bigParam",
+	// Field11SpeedBigParamKernel is the kernel bigParam, launched by Field11SpeedBigParam and updated in graphs by Field11SpeedBigParamNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SpeedBigParamKernel = Field11SpeedLibrary.Kernel("bigParam",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
-	kernField11SpeedPlainAfterBig = Field11SpeedLibrary.Kernel("plainAfterBig",
+	// Field11SpeedPlainAfterBigKernel is the kernel plainAfterBig, launched by Field11SpeedPlainAfterBig and updated in graphs by Field11SpeedPlainAfterBigNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SpeedPlainAfterBigKernel = Field11SpeedLibrary.Kernel("plainAfterBig",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
-	kernField11SpeedTmaTile = Field11SpeedLibrary.Kernel("tmaTile",
+	// Field11SpeedTmaTileKernel is the kernel tmaTile, launched by Field11SpeedTmaTile and updated in graphs by Field11SpeedTmaTileNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SpeedTmaTileKernel = Field11SpeedLibrary.Kernel("tmaTile",
 		rt.ParamSpec{Offset: 0, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
 		rt.ParamSpec{Offset: 140, Size: 4},
 	)
-	kernField11SizeBigAfterPtr = Field11SizeLibrary.Kernel("bigAfterPtr",
+	// Field11SizeBigAfterPtrKernel is the kernel bigAfterPtr, launched by Field11SizeBigAfterPtr and updated in graphs by Field11SizeBigAfterPtrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SizeBigAfterPtrKernel = Field11SizeLibrary.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 128, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
-	kernField11SizeBigByValue = Field11SizeLibrary.Kernel("bigByValue",
+	// Field11SizeBigByValueKernel is the kernel bigByValue, launched by Field11SizeBigByValue and updated in graphs by Field11SizeBigByValueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SizeBigByValueKernel = Field11SizeLibrary.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 64, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
-	kernField11SizeBigParam = Field11SizeLibrary.Kernel("bigParam",
+	// Field11SizeBigParamKernel is the kernel bigParam, launched by Field11SizeBigParam and updated in graphs by Field11SizeBigParamNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SizeBigParamKernel = Field11SizeLibrary.Kernel("bigParam",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
-	kernField11SizePlainAfterBig = Field11SizeLibrary.Kernel("plainAfterBig",
+	// Field11SizePlainAfterBigKernel is the kernel plainAfterBig, launched by Field11SizePlainAfterBig and updated in graphs by Field11SizePlainAfterBigNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SizePlainAfterBigKernel = Field11SizeLibrary.Kernel("plainAfterBig",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
-	kernField11SizeTmaTile = Field11SizeLibrary.Kernel("tmaTile",
+	// Field11SizeTmaTileKernel is the kernel tmaTile, launched by Field11SizeTmaTile and updated in graphs by Field11SizeTmaTileNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11SizeTmaTileKernel = Field11SizeLibrary.Kernel("tmaTile",
 		rt.ParamSpec{Offset: 0, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
 		rt.ParamSpec{Offset: 140, Size: 4},
 	)
-	kernField11BigAfterPtr = Field11Library.Kernel("bigAfterPtr",
+	// Field11BigAfterPtrKernel is the kernel bigAfterPtr, launched by Field11BigAfterPtr and updated in graphs by Field11BigAfterPtrNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11BigAfterPtrKernel = Field11Library.Kernel("bigAfterPtr",
 		rt.ParamSpec{Offset: 0, Size: 8},
 		rt.ParamSpec{Offset: 128, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 256, Size: 4},
 	)
-	kernField11BigByValue = Field11Library.Kernel("bigByValue",
+	// Field11BigByValueKernel is the kernel bigByValue, launched by Field11BigByValue and updated in graphs by Field11BigByValueNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11BigByValueKernel = Field11Library.Kernel("bigByValue",
 		rt.ParamSpec{Offset: 0, Size: 1},
 		rt.ParamSpec{Offset: 64, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 2},
 	)
-	kernField11BigParam = Field11Library.Kernel("bigParam",
+	// Field11BigParamKernel is the kernel bigParam, launched by Field11BigParam and updated in graphs by Field11BigParamNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11BigParamKernel = Field11Library.Kernel("bigParam",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 8},
 	)
-	kernField11PlainAfterBig = Field11Library.Kernel("plainAfterBig",
+	// Field11PlainAfterBigKernel is the kernel plainAfterBig, launched by Field11PlainAfterBig and updated in graphs by Field11PlainAfterBigNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11PlainAfterBigKernel = Field11Library.Kernel("plainAfterBig",
 		rt.ParamSpec{Offset: 0, Size: 64, Align: 64},
 		rt.ParamSpec{Offset: 64, Size: 4},
 		rt.ParamSpec{Offset: 72, Size: 8},
 	)
-	kernField11TmaTile = Field11Library.Kernel("tmaTile",
+	// Field11TmaTileKernel is the kernel tmaTile, launched by Field11TmaTile and updated in graphs by Field11TmaTileNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	Field11TmaTileKernel = Field11Library.Kernel("tmaTile",
 		rt.ParamSpec{Offset: 0, Size: 128, Align: 128},
 		rt.ParamSpec{Offset: 128, Size: 8},
 		rt.ParamSpec{Offset: 136, Size: 4},
@@ -371,7 +441,19 @@ func Field11BigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) er
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	copy(args[128:256], b.b[:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
-	return kernField11BigAfterPtr.Launch(cfg, args[:])
+	return Field11BigAfterPtrKernel.Launch(cfg, args[:])
+}
+
+// Field11BigAfterPtrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigAfterPtr as Field11BigAfterPtr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11BigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
+	var args [260]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	copy(args[128:256], b.b[:])
+	binary.LittleEndian.PutUint32(args[256:], uint32(n))
+	return Field11BigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11BigByValue launches the kernel bigByValue of field11.o:
@@ -394,7 +476,20 @@ func Field11BigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int
 	copy(args[64:128], b.b[:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
-	return kernField11BigByValue.Launch(cfg, args[:])
+	return Field11BigByValueKernel.Launch(cfg, args[:])
+}
+
+// Field11BigByValueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigByValue as Field11BigByValue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11BigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
+	var args [138]byte
+	args[0] = byte(c)
+	copy(args[64:128], b.b[:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint16(args[136:], uint16(s))
+	return Field11BigByValueKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11BigParam launches the kernel bigParam of field11.o:
@@ -413,7 +508,18 @@ func Field11BigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
-	return kernField11BigParam.Launch(cfg, args[:])
+	return Field11BigParamKernel.Launch(cfg, args[:])
+}
+
+// Field11BigParamNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigParam as Field11BigParam would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11BigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
+	var args [72]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint64(args[64:], uint64(out))
+	return Field11BigParamKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11NoneBigAfterPtr launches the kernel bigAfterPtr of field11.none.fatbin:
@@ -434,7 +540,19 @@ func Field11NoneBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	copy(args[128:256], b.b[:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
-	return kernField11NoneBigAfterPtr.Launch(cfg, args[:])
+	return Field11NoneBigAfterPtrKernel.Launch(cfg, args[:])
+}
+
+// Field11NoneBigAfterPtrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigAfterPtr as Field11NoneBigAfterPtr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11NoneBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
+	var args [260]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	copy(args[128:256], b.b[:])
+	binary.LittleEndian.PutUint32(args[256:], uint32(n))
+	return Field11NoneBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11NoneBigByValue launches the kernel bigByValue of field11.none.fatbin:
@@ -457,7 +575,20 @@ func Field11NoneBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s
 	copy(args[64:128], b.b[:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
-	return kernField11NoneBigByValue.Launch(cfg, args[:])
+	return Field11NoneBigByValueKernel.Launch(cfg, args[:])
+}
+
+// Field11NoneBigByValueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigByValue as Field11NoneBigByValue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11NoneBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
+	var args [138]byte
+	args[0] = byte(c)
+	copy(args[64:128], b.b[:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint16(args[136:], uint16(s))
+	return Field11NoneBigByValueKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11NoneBigParam launches the kernel bigParam of field11.none.fatbin:
@@ -476,7 +607,18 @@ func Field11NoneBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
-	return kernField11NoneBigParam.Launch(cfg, args[:])
+	return Field11NoneBigParamKernel.Launch(cfg, args[:])
+}
+
+// Field11NoneBigParamNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigParam as Field11NoneBigParam would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11NoneBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
+	var args [72]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint64(args[64:], uint64(out))
+	return Field11NoneBigParamKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11NonePlainAfterBig launches the kernel plainAfterBig of field11.none.fatbin:
@@ -497,7 +639,19 @@ func Field11NonePlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
-	return kernField11NonePlainAfterBig.Launch(cfg, args[:])
+	return Field11NonePlainAfterBigKernel.Launch(cfg, args[:])
+}
+
+// Field11NonePlainAfterBigNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch plainAfterBig as Field11NonePlainAfterBig would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11NonePlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
+	var args [80]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
+	binary.LittleEndian.PutUint64(args[72:], uint64(out))
+	return Field11NonePlainAfterBigKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11NoneTmaTile launches the kernel tmaTile of field11.none.fatbin:
@@ -520,7 +674,20 @@ func Field11NoneTmaTile(cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
 	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
-	return kernField11NoneTmaTile.Launch(cfg, args[:])
+	return Field11NoneTmaTileKernel.Launch(cfg, args[:])
+}
+
+// Field11NoneTmaTileNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch tmaTile as Field11NoneTmaTile would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11NoneTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
+	var args [144]byte
+	map_.Put(args[0:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
+	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
+	return Field11NoneTmaTileKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11PlainAfterBig launches the kernel plainAfterBig of field11.o:
@@ -541,7 +708,19 @@ func Field11PlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64])
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
-	return kernField11PlainAfterBig.Launch(cfg, args[:])
+	return Field11PlainAfterBigKernel.Launch(cfg, args[:])
+}
+
+// Field11PlainAfterBigNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch plainAfterBig as Field11PlainAfterBig would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
+	var args [80]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
+	binary.LittleEndian.PutUint64(args[72:], uint64(out))
+	return Field11PlainAfterBigKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SizeBigAfterPtr launches the kernel bigAfterPtr of field11.size.fatbin:
@@ -562,7 +741,19 @@ func Field11SizeBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	copy(args[128:256], b.b[:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
-	return kernField11SizeBigAfterPtr.Launch(cfg, args[:])
+	return Field11SizeBigAfterPtrKernel.Launch(cfg, args[:])
+}
+
+// Field11SizeBigAfterPtrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigAfterPtr as Field11SizeBigAfterPtr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SizeBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
+	var args [260]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	copy(args[128:256], b.b[:])
+	binary.LittleEndian.PutUint32(args[256:], uint32(n))
+	return Field11SizeBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SizeBigByValue launches the kernel bigByValue of field11.size.fatbin:
@@ -585,7 +776,20 @@ func Field11SizeBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s
 	copy(args[64:128], b.b[:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
-	return kernField11SizeBigByValue.Launch(cfg, args[:])
+	return Field11SizeBigByValueKernel.Launch(cfg, args[:])
+}
+
+// Field11SizeBigByValueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigByValue as Field11SizeBigByValue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SizeBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
+	var args [138]byte
+	args[0] = byte(c)
+	copy(args[64:128], b.b[:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint16(args[136:], uint16(s))
+	return Field11SizeBigByValueKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SizeBigParam launches the kernel bigParam of field11.size.fatbin:
@@ -604,7 +808,18 @@ func Field11SizeBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
-	return kernField11SizeBigParam.Launch(cfg, args[:])
+	return Field11SizeBigParamKernel.Launch(cfg, args[:])
+}
+
+// Field11SizeBigParamNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigParam as Field11SizeBigParam would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SizeBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
+	var args [72]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint64(args[64:], uint64(out))
+	return Field11SizeBigParamKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SizePlainAfterBig launches the kernel plainAfterBig of field11.size.fatbin:
@@ -625,7 +840,19 @@ func Field11SizePlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
-	return kernField11SizePlainAfterBig.Launch(cfg, args[:])
+	return Field11SizePlainAfterBigKernel.Launch(cfg, args[:])
+}
+
+// Field11SizePlainAfterBigNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch plainAfterBig as Field11SizePlainAfterBig would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SizePlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
+	var args [80]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
+	binary.LittleEndian.PutUint64(args[72:], uint64(out))
+	return Field11SizePlainAfterBigKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SizeTmaTile launches the kernel tmaTile of field11.size.fatbin:
@@ -648,7 +875,20 @@ func Field11SizeTmaTile(cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
 	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
-	return kernField11SizeTmaTile.Launch(cfg, args[:])
+	return Field11SizeTmaTileKernel.Launch(cfg, args[:])
+}
+
+// Field11SizeTmaTileNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch tmaTile as Field11SizeTmaTile would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SizeTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
+	var args [144]byte
+	map_.Put(args[0:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
+	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
+	return Field11SizeTmaTileKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm80BigAfterPtr launches the kernel bigAfterPtr of field11_sm80.ptx:
@@ -667,7 +907,19 @@ func Field11Sm80BigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	copy(args[128:256], b.b[:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
-	return kernField11Sm80BigAfterPtr.Launch(cfg, args[:])
+	return Field11Sm80BigAfterPtrKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm80BigAfterPtrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigAfterPtr as Field11Sm80BigAfterPtr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm80BigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
+	var args [260]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	copy(args[128:256], b.b[:])
+	binary.LittleEndian.PutUint32(args[256:], uint32(n))
+	return Field11Sm80BigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm80BigByValue launches the kernel bigByValue of field11_sm80.ptx:
@@ -688,7 +940,20 @@ func Field11Sm80BigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s
 	copy(args[64:128], b.b[:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
-	return kernField11Sm80BigByValue.Launch(cfg, args[:])
+	return Field11Sm80BigByValueKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm80BigByValueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigByValue as Field11Sm80BigByValue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm80BigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
+	var args [138]byte
+	args[0] = byte(c)
+	copy(args[64:128], b.b[:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint16(args[136:], uint16(s))
+	return Field11Sm80BigByValueKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm80BigParam launches the kernel bigParam of field11_sm80.ptx:
@@ -705,7 +970,18 @@ func Field11Sm80BigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
-	return kernField11Sm80BigParam.Launch(cfg, args[:])
+	return Field11Sm80BigParamKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm80BigParamNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigParam as Field11Sm80BigParam would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm80BigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
+	var args [72]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint64(args[64:], uint64(out))
+	return Field11Sm80BigParamKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm80PlainAfterBig launches the kernel plainAfterBig of field11_sm80.ptx:
@@ -724,7 +1000,19 @@ func Field11Sm80PlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
-	return kernField11Sm80PlainAfterBig.Launch(cfg, args[:])
+	return Field11Sm80PlainAfterBigKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm80PlainAfterBigNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch plainAfterBig as Field11Sm80PlainAfterBig would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm80PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
+	var args [80]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
+	binary.LittleEndian.PutUint64(args[72:], uint64(out))
+	return Field11Sm80PlainAfterBigKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm80TmaTile launches the kernel tmaTile of field11_sm80.ptx:
@@ -745,7 +1033,20 @@ func Field11Sm80TmaTile(cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
 	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
-	return kernField11Sm80TmaTile.Launch(cfg, args[:])
+	return Field11Sm80TmaTileKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm80TmaTileNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch tmaTile as Field11Sm80TmaTile would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm80TmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
+	var args [144]byte
+	map_.Put(args[0:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
+	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
+	return Field11Sm80TmaTileKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90CubinBigAfterPtr launches the kernel bigAfterPtr of field11_sm90.cubin:
@@ -766,7 +1067,19 @@ func Field11Sm90CubinBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n 
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	copy(args[128:256], b.b[:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
-	return kernField11Sm90CubinBigAfterPtr.Launch(cfg, args[:])
+	return Field11Sm90CubinBigAfterPtrKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90CubinBigAfterPtrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigAfterPtr as Field11Sm90CubinBigAfterPtr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90CubinBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
+	var args [260]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	copy(args[128:256], b.b[:])
+	binary.LittleEndian.PutUint32(args[256:], uint32(n))
+	return Field11Sm90CubinBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90CubinBigByValue launches the kernel bigByValue of field11_sm90.cubin:
@@ -789,7 +1102,20 @@ func Field11Sm90CubinBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint6
 	copy(args[64:128], b.b[:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
-	return kernField11Sm90CubinBigByValue.Launch(cfg, args[:])
+	return Field11Sm90CubinBigByValueKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90CubinBigByValueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigByValue as Field11Sm90CubinBigByValue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90CubinBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
+	var args [138]byte
+	args[0] = byte(c)
+	copy(args[64:128], b.b[:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint16(args[136:], uint16(s))
+	return Field11Sm90CubinBigByValueKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90CubinBigParam launches the kernel bigParam of field11_sm90.cubin:
@@ -808,7 +1134,18 @@ func Field11Sm90CubinBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error 
 	var args [72]byte
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
-	return kernField11Sm90CubinBigParam.Launch(cfg, args[:])
+	return Field11Sm90CubinBigParamKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90CubinBigParamNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigParam as Field11Sm90CubinBigParam would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90CubinBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
+	var args [72]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint64(args[64:], uint64(out))
+	return Field11Sm90CubinBigParamKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90CubinPlainAfterBig launches the kernel plainAfterBig of field11_sm90.cubin:
@@ -829,7 +1166,19 @@ func Field11Sm90CubinPlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
-	return kernField11Sm90CubinPlainAfterBig.Launch(cfg, args[:])
+	return Field11Sm90CubinPlainAfterBigKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90CubinPlainAfterBigNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch plainAfterBig as Field11Sm90CubinPlainAfterBig would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90CubinPlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
+	var args [80]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
+	binary.LittleEndian.PutUint64(args[72:], uint64(out))
+	return Field11Sm90CubinPlainAfterBigKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90CubinTmaTile launches the kernel tmaTile of field11_sm90.cubin:
@@ -852,7 +1201,20 @@ func Field11Sm90CubinTmaTile(cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float3
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
 	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
-	return kernField11Sm90CubinTmaTile.Launch(cfg, args[:])
+	return Field11Sm90CubinTmaTileKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90CubinTmaTileNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch tmaTile as Field11Sm90CubinTmaTile would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90CubinTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
+	var args [144]byte
+	map_.Put(args[0:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
+	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
+	return Field11Sm90CubinTmaTileKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90PtxBigAfterPtr launches the kernel bigAfterPtr of field11_sm90.ptx:
@@ -871,7 +1233,19 @@ func Field11Sm90PtxBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n in
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	copy(args[128:256], b.b[:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
-	return kernField11Sm90PtxBigAfterPtr.Launch(cfg, args[:])
+	return Field11Sm90PtxBigAfterPtrKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90PtxBigAfterPtrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigAfterPtr as Field11Sm90PtxBigAfterPtr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90PtxBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
+	var args [260]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	copy(args[128:256], b.b[:])
+	binary.LittleEndian.PutUint32(args[256:], uint32(n))
+	return Field11Sm90PtxBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90PtxBigByValue launches the kernel bigByValue of field11_sm90.ptx:
@@ -892,7 +1266,20 @@ func Field11Sm90PtxBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64]
 	copy(args[64:128], b.b[:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
-	return kernField11Sm90PtxBigByValue.Launch(cfg, args[:])
+	return Field11Sm90PtxBigByValueKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90PtxBigByValueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigByValue as Field11Sm90PtxBigByValue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90PtxBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
+	var args [138]byte
+	args[0] = byte(c)
+	copy(args[64:128], b.b[:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint16(args[136:], uint16(s))
+	return Field11Sm90PtxBigByValueKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90PtxBigParam launches the kernel bigParam of field11_sm90.ptx:
@@ -909,7 +1296,18 @@ func Field11Sm90PtxBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
-	return kernField11Sm90PtxBigParam.Launch(cfg, args[:])
+	return Field11Sm90PtxBigParamKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90PtxBigParamNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigParam as Field11Sm90PtxBigParam would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90PtxBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
+	var args [72]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint64(args[64:], uint64(out))
+	return Field11Sm90PtxBigParamKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90PtxPlainAfterBig launches the kernel plainAfterBig of field11_sm90.ptx:
@@ -928,7 +1326,19 @@ func Field11Sm90PtxPlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[u
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
-	return kernField11Sm90PtxPlainAfterBig.Launch(cfg, args[:])
+	return Field11Sm90PtxPlainAfterBigKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90PtxPlainAfterBigNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch plainAfterBig as Field11Sm90PtxPlainAfterBig would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90PtxPlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
+	var args [80]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
+	binary.LittleEndian.PutUint64(args[72:], uint64(out))
+	return Field11Sm90PtxPlainAfterBigKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm90PtxTmaTile launches the kernel tmaTile of field11_sm90.ptx:
@@ -949,7 +1359,20 @@ func Field11Sm90PtxTmaTile(cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32]
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
 	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
-	return kernField11Sm90PtxTmaTile.Launch(cfg, args[:])
+	return Field11Sm90PtxTmaTileKernel.Launch(cfg, args[:])
+}
+
+// Field11Sm90PtxTmaTileNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch tmaTile as Field11Sm90PtxTmaTile would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11Sm90PtxTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
+	var args [144]byte
+	map_.Put(args[0:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
+	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
+	return Field11Sm90PtxTmaTileKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SpeedBigAfterPtr launches the kernel bigAfterPtr of field11.speed.fatbin:
@@ -970,7 +1393,19 @@ func Field11SpeedBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int3
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	copy(args[128:256], b.b[:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
-	return kernField11SpeedBigAfterPtr.Launch(cfg, args[:])
+	return Field11SpeedBigAfterPtrKernel.Launch(cfg, args[:])
+}
+
+// Field11SpeedBigAfterPtrNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigAfterPtr as Field11SpeedBigAfterPtr would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SpeedBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
+	var args [260]byte
+	binary.LittleEndian.PutUint64(args[0:], uint64(out))
+	copy(args[128:256], b.b[:])
+	binary.LittleEndian.PutUint32(args[256:], uint32(n))
+	return Field11SpeedBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SpeedBigByValue launches the kernel bigByValue of field11.speed.fatbin:
@@ -993,7 +1428,20 @@ func Field11SpeedBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], 
 	copy(args[64:128], b.b[:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
-	return kernField11SpeedBigByValue.Launch(cfg, args[:])
+	return Field11SpeedBigByValueKernel.Launch(cfg, args[:])
+}
+
+// Field11SpeedBigByValueNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigByValue as Field11SpeedBigByValue would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SpeedBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
+	var args [138]byte
+	args[0] = byte(c)
+	copy(args[64:128], b.b[:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint16(args[136:], uint16(s))
+	return Field11SpeedBigByValueKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SpeedBigParam launches the kernel bigParam of field11.speed.fatbin:
@@ -1012,7 +1460,18 @@ func Field11SpeedBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
-	return kernField11SpeedBigParam.Launch(cfg, args[:])
+	return Field11SpeedBigParamKernel.Launch(cfg, args[:])
+}
+
+// Field11SpeedBigParamNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch bigParam as Field11SpeedBigParam would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SpeedBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
+	var args [72]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint64(args[64:], uint64(out))
+	return Field11SpeedBigParamKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SpeedPlainAfterBig launches the kernel plainAfterBig of field11.speed.fatbin:
@@ -1033,7 +1492,19 @@ func Field11SpeedPlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uin
 	copy(args[0:64], b.b[:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
-	return kernField11SpeedPlainAfterBig.Launch(cfg, args[:])
+	return Field11SpeedPlainAfterBigKernel.Launch(cfg, args[:])
+}
+
+// Field11SpeedPlainAfterBigNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch plainAfterBig as Field11SpeedPlainAfterBig would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SpeedPlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
+	var args [80]byte
+	copy(args[0:64], b.b[:])
+	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
+	binary.LittleEndian.PutUint64(args[72:], uint64(out))
+	return Field11SpeedPlainAfterBigKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11SpeedTmaTile launches the kernel tmaTile of field11.speed.fatbin:
@@ -1056,7 +1527,20 @@ func Field11SpeedTmaTile(cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], 
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
 	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
-	return kernField11SpeedTmaTile.Launch(cfg, args[:])
+	return Field11SpeedTmaTileKernel.Launch(cfg, args[:])
+}
+
+// Field11SpeedTmaTileNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch tmaTile as Field11SpeedTmaTile would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11SpeedTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
+	var args [144]byte
+	map_.Put(args[0:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
+	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
+	return Field11SpeedTmaTileKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11TmaTile launches the kernel tmaTile of field11.o:
@@ -1079,7 +1563,20 @@ func Field11TmaTile(cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 in
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
 	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
-	return kernField11TmaTile.Launch(cfg, args[:])
+	return Field11TmaTileKernel.Launch(cfg, args[:])
+}
+
+// Field11TmaTileNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch tmaTile as Field11TmaTile would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func Field11TmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap, out rt.Ptr[float32], x0 int32, y0 int32) error {
+	var args [144]byte
+	map_.Put(args[0:])
+	binary.LittleEndian.PutUint64(args[128:], uint64(out))
+	binary.LittleEndian.PutUint32(args[136:], uint32(x0))
+	binary.LittleEndian.PutUint32(args[140:], uint32(y0))
+	return Field11TmaTileKernel.SetNode(node, cfg, args[:])
 }
 
 // Field11Sm80Cells is the __device__ variable cells of field11_sm80.ptx, Cell[3] (declared at field11.cu:95:17): 36 bytes (3 elements of Cell).
