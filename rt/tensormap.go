@@ -16,14 +16,16 @@ import (
 // cuda.h (rt/soft documents the layout it encodes and the H100's bytes it
 // was checked against).
 //
-// cuda.h declares it as 16 cuuint64_t: 128 bytes, aligned to 64 in CUDA 12
-// and to 128 in CUDA 13 (TENSOR_MAP_ALIGN; 64 under MSVC), and nvcc 13
-// declares the parameter .param .align 128 .b8 [128]. Go aligns a type to 8
-// at most; that does not matter, because a TensorMap is copied into the
-// parameter buffer and the 128-byte alignment is the parameter's: generated
-// code declares it (ParamSpec.Align) and rt has the backend place the bytes
-// where the compiled kernel reads them (the H100 reads tmaTile's map at
-// offset 112 of its parameter block; the PTX has it at 0).
+// cuda.h declares it as 16 cuuint64_t, 128 bytes, alignas(64) in CUDA 12
+// and alignas(128) in CUDA 13.0 ("requires compiler support for aligning to
+// 128 bytes"; a host program built with nvcc 13.0 printed sizeof 128,
+// alignof 128), and nvcc 13 declares such a parameter .param .align 128 .b8
+// [128]. Go aligns a type to 8 at most. That does not matter: a TensorMap is
+// copied into the parameter buffer, and the 128-byte alignment is the
+// parameter's, which generated code declares (ParamSpec.Align) and rt honours
+// by having the backend place the bytes where the compiled kernel reads them
+// (the H100 reads tmaTile's map at offset 112 of its parameter block; the
+// PTX has it at 0).
 type TensorMap struct {
 	Opaque [16]uint64
 }

@@ -10,9 +10,9 @@ import (
 // 13.0), so that a tensor map made on either backend means the same to
 // cp.async.bulk.tensor. The layout below is what the driver's encodings of
 // rttest.TensorMapCases show (recorded in testdata/tensormaps_h100.txt;
-// tensormap_test.go compares every case with them, and rt/cgo's GPU tests
-// compare live and run TMA copies with soft's maps). Words are
-// little-endian; bytes not listed are 0.
+// tensormap_test.go compares every case with them, rt/cgo's GPU tests
+// compare them live, and examples/tma's copy tiles on the H100 through maps
+// soft encoded). Words are little-endian; bytes not listed are 0.
 //
 //	0..7    the global address
 //	8..11   a control word:
