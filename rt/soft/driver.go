@@ -60,7 +60,6 @@ type Driver struct {
 	events  map[rt.EventHandle]*event
 	libs    map[rt.LibHandle]*library
 	kernels map[rt.KernelHandle]*program
-	placed  map[rt.KernelHandle][]paramMove // PlaceParams, per kernel
 
 	curMu   sync.Mutex
 	current map[int]*context // by OS thread id (see tid)
@@ -74,6 +73,10 @@ type Driver struct {
 	// executed (a lane executing one instruction counts one): the
 	// benchmarks' measure of throughput.
 	instrCount atomic.Uint64
+
+	// placed is PlaceParams' layouts, by kernel (guarded by mu; last, so
+	// that the fields above keep their places).
+	placed map[rt.KernelHandle][]paramMove
 }
 
 var (

@@ -39,14 +39,16 @@ var gridIDs atomic.Uint64
 func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 	const op = "cuLaunchKernel"
 	d.mu.Lock()
-	p := d.kernels[k]
+	p, moves := d.kernels[k], d.placed[k]
 	d.mu.Unlock()
 	if p == nil {
 		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel handle %#x is not loaded", uintptr(k))
 	}
-	la, err := d.placeArgs(op, k, p, la)
-	if err != nil {
-		return err
+	var err error
+	if moves != nil {
+		if la, err = place(op, p, moves, la); err != nil {
+			return err
+		}
 	}
 	var s *stream
 	if la.Stream != 0 {
