@@ -262,6 +262,9 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 	case "bar", "barrier":
 		dc.bar(in, sc, m, x)
 		return
+	case "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix":
+		dc.tensor(in, sc, x)
+		return
 	case "createpolicy":
 		x.op, x.d, x.a = opMov, dc.dst(in, sc, ops[0]), dc.constSlot(0)
 		dc.emit(in, x)
@@ -779,6 +782,10 @@ func (dc *decoder) cvt(in *ptx.Instr, sc *scope, m modset, x inst) {
 		dc.failIn(in, "expected destination and source types")
 	}
 	dt, st := m.types[0], m.types[1]
+	if dt == ptx.TF32 {
+		dc.cvtTF32(in, sc, m, x)
+		return
+	}
 	if dt == ptx.F16x2 || dt == ptx.BF16x2 {
 		// cvt.rn.f16x2.f32 d, a, b: a goes to the upper half.
 		dc.nops(in, 3)

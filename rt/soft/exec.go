@@ -605,6 +605,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 		case opSpecial:
 			c.special(w, in, m)
+		case opTensor:
+			if !c.tensor(w, in, m) {
+				return c.done(n, false)
+			}
 		case opBar:
 			if !c.bar(w, in, m, pc) {
 				return c.done(n, false)

@@ -48,6 +48,7 @@ const (
 	opStS32    // st.shared of one 32-bit value
 	opLdLdFma  // superinstruction: opLdS32, opLdS32, fma.rn.f32 at pc, pc+1, pc+2
 	opCpAsync  // cp.async: shared [a+imm] ← global [b+c], fl bytes, d: source size
+	opTensor   // tensor-core instruction: fl = kind (decode_mma.go), aux = its form
 
 	opALU opcode = 256
 	opCmp opcode = 2048

@@ -23,6 +23,7 @@ type program struct {
 	specials []slotVal // slots holding special registers (val = special kind), per CTA
 	kparams  []kparam  // slots holding scalar kernel parameters, per launch
 	vec      []uint32  // vector operand register lists
+	tc       tensorOps // tensor-core instructions' forms (decode_mma.go)
 
 	paramSize  int // size of the kernel's parameter block
 	sharedSize uint32
