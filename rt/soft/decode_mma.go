@@ -408,6 +408,12 @@ func (dc *decoder) cvtTF32(in *ptx.Instr, sc *scope, m modset, x inst) {
 	if x.aux == -2 {
 		dc.failIn(in, "a rounding modifier (.rna, .rn or .rz) is required")
 	}
+	if x.e&1 != 0 && x.aux != -1 {
+		dc.failIn(in, ".satfinite with .rn or .rz requires sm_100 or higher")
+	}
+	if x.e&2 != 0 && x.aux == -1 {
+		dc.failIn(in, ".relu goes with .rn or .rz, not .rna")
+	}
 	x.op, x.fl = opTensor, tcCvtTF32
 	x.d, x.a = dc.dst(in, sc, in.Operands[0]), dc.src(in, sc, in.Operands[1], ptx.F32)
 	dc.emit(in, x)

@@ -177,6 +177,15 @@ func (m tcSum) dot(acc float64, p []float64, pe []int, out mmaType) uint64 {
 	case ninf:
 		return outBits(math.Inf(-1), out)
 	}
+	if m.fma && out == mtF16 {
+		// f16 accumulators: the products summed in pairs, each pair added
+		// to C in k order (k = 4).
+		a := float32(acc)
+		for k := 0; k+1 < len(p); k += 2 {
+			a += float32(p[k]) + float32(p[k+1])
+		}
+		return outBits(float64(a), out)
+	}
 	if m.fma {
 		var a float32
 		for _, x := range p {

@@ -35,32 +35,34 @@ func (c *cta) tensor(w *warp, in *inst, m uint32) bool {
 	return true
 }
 
-// toTF32 rounds f32 bits to tf32 (the low 13 bits cleared): rnd -1 is
-// .rna (nearest, ties away from zero). A NaN becomes the canonical NaN.
+// toTF32 converts f32 bits to tf32 (the low 13 bits cleared) as the H100
+// does (recorded): .rna (rnd -1) rounds half away from zero and truncates
+// infinities and NaNs (payload and sign kept), and .satfinite takes a
+// result with an all-ones exponent one tf32 ulp down (a NaN stays a NaN);
+// .rn (to nearest even) and .rz give NaN as 0x7fffe000, and .relu makes
+// negative results +0.
 func toTF32(x uint32, rnd int, sat, relu bool) uint32 {
-	if x&0x7f800000 == 0x7f800000 && x&0x7fffff != 0 {
-		return 0x7fffffff
-	}
-	if relu && x&0x80000000 != 0 {
-		return 0
-	}
-	if x&0x7fffffff == 0x7f800000 { // infinity
-		if sat {
-			return x&0x80000000 | 0x7f7fe000
+	if rnd == -1 {
+		if x&0x7f800000 != 0x7f800000 {
+			x += 0x1000
+		}
+		x &^= 0x1fff
+		if sat && x&0x7f800000 == 0x7f800000 {
+			x -= 0x2000
 		}
 		return x
 	}
-	switch rnd {
-	case -1:
-		x += 0x1000
-	case rnRN:
+	switch {
+	case x&0x7f800000 == 0x7f800000 && x&0x7fffff != 0:
+		return 0x7fffe000
+	case relu && x&0x80000000 != 0:
+		return 0
+	case x&0x7fffffff == 0x7f800000:
+		return x
+	case rnd == rnRN:
 		x += 0xfff + x>>13&1
 	}
-	x &^= 0x1fff
-	if sat && x&0x7fffffff == 0x7f800000 {
-		x = x&0x80000000 | 0x7f7fe000
-	}
-	return x
+	return x &^ 0x1fff
 }
 
 func (c *cta) mma(w *warp, in *inst, m uint32) {
