@@ -142,8 +142,51 @@ func mmaRecForms() []*recForm {
 			cases = append(cases, randomMMACase(f, rnd, i >= 4))
 		}
 		out = append(out, newRegForm(f.name(), f.regForm(), f.ver, cases))
+		if f.a.isFloat() {
+			// A hold-out set, recorded after the model was fitted: the
+			// accumulator nearly cancels the products, so that the
+			// result's low bits are the ones the truncation decides.
+			rnd := formRand(f.name() + ".cancel")
+			var cases [][]byte
+			for i := 0; i < 4; i++ {
+				cases = append(cases, cancelMMACase(f, rnd))
+			}
+			out = append(out, newRegForm(f.name()+".cancel", f.regForm(), f.ver, cases))
+		}
 	}
 	return out
+}
+
+// cancelMMACase draws A and B at random and sets each element of C to
+// about minus its row-column dot product.
+func cancelMMACase(f mmaForm, rnd *rand.Rand) []byte {
+	m := newMats(f)
+	e := 8
+	if f.a == mtE4M3 || f.a == mtE5M2 {
+		e = 5
+	}
+	M, N, K := f.shape.m, f.shape.n, f.shape.k
+	for q := range m.a {
+		for i := range m.a[q] {
+			m.a[q][i] = randElem(rnd, f.a, e)
+		}
+		for i := range m.b[q] {
+			m.b[q][i] = randElem(rnd, f.b, e)
+		}
+		for i := 0; i < M; i++ {
+			for j := 0; j < N; j++ {
+				dot := 0.0
+				for k := 0; k < K; k++ {
+					dot += f.a.toFloat(m.a[q][i*K+k]) * f.b.toFloat(m.b[q][k*N+j])
+				}
+				c := -dot * (1 + (rnd.Float64()-0.5)*math.Ldexp(1, -rnd.Intn(20)))
+				if b, ok := encodeNearest(f.c, c); ok {
+					m.c[q][i*N+j] = b
+				}
+			}
+		}
+	}
+	return m.pack(f)
 }
 
 // mmaMats holds an MMA's operand matrices as element bits, [batch][row*cols+col].

@@ -44,7 +44,7 @@ type regForm struct {
 func recHeader(ver string) string {
 	return ".version " + ver + "\n.target sm_90\n.address_size 64\n\n" +
 		".visible .entry k(.param .u64 k_in, .param .u64 k_out)\n{\n" +
-		"\t.reg .b32 %utid;\n\t.reg .b32 %ucta;\n\t.reg .b32 %lane;\n\t.reg .b32 %st;\n\t.reg .b32 %w;\n\t.reg .b32 %off;\n\t.reg .b64 %in;\n\t.reg .b64 %out;\n\t.reg .b64 %t;\n\t.reg .b64 %s;\n\t.reg .b64 %g;\n\t.reg .pred %p;\n"
+		"\t.reg .b32 %utid;\n\t.reg .b32 %ucta;\n\t.reg .b32 %lane;\n\t.reg .b32 %st;\n\t.reg .b32 %w;\n\t.reg .b32 %off;\n\t.reg .b64 %in;\n\t.reg .b64 %out;\n\t.reg .b64 %t;\n\t.reg .b64 %s;\n\t.reg .b64 %g;\n\t.reg .pred %p;\n\t.reg .f32 %fa;\n"
 }
 
 // recInit loads the kernel parameters and the thread and CTA ids (after
@@ -90,7 +90,10 @@ func (f regForm) ptx(ver string) string {
 		fmt.Fprintf(&b, "\tld.global.b%d %s%d, [%%in+%d];\n", f.win*8, rp, i, i*f.win)
 	}
 	var ops []string
-	if f.nb == 0 && f.nc == 0 { // movmatrix: plain registers
+	if strings.HasPrefix(f.instr, "cvt.") { // cvt reads an .f32 register
+		fmt.Fprintf(&b, "\tmov.b32 %%fa, %s0;\n", rp)
+		ops = []string{dp + "0", "%fa"}
+	} else if f.nb == 0 && f.nc == 0 { // movmatrix: plain registers
 		ops = []string{dp + "0", rp + "0"}
 	} else {
 		ops = []string{regList(dp, 0, f.nd), regList(rp, 0, f.na), regList(rp, f.na, f.nb), regList(rp, f.na+f.nb, f.nc)}

@@ -567,6 +567,7 @@ func ldmatrixRecForms() []*recForm {
 			}
 		}
 	}
+	out = append(out, cvtTF32Forms()...)
 	mv := regForm{instr: "movmatrix.sync.aligned.m8n8.trans.b16", win: 4, wout: 4, nd: 1, na: 1}
 	rnd := formRand(mv.instr)
 	var cases [][]byte
@@ -576,5 +577,43 @@ func ldmatrixRecForms() []*recForm {
 		cases = append(cases, c)
 	}
 	out = append(out, newRegForm(mv.instr, mv, "8.5", cases))
+	return out
+}
+
+// cvtTF32Forms: the conversions that feed tf32 operands, on f32 bit
+// patterns around every rounding boundary and the special values.
+func cvtTF32Forms() []*recForm {
+	var out []*recForm
+	// (.satfinite with .rn or .rz needs sm_100: ptxas refuses it for sm_90.)
+	for _, mod := range []string{"rna", "rna.satfinite", "rn", "rz", "rn.relu"} {
+		instr := "cvt." + mod + ".tf32.f32"
+		ver := "8.5"
+		if mod != "rna" && mod != "rna.satfinite" {
+			ver = "8.6"
+		}
+		rf := regForm{instr: instr, win: 4, wout: 4, nd: 1, na: 1}
+		rnd := formRand(instr)
+		var cases [][]byte
+		for c := 0; c < 4; c++ {
+			buf := make([]byte, 128)
+			for l := 0; l < 32; l++ {
+				var x uint32
+				switch r := rnd.Intn(8); {
+				case c == 0:
+					x = []uint32{0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffc01234, 0x7f7fffff, 0xff7fffff, 0x7f7ff000,
+						0x7f7fefff, 0, 0x80000000, 1, 0x80001000, 0x00001000, 0x00000fff, 0x00001fff, 0x007fffff, 0x3f800fff,
+						0x3f801000, 0x3f801001, 0x3f803000, 0x3f802fff, 0xbf801000, 0xbf803000, 0x3fffffff, 0x7f7fe000,
+						0x7f7ff001, 0xff7ff000, 0x00802000, 0x3f800000, 0x4b7fffff, 0xcb7ff000}[l]
+				case r < 3:
+					x = rnd.Uint32()&^0x1fff | []uint32{0xfff, 0x1000, 0x1001}[r]
+				default:
+					x = rnd.Uint32()
+				}
+				binary.LittleEndian.PutUint32(buf[4*l:], x)
+			}
+			cases = append(cases, buf)
+		}
+		out = append(out, newRegForm(instr, rf, ver, cases))
+	}
 	return out
 }
