@@ -54,12 +54,14 @@ func (dc *decoder) tcMods(in *ptx.Instr) tcMods {
 		case f == "sync" || f == "aligned":
 		case f == "row" || f == "col":
 			m.layouts = append(m.layouts, f)
-		case mmaShapes[f] != (mmaShape{}) || f == "m8n8":
+		case mmaShapes[f] != (mmaShape{}) || f == "m8n8" || f == "m16n16" || f == "m8n16" || f == "m16n8":
 			m.shape = f
 		case lookupMMAType(f) != mtNone:
 			m.types = append(m.types, lookupMMAType(f))
 		case f == "b16":
 			m.types = append(m.types, mtNone)
+		case f == "b8" || f == "b8x16" || f == "b6x16_p32" || f == "b4x16_p64":
+			m.types = append(m.types, mtU8) // the sm_100 ldmatrix/stmatrix element types
 		case f == "global":
 			m.space, m.hasSpace = spGlobal, true
 		case f == "shared" || f == "shared::cta":

@@ -99,9 +99,56 @@
 // match.sync, redux.sync, activemask, elect.sync, bar.warp.sync;
 // bar/barrier sync, arrive and red with counts on 16 named barriers; call
 // and ret with .param blocks (recursion included), vprintf and
-// __assertfail; the special registers. Textures, surfaces, tensor-core
-// (mma/wmma/wgmma), bulk/tensor copies, mbarrier, cluster barriers,
-// indirect calls and branches are refused at load time.
+// __assertfail; the special registers; the tensor-core instructions below.
+// Textures, surfaces, wgmma, sparse mma.sp, bulk/tensor copies, mbarrier,
+// cluster barriers, indirect calls and branches are refused at load time.
+//
+// # Tensor cores
+//
+// mma.sync in every shape and type PTX ISA 8.7 offers on sm_90 (f16 incl.
+// the quad-pair m8n8k4, bf16, tf32, e4m3/e5m2, f64, s8/u8, s4/u4 with
+// .satfinite, b1 with .xor/.and.popc), wmma.load/store/mma in every shape,
+// type, layout, stride and state space, ldmatrix/stmatrix (.m8n8, .x1,
+// .x2, .x4, .trans, .b16), movmatrix and cvt.{rna,rn,rz}.tf32.f32 give the
+// H100's bits; testdata/mma holds the GPU recordings (random inputs and
+// designed ones) that the tests replay. mma fragments follow the PTX ISA's
+// layouts. wmma's, which the ISA leaves to the target, are the H100's: a
+// fragment is mma tiles (m16n8k16 for f16/bf16/s8/u8, m16n8k8 for tf32,
+// the m8n8 shape itself for f64/s4/u4/b1) side by side register after
+// register, m8n32k16 is the transposed m32n8k16, f16 multiplicand
+// fragments repeat their tiles to fill 8 registers (wmma.mma reads the
+// first copy), and .row/.col only change how wmma.load reads memory.
+//
+// The arithmetic, as measured on the H100 (mma.go):
+//
+//   - f16, bf16 and tf32 products with f32 accumulators (one HMMA, k = 16,
+//     8 or 4): the products are exact; the k products and C are added as
+//     one multi-term sum in which each term is truncated toward zero to the
+//     grid 2^-25 below the largest term's exponent (a product's exponent
+//     being the sum of its factors', a subnormal factor counting as the
+//     format's smallest exponent), the truncated terms are added exactly and
+//     the sum is truncated to f32. Overflow gives infinity, an exact zero is
+//     +0, any NaN (or inf-inf, inf*0) gives 0x7fffffff; tf32 operands ignore
+//     the f32 register's low 13 bits. wmma's m16n16k8 tf32 is two chained
+//     k=4 sums per tile.
+//   - With f16 C and D, the same sum is rounded to nearest-even f16; with
+//     f16 D and f32 C (wmma), the f32 result is rounded to nearest f16.
+//   - e4m3/e5m2 are widened to f16 and run as two HMMAs, over the k with
+//     k%4 < 2 and then those with k%4 >= 2, chained from zero, with C added
+//     last by a round-to-nearest f32 (or f16) addition.
+//   - mma.m8n8k4 with .f16 runs on the FP32 units: f32 accumulators are the
+//     products added one by one to zero in k order, then C; f16 ones are C
+//     plus the products' pairwise sums in order; every step rounds to
+//     nearest f32, and an f16 D rounds that to nearest.
+//   - f64 (DMMA, and wmma's .rn/.rz/.rm/.rp): a chain of IEEE fused
+//     multiply-adds in k order starting from C; a NaN operand comes out
+//     quieted with its payload and sign, an invalid operation gives
+//     0x7ff8000000000000.
+//   - Integers are exact, wrapping modulo 2^32 or clamped with .satfinite;
+//     b1 counts the bits of AND or XOR.
+//
+// Each runs once per warp on the registers of all 32 lanes and writes the
+// active lanes, as warp collectives do.
 //
 // # Memcheck
 //

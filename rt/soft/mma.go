@@ -12,24 +12,27 @@ import (
 	"math/bits"
 )
 
-// tcSum is how one tensor-core instruction adds floating-point products to
-// the accumulator: the K products are taken in blocks of `block`
-// consecutive k; each block and the running accumulator are added as one
-// multi-term sum in which every term is first truncated to the grid 2^-frac
-// below the largest term's leading bit; the exact sum of the truncated
-// terms is then rounded to the accumulator's precision.
+// tcSum is how one H100 instruction adds floating-point products to the
+// accumulator. By default (HMMA): the K products are taken in blocks of
+// `block` consecutive k; each block and the running accumulator are added
+// as one multi-term sum in which every term is first truncated toward zero
+// to the grid 2^-frac below the largest term's exponent (a product's being
+// the sum of its factors'); the exact sum of the truncated terms is then
+// rounded to the accumulator's precision.
 type tcSum struct {
-	block int  // products per multi-term addition
-	frac  int  // fraction bits kept below the largest term
-	floor bool // truncation of negative terms is toward -inf (else toward 0)
-	rnd   int  // rounding of each block's sum (rnRZ or rnRN)
-	prec  int  // accumulator precision in bits (24: f32, 11: f16)
-	emin  int  // accumulator's smallest normal exponent (-126, -14)
-	fma   bool // a chain of f32 fused multiply-adds from zero (k ascending), then + acc
-	// pairs: the k with k%4 < 2 and those with k%4 >= 2 are summed by two
-	// separate instructions, the second starting from the accumulator and
-	// the first from zero, and their results added (fp8: two HMMAs on the
-	// unpacked halves of each register).
+	block int // products per multi-term addition
+	frac  int // fraction bits kept below the largest term
+	rnd   int // rounding of each block's sum (rnRZ or rnRN)
+	prec  int // accumulator precision in bits (24: f32, 11: f16)
+	emin  int // accumulator's smallest normal exponent (-126, -14)
+	// fma: mma.m8n8k4 with .f16 multiplicands, which sm_90 runs on its
+	// FP32 units: f32 accumulators are the products added one by one to
+	// zero in k order, then C; f16 ones are C, then the products' pairwise
+	// sums, in order; every addition rounded to nearest f32.
+	fma bool
+	// pairs: fp8, run as two f16 HMMAs over the unpacked halves of each
+	// register: the k with k%4 < 2, then those with k%4 >= 2, chained from
+	// zero; C is added last, rounded to nearest.
 	pairs bool
 }
 
@@ -178,8 +181,6 @@ func (m tcSum) dot(acc float64, p []float64, pe []int, out mmaType) uint64 {
 		return outBits(math.Inf(-1), out)
 	}
 	if m.fma && out == mtF16 {
-		// f16 accumulators: the products summed in pairs, each pair added
-		// to C in k order (k = 4).
 		a := float32(acc)
 		for k := 0; k+1 < len(p); k += 2 {
 			a += float32(p[k]) + float32(p[k+1])
@@ -242,13 +243,7 @@ func (m tcSum) add(acc float64, p []float64, pe []int) float64 {
 		return 0
 	}
 	lsb := emax - m.frac
-	trunc := func(x float64) int64 {
-		q := math.Ldexp(x, -lsb)
-		if m.floor {
-			return int64(math.Floor(q))
-		}
-		return int64(math.Trunc(q))
-	}
+	trunc := func(x float64) int64 { return int64(math.Trunc(math.Ldexp(x, -lsb))) }
 	sum := trunc(acc)
 	for _, x := range p {
 		sum += trunc(x)

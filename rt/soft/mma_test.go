@@ -215,3 +215,32 @@ func diffAt(got, want []byte, at, perCTA int) string {
 	hi := min(lo+8, len(got), len(want))
 	return fmt.Sprintf("CTA %d, %d bytes differ; got % x, want % x", at/max(perCTA, 1), n, got[lo:hi], want[lo:hi])
 }
+
+// TestMMARefused: forms sm_90 does not have, sparse mma and malformed
+// operands fail at load with the PTX position and a reason.
+func TestMMARefused(t *testing.T) {
+	e := newEnv(t, Options{})
+	for _, c := range []struct{ instr, want string }{
+		{"mma.sync.aligned.m16n8k16.row.row.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f4,%f5,%f6,%f7}", "does not exist on sm_90"},
+		{"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2}, {%r4,%r5}, {%f4,%f5,%f6,%f7}", "vector of 4 registers"},
+		{"mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f4,%f5,%f6,%f7}", "does not exist on sm_90"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1}, {%r4,%r5}, {%f4,%f5,%f6,%f7}, %r6, 0x0", "mma.sp"},
+		{"mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f4,%f5,%f6,%f7}", "does not exist on sm_90"},
+		{"wmma.load.a.sync.aligned.col.m8n8k32.s4 {%r0}, [%rd0]", "does not exist on sm_90"},
+		{"wmma.load.a.sync.aligned.row.m16n16k8.f16 {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd0]", "does not exist on sm_90"},
+		{"wmma.mma.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r0,%r1}, {%r2}, {%r3}, {%r4,%r5}", "does not exist on sm_90"},
+		{"wmma.mma.sync.aligned.row.col.m16n16k16.rz.f32.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}", "does not exist on sm_90"},
+		{"ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0,%r1}, [%rd0]", "only the .m8n8 .b16 forms"},
+		{"ldmatrix.sync.aligned.m8n8.x4.global.b16 {%r0,%r1,%r2,%r3}, [%rd0]", ".shared state space"},
+		{"stmatrix.sync.aligned.m8n8.x2.shared.b16 [%rd0], {%r0}", "vector of 2 registers"},
+		{"movmatrix.sync.aligned.m8n8.b16 %r0, %r1", "movmatrix.sync.aligned.m8n8.trans.b16"},
+		{"cvt.rn.satfinite.tf32.f32 %r0, %f0", "requires sm_100"},
+	} {
+		src := ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n" +
+			"\t.reg .b32 %r<8>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<2>;\n\t" + c.instr + ";\n\tret;\n}\n"
+		_, err := e.loadNamed([]byte(src), "bad.ptx")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.ptx:9:") {
+			t.Errorf("%s:\n\tgot %v\n\twant an error at bad.ptx:9 mentioning %q", c.instr, err, c.want)
+		}
+	}
+}
