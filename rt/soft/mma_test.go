@@ -107,11 +107,11 @@ func maxCases(name string) int {
 	return 1 << 30
 }
 
-// recording is one form's recorded inputs and GPU outputs.
-type recording struct{ in, out []byte }
+// mmaRecording is one form's recorded inputs and GPU outputs.
+type mmaRecording struct{ in, out []byte }
 
-func loadRecordings(t *testing.T) map[string]*recording {
-	recs := map[string]*recording{}
+func loadRecordings(t *testing.T) map[string]*mmaRecording {
+	recs := map[string]*mmaRecording{}
 	for _, a := range mmaArchives {
 		z, err := zip.OpenReader(filepath.Join("testdata", "mma", a.file))
 		if err != nil {
@@ -129,7 +129,7 @@ func loadRecordings(t *testing.T) map[string]*recording {
 			}
 			name, ext := strings.TrimSuffix(f.Name, filepath.Ext(f.Name)), filepath.Ext(f.Name)
 			if recs[name] == nil {
-				recs[name] = &recording{}
+				recs[name] = &mmaRecording{}
 			}
 			if ext == ".in" {
 				recs[name].in = data
