@@ -477,7 +477,7 @@ func TestLegacy(t *testing.T) {
 
 	if d.hasParamInfo() {
 		ps, err := d.KernelParamInfo(vecAdd)
-		if err != nil || fmt.Sprint(ps) != "[{0 8} {8 8} {16 8} {24 4}]" {
+		if err != nil || fmt.Sprint(ps) != "[{0 8 0} {8 8 0} {16 8 0} {24 4 0}]" {
 			t.Errorf("legacy KernelParamInfo: %v, %v", ps, err)
 		}
 	}
