@@ -61,6 +61,9 @@ func (c *cta) release() bool {
 		}
 		*b = barrier{}
 	}
+	if c.cl.releaseBarrier() {
+		freed = true
+	}
 	return freed
 }
 
@@ -84,6 +87,7 @@ func (c *cta) deadlock() bool {
 			msg += sprintf("; barrier %d has %d of %d threads", id, b.arrived, want)
 		}
 	}
+	msg += c.clusterWaits() + c.mbarrierWaits()
 	f.msg = "barrier can never complete (deadlock)" + msg
 	c.fault = f
 	return false

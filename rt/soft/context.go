@@ -16,11 +16,13 @@ type context struct {
 
 	null *stream // the legacy NULL stream
 
-	mu        sync.Mutex
-	destroyed bool
-	streams   map[*stream]struct{} // created streams (not the NULL stream)
-	allocs    map[uint64]*alloc    // live allocations by base
-	insts     map[*library]*instance
+	mu         sync.Mutex
+	destroyed  bool
+	streams    map[*stream]struct{} // created streams (not the NULL stream)
+	allocs     map[uint64]*alloc    // live allocations by base
+	insts      map[*library]*instance
+	heapUsed   uint64    // bytes of device malloc (malloc.go)
+	errStrings *errTable // the device runtime's error strings (cdp.go)
 }
 
 func (d *Driver) newContext(dv *device, primary bool) *context {

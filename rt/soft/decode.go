@@ -80,6 +80,7 @@ type decoder struct {
 	// per function
 	cur    *ptx.Instr // the instruction being decoded
 	fi     *funcInfo
+	protos map[string]*ptx.CallProto
 	labels map[string]int32
 	fixups []fixup
 }
@@ -187,6 +188,7 @@ func decodeKernel(lib *library, entry *ptx.Func) (p *program, err error) {
 		}
 	}
 	dc.walkCalls(entry)
+	dc.addIndirectTargets()
 	dc.findRecursion()
 	dc.layoutShared(entry)
 	for _, v := range lib.mod.Vars {
@@ -280,6 +282,7 @@ func (dc *decoder) info(f *ptx.Func, pos ptx.Pos) *funcInfo {
 			dc.fail(pos, "call to %s, which has no body in this module (the soft backend does not link separate device code)", f.Name)
 		}
 	}
+	fi.sig = layoutSig(f.Returns, f.Params)
 	fi.retOff, fi.argSize = layoutParams(f.Returns, 0)
 	fi.parOff, fi.argSize = layoutParams(f.Params, align(fi.argSize, 8))
 	for _, p := range append(append([]*ptx.Param{}, f.Returns...), f.Params...) {
@@ -317,15 +320,14 @@ func (dc *decoder) walkCalls(f *ptx.Func) {
 				if s.Op != "call" {
 					continue
 				}
-				var target *ptx.Sym
-				for _, o := range s.Operands {
-					if sy, ok := o.(*ptx.Sym); ok {
-						target = sy
-						break
-					}
+				_, t, _, _ := callParts(s)
+				if _, ok := t.(*ptx.Reg); ok {
+					fi.indirect = true
+					continue
 				}
-				if target == nil {
-					dc.failIn(s, "indirect calls are not supported")
+				target, ok := t.(*ptx.Sym)
+				if !ok {
+					dc.failIn(s, "call without a target")
 				}
 				ms := dc.module.names[target.Name]
 				if ms == nil || ms.kind != skFunc {
@@ -624,6 +626,14 @@ func (dc *decoder) fuse(start int32) {
 
 func (dc *decoder) block(b *ptx.Block, parent *scope) {
 	sc := &scope{parent: parent, names: map[string]*sym{}}
+	for _, s := range b.Stmts {
+		if cp, ok := s.(*ptx.CallProto); ok {
+			if dc.protos == nil {
+				dc.protos = map[string]*ptx.CallProto{}
+			}
+			dc.protos[cp.Name] = cp
+		}
+	}
 	// A call sequence declares the callee's parameters in its block: bind
 	// them to the callee frame's slots, which start at this function's
 	// outgoing area.
@@ -632,11 +642,25 @@ func (dc *decoder) block(b *ptx.Block, parent *scope) {
 		if !ok || in.Op != "call" {
 			continue
 		}
-		rets, target, args := splitCall(in)
-		if target == nil {
+		rets, t, args, proto := callParts(in)
+		var ci *funcInfo
+		var tname string
+		switch t := t.(type) {
+		case *ptx.Sym:
+			ci, tname = dc.infos[dc.module.names[t.Name].fn], t.Name
+		case *ptx.Reg:
+			cp := dc.protos[proto]
+			if cp == nil {
+				dc.failIn(in, "indirect call without a .callprototype (%q)", proto)
+			}
+			// The prototype's layout, which every callee must share.
+			ci, tname = &funcInfo{}, proto
+			ci.retOff, ci.argSize = layoutParams(cp.Returns, 0)
+			ci.parOff, _ = layoutParams(cp.Params, align(ci.argSize, 8))
+		default:
 			continue
 		}
-		ci := dc.infos[dc.module.names[target.Name].fn]
+		target := &ptx.Sym{Name: tname}
 		bind := func(list []ptx.Operand, offs []uint32) {
 			for i, o := range list {
 				r, ok := o.(*ptx.Sym)
@@ -775,7 +799,9 @@ var ignorable = map[string]bool{
 // orderedMods is the canonical modifier order of generated-op keys.
 var orderedMods = []string{"lo", "hi", "wide", "l", "r", "wrap", "clamp", "shiftamt",
 	"finite", "infinite", "number", "notanumber", "normal", "subnormal",
-	"rn", "rz", "rm", "rp", "approx", "full", "ftz", "sat", "NaN"}
+	"rn", "rz", "rm", "rp", "approx", "full", "ftz", "sat", "NaN",
+	// Packed 16-bit integers (intops.go), which the type table lacks.
+	"relu", "u16x2", "s16x2"}
 
 var orderRank = func() map[string]int {
 	m := map[string]int{}
@@ -968,7 +994,10 @@ func (dc *decoder) addrOf(in *ptx.Instr, sc *scope, name string, pos ptx.Pos, of
 		dc.emit(in, inst{op: opAdd64, gp: -1, d: t, a: fbSlot, b: dc.constSlot(uint64(int64(s.off) + off))})
 		return t
 	case skFunc:
-		dc.failIn(in, "function addresses (%s) are not supported", name)
+		if off != 0 {
+			dc.failIn(in, "an offset from a function's address")
+		}
+		return dc.constSlot(dc.lib.faddr[name])
 	case skKernelParam:
 		// The parameter's address in the .param space (its offset in the
 		// launch's parameter buffer); cvta.param makes it generic.
@@ -1027,7 +1056,7 @@ func (dc *decoder) memAddr(in *ptx.Instr, sc *scope, o ptx.Operand, space int) (
 			if space == spGeneric {
 				return dc.constSlot(0), int64(sharedWin) + int64(s.off) + a.Offset, sp
 			}
-			if space != spShared {
+			if space != spShared && space != spCluster {
 				dc.failIn(in, "%s is a .shared variable", b.Name)
 			}
 			return dc.constSlot(0), int64(s.off) + a.Offset, sp
@@ -1064,7 +1093,7 @@ func spaceOf(m modset) (int, bool) {
 	case m.flags["param"]:
 		return -1, true
 	case m.flags["shared::cluster"]:
-		return spShared, true
+		return spCluster, true
 	}
 	return spGeneric, false
 }

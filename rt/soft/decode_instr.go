@@ -65,6 +65,12 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		dc.emit(in, x)
 		return
 	case "call":
+		if _, t, _, _ := callParts(in); t != nil {
+			if _, ok := t.(*ptx.Reg); ok {
+				dc.indirectCall(in, sc, x)
+				return
+			}
+		}
 		_, target, _ := splitCall(in)
 		ci := dc.infos[dc.module.names[target.Name].fn]
 		idx := -1
@@ -131,6 +137,9 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		sp, _ := spaceOf(m)
 		if sp < 0 {
 			dc.failIn(in, "isspacep.param is not supported")
+		}
+		if sp == spCluster {
+			sp = spShared // any CTA's shared memory is in the shared window
 		}
 		p, _ := dc.pred(in, sc, ops[0])
 		x.op, x.d, x.a, x.aux2 = opIsspacep, p, dc.src(in, sc, ops[1], ptx.U64), int32(sp)
@@ -260,16 +269,38 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		dc.emit(in, x)
 		return
 	case "bar", "barrier":
+		if m.flags["cluster"] {
+			dc.clusterInstr(in, sc, m, x)
+			return
+		}
 		dc.bar(in, sc, m, x)
 		return
 	case "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix":
 		dc.tensor(in, sc, x)
+		return
+	case "vadd2", "vadd4", "vsub2", "vsub4", "vavrg2", "vavrg4", "vabsdiff2", "vabsdiff4", "vmin2", "vmin4",
+		"vmax2", "vmax4", "vset2", "vset4", "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset":
+		dc.videoInstr(in, sc, m, x)
+		return
+	case "mapa", "getctarank":
+		dc.clusterInstr(in, sc, m, x)
+		return
+	case "mbarrier":
+		dc.mbarrierInstr(in, sc, m, x)
 		return
 	case "createpolicy":
 		x.op, x.d, x.a = opMov, dc.dst(in, sc, ops[0]), dc.constSlot(0)
 		dc.emit(in, x)
 		return
 	case "cp":
+		if m.flags["mbarrier"] {
+			dc.mbarrierInstr(in, sc, m, x)
+			return
+		}
+		if m.flags["bulk"] {
+			dc.bulkInstr(in, sc, m, x)
+			return
+		}
 		// cp.async copies complete immediately, so the group waits have
 		// nothing to wait for.
 		if m.flags["async"] && (m.flags["commit_group"] || m.flags["wait_group"] || m.flags["wait_all"]) {
@@ -378,6 +409,13 @@ func (dc *decoder) mov(in *ptx.Instr, sc *scope, m modset, x inst) {
 	ops := in.Operands
 	t := m.typ()
 	if t == ptx.Pred {
+		if r, ok := ops[1].(*ptx.Reg); ok && r.Name == "%is_explicit_cluster" && sc.lookup(r.Name) == nil {
+			// The one predicate special register.
+			d, _ := dc.pred(in, sc, ops[0])
+			x.op, x.d, x.a, x.b = genOps["setp.ne.u32"].op, d, dc.specialSlot(spClExplicit), dc.constSlot(0)
+			dc.emit(in, x)
+			return
+		}
 		d, _ := dc.pred(in, sc, ops[0])
 		a, neg := dc.pred(in, sc, ops[1])
 		x.op, x.d, x.a = opMovPred, d, a

@@ -42,6 +42,10 @@ type Options struct {
 	// StackBytes bounds each thread's local memory (call frames, local
 	// arrays); default 256 KiB. Exceeding it is ErrHardwareStackError.
 	StackBytes uint32
+	// MallocHeapBytes bounds each context's device-side malloc heap
+	// (cudaLimitMallocHeapSize; default 8 MiB): a malloc beyond it
+	// returns NULL.
+	MallocHeapBytes uint64
 }
 
 const defaultBudget = 100_000_000_000
@@ -115,6 +119,9 @@ func New(opt Options) *Driver {
 	}
 	if opt.StackBytes == 0 {
 		opt.StackBytes = 256 << 10
+	}
+	if opt.MallocHeapBytes == 0 {
+		opt.MallocHeapBytes = defaultHeap
 	}
 	d := &Driver{
 		opt:     opt,

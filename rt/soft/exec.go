@@ -28,6 +28,8 @@ type warp struct {
 	exited  uint32
 	waiting uint32     // parked at a barrier
 	barMask [16]uint32 // lanes waiting on each named barrier
+	clArr   uint32     // arrived at the cluster barrier's current phase
+	clWait  uint32     // parked in barrier.cluster.wait
 	cc      uint32     // carry flags of add.cc and friends
 
 	calls  int // lanes with a non-empty call stack
@@ -81,6 +83,21 @@ type cta struct {
 	// barDirty is set when a barrier gained arrivals or a thread exited
 	// since the last release check.
 	barDirty bool
+
+	// Clusters and the asynchronous machinery (cluster.go, mbarrier.go):
+	// the CTA's cluster and rank in it, the lanes waiting on mbarriers,
+	// the lanes the current instruction parked, and whether the running
+	// warp polls for something only another warp can change.
+	cl     *cluster
+	rank   int
+	mbw    []mbWaiter
+	parked uint32
+	yield  bool
+
+	// The device runtime (cdp.go): each thread's last error, and the
+	// order of the CTA's launches and copies.
+	lastErrs map[int]uint32
+	cdpSeq   int
 
 	shared   []uint64
 	shPtr    unsafe.Pointer
@@ -153,19 +170,38 @@ func newCTA(l *launch, smid int) *cta {
 	c.shared = make([]uint64, (shLen+7)/8+1)
 	c.shPtr = unsafe.Pointer(&c.shared[0])
 	c.shLen = shLen
+	c.cl = &cluster{ctas: []*cta{c}, dim: [3]uint32{1, 1, 1}, size: 1}
 	c.fillSpecials()
 	return c
 }
 
 // run executes CTA number id; false means it faulted (c.fault).
 func (c *cta) run(id uint64) bool {
+	c.start(id)
+	for {
+		progress, ok := c.sweep()
+		if !ok {
+			return false
+		}
+		if c.finished() {
+			return true
+		}
+		if !progress && !c.release() && !c.unstall() {
+			return c.deadlock()
+		}
+	}
+}
+
+// start readies the CTA to run CTA number id from its first instruction.
+func (c *cta) start(id uint64) {
 	l := c.l
 	g := l.grid
 	c.ctaid = [3]uint32{uint32(id % uint64(g.X)), uint32(id / uint64(g.X) % uint64(g.Y)), uint32(id / (uint64(g.X) * uint64(g.Y)))}
 	c.bars = [16]barrier{}
 	c.exits = 0
+	c.resetAsync()
 	for _, w := range c.warps {
-		w.exited, w.waiting, w.cc = 0, 0, 0
+		w.exited, w.waiting, w.cc, w.clArr, w.clWait = 0, 0, 0, 0, 0
 		w.barMask = [16]uint32{}
 		w.pc = [32]int32{}
 		if w.calls > 0 {
@@ -178,45 +214,45 @@ func (c *cta) run(id uint64) bool {
 		fb := lanes(w.r, fbSlot)
 		*fb = [32]uint64{}
 		for _, sv := range c.p.specials {
-			if sv.val < spCtaidX || sv.val > spCtaidZ {
+			x, ok := c.perCTASpecial(int(sv.val))
+			if !ok {
 				continue
 			}
 			v := lanes(w.r, sv.slot)
-			x := uint64(c.ctaid[sv.val-spCtaidX])
 			for j := range v {
 				v[j] = x
 			}
 		}
 	}
-	for {
-		progress := false
-		for _, w := range c.warps {
-			if w.runnable() == 0 {
-				continue
-			}
-			progress = true
-			c.w = w
-			if !c.runWarp(w) {
-				return false
-			}
-			if c.barDirty {
-				c.release()
-			}
+}
+
+// sweep runs every runnable warp until it blocks, exits or yields;
+// progress reports that some warp ran.
+func (c *cta) sweep() (progress, ok bool) {
+	for _, w := range c.warps {
+		if w.runnable() == 0 {
+			continue
 		}
-		done := true
-		for _, w := range c.warps {
-			if w.live&^w.exited != 0 {
-				done = false
-				break
-			}
+		progress = true
+		c.w = w
+		if !c.runWarp(w) {
+			return progress, false
 		}
-		if done {
-			return true
-		}
-		if !progress && !c.release() {
-			return c.deadlock()
+		if c.barDirty {
+			c.release()
 		}
 	}
+	return progress, true
+}
+
+// finished reports that every thread of the CTA has exited.
+func (c *cta) finished() bool {
+	for _, w := range c.warps {
+		if w.live&^w.exited != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func setBit(p *uint32, l int, v bool) {
@@ -236,6 +272,11 @@ func (c *cta) runWarp(w *warp) bool {
 		group, pc, stop := c.pick(w, run)
 		if !c.exec(w, group, pc, stop) {
 			return false
+		}
+		if c.yield {
+			// A lane polls for something only another warp can change.
+			c.yield = false
+			return true
 		}
 	}
 }
@@ -461,6 +502,17 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			w.setPCs(m, in.aux)
 			w.setPCs(group&^m, pc+1)
 			return c.done(n, true)
+		case opCallInd:
+			target, ok := c.callInd(w, in, m, pc)
+			if !ok {
+				return c.done(n, false)
+			}
+			if target >= 0 && m == group && others == 0 {
+				pc = target
+				continue
+			}
+			w.setPCs(group&^m, pc+1)
+			return c.done(n, true)
 		case opBuiltin:
 			if !c.builtin(w, in, m) {
 				return c.done(n, false)
@@ -607,6 +659,32 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			c.special(w, in, m)
 		case opTensor:
 			if !c.tensor(w, in, m) {
+				return c.done(n, false)
+			}
+		case opCluster, opMbar:
+			var ok bool
+			if op == opMbar {
+				ok = c.mbar(w, in, m, pc)
+			} else {
+				ok = c.clusterOp(w, in, m, pc)
+			}
+			if !ok {
+				return c.done(n, false)
+			}
+			if c.parked != 0 {
+				group &^= c.parked
+				c.parked = 0
+				if group == 0 {
+					return c.done(n, true)
+				}
+				gpop = uint64(bits.OnesCount32(group))
+			}
+			if c.yield {
+				w.setPCs(group, pc+1)
+				return c.done(n, true)
+			}
+		case opBulk:
+			if !c.bulk(w, in, m) {
 				return c.done(n, false)
 			}
 		case opBar:

@@ -28,6 +28,17 @@ type launch struct {
 	gridID    uint64
 	start     time.Time
 	graph     *sexec // the instantiated graph the launch runs in, nil for a stream's
+
+	// Thread-block clusters (cluster.go): the launch's cluster dimension
+	// (zero: none), and the shape its CTAs run in.
+	cluster  rt.Dim3
+	cdim     [3]uint32
+	csize    int
+	explicit bool
+
+	// Dynamic parallelism (cdp.go).
+	dyn     *cdpState
+	cdpOnce sync.Once
 }
 
 var gridIDs atomic.Uint64
@@ -77,7 +88,7 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel %s: its library was unloaded", p.name)
 	}
 	l := &launch{d: d, p: p, ctx: c, grid: g, block: b, dynShared: la.SharedMem, params: params, paramPtr: unsafe.Pointer(&pbuf[0]),
-		nthreads: int(nthreads), budget: d.opt.InstrBudget, gridID: gridIDs.Add(1)}
+		nthreads: int(nthreads), budget: d.opt.InstrBudget, gridID: gridIDs.Add(1), cluster: la.Cluster}
 	if p.usesVars {
 		in, err := p.lib.instance(c)
 		if err != nil {
@@ -133,6 +144,9 @@ func (d *Driver) checkLaunch(op string, p *program, c *context, la rt.LaunchArgs
 	if la.ParamSize < uintptr(p.paramSize) || la.ParamSize > 0 && la.Params == nil {
 		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter buffer of %d bytes, the kernel's parameters need %d", p.name, la.ParamSize, p.paramSize)
 	}
+	if err := checkCluster(p, g, la.Cluster); err != nil {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.name, err)
+	}
 	if la.Cooperative && g.Count() > numSMs*uint64(max(1, 2048/nthreads)) {
 		return rt.Errorf(op, rt.ErrCooperativeLaunchTooLarge, "kernel %s: %d blocks cannot all be resident", p.name, g.Count())
 	}
@@ -184,7 +198,8 @@ func checkNTID(p *program, b rt.Dim3) error {
 // run executes the grid on the driver's workers.
 func (l *launch) run(coop bool) error {
 	l.start = time.Now()
-	total := l.grid.Count()
+	l.shapeClusters()
+	total := l.grid.Count() / uint64(l.csize) // CTAs, or clusters of them
 	workers := l.d.opt.Workers
 	if coop {
 		// A cooperative grid may synchronise across CTAs, so every CTA
@@ -208,13 +223,14 @@ func (l *launch) run(coop bool) error {
 		stop.Store(true)
 	}
 	work := func(smid int) {
-		c := newCTA(l, smid)
+		u := l.newRunner(smid)
 		var id uint64
 		defer func() {
-			l.d.instrCount.Add(c.executed)
+			l.d.instrCount.Add(u.ran())
 			if r := recover(); r != nil {
-				fail(l.errorFor(c, id, &fault{kind: fPanic, warp: c.w.id, lane: -1, pc: c.pc,
-					msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}), id)
+				c, cid := u.at(id)
+				fail(l.errorFor(c, cid, &fault{kind: fPanic, warp: c.w.id, lane: -1, pc: c.pc,
+					msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}), cid)
 			}
 		}()
 		for !stop.Load() {
@@ -225,8 +241,9 @@ func (l *launch) run(coop bool) error {
 			if coop {
 				id = uint64(smid)
 			}
-			if !c.run(id) {
-				fail(l.errorFor(c, id, c.fault), id)
+			if !u.run(id) {
+				c, cid := u.at(id)
+				fail(l.errorFor(c, cid, c.fault), cid)
 				return
 			}
 			if coop {
@@ -250,7 +267,7 @@ func (l *launch) run(coop bool) error {
 	if first != nil {
 		return first
 	}
-	return nil
+	return l.runChildren()
 }
 
 var faultCodes = map[faultKind]rt.Result{

@@ -30,6 +30,12 @@ type library struct {
 	insts    map[*context]*instance
 	managed  map[int]*alloc // managed variables, one allocation for all contexts
 	unloaded bool
+
+	// Function addresses (indirect.go).
+	serial uint64
+	faddr  map[string]uint64
+	byAddr map[uint64]*ptx.Func
+	taken  []*ptx.Func // functions whose address is taken
 }
 
 // instance is a library's variables in one context.
@@ -83,6 +89,7 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 			return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%s: module-scope .%s variable %s is not supported", v.Pos, v.Space, v.Name)
 		}
 	}
+	lib.indexFuncs()
 	for _, f := range mod.Entries() {
 		p, err := decodeKernel(lib, f)
 		if err != nil {
@@ -349,6 +356,9 @@ func (lib *library) instance(c *context) (*instance, error) {
 	addr := func(name string) (uint64, bool) {
 		if j := lib.varIndex(name); j >= 0 {
 			return in.addr[j], true
+		}
+		if a, ok := lib.faddr[name]; ok {
+			return a, true
 		}
 		return 0, false
 	}

@@ -82,10 +82,19 @@ func (c *cta) ptr(w *warp, space int, addr, n uint64, write bool, l int) unsafe.
 		return c.gptr(addr, n, write, l)
 	case spShared:
 		if addr >= c.shLen || n > c.shLen-addr {
+			if addr>>clusterRankShift == uint64(c.rank)+1 {
+				// The CTA's own shared memory, as mapa names it.
+				return c.clusterPtr(w, addr, n, write, l)
+			}
 			c.memFault(addr, n, space, write, l, sprintf("shared address %#x is out of bounds: the CTA has %d bytes of shared memory", addr, c.shLen))
 			return nil
 		}
 		return unsafe.Add(c.shPtr, addr)
+	case spCluster:
+		if addr < c.shLen && n <= c.shLen-addr {
+			return unsafe.Add(c.shPtr, addr)
+		}
+		return c.clusterPtr(w, addr, n, write, l)
 	case spLocal:
 		if addr >= w.lstride || n > w.lstride-addr {
 			c.memFault(addr, n, space, write, l, sprintf("local address %#x is out of bounds: the thread has %d bytes of local memory", addr, w.lstride))
@@ -106,7 +115,7 @@ func (c *cta) ptr(w *warp, space int, addr, n uint64, write bool, l int) unsafe.
 	}
 	switch spaceOfGeneric(addr) {
 	case spShared:
-		return c.ptr(w, spShared, addr-sharedWin, n, write, l)
+		return c.ptr(w, spCluster, addr-sharedWin, n, write, l)
 	case spLocal:
 		return c.ptr(w, spLocal, addr-localWin, n, write, l)
 	case spParam:

@@ -49,6 +49,10 @@ const (
 	opLdLdFma  // superinstruction: opLdS32, opLdS32, fma.rn.f32 at pc, pc+1, pc+2
 	opCpAsync  // cp.async: shared [a+imm] ← global [b+c], fl bytes, d: source size
 	opTensor   // tensor-core instruction: fl = kind (decode_mma.go), aux = its form
+	opCluster  // mapa, getctarank, barrier.cluster (cluster.go): fl = clMapa…
+	opMbar     // mbarrier.* (mbarrier.go): fl = mbInit…|flags, aux2 = space, [a+imm], b operand, d result
+	opBulk     // cp.async.bulk*, cp.reduce.async.bulk* (bulk.go): aux = bulk form index
+	opCallInd  // call through a register (call.go): a = target, aux2 = prototype index, imm as opCall
 
 	opALU opcode = 256
 	opCmp opcode = 2048
@@ -107,10 +111,11 @@ const (
 	spLocal
 	spGeneric
 	spConst
-	spParam // the kernel's parameter buffer (read-only)
+	spParam   // the kernel's parameter buffer (read-only)
+	spCluster // .shared::cluster: any CTA of the cluster (cluster.go)
 )
 
-var spaceNames = [...]string{"global", "shared", "local", "generic", "const", "param"}
+var spaceNames = [...]string{"global", "shared", "local", "generic", "const", "param", "shared"}
 
 // Flags of the hand-written ops.
 const (

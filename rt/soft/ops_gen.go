@@ -133,6 +133,38 @@ const (
 	opSadS32
 	opAddSatS32
 	opSubSatS32
+	opBmskClamp
+	opSzextSClamp
+	opSzextUClamp
+	opBmskWrap
+	opSzextSWrap
+	opSzextUWrap
+	opDp4aU32U32
+	opDp2aLoU32U32
+	opDp2aHiU32U32
+	opDp4aU32S32
+	opDp2aLoU32S32
+	opDp2aHiU32S32
+	opDp4aS32U32
+	opDp2aLoS32U32
+	opDp2aHiS32U32
+	opDp4aS32S32
+	opDp2aLoS32S32
+	opDp2aHiS32S32
+	opFns
+	opAddX2U16x2
+	opSubX2U16x2
+	opMinX2U16x2
+	opMaxX2U16x2
+	opAddX2S16x2
+	opSubX2S16x2
+	opMinX2S16x2
+	opMaxX2S16x2
+	opAddSatX2S16
+	opSubSatX2S16
+	opMinReluX2S16
+	opMaxReluX2S16
+	opVideo
 	opAddF32Rn
 	opSubF32Rn
 	opMulF32Rn
@@ -795,7 +827,7 @@ const (
 	opEnd
 )
 
-const nALU = 550
+const nALU = 582
 
 // genOps maps a canonical PTX form (see decode.go) to its opcode and
 // the PTX types of its sources.
@@ -858,13 +890,16 @@ var genOps = map[string]genOp{
 	"add.rz.ftz.sat.f32":       {opAddF32RzFtzSat, "f32,f32"},
 	"add.rz.sat.f32":           {opAddF32RzSat, "f32,f32"},
 	"add.s16":                  {opAdd16, "u16,u16"},
+	"add.s16x2":                {opAddX2S16x2, "b32,b32"},
 	"add.s32":                  {opAdd32, "u32,u32"},
 	"add.s64":                  {opAdd64, "u64,u64"},
 	"add.sat.f16":              {opAddF16Sat, "f16,f16"},
 	"add.sat.f16x2":            {opAddF16x2Sat, "f16x2,f16x2"},
 	"add.sat.f32":              {opAddF32RnSat, "f32,f32"},
+	"add.sat.s16x2":            {opAddSatX2S16, "b32,b32"},
 	"add.sat.s32":              {opAddSatS32, "s32,s32"},
 	"add.u16":                  {opAdd16, "u16,u16"},
+	"add.u16x2":                {opAddX2U16x2, "b32,b32"},
 	"add.u32":                  {opAdd32, "u32,u32"},
 	"add.u64":                  {opAdd64, "u64,u64"},
 	"and.b16":                  {opAnd16, "b16,b16"},
@@ -890,6 +925,8 @@ var genOps = map[string]genOp{
 	"bfind.shiftamt.u64":       {opBfindShU64, "u64"},
 	"bfind.u32":                {opBfindU32, "u32"},
 	"bfind.u64":                {opBfindU64, "u64"},
+	"bmsk.clamp.b32":           {opBmskClamp, "b32,b32"},
+	"bmsk.wrap.b32":            {opBmskWrap, "b32,b32"},
 	"brev.b32":                 {opBrev32, "b32"},
 	"brev.b64":                 {opBrev64, "b64"},
 	"clz.b32":                  {opClz32, "b32"},
@@ -1121,6 +1158,18 @@ var genOps = map[string]genOp{
 	"div.u16":                  {opDivU16, "u16,u16"},
 	"div.u32":                  {opDivU32, "u32,u32"},
 	"div.u64":                  {opDivU64, "u64,u64"},
+	"dp2a.hi.s32.s32":          {opDp2aHiS32S32, "s32,s32,s32"},
+	"dp2a.hi.s32.u32":          {opDp2aHiS32U32, "s32,u32,s32"},
+	"dp2a.hi.u32.s32":          {opDp2aHiU32S32, "u32,s32,s32"},
+	"dp2a.hi.u32.u32":          {opDp2aHiU32U32, "u32,u32,u32"},
+	"dp2a.lo.s32.s32":          {opDp2aLoS32S32, "s32,s32,s32"},
+	"dp2a.lo.s32.u32":          {opDp2aLoS32U32, "s32,u32,s32"},
+	"dp2a.lo.u32.s32":          {opDp2aLoU32S32, "u32,s32,s32"},
+	"dp2a.lo.u32.u32":          {opDp2aLoU32U32, "u32,u32,u32"},
+	"dp4a.s32.s32":             {opDp4aS32S32, "s32,s32,s32"},
+	"dp4a.s32.u32":             {opDp4aS32U32, "s32,u32,s32"},
+	"dp4a.u32.s32":             {opDp4aU32S32, "u32,s32,s32"},
+	"dp4a.u32.u32":             {opDp4aU32U32, "u32,u32,u32"},
 	"ex2.approx.f16":           {opEx2ApproxF16, "f16"},
 	"ex2.approx.f16x2":         {opEx2ApproxF16x2, "f16x2"},
 	"ex2.approx.f32":           {opEx2F32, "f32"},
@@ -1162,6 +1211,7 @@ var genOps = map[string]genOp{
 	"fma.rz.ftz.sat.f32":       {opFmaF32RzFtzSat, "f32,f32,f32"},
 	"fma.rz.sat.f32":           {opFmaF32RzSat, "f32,f32,f32"},
 	"fma.sat.f32":              {opFmaF32RnSat, "f32,f32,f32"},
+	"fns.b32":                  {opFns, "b32,u32,s32"},
 	"lg2.approx.f32":           {opLg2F32, "f32"},
 	"lg2.approx.ftz.f32":       {opLg2F32Ftz, "f32"},
 	"lop3.b32":                 {opLop3, "b32,b32,b32"},
@@ -1232,10 +1282,13 @@ var genOps = map[string]genOp{
 	"max.ftz.f16":              {opMaxF16Ftz, "f16,f16"},
 	"max.ftz.f16x2":            {opMaxF16x2Ftz, "f16x2,f16x2"},
 	"max.ftz.f32":              {opMaxF32Ftz, "f32,f32"},
+	"max.relu.s16x2":           {opMaxReluX2S16, "b32,b32"},
 	"max.s16":                  {opMaxS16, "s16,s16"},
+	"max.s16x2":                {opMaxX2S16x2, "b32,b32"},
 	"max.s32":                  {opMaxS32, "s32,s32"},
 	"max.s64":                  {opMaxS64, "s64,s64"},
 	"max.u16":                  {opMaxU16, "u16,u16"},
+	"max.u16x2":                {opMaxX2U16x2, "b32,b32"},
 	"max.u32":                  {opMaxU32, "u32,u32"},
 	"max.u64":                  {opMaxU64, "u64,u64"},
 	"min.NaN.bf16":             {opMinBF16NaN, "bf16,bf16"},
@@ -1259,10 +1312,13 @@ var genOps = map[string]genOp{
 	"min.ftz.f16":              {opMinF16Ftz, "f16,f16"},
 	"min.ftz.f16x2":            {opMinF16x2Ftz, "f16x2,f16x2"},
 	"min.ftz.f32":              {opMinF32Ftz, "f32,f32"},
+	"min.relu.s16x2":           {opMinReluX2S16, "b32,b32"},
 	"min.s16":                  {opMinS16, "s16,s16"},
+	"min.s16x2":                {opMinX2S16x2, "b32,b32"},
 	"min.s32":                  {opMinS32, "s32,s32"},
 	"min.s64":                  {opMinS64, "s64,s64"},
 	"min.u16":                  {opMinU16, "u16,u16"},
+	"min.u16x2":                {opMinX2U16x2, "b32,b32"},
 	"min.u32":                  {opMinU32, "u32,u32"},
 	"min.u64":                  {opMinU64, "u64,u64"},
 	"mul.bf16":                 {opMulBF16, "bf16,bf16"},
@@ -1739,15 +1795,22 @@ var genOps = map[string]genOp{
 	"sub.rz.ftz.sat.f32":       {opSubF32RzFtzSat, "f32,f32"},
 	"sub.rz.sat.f32":           {opSubF32RzSat, "f32,f32"},
 	"sub.s16":                  {opSub16, "u16,u16"},
+	"sub.s16x2":                {opSubX2S16x2, "b32,b32"},
 	"sub.s32":                  {opSub32, "u32,u32"},
 	"sub.s64":                  {opSub64, "u64,u64"},
 	"sub.sat.f16":              {opSubF16Sat, "f16,f16"},
 	"sub.sat.f16x2":            {opSubF16x2Sat, "f16x2,f16x2"},
 	"sub.sat.f32":              {opSubF32RnSat, "f32,f32"},
+	"sub.sat.s16x2":            {opSubSatX2S16, "b32,b32"},
 	"sub.sat.s32":              {opSubSatS32, "s32,s32"},
 	"sub.u16":                  {opSub16, "u16,u16"},
+	"sub.u16x2":                {opSubX2U16x2, "b32,b32"},
 	"sub.u32":                  {opSub32, "u32,u32"},
 	"sub.u64":                  {opSub64, "u64,u64"},
+	"szext.clamp.s32":          {opSzextSClamp, "s32,u32"},
+	"szext.clamp.u32":          {opSzextUClamp, "u32,u32"},
+	"szext.wrap.s32":           {opSzextSWrap, "s32,u32"},
+	"szext.wrap.u32":           {opSzextUWrap, "u32,u32"},
 	"tanh.approx.bf16":         {opTanhApproxBF16, "bf16"},
 	"tanh.approx.bf16x2":       {opTanhApproxBF16x2, "bf16x2"},
 	"tanh.approx.f16":          {opTanhApproxF16, "f16"},
@@ -1772,6 +1835,7 @@ var genOps = map[string]genOp{
 	"testp.subnormal.f32":      {opTestpSubnormalF32, "f32"},
 	"testp.subnormal.f64":      {opTestpSubnormalF64, "f64"},
 	"testp.subnormal.ftz.f32":  {opTestpSubnormalF32Ftz, "f32"},
+	"vsimd":                    {opVideo, "b32,b32,b32"},
 	"xor.b16":                  {opXor16, "b16,b16"},
 	"xor.b32":                  {opXor32, "b32,b32"},
 	"xor.b64":                  {opXor64, "b64,b64"},
@@ -1948,6 +2012,38 @@ var genNames = map[opcode]string{
 	opSadS32:                "sad.s32",
 	opAddSatS32:             "add.sat.s32",
 	opSubSatS32:             "sub.sat.s32",
+	opBmskClamp:             "bmsk.clamp.b32",
+	opSzextSClamp:           "szext.clamp.s32",
+	opSzextUClamp:           "szext.clamp.u32",
+	opBmskWrap:              "bmsk.wrap.b32",
+	opSzextSWrap:            "szext.wrap.s32",
+	opSzextUWrap:            "szext.wrap.u32",
+	opDp4aU32U32:            "dp4a.u32.u32",
+	opDp2aLoU32U32:          "dp2a.lo.u32.u32",
+	opDp2aHiU32U32:          "dp2a.hi.u32.u32",
+	opDp4aU32S32:            "dp4a.u32.s32",
+	opDp2aLoU32S32:          "dp2a.lo.u32.s32",
+	opDp2aHiU32S32:          "dp2a.hi.u32.s32",
+	opDp4aS32U32:            "dp4a.s32.u32",
+	opDp2aLoS32U32:          "dp2a.lo.s32.u32",
+	opDp2aHiS32U32:          "dp2a.hi.s32.u32",
+	opDp4aS32S32:            "dp4a.s32.s32",
+	opDp2aLoS32S32:          "dp2a.lo.s32.s32",
+	opDp2aHiS32S32:          "dp2a.hi.s32.s32",
+	opFns:                   "fns.b32",
+	opAddX2U16x2:            "add.u16x2",
+	opSubX2U16x2:            "sub.u16x2",
+	opMinX2U16x2:            "min.u16x2",
+	opMaxX2U16x2:            "max.u16x2",
+	opAddX2S16x2:            "add.s16x2",
+	opSubX2S16x2:            "sub.s16x2",
+	opMinX2S16x2:            "min.s16x2",
+	opMaxX2S16x2:            "max.s16x2",
+	opAddSatX2S16:           "add.sat.s16x2",
+	opSubSatX2S16:           "sub.sat.s16x2",
+	opMinReluX2S16:          "min.relu.s16x2",
+	opMaxReluX2S16:          "max.relu.s16x2",
+	opVideo:                 "vsimd",
 	opAddF32Rn:              "add.rn.f32",
 	opSubF32Rn:              "sub.rn.f32",
 	opMulF32Rn:              "mul.rn.f32",
@@ -4776,6 +4872,624 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				d[l] = satS32(int64(int32(A)) - int64(int32(B)))
+			}
+		}
+	case opBmskClamp:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = bmsk(A, B, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = bmsk(A, B, true)
+			}
+		}
+	case opSzextSClamp:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = szext(A, B, true, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = szext(A, B, true, true)
+			}
+		}
+	case opSzextUClamp:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = szext(A, B, true, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = szext(A, B, true, false)
+			}
+		}
+	case opBmskWrap:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = bmsk(A, B, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = bmsk(A, B, false)
+			}
+		}
+	case opSzextSWrap:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = szext(A, B, false, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = szext(A, B, false, true)
+			}
+		}
+	case opSzextUWrap:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = szext(A, B, false, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = szext(A, B, false, false)
+			}
+		}
+	case opDp4aU32U32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp4a(A, B, C, false, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp4a(A, B, C, false, false)
+			}
+		}
+	case opDp2aLoU32U32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, false, false, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, false, false, false)
+			}
+		}
+	case opDp2aHiU32U32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, false, false, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, false, false, true)
+			}
+		}
+	case opDp4aU32S32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp4a(A, B, C, false, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp4a(A, B, C, false, true)
+			}
+		}
+	case opDp2aLoU32S32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, false, true, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, false, true, false)
+			}
+		}
+	case opDp2aHiU32S32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, false, true, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, false, true, true)
+			}
+		}
+	case opDp4aS32U32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp4a(A, B, C, true, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp4a(A, B, C, true, false)
+			}
+		}
+	case opDp2aLoS32U32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, true, false, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, true, false, false)
+			}
+		}
+	case opDp2aHiS32U32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, true, false, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, true, false, true)
+			}
+		}
+	case opDp4aS32S32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp4a(A, B, C, true, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp4a(A, B, C, true, true)
+			}
+		}
+	case opDp2aLoS32S32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, true, true, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, true, true, false)
+			}
+		}
+	case opDp2aHiS32S32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, true, true, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = dp2a(A, B, C, true, true, true)
+			}
+		}
+	case opFns:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = fns(A, B, C)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = fns(A, B, C)
+			}
+		}
+	case opAddX2U16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Add, false, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Add, false, false)
+			}
+		}
+	case opSubX2U16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Sub, false, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Sub, false, false)
+			}
+		}
+	case opMinX2U16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Min, false, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Min, false, false)
+			}
+		}
+	case opMaxX2U16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Max, false, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Max, false, false)
+			}
+		}
+	case opAddX2S16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Add, true, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Add, true, false)
+			}
+		}
+	case opSubX2S16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Sub, true, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Sub, true, false)
+			}
+		}
+	case opMinX2S16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Min, true, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Min, true, false)
+			}
+		}
+	case opMaxX2S16x2:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Max, true, false)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Max, true, false)
+			}
+		}
+	case opAddSatX2S16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Add, true, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Add, true, true)
+			}
+		}
+	case opSubSatX2S16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Sub, true, true)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2op(A, B, x2Sub, true, true)
+			}
+		}
+	case opMinReluX2S16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2relu(x2op(A, B, x2Min, true, false))
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2relu(x2op(A, B, x2Min, true, false))
+			}
+		}
+	case opMaxReluX2S16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = x2relu(x2op(A, B, x2Max, true, false))
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = x2relu(x2op(A, B, x2Max, true, false))
+			}
+		}
+	case opVideo:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = video(A, B, C, in.fl)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = video(A, B, C, in.fl)
 			}
 		}
 	case opAddF32Rn:

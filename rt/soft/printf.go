@@ -75,6 +75,10 @@ func (c *cta) builtin(w *warp, in *inst, m uint32) bool {
 				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: h, size: 4, space: spGlobal, write: true, msg: msg}
 				return false
 			}
+		default:
+			if !c.runtimeCall(w, fi, int(in.aux), l, frame) {
+				return false
+			}
 		}
 	}
 	return true

@@ -24,6 +24,10 @@ type program struct {
 	kparams  []kparam  // slots holding scalar kernel parameters, per launch
 	vec      []uint32  // vector operand register lists
 	tc       tensorOps // tensor-core instructions' forms (decode_mma.go)
+	bulks    []bulkOp  // bulk and tensor copies (bulk.go), by opBulk's aux
+
+	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
+	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2
 
 	paramSize  int // size of the kernel's parameter block
 	sharedSize uint32
@@ -74,6 +78,8 @@ type funcInfo struct {
 	preds    []int32
 	saveRegs []uint32 // registers and predicates saved around a recursive call
 	savePred []int32
+	sig      string // parameter layout (indirect.go)
+	indirect bool   // makes indirect calls
 }
 
 // Special register kinds (specials' val and opSpecial's aux).
@@ -109,8 +115,24 @@ const (
 	spGlobaltimer
 	spGlobaltimerLo
 	spGlobaltimerHi
-	spClusterCtaidX // cluster shape is 1×1×1: ids 0, counts 1
 	spOne
+
+	// Clusters (cluster.go): per CTA, then per launch.
+	spClCtaidX
+	spClCtaidY
+	spClCtaidZ
+	spClIDX
+	spClIDY
+	spClIDZ
+	spClRank
+	spClNctaidX
+	spClNctaidY
+	spClNctaidZ
+	spClNRank
+	spNClIDX
+	spNClIDY
+	spNClIDZ
+	spClExplicit
 )
 
 var specialNames = map[string][]int{
@@ -123,9 +145,9 @@ var specialNames = map[string][]int{
 	"%dynamic_smem_size": {spDynSmem}, "%total_smem_size": {spTotalSmem},
 	"%clock": {spClock}, "%clock64": {spClock64}, "%globaltimer": {spGlobaltimer},
 	"%globaltimer_lo": {spGlobaltimerLo}, "%globaltimer_hi": {spGlobaltimerHi},
-	"%cluster_ctaid": {spZero, spZero, spZero}, "%cluster_nctaid": {spOne, spOne, spOne},
-	"%cluster_ctarank": {spZero}, "%cluster_nctarank": {spOne}, "%is_explicit_cluster": {spZero},
-	"%clusterid": {spCtaidX, spCtaidY, spCtaidZ}, "%nclusterid": {spNctaidX, spNctaidY, spNctaidZ},
+	"%cluster_ctaid": {spClCtaidX, spClCtaidY, spClCtaidZ}, "%cluster_nctaid": {spClNctaidX, spClNctaidY, spClNctaidZ},
+	"%cluster_ctarank": {spClRank}, "%cluster_nctarank": {spClNRank}, "%is_explicit_cluster": {spClExplicit},
+	"%clusterid": {spClIDX, spClIDY, spClIDZ}, "%nclusterid": {spNClIDX, spNClIDY, spNClIDZ},
 }
 
 func isDynamicSpecial(k int) bool { return k >= spClock && k <= spGlobaltimerHi }
@@ -136,7 +158,24 @@ const (
 	biVprintf
 	biAssertfail
 	biGraphSetConditional
+	biMalloc
+	biFree
+	biCDPGetParameterBuffer
+	biCDPLaunch
+	biCDPStreamCreate
+	biCDPStreamDestroy
+	biCDPMalloc
+	biCDPFree
+	biCDPMemcpyAsync
+	biCDPGetLastError
+	biCDPPeekAtLastError
+	biCDPGetErrorString
 )
 
 var builtins = map[string]int{"vprintf": biVprintf, "__assertfail": biAssertfail,
-	"cudaGraphSetConditional": biGraphSetConditional}
+	"cudaGraphSetConditional": biGraphSetConditional, "malloc": biMalloc, "free": biFree,
+	"__cudaCDP2GetParameterBufferV2": biCDPGetParameterBuffer, "__cudaCDP2LaunchDeviceV2": biCDPLaunch,
+	"__cudaCDP2StreamCreateWithFlags": biCDPStreamCreate, "__cudaCDP2StreamDestroy": biCDPStreamDestroy,
+	"__cudaCDP2Malloc": biCDPMalloc, "__cudaCDP2Free": biCDPFree, "__cudaCDP2MemcpyAsync": biCDPMemcpyAsync,
+	"__cudaCDP2GetLastError": biCDPGetLastError, "__cudaCDP2PeekAtLastError": biCDPPeekAtLastError,
+	"__cudaCDP2GetErrorString": biCDPGetErrorString}

@@ -92,6 +92,12 @@ func (c *cta) fillSpecials() {
 					x = c.shLen
 				case spOne:
 					x = 1
+				default:
+					if v, ok := c.perCTASpecial(int(sv.val)); ok {
+						x = v
+					} else {
+						x = l.clusterSpecial(int(sv.val))
+					}
 				}
 				v[j] = x
 			}

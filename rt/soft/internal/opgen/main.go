@@ -174,6 +174,49 @@ func ints() {
 	alu("SadS32", "uint64(uint32(C) + uint32(absDiff(int64(int32(A)), int64(int32(B)))))", rep("s32", 3), "sad.s32")
 	alu("AddSatS32", "satS32(int64(int32(A)) + int64(int32(B)))", rep("s32", 2), "add.sat.s32")
 	alu("SubSatS32", "satS32(int64(int32(A)) - int64(int32(B)))", rep("s32", 2), "sub.sat.s32")
+	bitOps()
+}
+
+// bitOps are the bit-field, dot-product and SIMD video forms of intops.go.
+func bitOps() {
+	for _, c := range []string{"clamp", "wrap"} {
+		clamp := c == "clamp"
+		alu("Bmsk"+title(c), fmt.Sprintf("bmsk(A, B, %v)", clamp), rep("b32", 2), "bmsk."+c+".b32")
+		alu("SzextS"+title(c), fmt.Sprintf("szext(A, B, %v, true)", clamp), []string{"s32", "u32"}, "szext."+c+".s32")
+		alu("SzextU"+title(c), fmt.Sprintf("szext(A, B, %v, false)", clamp), []string{"u32", "u32"}, "szext."+c+".u32")
+	}
+	for _, a := range []string{"u32", "s32"} {
+		for _, b := range []string{"u32", "s32"} {
+			ct := "s32"
+			if a == "u32" && b == "u32" {
+				ct = "u32"
+			}
+			as, bs := a == "s32", b == "s32"
+			n := title(a) + title(b)
+			alu("Dp4a"+n, fmt.Sprintf("dp4a(A, B, C, %v, %v)", as, bs), []string{a, b, ct}, "dp4a."+a+"."+b)
+			for _, h := range []string{"lo", "hi"} {
+				alu("Dp2a"+title(h)+n, fmt.Sprintf("dp2a(A, B, C, %v, %v, %v)", as, bs, h == "hi"), []string{a, b, ct},
+					"dp2a."+h+"."+a+"."+b)
+			}
+		}
+	}
+	alu("Fns", "fns(A, B, C)", []string{"b32", "u32", "s32"}, "fns.b32")
+	// Packed 16-bit integer arithmetic (sm_90).
+	for _, t := range []string{"u16x2", "s16x2"} {
+		s := t == "s16x2"
+		T := title(t)
+		alu("AddX2"+T, fmt.Sprintf("x2op(A, B, x2Add, %v, false)", s), rep("b32", 2), "add."+t)
+		alu("SubX2"+T, fmt.Sprintf("x2op(A, B, x2Sub, %v, false)", s), rep("b32", 2), "sub."+t)
+		alu("MinX2"+T, fmt.Sprintf("x2op(A, B, x2Min, %v, false)", s), rep("b32", 2), "min."+t)
+		alu("MaxX2"+T, fmt.Sprintf("x2op(A, B, x2Max, %v, false)", s), rep("b32", 2), "max."+t)
+	}
+	alu("AddSatX2S16", "x2op(A, B, x2Add, true, true)", rep("b32", 2), "add.sat.s16x2")
+	alu("SubSatX2S16", "x2op(A, B, x2Sub, true, true)", rep("b32", 2), "sub.sat.s16x2")
+	alu("MinReluX2S16", "x2relu(x2op(A, B, x2Min, true, false))", rep("b32", 2), "min.relu.s16x2")
+	alu("MaxReluX2S16", "x2relu(x2op(A, B, x2Max, true, false))", rep("b32", 2), "max.relu.s16x2")
+	// The SIMD video instructions: the decoder puts the operation, width,
+	// signedness and mode in in.fl (video in intops.go).
+	alu("Video", "video(A, B, C, in.fl)", rep("b32", 3), "vsimd")
 }
 
 // f32 expression builders.
