@@ -225,8 +225,9 @@ func (c *cta) perCTASpecial(k int) (uint64, bool) {
 	return 0, false
 }
 
-// launchSpecial is the value of a cluster special register that is the
-// same in every CTA of the launch.
+// clusterSpecial is the value of a special register that is the same in
+// every CTA of the launch: the cluster shape's, and the environment
+// registers of the grid-sync workspace.
 func (l *launch) clusterSpecial(k int) uint64 {
 	d, g := l.cdim, l.grid
 	switch k {
@@ -244,6 +245,10 @@ func (l *launch) clusterSpecial(k int) uint64 {
 		if l.explicit {
 			return 1
 		}
+	case spEnvreg1:
+		return l.gridSync >> 32
+	case spEnvreg2:
+		return l.gridSync & 0xffffffff
 	}
 	return 0
 }

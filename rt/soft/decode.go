@@ -945,6 +945,10 @@ func (dc *decoder) src(in *ptx.Instr, sc *scope, o ptx.Operand, t ptx.Type) uint
 		}
 		if strings.HasPrefix(v.Name, "%envreg") || strings.HasPrefix(v.Name, "%reserved_smem") || strings.HasPrefix(v.Name, "%pm") {
 			if sc.lookup(v.Name) == nil {
+				switch v.Name {
+				case "%envreg1", "%envreg2": // the grid-sync workspace (coop.go)
+					return dc.specialSlot(spEnvreg1 + int(v.Name[7]-'1'))
+				}
 				return dc.specialSlot(spZero)
 			}
 		}

@@ -36,6 +36,8 @@ type launch struct {
 	csize    int
 	explicit bool
 
+	gridSync uint64 // the cooperative launch's grid-sync workspace (coop.go), or 0
+
 	// Dynamic parallelism (cdp.go).
 	dyn     *cdpState
 	cdpOnce sync.Once
@@ -199,6 +201,12 @@ func checkNTID(p *program, b rt.Dim3) error {
 func (l *launch) run(coop bool) error {
 	l.start = time.Now()
 	l.shapeClusters()
+	if coop {
+		if err := l.gridSyncWorkspace(); err != nil {
+			return err
+		}
+		defer l.freeGridSync()
+	}
 	total := l.grid.Count() / uint64(l.csize) // CTAs, or clusters of them
 	workers := l.d.opt.Workers
 	if coop {

@@ -133,6 +133,8 @@ const (
 	spNClIDY
 	spNClIDZ
 	spClExplicit
+	spEnvreg1 // the grid-sync workspace's address, high and low half (coop.go)
+	spEnvreg2
 )
 
 var specialNames = map[string][]int{

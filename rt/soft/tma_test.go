@@ -138,3 +138,219 @@ func TestTMAH100(t *testing.T) {
 		})
 	}
 }
+
+// tmapSpec describes a tiled tensor map for encodeTestMap.
+type tmapSpec struct {
+	code, esize uint32 // the control word's type code, the element size
+	dims        []uint64
+	box, estr   []uint32
+	swizzle     uint32 // 0 none, 1 32B, 2 64B, 3 128B
+	nan         bool
+}
+
+// strides are the dense byte strides of dimensions 1.., each rounded up
+// to 16 as record.cu makes them.
+func (s tmapSpec) strides() []uint64 {
+	var out []uint64
+	st := s.dims[0] * uint64(s.esize)
+	for i := 1; i < len(s.dims); i++ {
+		st = (st + 15) &^ 15
+		out = append(out, st)
+		st *= s.dims[i]
+	}
+	return out
+}
+
+// encodeTestMap writes a tiled tensor map in the driver's layout (the one
+// tensorcopy.go decodes), for the cases the H100 did not record;
+// TestTestMapEncoder checks it against the maps it did record.
+func encodeTestMap(addr uint64, s tmapSpec) []byte {
+	b := make([]byte, 128)
+	le := binary.LittleEndian
+	le.PutUint64(b, addr)
+	ctl := uint32(len(s.dims)-1)<<4 | s.code<<7 | s.swizzle<<13
+	if s.nan {
+		ctl |= 1 << 15
+	}
+	le.PutUint32(b[8:], ctl)
+	for i, st := range s.strides() {
+		le.PutUint32(b[12+4*i:], uint32(st>>4))
+		b[28+i/2] |= byte(st>>36&15) << (4 * (i % 2))
+	}
+	var es uint16
+	boxBytes := s.esize
+	for i, d := range s.dims {
+		le.PutUint32(b[32+4*i:], uint32(d-1))
+		e := uint32(1)
+		if s.estr != nil {
+			e = s.estr[i]
+		}
+		es |= uint16(e-1) << (3 * i)
+		b[55+i] = byte(s.box[i] - 1)
+		if i == 0 {
+			e = 1
+		}
+		boxBytes *= (s.box[i] + e - 1) / e
+	}
+	le.PutUint16(b[52:], es)
+	le.PutUint32(b[64:], boxBytes)
+	le.PutUint32(b[72:], [4]uint32{16, 256, 512, 1024}[s.swizzle])
+	return b
+}
+
+var recordedSpecs = map[string]tmapSpec{
+	"f32_inside":     {7, 4, []uint64{40, 24}, []uint32{16, 8}, nil, 0, false},
+	"f32_oob_zero":   {7, 4, []uint64{40, 24}, []uint32{16, 8}, nil, 0, false},
+	"f32_oob_nan":    {7, 4, []uint64{40, 24}, []uint32{16, 8}, nil, 0, true},
+	"f16_oob_nan":    {6, 2, []uint64{64, 16}, []uint32{16, 4}, nil, 0, true},
+	"bf16_oob_nan":   {10, 2, []uint64{64, 16}, []uint32{16, 4}, nil, 0, true},
+	"f64_oob_nan":    {9, 8, []uint64{16, 8}, []uint32{8, 4}, nil, 0, true},
+	"u16_swz128":     {1, 2, []uint64{128, 16}, []uint32{64, 8}, nil, 3, false},
+	"u16_swz64":      {1, 2, []uint64{128, 16}, []uint32{32, 8}, nil, 2, false},
+	"u16_swz32":      {1, 2, []uint64{128, 16}, []uint32{16, 8}, nil, 1, false},
+	"u16_swz128_oob": {1, 2, []uint64{100, 16}, []uint32{64, 16}, nil, 3, false},
+}
+
+// TestTestMapEncoder: the test encoder writes the H100 driver's bytes for
+// every recorded map (but the address).
+func TestTestMapEncoder(t *testing.T) {
+	for _, c := range readTMACases(t) {
+		s, ok := recordedSpecs[c.name]
+		if !ok {
+			continue
+		}
+		got := encodeTestMap(binary.LittleEndian.Uint64(c.tmap), s)
+		for i := range got {
+			if got[i] != c.tmap[i] {
+				t.Errorf("%s: byte %d = %#02x, the driver wrote %#02x", c.name, i, got[i], c.tmap[i])
+			}
+		}
+	}
+}
+
+// refBox is the box a tile load of s at coords reads from tensor (no
+// swizzle): elements innermost first, stepping by the element strides
+// (dimension 0 by 1), outside the tensor zero or 0x7ff7 per 16 bits.
+func refBox(tensor []byte, s tmapSpec, coords []int32) []byte {
+	rank := len(s.dims)
+	strides := append([]uint64{uint64(s.esize)}, s.strides()...)
+	n := make([]int, rank)
+	total := 1
+	for i := range n {
+		e := uint32(1)
+		if s.estr != nil && i > 0 {
+			e = s.estr[i]
+		}
+		n[i] = int((s.box[i] + e - 1) / e)
+		total *= n[i]
+	}
+	out := make([]byte, 0, total*int(s.esize))
+	for idx := 0; idx < total; idx++ {
+		rem, inside, off := idx, true, uint64(0)
+		for i := 0; i < rank; i++ {
+			k := rem % n[i]
+			rem /= n[i]
+			e := int64(1)
+			if s.estr != nil && i > 0 {
+				e = int64(s.estr[i])
+			}
+			x := int64(coords[i]) + int64(k)*e
+			if x < 0 || x >= int64(s.dims[i]) {
+				inside = false
+			}
+			off += uint64(x) * strides[i]
+		}
+		for j := uint64(0); j < uint64(s.esize); j++ {
+			switch {
+			case inside:
+				out = append(out, tensor[off+j])
+			case s.nan:
+				out = append(out, [2]byte{0xf7, 0x7f}[j%2])
+			default:
+				out = append(out, 0)
+			}
+		}
+	}
+	return out
+}
+
+// TestTMAShapes: loads of the shapes the H100 recording lacks — 1-D,
+// 3-D and 5-D boxes across the tensor's edges and element strides —
+// against refBox, and the reference itself against the recorded 2-D loads.
+func TestTMAShapes(t *testing.T) {
+	e := newEnv(t, Options{})
+	load := e.kernel(e.load("async/tma.ptx"), "tmaLoad")
+	tensor := make([]byte, 1<<16)
+	for i := range tensor {
+		tensor[i] = byte(i*7 + 3)
+	}
+	tp := e.buf(tensor)
+	for _, c := range readTMACases(t) {
+		if s, ok := recordedSpecs[c.name]; ok && s.swizzle == 0 {
+			if got := refBox(tensor, s, c.coords); string(got) != string(c.want) {
+				t.Errorf("refBox disagrees with the H100 for %s", c.name)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		s      tmapSpec
+		coords []int32
+	}{
+		{"f32_1d", tmapSpec{7, 4, []uint64{100}, []uint32{32}, nil, 0, false}, []int32{80}},
+		{"f32_3d", tmapSpec{7, 4, []uint64{16, 4, 6}, []uint32{8, 2, 3}, nil, 0, false}, []int32{4, 3, 4}},
+		{"u8_3d", tmapSpec{0, 1, []uint64{32, 4, 6}, []uint32{16, 2, 3}, nil, 0, false}, []int32{8, 3, 4}},
+		{"u32_5d", tmapSpec{2, 4, []uint64{8, 2, 2, 2, 3}, []uint32{4, 2, 1, 2, 2}, nil, 0, false}, []int32{4, 0, 1, -1, 2}},
+		{"u32_estr12", tmapSpec{2, 4, []uint64{64, 32}, []uint32{16, 8}, []uint32{1, 2}, 0, false}, []int32{4, 3}},
+		{"u32_estr23", tmapSpec{2, 4, []uint64{64, 32}, []uint32{16, 8}, []uint32{2, 3}, 0, false}, []int32{4, 27}},
+		{"f64_5d_nan", tmapSpec{9, 8, []uint64{2, 3, 2, 2, 2}, []uint32{2, 2, 2, 2, 2}, nil, 0, true}, []int32{0, 2, -1, 1, 0}},
+	} {
+		want := refBox(tensor, c.s, c.coords)
+		out := e.buf(make([]byte, len(want)))
+		m := encodeTestMap(uint64(tp), c.s)
+		if err := e.launchEx(load, rt.D1(1), rt.D1(128), rt.Dim3{}, 0, tmaParams(m, true, len(c.s.dims), c.coords, out, len(want))); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		got := make([]byte, len(want))
+		e.get(out, got)
+		if string(got) != string(want) {
+			t.Errorf("%s: the box differs from the reference:\n got %x\nwant %x", c.name, got, want)
+		}
+	}
+}
+
+// TestTMAStore: a tile store writes the box's elements inside the tensor
+// and nothing outside it.
+func TestTMAStore(t *testing.T) {
+	e := newEnv(t, Options{})
+	store := e.kernel(e.load("async/tma.ptx"), "tmaStore")
+	s := tmapSpec{2, 4, []uint64{40, 12}, []uint32{16, 8}, nil, 0, false}
+	tensor := make([]uint32, 40*12)
+	for i := range tensor {
+		tensor[i] = 0xAAAAAAAA
+	}
+	tp := e.buf(tensor)
+	in := make([]uint32, 128)
+	for i := range in {
+		in[i] = uint32(i*5 + 1)
+	}
+	m := encodeTestMap(uint64(tp), s)
+	if err := e.launchEx(store, rt.D1(1), rt.D1(128), rt.Dim3{}, 0, tmaParams(m, false, 2, []int32{32, 8}, e.buf(in), 512)); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]uint32, 40*12)
+	e.get(tp, got)
+	want := make([]uint32, 40*12)
+	for i := range want {
+		want[i] = 0xAAAAAAAA
+	}
+	for y := 0; y < 8; y++ {
+		for x := 0; x < 16; x++ {
+			if 32+x < 40 && 8+y < 12 {
+				want[(8+y)*40+32+x] = in[y*16+x]
+			}
+		}
+	}
+	compareWords(t, "tensor", got, want)
+}

@@ -160,8 +160,10 @@ struct tcase {
     int bytes;
 };
 
-static void recTMA() {
-    FILE *f = openOut("tma.txt");
+static void recTMA(const char *only) {
+    char fname[128];
+    snprintf(fname, sizeof fname, "tma_%s.txt", *only ? only : "all");
+    FILE *f = openOut(fname);
     auto U = CU_TENSOR_MAP_DATA_TYPE_UINT8;
     tcase cases[] = {
         {"f32_inside", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 2, {40, 24}, {16, 8}, {1, 1}, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {8, 4}, 512},
@@ -174,7 +176,9 @@ static void recTMA() {
         {"u16_swz64", CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, 2, {128, 16}, {32, 8}, {1, 1}, CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {0, 0}, 512},
         {"u16_swz32", CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, 2, {128, 16}, {16, 8}, {1, 1}, CU_TENSOR_MAP_SWIZZLE_32B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {16, 4}, 256},
         {"u16_swz128_oob", CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, 2, {100, 16}, {64, 16}, {1, 1}, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {48, 4}, 2048},
+        {"f32_3d", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 3, {16, 4, 6}, {8, 2, 3}, {1, 1, 1}, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {4, 3, 4}, 192},
         {"u8_3d", U, 1, 3, {32, 4, 6}, {16, 2, 3}, {1, 1, 1}, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {8, 3, 4}, 96},
+        {"u8_3d_128", U, 1, 3, {64, 4, 6}, {32, 2, 2}, {1, 1, 1}, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {40, 3, 5}, 128},
         {"u32_5d", CU_TENSOR_MAP_DATA_TYPE_UINT32, 4, 5, {8, 2, 2, 2, 3}, {4, 2, 1, 2, 2}, {1, 1, 1, 1, 1}, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {4, 0, 1, -1, 2}, 128},
         {"f32_1d", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 1, {100}, {32}, {1}, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {80}, 128},
         {"u32_estr12", CU_TENSOR_MAP_DATA_TYPE_UINT32, 4, 2, {64, 32}, {16, 8}, {1, 2}, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, {4, 3}, 256},
@@ -186,6 +190,7 @@ static void recTMA() {
     unsigned char *T = dev<unsigned char>(tbytes), *O = dev<unsigned char>(16384);
     cudaMemcpy(T, host.data(), tbytes, cudaMemcpyHostToDevice);
     for (auto &tc : cases) {
+        if (*only && strcmp(only, tc.name) != 0) continue;
         cuuint64_t strides[4];
         cuuint64_t s = tc.dims[0] * tc.esize;
         for (int i = 1; i < tc.rank; i++) {
@@ -218,7 +223,7 @@ static void recTMA() {
         bytesLine(f, "smem", o.data(), o.size());
     }
     // The store: a 40x12 u32 tensor of 0xAAAAAAAA, the box 16x8 at (32, 8).
-    {
+    if (!*only || strcmp(only, "store_u32") == 0) {
         cuuint64_t dims[2] = {40, 12}, strides[1] = {160};
         cuuint32_t box[2] = {16, 8}, estr[2] = {1, 1};
         CUtensorMap m;
@@ -315,7 +320,7 @@ int main(int argc, char **argv) {
     if (!*only || strstr(only, "mbarrier")) recMbarrier();
     if (!*only || strstr(only, "forms")) recForms();
     if (!*only || strstr(only, "cdp")) recCDP();
-    if (!*only || strstr(only, "tma")) recTMA();
+    if (!*only || strstr(only, "tma")) recTMA(argc > 3 ? argv[3] : "");
     if (!*only || strstr(only, "cluster")) recCluster();
     printf("done\n");
     return 0;

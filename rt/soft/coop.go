@@ -1,0 +1,36 @@
+// The grid-sync workspace of cooperative launches. cooperative_groups'
+// grid.sync() (this_grid().sync(), cg::sync(grid)) counts the CTAs that
+// arrived in a word of global memory whose address the driver passes to a
+// cooperative launch in %envreg1 (high half) and %envreg2 (low half); the
+// code traps when they are zero, as they are for other launches. Soft
+// gives every cooperative launch a zeroed 64-byte workspace there (and runs
+// each of its CTAs on a goroutine of its own, so that they can wait for
+// each other).
+
+package soft
+
+// gridSyncWorkspace allocates the launch's workspace.
+func (l *launch) gridSyncWorkspace() error {
+	a, err := l.d.allocate("cuLaunchCooperativeKernel", l.ctx, 64, "grid-sync workspace")
+	if err != nil {
+		return err
+	}
+	l.gridSync = a.base
+	return nil
+}
+
+func (l *launch) freeGridSync() {
+	if l.gridSync == 0 {
+		return
+	}
+	c := l.ctx
+	c.mu.Lock()
+	a := c.allocs[l.gridSync]
+	delete(c.allocs, l.gridSync)
+	c.mu.Unlock()
+	if a != nil {
+		l.d.mem.free(a)
+		c.dev.release(a.size)
+	}
+	l.gridSync = 0
+}
