@@ -14,6 +14,9 @@ var atomSize = [...]uint64{acU32: 4, acS32: 4, acU64: 8, acS64: 8, acF32: 4, acF
 // global or shared memory through sync/atomic, so concurrent CTAs on other
 // workers see a consistent order.
 func (c *cta) atom(w *warp, in *inst, m uint32) bool {
+	if in.e > 1 {
+		return c.atomVec(w, in, m)
+	}
 	kind, cls := int(in.fl&15), int(in.fl>>4)
 	size := atomSize[cls]
 	r := w.r

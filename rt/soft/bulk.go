@@ -24,6 +24,8 @@ const (
 	bkTensorLoad          // cp.async.bulk.tensor, global → shared::cluster
 	bkTensorStore         // cp.async.bulk.tensor, shared::cta → global
 	bkTensorReduce        // cp.reduce.async.bulk.tensor
+	bkStAsync             // st.async: a store into a CTA of the cluster, then its complete-tx
+	bkRedAsync            // red.async: the same for a reduction
 )
 
 // bulkOp is a decoded bulk instruction (opBulk's aux indexes program.bulks).
@@ -44,6 +46,8 @@ type bulkOp struct {
 	coords          []uint32 // tensor coordinate registers, innermost first
 	tmap            uint32   // tensor map generic address register
 	tmapOff         int64
+	vals            []uint32 // st.async/red.async: the value registers
+	elem            uint64   // … and the element size
 }
 
 // bulk runs a bulk copy for each lane of m, in lane order; false means a
@@ -58,6 +62,8 @@ func (c *cta) bulk(w *warp, in *inst, m uint32) bool {
 		switch op.kind {
 		case bkCopy, bkReduce:
 			ok = c.bulkCopy(w, op, l, at(op.dst, op.dstOff), at(op.src, op.srcOff), r[op.size+uint32(l)]&0xffffffff)
+		case bkStAsync, bkRedAsync:
+			ok = c.asyncStore(w, op, l, at(op.dst, op.dstOff)&0xffffffff)
 		default:
 			ok = c.tensorCopy(w, op, l)
 		}
@@ -374,4 +380,98 @@ func (dc *decoder) tensorOperand(in *ptx.Instr, sc *scope, o ptx.Operand, op *bu
 	for _, e := range v.Elems {
 		op.coords = append(op.coords, dc.src(in, sc, e, ptx.S32))
 	}
+}
+
+// asyncStore runs lane l's st.async or red.async: the values go to (or
+// are reduced into) a CTA of the cluster, whose mbarrier then counts their
+// bytes.
+func (c *cta) asyncStore(w *warp, op *bulkOp, l int, dst uint64) bool {
+	n := op.elem * uint64(len(op.vals))
+	p := c.ptr(w, spCluster, dst, n, true, l)
+	if p == nil {
+		return false
+	}
+	for i, v := range op.vals {
+		q := unsafe.Add(p, uint64(i)*op.elem)
+		x := w.r[v+uint32(l)]
+		switch {
+		case op.kind == bkStAsync:
+			store(q, uint16(op.elem), x, false)
+		case op.elem == 8:
+			atomic64((*uint64)(q), op.red, op.redCls, x, 0)
+		default:
+			atomic32((*uint32)(q), op.red, op.redCls, uint32(x), 0)
+		}
+	}
+	t, _, msg := c.clusterTarget(dst)
+	if t == nil {
+		c.memFault(dst, n, spShared, true, l, msg)
+		return false
+	}
+	return t.completeTx(c, w, op, l, n)
+}
+
+// asyncStoreInstr decodes st.async and red.async.
+func (dc *decoder) asyncStoreInstr(in *ptx.Instr, sc *scope, m modset, x inst) {
+	ops := in.Operands
+	op := bulkOp{kind: bkStAsync, dstSpace: spCluster, red: -1}
+	if in.Op == "red" {
+		op.kind = bkRedAsync
+	}
+	n := 1
+	for _, f := range m.list {
+		switch f {
+		case "async", "weak", "relaxed", "cluster", "shared::cluster", "mbarrier::complete_tx::bytes":
+		case "v2":
+			n = 2
+		case "v4":
+			n = 4
+		default:
+			if k, ok := bulkRedOps[f]; ok && op.kind == bkRedAsync {
+				op.red = k
+				continue
+			}
+			dc.failIn(in, "modifier .%s is not supported", f)
+		}
+	}
+	t := m.typ()
+	op.elem = uint64(t.Size())
+	if op.elem != 4 && op.elem != 8 || op.kind == bkRedAsync && (op.red < 0 || n != 1) {
+		dc.failIn(in, "unsupported form")
+	}
+	if op.kind == bkRedAsync {
+		op.redCls = atomClasses[t]
+	}
+	dc.nops(in, 3)
+	op.dst, op.dstOff, _ = dc.memAddr(in, sc, ops[0], spShared)
+	op.vals = dc.vecRegs(in, sc, ops[1], t, false)
+	if len(op.vals) != n {
+		dc.failIn(in, "expected %d values", n)
+	}
+	op.mbar, op.mbarOff, _ = dc.memAddr(in, sc, ops[2], spShared)
+	x.op, x.aux = opBulk, int32(len(dc.p.bulks))
+	dc.p.bulks = append(dc.p.bulks, op)
+	dc.emit(in, x)
+}
+
+// tensormapInstr decodes tensormap.cp_fenceproxy, a 128-byte copy of a
+// tensor map from shared to global memory (the fence is implied: soft has
+// one memory). tensormap.replace is refused: the PTX ISA names the fields
+// it changes but not how their values are encoded, and no recording shows
+// it.
+func (dc *decoder) tensormapInstr(in *ptx.Instr, sc *scope, m modset, x inst) {
+	if !m.flags["cp_fenceproxy"] {
+		dc.failIn(in, "tensormap.replace is not supported by the soft backend; build the map on the host with rt.EncodeTiled")
+	}
+	if !m.flags["global"] || !m.flags["shared::cta"] {
+		dc.failIn(in, "expected .global.shared::cta")
+	}
+	dc.nops(in, 3)
+	op := bulkOp{kind: bkCopy, dstSpace: spGlobal, srcSp: spShared, red: -1}
+	op.dst, op.dstOff, _ = dc.memAddr(in, sc, in.Operands[0], spGlobal)
+	op.src, op.srcOff, _ = dc.memAddr(in, sc, in.Operands[1], spShared)
+	op.size = dc.src(in, sc, in.Operands[2], ptx.U32)
+	x.op, x.aux = opBulk, int32(len(dc.p.bulks))
+	dc.p.bulks = append(dc.p.bulks, op)
+	dc.emit(in, x)
 }

@@ -96,10 +96,25 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		dc.ldst(in, sc, m, x, true)
 		return
 	case "st":
+		if m.flags["async"] {
+			dc.asyncStoreInstr(in, sc, m, x)
+			return
+		}
 		dc.ldst(in, sc, m, x, false)
 		return
 	case "atom", "red":
+		if m.flags["async"] {
+			dc.asyncStoreInstr(in, sc, m, x)
+			return
+		}
 		dc.atom(in, sc, m, x)
+		return
+	case "wgmma":
+		dc.failIn(in, "warpgroup MMA (wgmma) is not supported by the soft backend: its shared-memory matrix descriptors and asynchronous accumulators are not emulated (mma.sync and wmma are)")
+	case "multimem":
+		dc.failIn(in, "multimem instructions need multicast memory objects (NVLink SHARP), which the soft backend does not have")
+	case "tensormap":
+		dc.tensormapInstr(in, sc, m, x)
 		return
 	case "cvta":
 		dc.nops(in, 2)
@@ -586,6 +601,7 @@ func (dc *decoder) atom(in *ptx.Instr, sc *scope, m modset, x inst) {
 	ops := in.Operands
 	red := in.Op == "red"
 	kind := -1
+	vec := 1
 	for _, f := range m.list {
 		if k, ok := atomOps[f]; ok {
 			kind = k
@@ -594,7 +610,7 @@ func (dc *decoder) atom(in *ptx.Instr, sc *scope, m modset, x inst) {
 		switch f {
 		case "global", "shared", "shared::cta", "shared::cluster":
 		case "v2", "v4", "v8":
-			dc.failIn(in, "vector atomics are not supported")
+			vec = int(f[1] - '0')
 		default:
 			if !ignorable[f] {
 				dc.failIn(in, "modifier .%s is not supported", f)
@@ -623,6 +639,16 @@ func (dc *decoder) atom(in *ptx.Instr, sc *scope, m modset, x inst) {
 	space, _ := spaceOf(m)
 	if space < 0 || space == spLocal || space == spConst {
 		dc.failIn(in, "atomics on this state space are not supported")
+	}
+	if vec > 1 {
+		// sm_90's vector atomics: .v2/.v4 f32 and .v2/.v4/.v8 packed
+		// halves, add (and min/max for halves), on global memory.
+		if space != spGlobal && space != spGeneric || !(cls == acF32 && kind == atAdd && vec <= 4 ||
+			(cls == acF16x2 || cls == acBF16x2 || cls == acF16 || cls == acBF16) && kind != atCas && kind != atExch) {
+			dc.failIn(in, "unsupported vector atomic")
+		}
+		dc.atomVec(in, sc, m, x, kind, cls, vec, space, red)
+		return
 	}
 	x.op, x.fl = opAtom, uint16(kind|cls<<4)
 	i := 0

@@ -150,6 +150,7 @@ var specialNames = map[string][]int{
 	"%cluster_ctaid": {spClCtaidX, spClCtaidY, spClCtaidZ}, "%cluster_nctaid": {spClNctaidX, spClNctaidY, spClNctaidZ},
 	"%cluster_ctarank": {spClRank}, "%cluster_nctarank": {spClNRank}, "%is_explicit_cluster": {spClExplicit},
 	"%clusterid": {spClIDX, spClIDY, spClIDZ}, "%nclusterid": {spNClIDX, spNClIDY, spNClIDZ},
+	"%aggr_smem_size": {spTotalSmem}, "%current_graph_exec": {spZero},
 }
 
 func isDynamicSpecial(k int) bool { return k >= spClock && k <= spGlobaltimerHi }
