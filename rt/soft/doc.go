@@ -98,10 +98,13 @@
 // packed halves); cp.async; membar/fence; shfl.sync, vote.sync,
 // match.sync, redux.sync, activemask, elect.sync, bar.warp.sync;
 // bar/barrier sync, arrive and red with counts on 16 named barriers; call
-// and ret with .param blocks (recursion included), vprintf and
-// __assertfail; the special registers; the tensor-core instructions below.
-// Textures, surfaces, wgmma, sparse mma.sp, bulk/tensor copies, mbarrier,
-// cluster barriers, indirect calls and branches are refused at load time.
+// and ret with .param blocks (recursion included), calls through function
+// pointers (indirect.go), vprintf, __assertfail, malloc/free (malloc.go)
+// and the CDP2 device runtime (cdp.go); the special registers; bmsk,
+// szext, dp4a, dp2a, fns, packed .u16x2/.s16x2 arithmetic and the SIMD
+// video instructions (intops.go); vector atomics; the tensor-core
+// instructions below. Textures, surfaces, wgmma and sparse mma.sp are
+// refused at load time.
 //
 // # Tensor cores
 //
@@ -149,6 +152,21 @@
 //
 // Each runs once per warp on the registers of all 32 lanes and writes the
 // active lanes, as warp collectives do.
+//
+// # Clusters and asynchronous copies
+//
+// A cluster's CTAs run together on one worker, taking turns warp by warp
+// (cluster.go), so they can read each other's shared memory and meet at
+// barrier.cluster. mbarrier (mbarrier.go) keeps its state in its 8 bytes
+// of shared memory; a try_wait that has to wait parks its lanes until the
+// phase completes, and wakes them with false only when nothing else can
+// run. Bulk and tensor copies, st.async and red.async (bulk.go,
+// tensorcopy.go) move their data when issued and then complete their tx
+// bytes on the mbarrier, which no valid program can tell from a later
+// completion. A cooperative launch gets the grid-sync workspace that
+// cooperative_groups' grid.sync() expects (coop.go). Refused at load, with
+// the reason: wgmma, multimem, tensormap.replace, im2col tensor copies,
+// scalar video instructions with lane selectors, and indirect branches.
 //
 // # Memcheck
 //
