@@ -227,6 +227,12 @@ func decodeKernel(lib *library, entry *ptx.Func) (p *program, err error) {
 		}
 		dc.decodeFunc(fi)
 	}
+	for _, sv := range p.specials {
+		switch sv.val {
+		case spCtaidX, spCtaidY, spCtaidZ, spClCtaidX, spClCtaidY, spClCtaidZ, spClIDX, spClIDY, spClIDZ, spClRank:
+			p.ctaSpecials = append(p.ctaSpecials, sv)
+		}
+	}
 	// Resolve call targets now that every entry pc is known.
 	for pc := range p.code {
 		in := &p.code[pc]

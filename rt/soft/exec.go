@@ -89,6 +89,8 @@ type cta struct {
 	// the lanes the current instruction parked, and whether the running
 	// warp polls for something only another warp can change.
 	cl     *cluster
+	own    cluster // cl when the CTA is a cluster of one
+	self   [1]*cta
 	rank   int
 	mbw    []mbWaiter
 	parked uint32
@@ -170,7 +172,9 @@ func newCTA(l *launch, smid int) *cta {
 	c.shared = make([]uint64, (shLen+7)/8+1)
 	c.shPtr = unsafe.Pointer(&c.shared[0])
 	c.shLen = shLen
-	c.cl = &cluster{ctas: []*cta{c}, dim: [3]uint32{1, 1, 1}, size: 1}
+	c.self[0] = c
+	c.own = cluster{ctas: c.self[:], dim: [3]uint32{1, 1, 1}, size: 1}
+	c.cl = &c.own
 	c.fillSpecials()
 	return c
 }
@@ -213,11 +217,8 @@ func (c *cta) start(id uint64) {
 		}
 		fb := lanes(w.r, fbSlot)
 		*fb = [32]uint64{}
-		for _, sv := range c.p.specials {
-			x, ok := c.perCTASpecial(int(sv.val))
-			if !ok {
-				continue
-			}
+		for _, sv := range c.p.ctaSpecials {
+			x, _ := c.perCTASpecial(int(sv.val))
 			v := lanes(w.r, sv.slot)
 			for j := range v {
 				v[j] = x

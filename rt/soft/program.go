@@ -21,10 +21,13 @@ type program struct {
 	consts   []slotVal // slots holding immediates, filled once per register file
 	syms     []slotVal // slots holding module-variable addresses (val = var index), per launch
 	specials []slotVal // slots holding special registers (val = special kind), per CTA
-	kparams  []kparam  // slots holding scalar kernel parameters, per launch
-	vec      []uint32  // vector operand register lists
-	tc       tensorOps // tensor-core instructions' forms (decode_mma.go)
-	bulks    []bulkOp  // bulk and tensor copies (bulk.go), by opBulk's aux
+	// ctaSpecials are the specials that change from CTA to CTA (%ctaid,
+	// the cluster ids), which start refreshes.
+	ctaSpecials []slotVal
+	kparams     []kparam  // slots holding scalar kernel parameters, per launch
+	vec         []uint32  // vector operand register lists
+	tc          tensorOps // tensor-core instructions' forms (decode_mma.go)
+	bulks       []bulkOp  // bulk and tensor copies (bulk.go), by opBulk's aux
 
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2
