@@ -139,9 +139,11 @@ func TestTMAH100(t *testing.T) {
 	}
 }
 
-// tmapSpec describes a tiled tensor map for encodeTestMap.
+// tmapSpec describes a tiled tensor map: the control word's type code,
+// the element size, dimensions, box, element strides (nil: 1), swizzle and
+// the NaN fill.
 type tmapSpec struct {
-	code, esize uint32 // the control word's type code, the element size
+	code, esize uint32
 	dims        []uint64
 	box, estr   []uint32
 	swizzle     uint32 // 0 none, 1 32B, 2 64B, 3 128B
@@ -161,41 +163,23 @@ func (s tmapSpec) strides() []uint64 {
 	return out
 }
 
-// encodeTestMap writes a tiled tensor map in the driver's layout (the one
-// tensorcopy.go decodes), for the cases the H100 did not record;
-// TestTestMapEncoder checks it against the maps it did record.
-func encodeTestMap(addr uint64, s tmapSpec) []byte {
-	b := make([]byte, 128)
-	le := binary.LittleEndian
-	le.PutUint64(b, addr)
-	ctl := uint32(len(s.dims)-1)<<4 | s.code<<7 | s.swizzle<<13
+// encode makes the map with soft's encoder (rt.EncodeTiled's), which
+// writes the H100 driver's bytes (tensormap_test.go).
+func (s tmapSpec) encode(t *testing.T, d *Driver, addr rt.DevPtr) []byte {
+	t.Helper()
+	types := map[uint32]rt.TensorDataType{0: rt.TensorUint8, 1: rt.TensorUint16, 2: rt.TensorUint32, 6: rt.TensorFloat16,
+		7: rt.TensorFloat32, 9: rt.TensorFloat64, 10: rt.TensorBFloat16}
+	tt := rt.TiledTensor{DataType: types[s.code], Addr: addr, Dims: s.dims, Strides: s.strides(), Box: s.box,
+		ElementStrides: s.estr, Swizzle: rt.TensorSwizzle(s.swizzle)}
 	if s.nan {
-		ctl |= 1 << 15
+		tt.OOBFill = rt.OOBFillNaNRequestZeroFMA
 	}
-	le.PutUint32(b[8:], ctl)
-	for i, st := range s.strides() {
-		le.PutUint32(b[12+4*i:], uint32(st>>4))
-		b[28+i/2] |= byte(st>>36&15) << (4 * (i % 2))
+	m, err := rt.EncodeTiled(d, tt)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var es uint16
-	boxBytes := s.esize
-	for i, d := range s.dims {
-		le.PutUint32(b[32+4*i:], uint32(d-1))
-		e := uint32(1)
-		if s.estr != nil {
-			e = s.estr[i]
-		}
-		es |= uint16(e-1) << (3 * i)
-		b[55+i] = byte(s.box[i] - 1)
-		if i == 0 {
-			e = 1
-		}
-		boxBytes *= (s.box[i] + e - 1) / e
-	}
-	le.PutUint16(b[52:], es)
-	le.PutUint32(b[64:], boxBytes)
-	le.PutUint32(b[72:], [4]uint32{16, 256, 512, 1024}[s.swizzle])
-	return b
+	b := m.Bytes()
+	return b[:]
 }
 
 var recordedSpecs = map[string]tmapSpec{
@@ -211,19 +195,18 @@ var recordedSpecs = map[string]tmapSpec{
 	"u16_swz128_oob": {1, 2, []uint64{100, 16}, []uint32{64, 16}, nil, 3, false},
 }
 
-// TestTestMapEncoder: the test encoder writes the H100 driver's bytes for
-// every recorded map (but the address).
-func TestTestMapEncoder(t *testing.T) {
+// TestTMASpecs: the specs of the recorded cases encode to the driver's
+// maps, so refBox and the shapes below describe what the H100 ran.
+func TestTMASpecs(t *testing.T) {
+	e := newEnv(t, Options{})
 	for _, c := range readTMACases(t) {
 		s, ok := recordedSpecs[c.name]
 		if !ok {
 			continue
 		}
-		got := encodeTestMap(binary.LittleEndian.Uint64(c.tmap), s)
-		for i := range got {
-			if got[i] != c.tmap[i] {
-				t.Errorf("%s: byte %d = %#02x, the driver wrote %#02x", c.name, i, got[i], c.tmap[i])
-			}
+		got := s.encode(t, e.d, rt.DevPtr(binary.LittleEndian.Uint64(c.tmap)))
+		if string(got) != string(c.tmap) {
+			t.Errorf("%s: encoded %x\nthe driver: %x", c.name, got, c.tmap)
 		}
 	}
 }
@@ -275,8 +258,11 @@ func refBox(tensor []byte, s tmapSpec, coords []int32) []byte {
 }
 
 // TestTMAShapes: loads of the shapes the H100 recording lacks — 1-D,
-// 3-D and 5-D boxes across the tensor's edges and element strides —
-// against refBox, and the reference itself against the recorded 2-D loads.
+// 3-D and 5-D boxes across the tensor's edges and element strides (TMA
+// reads ceil(box/stride) elements in each dimension but the first, as
+// CUDA's documentation of cuTensorMapEncodeTiled says) — through maps
+// soft's encoder made, against refBox, and refBox itself against the
+// recorded 2-D loads.
 func TestTMAShapes(t *testing.T) {
 	e := newEnv(t, Options{})
 	load := e.kernel(e.load("async/tma.ptx"), "tmaLoad")
@@ -307,7 +293,7 @@ func TestTMAShapes(t *testing.T) {
 	} {
 		want := refBox(tensor, c.s, c.coords)
 		out := e.buf(make([]byte, len(want)))
-		m := encodeTestMap(uint64(tp), c.s)
+		m := c.s.encode(t, e.d, tp)
 		if err := e.launchEx(load, rt.D1(1), rt.D1(128), rt.Dim3{}, 0, tmaParams(m, true, len(c.s.dims), c.coords, out, len(want))); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -335,7 +321,7 @@ func TestTMAStore(t *testing.T) {
 	for i := range in {
 		in[i] = uint32(i*5 + 1)
 	}
-	m := encodeTestMap(uint64(tp), s)
+	m := s.encode(t, e.d, tp)
 	if err := e.launchEx(store, rt.D1(1), rt.D1(128), rt.Dim3{}, 0, tmaParams(m, false, 2, []int32{32, 8}, e.buf(in), 512)); err != nil {
 		t.Fatal(err)
 	}

@@ -18,10 +18,8 @@ import (
 
 // These tests run on the default backend: the GPU where rt/cgo finds one
 // (CUGEN_BACKEND=cuda insists on it), rt/soft otherwise. On the GPU every
-// image runs; rt/soft runs PTX only, and loads only field11_sm80.ptx, the
-// one image without tmaTile's mbarrier and cp.async.bulk.tensor (its sm_80
-// build of tmaTile is empty): the others skip there, saying why, until
-// rt/soft runs those instructions.
+// image runs; rt/soft runs PTX only (tmaTile's mbarrier and
+// cp.async.bulk.tensor included): the cubin skips there, saying why.
 
 // image is one library of the package and its kernels.
 type image struct {
