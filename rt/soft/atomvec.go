@@ -18,15 +18,17 @@ func (dc *decoder) atomVec(in *ptx.Instr, sc *scope, m modset, x inst, kind, cls
 	ops := in.Operands
 	t := m.typ()
 	i := 0
-	var dst []uint32
 	if !red {
-		dst = dc.vecRegs(in, sc, ops[0], t, true)
 		i = 1
-	} else {
-		dst = make([]uint32, n)
 	}
 	if len(ops) != i+2 {
 		dc.failIn(in, "wrong number of operands")
+	}
+	var dst []uint32
+	if !red {
+		dst = dc.vecRegs(in, sc, ops[0], t, true)
+	} else {
+		dst = make([]uint32, n)
 	}
 	src := dc.vecRegs(in, sc, ops[i+1], t, false)
 	if len(dst) != n || len(src) != n {
