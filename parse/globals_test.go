@@ -3,7 +3,8 @@ package parse
 import "testing"
 
 // References to variables are counted in the PTX (a fatbin's too); a cubin
-// does not say. The compiler's own variables are marked.
+// does not say. The compiler's own variables are marked: nvcc's and clang's
+// (its names are clang-19's for assert and printf).
 func TestGlobalRefsAndInternal(t *testing.T) {
 	src := `.version 8.0
 .target sm_90
@@ -15,10 +16,16 @@ func TestGlobalRefsAndInternal(t *testing.T) {
 .global .align 1 .b8 _ZN4cuda3std3__45__cpo4swapE[1];
 .global .align 1 .b8 _ZN34_INTERNAL_a4a9a764_4_m_cu_b546f6383tabE[4];
 .global .align 4 .b8 _ZN2ns5lanesE[16];
+.global .align 1 .b8 _$_str[6] = {110, 32, 62, 32, 48};
+.global .align 1 .b8 _$_str3[13] = {112, 32, 33, 61, 32, 110, 117, 108, 108, 112, 116, 114};
+.global .align 1 .b8 __PRETTY_FUNCTION___$__Z1kPii[19] = {118, 111, 105, 100, 32, 107, 40, 105, 110, 116, 32, 42, 44, 32, 105, 110, 116, 41};
+.global .align 1 .b8 __func___$_k[2] = {107};
 .visible .entry k()
 {
 	.reg .b64 %rd<2>;
 	mov.u64 %rd1, _ZN2ns5lanesE;
+	mov.u64 %rd1, _$_str;
+	mov.u64 %rd1, __PRETTY_FUNCTION___$__Z1kPii;
 	ret;
 }
 `
@@ -32,7 +39,9 @@ func TestGlobalRefsAndInternal(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]bool{"used": false, "_ZN2ns5lanesE": false, "__unnamed_1": true,
-		"_ZN4cuda3std3__45__cpo4swapE": true, "_ZN34_INTERNAL_a4a9a764_4_m_cu_b546f6383tabE": true} {
+		"_ZN4cuda3std3__45__cpo4swapE": true, "_ZN34_INTERNAL_a4a9a764_4_m_cu_b546f6383tabE": true,
+		// clang's printf and assert strings, referred to by the code that prints.
+		"_$_str": true, "_$_str3": true, "__PRETTY_FUNCTION___$__Z1kPii": true, "__func___$_k": true} {
 		if g := m.Global(name); g == nil || g.Internal() != want {
 			t.Errorf("%s: internal %v, want %v", name, !want, want)
 		}

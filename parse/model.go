@@ -171,13 +171,16 @@ const (
 )
 
 // Internal reports a variable the compiler made for itself, whose name
-// changes from build to build and which no program addresses: the
-// _INTERNAL_ and __unnamed_ families (file-local objects, assert strings),
-// $str, and objects of libcu++ and the standard library (namespaces cuda
-// and std: customization-point objects, tags).
+// changes from build to build and which no program addresses: nvcc's
+// _INTERNAL_ and __unnamed_ families (file-local objects, assert strings)
+// and $str; clang's names holding "_$_", its spelling of the '.' of LLVM's
+// private names (the printf and assert strings _$_str, _$_str1, ..., and
+// __PRETTY_FUNCTION___$__Z1kPii, __func___$_k); and objects of libcu++ and
+// the standard library (namespaces cuda and std: customization-point
+// objects, tags).
 func (g *Global) Internal() bool {
 	n := g.Name
-	if strings.Contains(n, "_INTERNAL_") || strings.HasPrefix(n, "__unnamed_") || strings.HasPrefix(n, "$") {
+	if strings.Contains(n, "_INTERNAL_") || strings.HasPrefix(n, "__unnamed_") || strings.HasPrefix(n, "$") || strings.Contains(n, "_$_") {
 		return true
 	}
 	q := DemangleName(n)

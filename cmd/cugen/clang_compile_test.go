@@ -218,3 +218,50 @@ __global__ void k(float *f, double *d, int *i, int64_t *l) {
 		compileClang(t, "one.cu", "#include <"+h+">\n__global__ void k(float *p) { p[0] = 1; }\n", "sm_70")
 	}
 }
+
+// TestClangInternalGlobalsHidden checks that the variables clang makes for
+// assert and printf (_$_str, __PRETTY_FUNCTION___$_…), which the kernels
+// refer to, get no accessor by default, while the source's own variable
+// does; -globals still chooses them.
+func TestClangInternalGlobalsHidden(t *testing.T) {
+	t.Parallel()
+	cc := testClang(t)
+	dir := t.TempDir()
+	src := `#include <cstdio>
+#include <cassert>
+__device__ int counter;
+__global__ void k(int *p, int n) {
+  assert(n > 0);
+  printf("n = %d\n", n);
+  if (threadIdx.x == 0) { p[0] = n; atomicAdd(&counter, 1); }
+}
+`
+	cu := filepath.Join(dir, "ap.cu")
+	if err := os.WriteFile(cu, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "ap_cugen.go")
+	if code, _, stderr := runCLI(t, "-compiler", "clang", "-cc", cc, "-pkg", "ap", "-o", out, cu); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ptx, _ := os.ReadFile(filepath.Join(dir, "ap.ptx"))
+	gen, _ := os.ReadFile(out)
+	for _, name := range []string{"_$_str", "__PRETTY_FUNCTION___$__Z1kPii"} {
+		if !strings.Contains(string(ptx), ".b8 "+name+"[") {
+			t.Fatalf("clang's PTX has no variable %s (what does it name its strings?):\n%s", name, ptx)
+		}
+		if strings.Contains(string(gen), `"`+name+`"`) {
+			t.Errorf("an accessor of %s was generated:\n%s", name, gen)
+		}
+	}
+	if !strings.Contains(string(gen), `var Counter = rt.NewGlobal[int32](Library, "counter", 1)`) ||
+		!regexp.MustCompile(`// Not wrapped: .*_\$_str`).Match(gen) {
+		t.Errorf("counter not wrapped, or the internal strings not listed as not wrapped:\n%s", gen)
+	}
+	if code, _, stderr := runCLI(t, "-compiler", "clang", "-cc", cc, "-pkg", "ap", "-globals", `PRETTY`, "-o", out, cu); code != 0 {
+		t.Fatalf("-globals PRETTY: exit %d: %s", code, stderr)
+	}
+	if gen, _ = os.ReadFile(out); !strings.Contains(string(gen), `"__PRETTY_FUNCTION___$__Z1kPii", 19)`) {
+		t.Errorf("-globals PRETTY does not wrap __PRETTY_FUNCTION___$__Z1kPii:\n%s", gen)
+	}
+}
