@@ -106,9 +106,15 @@ func (p *plan) emit() *jen.File {
 		if len(p.hidden) > 12 {
 			more = fmt.Sprintf(", and %d more", len(p.hidden)-12)
 		}
+		why := "the compiler's own variables, and those no code\n" +
+			"refers to and no -src declares (cugen -globals REGEXP chooses the variables)."
+		if p.opts.NoGlobals {
+			why = "cugen -globals none."
+		} else if p.opts.Globals != nil {
+			why = "cugen -globals " + p.opts.Globals.String() + " does not match them."
+		}
 		f.Line()
-		f.Comment(lineComment(fmt.Sprintf("Not wrapped: %s%s: the compiler's own variables, and those no code\n"+
-			"refers to and no -src declares (cugen -globals REGEXP chooses the variables).", strings.Join(names, ", "), more)))
+		f.Comment(lineComment(fmt.Sprintf("Not wrapped: %s%s: %s", strings.Join(names, ", "), more, why)))
 	}
 	return f
 }

@@ -23,9 +23,13 @@ type Options struct {
 	Kernels *regexp.Regexp // when set, only matching kernels (mangled or demangled name) are wrapped
 	// Globals, when set, chooses the variables wrapped (by mangled or
 	// demangled name); by default every variable is but the compiler's
-	// internals and those no code refers to and no -src declares.
+	// internals and those no code refers to and no -src declares. A
+	// pattern that matches none of the variables is an error (a typo, most
+	// likely): NoGlobals says that none is wanted.
 	Globals *regexp.Regexp
-	Types   []TypeMapping // C++ types passed as Go types (-type), loaded by LoadTypeMappings
+	// NoGlobals wraps no variable (cugen -globals none).
+	NoGlobals bool
+	Types     []TypeMapping // C++ types passed as Go types (-type), loaded by LoadTypeMappings
 	// Command is the command line the header records, "cugen -o k_cugen.go
 	// k.ptx"; without it the header names the inputs.
 	Command string

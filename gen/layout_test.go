@@ -136,7 +136,18 @@ func TestTypedGlobalsAndPointers(t *testing.T) {
 
 	_, err = generate(t, globalsModule(t), Options{Globals: regexp.MustCompile(`^nothing$`)})
 	var oe *OptionError
-	if !errors.As(err, &oe) || oe.Option != "-globals" || !strings.Contains(err.Error(), "matches none of the 11 variables") {
+	if !errors.As(err, &oe) || oe.Option != "-globals" || !strings.Contains(err.Error(), "matches none of the 11 variables (-globals none wraps none)") {
 		t.Errorf("-globals matching nothing: %v", err)
 	}
+
+	// -globals none: no accessor, and the file says why.
+	src, err = generate(t, globalsModule(t), Options{NoGlobals: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(src, "rt.NewGlobal") || strings.Contains(src, "rt.NewManaged") {
+		t.Errorf("-globals none wraps a variable:\n%s", src)
+	}
+	mustContain(t, src, "// Not wrapped: t, lut, f, p, cells, stale, unused, unknown, __unnamed_1, _ZN4cuda3std3__45__cpo4swapE,",
+		"cugen -globals none.", "func K(cfg rt.Config, p0 rt.Ptr[Cell]) error")
 }

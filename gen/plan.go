@@ -17,7 +17,7 @@ type plan struct {
 	libs     []*libPlan
 	kernels  []*kernelPlan // by library, then in the model's order (by mangled name)
 	globals  []*globalPlan
-	hidden   []string       // the variables not wrapped, by name
+	hidden   []string       // the variables not wrapped, each name once (inputs may share names)
 	decls    []*declType    // the types the package declares, by Go name
 	mappings []*TypeMapping // the -type mappings some parameter uses, by C++ name
 	notes    []string       // the name collisions and how they were resolved
@@ -164,6 +164,7 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 	// Variables are typed before the types are named: a variable of a
 	// class -src defines declares its type.
 	variables, matched := 0, 0
+	hidden := map[string]bool{}
 	for _, lp := range p.libs {
 		for _, g := range lp.Module.Globals {
 			if g.Extern || g.Count == 0 {
@@ -171,7 +172,10 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			}
 			variables++
 			if !opts.wrapsGlobal(g) {
-				p.hidden = append(p.hidden, g.Name)
+				if !hidden[g.Name] {
+					hidden[g.Name] = true
+					p.hidden = append(p.hidden, g.Name)
+				}
 				continue
 			}
 			matched++
@@ -179,8 +183,8 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			p.globals = append(p.globals, &globalPlan{lib: lp, g: g, elem: elem, n: n, note: note})
 		}
 	}
-	if opts.Globals != nil && matched == 0 && variables > 0 {
-		return nil, &OptionError{Option: "-globals", Value: opts.Globals.String(), Err: fmt.Errorf("matches none of the %d variables", variables)}
+	if opts.Globals != nil && !opts.NoGlobals && matched == 0 && variables > 0 {
+		return nil, &OptionError{Option: "-globals", Value: opts.Globals.String(), Err: fmt.Errorf("matches none of the %d variables (-globals none wraps none)", variables)}
 	}
 
 	decls := typer.declared()
@@ -254,11 +258,14 @@ func globalKind(g *parse.Global) string {
 	return "__device__"
 }
 
-// wrapsGlobal says whether the package wraps a variable: the one -globals
-// chooses, or by default every one but the compiler's internals
-// (parse.Global.Internal) and those no code refers to and no source
-// declares.
+// wrapsGlobal says whether the package wraps a variable: none with
+// -globals none, the ones -globals chooses, or by default every one but the
+// compiler's internals (parse.Global.Internal) and those no code refers to
+// and no source declares.
 func (o *Options) wrapsGlobal(g *parse.Global) bool {
+	if o.NoGlobals {
+		return false
+	}
 	if o.Globals != nil {
 		return o.Globals.MatchString(g.Name) || o.Globals.MatchString(parse.DemangleName(g.Name))
 	}

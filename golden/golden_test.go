@@ -129,7 +129,9 @@ func request(dir string) (*pipeline.Request, string, error) {
 			return nil, "", fmt.Errorf("cugen.flags: -kernels: %v", err)
 		}
 	}
-	if globals != "" {
+	if globals == "none" {
+		req.NoGlobals = true
+	} else if globals != "" {
 		if req.Globals, err = regexp.Compile(globals); err != nil {
 			return nil, "", fmt.Errorf("cugen.flags: -globals: %v", err)
 		}

@@ -37,7 +37,11 @@ func request(c *config) (*pipeline.Request, error) {
 			req.Arches = append(req.Arches, a)
 		}
 	}
-	if c.globals != "" {
+	switch c.globals {
+	case "":
+	case "none":
+		req.NoGlobals = true
+	default:
 		re, err := regexp.Compile(c.globals)
 		if err != nil {
 			return nil, fmt.Errorf("-globals: %v", err)

@@ -28,7 +28,7 @@
 // (#include with -I, #define, #if with -D), without a toolchain; a .cu input
 // that cugen compiles is its own -src unless -src is given. -globals chooses
 // the variables wrapped (by default not the compiler's own, nor those no code
-// refers to and no -src declares). -type passes a C++ struct as a Go type of the same layout
+// refers to and no -src declares; -globals none wraps none). -type passes a C++ struct as a Go type of the same layout
 // (checked at generate time) instead of an opaque byte-backed type.
 //
 // Every image is checked at generate time with rt/soft's decoder, so that an
@@ -82,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.gpuOnly, "gpu-only", false, "the image is meant for the GPU only: skip the check that rt/soft can run it")
 	fs.Var(&c.includes, "I", "with -src: an include `dir` for the source's #include (repeatable)")
 	fs.Var(&c.defines, "D", "with -src: define a preprocessor macro, `NAME` or NAME=VALUE (repeatable)")
-	fs.StringVar(&c.globals, "globals", "", "wrap only the variables whose mangled or demangled name matches this `regexp` (default: all but the compiler's internals and those no code refers to and no -src declares)")
+	fs.StringVar(&c.globals, "globals", "", "wrap only the variables whose mangled or demangled name matches this `regexp`, or none with -globals none (default: all but the compiler's internals and those no code refers to and no -src declares)")
 	fs.Var(&c.types, "type", "pass the C++ type as a Go type of the same layout (repeatable), `CNAME=IMPORT/PATH.Name`, e.g. 'Pair<float>=example.com/m/geom.PairF32'")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] [-gpu-only] input...\n")

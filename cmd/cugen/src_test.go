@@ -61,6 +61,15 @@ func TestSrcPreprocessorFlags(t *testing.T) {
 	if code, _, stderr := runCLI(t, "-o", out, "-globals", "(", filepath.Join(dir, "k.ptx")); code == 0 || !strings.Contains(stderr, "-globals: error parsing regexp") {
 		t.Errorf("bad -globals: exit %d %s", code, stderr)
 	}
+	// A pattern that matches nothing is a mistake; -globals none is not.
+	if code, _, stderr := runCLI(t, "-o", out, "-globals", "^$", filepath.Join(dir, "k.ptx")); code == 0 || !strings.Contains(stderr, "matches none of the 2 variables (-globals none wraps none)") {
+		t.Errorf("-globals ^$: exit %d %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "-o", out, "-pkg", "k", "-src", filepath.Join(dir, "k.cu"), "-I", filepath.Join(dir, "inc"), "-D", "WIDTH=16", "-globals", "none", filepath.Join(dir, "k.ptx"))
+	src, _ = os.ReadFile(out)
+	if code != 0 || strings.Contains(string(src), "NewGlobal") || !strings.Contains(string(src), "// Not wrapped: spare, table: cugen -globals none.") {
+		t.Errorf("-globals none: exit %d %s:\n%s", code, stderr, src)
+	}
 }
 
 // A .cu that cugen compiles is its own -src: the extern "C" kernel's

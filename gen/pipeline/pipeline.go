@@ -62,6 +62,8 @@ type Request struct {
 	// demangled name (-globals); by default the compiler's internals and
 	// the variables no code refers to and no source declares are not.
 	Globals *regexp.Regexp
+	// NoGlobals wraps no variable (-globals none).
+	NoGlobals bool
 	// Types pass C++ types as Go types of the same layout (-type), as
 	// gen.ParseTypeMapping returns them; Run loads them from Output's directory.
 	Types []gen.TypeMapping
@@ -189,7 +191,7 @@ func Run(req *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := gen.GenerateFile(libs, gen.Options{Package: pkg, Kernels: req.Kernels, Globals: req.Globals, Types: types,
+	f, err := gen.GenerateFile(libs, gen.Options{Package: pkg, Kernels: req.Kernels, Globals: req.Globals, NoGlobals: req.NoGlobals, Types: types,
 		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc})
 	if err != nil {
 		return nil, err
