@@ -81,7 +81,7 @@ func request(dir string) (*pipeline.Request, string, error) {
 		line, _, _ = strings.Cut(line, "#")
 		args = append(args, strings.Fields(line)...)
 	}
-	req := &pipeline.Request{Output: filepath.Join(dir, filepath.Base(dir)+"_cugen.go"), Check: soft.Check}
+	req := &pipeline.Request{Output: filepath.Join(dir, filepath.Base(dir)+"_cugen.go"), Check: soft.CheckBudget}
 	var kernels string
 	fs := flag.NewFlagSet("cugen.flags", flag.ContinueOnError)
 	fs.BoolFunc("gpu-only", "the image is meant for the GPU only", func(string) error {

@@ -23,7 +23,7 @@ import (
 func request(c *config) (*pipeline.Request, error) {
 	req := &pipeline.Request{Output: c.out, Package: c.pkg, Types: c.types, Command: c.command}
 	if !c.gpuOnly {
-		req.Check = soft.Check
+		req.Check = soft.CheckBudget
 	}
 	if c.kernels != "" {
 		re, err := regexp.Compile(c.kernels)

@@ -138,7 +138,7 @@ func TestCheck(t *testing.T) {
 	in.Name = "dir/bad.ptx"
 	in.Data = []byte(strings.Replace(string(in.Data), "mul.f32", "mul.ff32", 1))
 	out := filepath.Join(t.TempDir(), "x.go")
-	_, err := Run(&Request{Inputs: []Input{in}, Output: out, Check: soft.Check})
+	_, err := Run(&Request{Inputs: []Input{in}, Output: out, Check: soft.CheckBudget})
 	var ce *CheckError
 	if !errors.As(err, &ce) || ce.Input != "dir/bad.ptx" || !strings.HasPrefix(err.Error(), "bad.ptx:42:2: mul.ff32: modifier .ff32 is not supported (rt/soft cannot run bad.ptx; generate with -gpu-only") {
 		t.Errorf("error %v", err)
@@ -146,7 +146,7 @@ func TestCheck(t *testing.T) {
 	if _, err := Run(&Request{Inputs: []Input{in}, Output: out}); err != nil {
 		t.Errorf("without the check: %v", err)
 	}
-	run(t, &Request{Inputs: []Input{input(t, scalePTX)}, Output: out, Check: soft.Check})
+	run(t, &Request{Inputs: []Input{input(t, scalePTX)}, Output: out, Check: soft.CheckBudget})
 }
 
 // TestSourcePositions: doc comments give the -src file's path from the

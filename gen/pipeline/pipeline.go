@@ -71,12 +71,17 @@ type Request struct {
 	// CommandLine renders cugen's arguments; "" names the inputs instead.
 	Command string
 	// Check, when set, is asked about every image before Run returns it,
-	// with the image's file name; an error fails the run as a *CheckError.
-	// cmd/cugen passes rt/soft's Check, so that code rt/soft cannot run (an
-	// unknown instruction, say) fails at generate time, not at the first
-	// launch; -gpu-only passes none. It is a function, not an import, so
-	// that the generator does not depend on a runtime backend.
-	Check func(name string, image []byte) error
+	// with the image's file name and the run's Budget, which it decompresses
+	// within; an error fails the run as a *CheckError. cmd/cugen passes
+	// rt/soft's CheckBudget, so that code rt/soft cannot run (an unknown
+	// instruction, say) fails at generate time, not at the first launch;
+	// -gpu-only passes none. It is a function, not an import, so that the
+	// generator does not depend on a runtime backend.
+	Check func(name string, image []byte, budget *fatbin.Budget) error
+	// Budget bounds the memory that decompression holds at once in the run:
+	// every input's fatbin entries and compressed ELF sections, and the
+	// check's, share it (nil: one of fatbin.DefaultBudget for the run).
+	Budget *fatbin.Budget
 }
 
 // A File is a file's name and contents. The name is a path as the user gave
@@ -151,7 +156,8 @@ func Run(req *Request) (*Result, error) {
 			return nil, err
 		}
 	}
-	mods, err := load(req, true)
+	budget := runBudget(req)
+	mods, err := load(req, true, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +182,7 @@ func Run(req *Request) (*Result, error) {
 			return nil, &InputError{Input: in.Name, Err: fmt.Errorf("%s: its image %s would overwrite the file %s embeds: generate both in one run (cugen a.cu b.cu), or give the inputs different names", in.Name, path, by)}
 		}
 		if req.Check != nil {
-			if err := req.Check(image, mod.Image); err != nil {
+			if err := req.Check(image, mod.Image, budget); err != nil {
 				return nil, &CheckError{Input: in.Name, Image: image, Err: err}
 			}
 		}
@@ -204,16 +210,25 @@ func Run(req *Request) (*Result, error) {
 // the -arch entries kept, then given the -src prototypes (their findings
 // become the model's Warnings). It is for callers that inspect models, as
 // cugen -list does: an image that would have to be built (a cut-down or
-// extracted fatbin) is not, so Module.Image may be nil. Only Inputs, Arches
-// and Sources of req are used.
+// extracted fatbin) is not, so Module.Image may be nil. Only Inputs, Arches,
+// Sources and Budget of req are used.
 func Load(req *Request) ([]*parse.Module, error) {
-	return load(req, false)
+	return load(req, false, runBudget(req))
+}
+
+// runBudget is the run's one decompression budget, shared by every input
+// (issue 17: one per-run memory budget, not one per input).
+func runBudget(req *Request) *fatbin.Budget {
+	if req.Budget != nil {
+		return req.Budget
+	}
+	return fatbin.NewBudget(fatbin.DefaultBudget)
 }
 
 // target is a fatbin entry's name, as -arch takes it.
 var target = regexp.MustCompile(`^(sm|compute|lto)_[0-9]+[af]?$`)
 
-func load(req *Request, image bool) ([]*parse.Module, error) {
+func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, error) {
 	for _, a := range req.Arches {
 		if !target.MatchString(a) {
 			return nil, &gen.OptionError{Option: "-arch", Value: a, Err: fmt.Errorf("not a target; want sm_NN, sm_NNa, sm_NNf, compute_NN or lto_NN")}
@@ -233,7 +248,7 @@ func load(req *Request, image bool) ([]*parse.Module, error) {
 	}
 	var mods []*parse.Module
 	for _, in := range req.Inputs {
-		mod, err := parse.Read(in.Name, in.Data, parse.Options{Arches: req.Arches, NoImage: !image})
+		mod, err := parse.Read(in.Name, in.Data, parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget})
 		if err != nil {
 			return nil, &InputError{Input: in.Name, Err: err}
 		}

@@ -17,9 +17,19 @@ import (
 // check: Check returns nil. Any target is accepted: the emulated device's
 // compute capability is a run-time choice (Options.ComputeCapability).
 //
-// cugen calls it at generate time, so that code rt/soft cannot run fails
-// there and not at the first launch.
+// cugen calls it at generate time (as CheckBudget), so that code rt/soft
+// cannot run fails there and not at the first launch.
 func Check(name string, image []byte) error {
+	return CheckBudget(name, image, nil)
+}
+
+// CheckBudget is Check decompressing a fatbin's compressed PTX entries
+// within b, one at a time, as one of the decompressions of a run that b
+// bounds (nil: fatbin.MaxDataSize per entry).
+func CheckBudget(name string, image []byte, b *fatbin.Budget) error {
+	if b == nil {
+		b = fatbin.NewBudget(fatbin.MaxDataSize)
+	}
 	d := New(Options{ComputeCapability: 1 << 20})
 	switch fatbin.Sniff(image) {
 	case fatbin.FormatPTX:
@@ -33,11 +43,13 @@ func Check(name string, image []byte) error {
 			if e.Kind != fatbin.KindPTX {
 				continue
 			}
-			text, err := e.Data()
+			text, release, err := e.DataBudget(b)
 			if err != nil {
-				return fmt.Errorf("%s: entry %s at offset %#x: %v", name, e.Target(), e.Offset, err)
+				return fmt.Errorf("%s: entry %s at offset %#x: %w", name, e.Target(), e.Offset, err)
 			}
-			if err := checkPTX(d, fmt.Sprintf("%s[%s]", name, e.Target()), text); err != nil {
+			err = checkPTX(d, fmt.Sprintf("%s[%s]", name, e.Target()), text)
+			release()
+			if err != nil {
 				return err
 			}
 		}

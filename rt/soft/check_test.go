@@ -3,10 +3,13 @@ package soft
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/cugen/cugen/parse/fatbin"
+	"github.com/cugen/cugen/parse/hostile"
+	"github.com/klauspost/compress/zstd"
 )
 
 const checkPTXText = `.version 8.0
@@ -74,6 +77,28 @@ func TestCheckFatbin(t *testing.T) {
 	err = Check("k.fatbin", fatbin.Build([]*fatbin.Entry{good, bad}))
 	if want := "k.fatbin[compute_90]:17:2: rex: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a fatbin with an unknown instruction in one PTX entry: %v, want an error starting %q", err, want)
+	}
+}
+
+// TestCheckBudget: a fatbin's compressed PTX is decompressed within the
+// budget given, and released after its check.
+func TestCheckBudget(t *testing.T) {
+	text := []byte(checkPTXText + "// " + strings.Repeat("x", 1<<20) + "\n")
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := hostile.Fatbin(hostile.Entry(hostile.KindPTX, 90, hostile.FlagZstd, enc.EncodeAll(text, nil), uint64(len(text))))
+	b := fatbin.NewBudget(2 << 20)
+	if err := CheckBudget("z.fatbin", fb, b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Peak() != int64(len(text)) || b.InUse() != 0 {
+		t.Errorf("peak %d (the entry is %d bytes), %d still in use", b.Peak(), len(text), b.InUse())
+	}
+	err = CheckBudget("z.fatbin", fb, fatbin.NewBudget(1<<20))
+	if !errors.Is(err, fatbin.ErrBudget) || !strings.Contains(err.Error(), "z.fatbin: entry compute_90 at offset 0x10: ") {
+		t.Errorf("a budget smaller than the entry: %v", err)
 	}
 }
 
