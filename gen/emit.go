@@ -316,9 +316,12 @@ func lineComment(text string) string {
 // structs and unions, enums), and one size guard per -type mapping.
 func (p *plan) emitDecls(f *jen.File) {
 	for _, d := range p.decls {
-		if d.scalar != nil {
+		switch {
+		case d.scalar != nil:
 			emitScalar(f, d)
-		} else {
+		case d.fields != nil:
+			emitStruct(f, d)
+		default:
 			emitOpaque(f, d)
 		}
 	}
@@ -339,8 +342,13 @@ func emitOpaque(f *jen.File, d *declType) {
 	}
 	if d.members {
 		f.Comment(lineComment(fmt.Sprintf("%s is %s, defined at %s: %s, %d-byte aligned,\n"+
-			"as its members lay it out. Fill it through Bytes (little-endian, C++ member\n"+
-			"offsets), %s", d.name, d.what, d.src, plural(d.size, "byte"), max(d.align, 1), hint)))
+			"as its members lay it out. It is not a Go struct of them: %s.\n"+
+			"Fill it through Bytes (little-endian, C++ member offsets), %s",
+			d.name, d.what, d.src, plural(d.size, "byte"), max(d.align, 1), d.opaqueWhy, hint)))
+	} else if d.defWhy != "" {
+		f.Comment(lineComment(fmt.Sprintf("%s is %s, passed by value: %s, %d-byte aligned.\n"+
+			"cugen knows its layout only by size: %s.\n"+
+			"Fill it through Bytes (little-endian, C++ field offsets), %s", d.name, d.what, plural(d.size, "byte"), max(d.align, 1), d.defWhy, hint)))
 	} else {
 		f.Comment(lineComment(fmt.Sprintf("%s is %s, passed by value: %s, %d-byte aligned.\n"+
 			"cugen knows its layout only by size; fill it through Bytes (little-endian,\n"+
@@ -397,16 +405,46 @@ func (g goType) code() jen.Code {
 
 // pack returns the statement that stores value at buf[off:]. None allocates.
 func (g goType) pack(buf string, off int, value jen.Code) jen.Code {
-	at := jen.Id(buf).Index(jen.Lit(off), jen.Empty())
+	return g.packAt(buf, bufOffset{base: off}, value)
+}
+
+// bufOffset is an offset into a buffer: base, plus the terms' values (an
+// array element's, in a put method's loops).
+type bufOffset struct {
+	base  int
+	terms []jen.Code
+}
+
+// plus is the offset n bytes further, as an expression.
+func (o bufOffset) plus(n int) jen.Code {
+	if len(o.terms) == 0 {
+		return jen.Lit(o.base + n)
+	}
+	c := jen.Empty()
+	if o.base+n != 0 {
+		c.Lit(o.base + n).Op("+")
+	}
+	for i, t := range o.terms {
+		if i > 0 {
+			c.Op("+")
+		}
+		c.Add(t)
+	}
+	return c
+}
+
+// packAt is pack at an offset that may depend on loop indices.
+func (g goType) packAt(buf string, off bufOffset, value jen.Code) jen.Code {
+	at := jen.Id(buf).Index(off.plus(0), jen.Empty())
 	le := func(bits int, v jen.Code) jen.Code {
 		return jen.Qual("encoding/binary", "LittleEndian").Dot(fmt.Sprintf("PutUint%d", bits)).Call(at, v)
 	}
 	switch g.kind {
 	case gkBool:
-		return jen.If(value).Block(jen.Id(buf).Index(jen.Lit(off)).Op("=").Lit(1))
+		return jen.If(value).Block(jen.Id(buf).Index(off.plus(0)).Op("=").Lit(1))
 	case gkInt:
 		if g.size == 1 {
-			return jen.Id(buf).Index(jen.Lit(off)).Op("=").Byte().Call(value)
+			return jen.Id(buf).Index(off.plus(0)).Op("=").Byte().Call(value)
 		}
 		return le(g.size*8, jen.Id(fmt.Sprintf("uint%d", g.size*8)).Call(value))
 	case gkFloat:
@@ -423,15 +461,18 @@ func (g goType) pack(buf string, off int, value jen.Code) jen.Code {
 			if s.kind == gkFloat {
 				value = jen.Id(s.name).Call(value)
 			}
-			return s.pack(buf, off, value)
+			return s.packAt(buf, off, value)
 		}
-		return jen.Copy(jen.Id(buf).Index(jen.Lit(off), jen.Lit(off+g.size)), jen.Add(value).Dot("b").Index(jen.Empty(), jen.Empty()))
+		if g.decl.fields != nil {
+			return jen.Add(value).Dot("put").Call(at) // member by member (structs.go)
+		}
+		return jen.Copy(jen.Id(buf).Index(off.plus(0), off.plus(g.size)), jen.Add(value).Dot("b").Index(jen.Empty(), jen.Empty()))
 	case gkMapped:
 		// The value's own bytes: -type checked that its Go layout is the
 		// C++ one, and the package's size guard keeps it so.
 		view := jen.Qual("unsafe", "Slice").Call(
 			jen.Parens(jen.Op("*").Byte()).Call(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Add(value))), jen.Lit(g.size))
-		return jen.Copy(jen.Id(buf).Index(jen.Lit(off), jen.Lit(off+g.size)), view)
+		return jen.Copy(jen.Id(buf).Index(off.plus(0), off.plus(g.size)), view)
 	}
 	panic("gen: unknown goType kind")
 }

@@ -114,7 +114,8 @@ func TestTypedGlobalsAndPointers(t *testing.T) {
 		"It is typed by its binary width: its declaration at k.cu:7:17 is 32 bytes, the binary's 12.",
 		`var Unknown = rt.NewGlobal[uint8](Library, "unknown", 4)`,
 		"func K(cfg rt.Config, p0 rt.Ptr[Cell]) error",
-		"// Cell is the C++ type Cell, defined at k.cu:1:8: 12 bytes, 4-byte aligned,",
+		"// Cell is the C++ type Cell, defined at k.cu:1:8: 12 bytes, 4-byte aligned.",
+		"\tX  float32 // x, offset 0", "_ = [1]struct{}{}[unsafe.Offsetof(Cell{}.Id)-8]",
 		"// Not wrapped: unused, __unnamed_1, _ZN4cuda3std3__45__cpo4swapE, _ZN34_INTERNAL_a4a9a764_4_m_cu_b546f6382tabE:",
 	)
 	if strings.Contains(src, `"unused"`) || strings.Contains(src, `"__unnamed_1"`) {

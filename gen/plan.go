@@ -206,6 +206,13 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 		gp.goName = reqs[i].name
 	}
 	p.decls, p.mappings, p.notes = typer.sortedDecls(), typer.sortedMappings(), names.notes
+	for _, kp := range p.kernels {
+		for _, q := range kp.params {
+			if q.typ.kind == gkDecl {
+				q.typ.decl.markPacked()
+			}
+		}
+	}
 	return p, nil
 }
 

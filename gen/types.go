@@ -23,7 +23,9 @@ import (
 //	pointer to a type of unknown size    rt.DevPtr
 //	an enum (a named type the binary     a generated named integer type
 //	  passes as a PTX scalar)
-//	a struct, class or union             a generated opaque type of exact size and
+//	a struct or class a source defines   a generated Go struct of its members at the
+//	  (-src), that Go can lay out so       C++ offsets (structs.go)
+//	any other struct, class or union     a generated opaque type of exact size and
 //	                                       alignment, or the Go type -type maps it to
 
 const rtPkg = "github.com/cugen/cugen/rt"
@@ -70,8 +72,15 @@ type declType struct {
 	src    string // where the source declares it, "file:line:col"
 	anon   bool   // an extern "C" kernel's aggregate, of no known C++ type
 	// members says the layout is the source's definition's (cugen -src),
-	// not a by-value parameter's size in the binary.
-	members bool
+	// not a by-value parameter's size in the binary: fields are its members
+	// as Go fields (structs.go), or opaqueWhy says why Go cannot hold them.
+	members   bool
+	fields    []structField
+	opaqueWhy string
+	packed    bool // some launch function packs it by value: it has a put method
+	// defWhy says why a by-value parameter's class, which a source
+	// defines, is known only by its size in the binary.
+	defWhy string
 }
 
 // cxxBuiltins maps C++ builtin type names (as demangled) to exact-width Go types.
@@ -227,8 +236,22 @@ func (t *typer) valueType(k *parse.Kernel, p *parse.Param) (goType, error) {
 		if p.Size <= 0 {
 			return goType{}, fmt.Errorf("size of %s unknown", c.Name)
 		}
+		var why string
+		if c.Def != nil {
+			size, align, ok := t.layout(c, 0)
+			switch {
+			case ok && size == p.Size:
+				return t.declareClass(c, size, align), nil
+			case ok:
+				why = fmt.Sprintf("its definition at %s lays out %s, but the binary passes %s", c.Def.Pos, plural(size, "byte"), plural(p.Size, "byte"))
+			case c.Def.Opaque != "":
+				why = fmt.Sprintf("its definition at %s does not give its layout: %s", c.Def.Pos, c.Def.Opaque)
+			default:
+				why = fmt.Sprintf("cugen cannot lay out its definition at %s", c.Def.Pos)
+			}
+		}
 		return t.declare(c.Name, &declType{want: typeName(c), scope: c.Scope, what: "the C++ type " + c.Name,
-			size: p.Size, align: p.Align, src: c.Decl}), nil
+			size: p.Size, align: p.Align, src: c.Decl, defWhy: why}), nil
 	}
 	return t.opaque(c.Spelling, camel(c.Spelling), "the C++ type "+c.Spelling, p.Size, p.Align), nil
 }
@@ -338,9 +361,7 @@ func (t *typer) elemType(e *parse.CType) (goType, bool) {
 		if size, align, ok := t.layout(e, 0); ok && e.Def != nil {
 			// A class the source defines (cugen -src): its layout from its
 			// members.
-			u := e.Unqualified()
-			return t.declare(u.Name, &declType{want: typeName(u), scope: u.Scope, what: "the C++ type " + u.Name,
-				size: size, align: align, src: e.Def.Pos, members: true}), true
+			return t.declareClass(e, size, align), true
 		}
 	}
 	return goType{}, false
@@ -409,7 +430,8 @@ func (t *typer) layout(c *parse.CType, depth int) (size, align int, ok bool) {
 				off = alignUp(off, a) + s*n
 			}
 		}
-		return alignUp(off, align), align, true
+		// An empty class is one byte: C++ gives every object an address of its own.
+		return alignUp(max(off, 1), align), align, true
 	}
 	return 0, 0, false
 }

@@ -24,12 +24,14 @@
 // carry no types, get their parameter types from their prototypes there
 // (checked against the binary's sizes), every kernel found there gets its
 // parameter names, and the variables and the classes pointers point to get
-// the types the source declares. cugen preprocesses the source itself
+// the types the source declares; a struct it defines becomes a Go struct of
+// its members, where Go can place them at the C++ offsets. cugen preprocesses the source itself
 // (#include with -I, #define, #if with -D), without a toolchain; a .cu input
 // that cugen compiles is its own -src unless -src is given. -globals chooses
 // the variables wrapped (by default not the compiler's own, nor those no code
-// refers to and no -src declares; -globals none wraps none). -type passes a C++ struct as a Go type of the same layout
-// (checked at generate time) instead of an opaque byte-backed type.
+// refers to and no -src declares; -globals none wraps none). -type passes a
+// C++ struct as a Go type of the same layout (checked at generate time)
+// instead of the type cugen declares.
 //
 // Every image is checked at generate time with rt/soft's decoder, so that an
 // instruction rt/soft cannot run is an error with its file:line:col now, not

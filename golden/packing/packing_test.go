@@ -20,6 +20,7 @@ import (
 
 	"github.com/cugen/cugen/golden/testdata/gotypes"
 	"github.com/cugen/cugen/golden/testdata/types"
+	typesrc "github.com/cugen/cugen/golden/testdata/types_src"
 	typemap "github.com/cugen/cugen/golden/testdata/types_typemap"
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/rttest"
@@ -247,6 +248,36 @@ func TestPairsOpaque(t *testing.T) {
 	compare(t, got, want)
 }
 
+// With -src, the structs are Go structs of their members, packed member
+// by member at the C++ offsets.
+func TestPairsFromSource(t *testing.T) {
+	want := newBuf(t, kernelNames[0])
+	want.u32(0, f32(1.5), f32(-2.5))
+	want.u64(1, f64(3.25), f64(-4.75))
+	want.params(2, 0.5, -7, 1e10)
+	want.u32(3, 0xdeadbeef)
+	want.u64(4, 0x1000)
+	want.u64(5, 0x2000)
+	var bits typesrc.Bits // a union: opaque
+	binary.LittleEndian.PutUint32(bits.Bytes(), 0xdeadbeef)
+	got := launch(t, func(cfg rt.Config) error {
+		return typesrc.Pairs(cfg, typesrc.PairFloat32{First: 1.5, Second: -2.5}, typesrc.PairFloat64{First: 3.25, Second: -4.75},
+			typesrc.Params{Scale: 0.5, Count: -7, Offset: 1e10}, bits, 0x1000, 0x2000)
+	})
+	compare(t, got, want)
+
+	want = newBuf(t, "cvecAdd")
+	want.u64(0, 0x10)
+	want.u64(1, 0x20)
+	want.u64(2, 0x30)
+	want.u32(3, uint32(0xfffffffb)) // -5
+	want.params(4, 2, 3, -1.5)
+	got = launch(t, func(cfg rt.Config) error {
+		return typesrc.CvecAdd(cfg, 0x10, 0x20, 0x30, -5, typesrc.Params{Scale: 2, Count: 3, Offset: -1.5})
+	})
+	compare(t, got, want)
+}
+
 func TestVectors(t *testing.T) {
 	want := newBuf(t, kernelNames[1])
 	want.u8(0, 0xff)                                                // char1{-1}
@@ -330,7 +361,8 @@ func TestEnumsAndWide(t *testing.T) {
 }
 
 // TestPackingDoesNotAllocate: mapped structs are copied by value through an
-// unsafe byte view, vectors through Put; neither allocates.
+// unsafe byte view, structs of members member by member, vectors through
+// Put; none allocates.
 func TestPackingDoesNotAllocate(t *testing.T) {
 	fake := &rttest.Fake{Kernels: allKernels(t)}
 	devs, err := rt.DevicesOf(fake)
@@ -350,6 +382,9 @@ func TestPackingDoesNotAllocate(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := typemap.CvecAdd(cfg, 0, 0, 0, 1, prm); err != nil {
+			t.Fatal(err)
+		}
+		if err := typesrc.Pairs(cfg, typesrc.PairFloat32{First: 1}, typesrc.PairFloat64{Second: 2}, typesrc.Params{Count: 3}, typesrc.Bits{}, 0, 0); err != nil {
 			t.Fatal(err)
 		}
 		if err := typemap.Vectors(cfg, rt.Char1{}, rt.Char2{}, rt.Char3{}, rt.Char4{}, rt.Uchar4{}, rt.Short2{}, rt.Int2{}, rt.Int3{}, rt.Int4{},

@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"github.com/cugen/cugen/rt"
 	"math"
+	"unsafe"
 )
 
 //go:embed field11.size.fatbin
@@ -133,57 +134,89 @@ var (
 	)
 )
 
-// Big128 is the C++ type Big128, passed by value: 128 bytes, 128-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// Big128 is the C++ type Big128, defined at field11.cu:44:21: 128 bytes, 128-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Big128], a variable's accessor) holds it as Go lays it out.
 type Big128 struct {
-	_ [0]uint64
-	b [128]byte
+	V [16]uint64 // v[16], offset 0
 }
 
-// Bytes is the value's memory, 128 bytes.
-func (v *Big128) Bytes() []byte {
-	return v.b[:]
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *Big128) put(b []byte) {
+	for i0 := range v.V {
+		binary.LittleEndian.PutUint64(b[8*i0:], uint64(v.V[i0]))
+	}
 }
 
-// Big64 is the C++ type Big64, passed by value: 64 bytes, 64-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// Go lays out Big128 as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Big128{})-128]
+	_ = [1]struct{}{}[unsafe.Offsetof(Big128{}.V)]
+)
+
+// Big64 is the C++ type Big64, defined at field11.cu:43:20: 64 bytes, 64-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Big64], a variable's accessor) holds it as Go lays it out.
 type Big64 struct {
-	_ [0]uint64
-	b [64]byte
+	V [8]uint64 // v[8], offset 0
 }
 
-// Bytes is the value's memory, 64 bytes.
-func (v *Big64) Bytes() []byte {
-	return v.b[:]
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *Big64) put(b []byte) {
+	for i0 := range v.V {
+		binary.LittleEndian.PutUint64(b[8*i0:], uint64(v.V[i0]))
+	}
 }
 
-// Cell is the C++ type Cell, passed by value: 12 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// Go lays out Big64 as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Big64{})-64]
+	_ = [1]struct{}{}[unsafe.Offsetof(Big64{}.V)]
+)
+
+// Cell is the C++ type Cell, defined at field11.cu:8:8: 12 bytes, 4-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Cell], a variable's accessor) holds it as Go lays it out.
 type Cell struct {
-	_ [0]uint32
-	b [12]byte
+	X  float32 // x, offset 0
+	Y  float32 // y, offset 4
+	Id int32   // id, offset 8
 }
 
-// Bytes is the value's memory, 12 bytes.
-func (v *Cell) Bytes() []byte {
-	return v.b[:]
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *Cell) put(b []byte) {
+	binary.LittleEndian.PutUint32(b[0:], math.Float32bits(v.X))
+	binary.LittleEndian.PutUint32(b[4:], math.Float32bits(v.Y))
+	binary.LittleEndian.PutUint32(b[8:], uint32(v.Id))
 }
 
-// Inner is the C++ type Inner, defined at field11.cu:9:8: 16 bytes, 8-byte aligned,
-// as its members lay it out. Fill it through Bytes (little-endian, C++ member
-// offsets), or map it to a Go struct with cugen -type.
+// Go lays out Cell as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Cell{})-12]
+	_ = [1]struct{}{}[unsafe.Offsetof(Cell{}.X)]
+	_ = [1]struct{}{}[unsafe.Offsetof(Cell{}.Y)-4]
+	_ = [1]struct{}{}[unsafe.Offsetof(Cell{}.Id)-8]
+)
+
+// Inner is the C++ type Inner, defined at field11.cu:9:8: 16 bytes, 8-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Inner], a variable's accessor) holds it as Go lays it out.
 type Inner struct {
-	_ [0]uint64
-	b [16]byte
+	W float64  // w, offset 0
+	K int16    // k, offset 8
+	_ [6]uint8 // padding
 }
 
-// Bytes is the value's memory, 16 bytes.
-func (v *Inner) Bytes() []byte {
-	return v.b[:]
-}
+// Go lays out Inner as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Inner{})-16]
+	_ = [1]struct{}{}[unsafe.Offsetof(Inner{}.W)]
+	_ = [1]struct{}{}[unsafe.Offsetof(Inner{}.K)-8]
+)
 
 // TupleInt32Float32 is the C++ type Tuple<int, float>, passed by value: 1 byte, 1-byte aligned.
 // cugen knows its layout only by size; fill it through Bytes (little-endian,
@@ -213,7 +246,7 @@ func (v *TupleInt32Float32) Bytes() []byte {
 func BigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return BigAfterPtrKernel.Launch(cfg, args[:])
 }
@@ -225,7 +258,7 @@ func BigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 func BigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return BigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
@@ -247,7 +280,7 @@ func BigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Bi
 func BigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return BigByValueKernel.Launch(cfg, args[:])
@@ -260,7 +293,7 @@ func BigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) err
 func BigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return BigByValueKernel.SetNode(node, cfg, args[:])
@@ -280,7 +313,7 @@ func BigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.P
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 64, 8 bytes)
 func BigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return BigParamKernel.Launch(cfg, args[:])
 }
@@ -291,7 +324,7 @@ func BigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 // cfg gives the shape; its Stream is not used.
 func BigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return BigParamKernel.SetNode(node, cfg, args[:])
 }
@@ -455,7 +488,7 @@ func PackTwiceInt32Float32Node(node rt.KernelNode, cfg rt.Config, p0 TupleInt32F
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 72, 8 bytes)
 func PlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return PlainAfterBigKernel.Launch(cfg, args[:])
@@ -467,7 +500,7 @@ func PlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error 
 // cfg gives the shape; its Stream is not used.
 func PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return PlainAfterBigKernel.SetNode(node, cfg, args[:])
@@ -644,7 +677,7 @@ func VkPtrFloat32CellPtrCell(cfg rt.Config, out rt.Ptr[uint64], xs0 rt.Ptr[float
 	var args [40]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	binary.LittleEndian.PutUint64(args[8:], uint64(xs0))
-	copy(args[16:28], xs1.b[:])
+	xs1.put(args[16:])
 	binary.LittleEndian.PutUint64(args[32:], uint64(xs2))
 	return VkPtrFloat32CellPtrCellKernel.Launch(cfg, args[:])
 }
@@ -657,7 +690,7 @@ func VkPtrFloat32CellPtrCellNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[u
 	var args [40]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
 	binary.LittleEndian.PutUint64(args[8:], uint64(xs0))
-	copy(args[16:28], xs1.b[:])
+	xs1.put(args[16:])
 	binary.LittleEndian.PutUint64(args[32:], uint64(xs2))
 	return VkPtrFloat32CellPtrCellKernel.SetNode(node, cfg, args[:])
 }

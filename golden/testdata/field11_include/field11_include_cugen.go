@@ -11,6 +11,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"github.com/cugen/cugen/rt"
+	"unsafe"
 )
 
 //go:embed train.ptx
@@ -47,18 +48,21 @@ var (
 	)
 )
 
-// Layer is the C++ type Layer, defined at common.h:14:8: 12 bytes, 4-byte aligned,
-// as its members lay it out. Fill it through Bytes (little-endian, C++ member
-// offsets), or map it to a Go struct with cugen -type.
+// Layer is the C++ type Layer, defined at common.h:14:8: 12 bytes, 4-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Layer], a variable's accessor) holds it as Go lays it out.
 type Layer struct {
-	_ [0]uint32
-	b [12]byte
+	W [4]rt.BFloat16 // w[4], offset 0
+	N int32          // n, offset 8
 }
 
-// Bytes is the value's memory, 12 bytes.
-func (v *Layer) Bytes() []byte {
-	return v.b[:]
-}
+// Go lays out Layer as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Layer{})-12]
+	_ = [1]struct{}{}[unsafe.Offsetof(Layer{}.W)]
+	_ = [1]struct{}{}[unsafe.Offsetof(Layer{}.N)-8]
+)
 
 // Attention launches the kernel attention:
 //

@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"github.com/cugen/cugen/rt"
 	"math"
+	"unsafe"
 )
 
 //go:embed types_src.ptx
@@ -173,9 +174,9 @@ var (
 	)
 )
 
-// Bits is the C++ type Bits, passed by value: 4 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// Bits is the C++ type Bits, defined at ../../src/types.cu:32:7: 4 bytes, 4-byte aligned,
+// as its members lay it out. It is not a Go struct of them: it is a union, which Go has no type for.
+// Fill it through Bytes (little-endian, C++ member offsets), or map it to a Go struct with cugen -type.
 type Bits struct {
 	_ [0]uint32
 	b [4]byte
@@ -198,44 +199,74 @@ type Color int32
 // cugen cannot see its enumerators: convert the C++ values, Mode(1).
 type Mode uint8
 
-// PairFloat32 is the C++ type Pair<float>, passed by value: 8 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// PairFloat32 is the C++ type Pair<float>, defined at ../../src/types.cu:30:8: 8 bytes, 4-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[PairFloat32], a variable's accessor) holds it as Go lays it out.
 type PairFloat32 struct {
-	_ [0]uint32
-	b [8]byte
+	First  float32 // first, offset 0
+	Second float32 // second, offset 4
 }
 
-// Bytes is the value's memory, 8 bytes.
-func (v *PairFloat32) Bytes() []byte {
-	return v.b[:]
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *PairFloat32) put(b []byte) {
+	binary.LittleEndian.PutUint32(b[0:], math.Float32bits(v.First))
+	binary.LittleEndian.PutUint32(b[4:], math.Float32bits(v.Second))
 }
 
-// PairFloat64 is the C++ type Pair<double>, passed by value: 16 bytes, 8-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// Go lays out PairFloat32 as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(PairFloat32{})-8]
+	_ = [1]struct{}{}[unsafe.Offsetof(PairFloat32{}.First)]
+	_ = [1]struct{}{}[unsafe.Offsetof(PairFloat32{}.Second)-4]
+)
+
+// PairFloat64 is the C++ type Pair<double>, defined at ../../src/types.cu:30:8: 16 bytes, 8-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[PairFloat64], a variable's accessor) holds it as Go lays it out.
 type PairFloat64 struct {
-	_ [0]uint64
-	b [16]byte
+	First  float64 // first, offset 0
+	Second float64 // second, offset 8
 }
 
-// Bytes is the value's memory, 16 bytes.
-func (v *PairFloat64) Bytes() []byte {
-	return v.b[:]
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *PairFloat64) put(b []byte) {
+	binary.LittleEndian.PutUint64(b[0:], math.Float64bits(v.First))
+	binary.LittleEndian.PutUint64(b[8:], math.Float64bits(v.Second))
 }
 
-// Params is the C++ type Params, passed by value: 16 bytes, 8-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// Go lays out PairFloat64 as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(PairFloat64{})-16]
+	_ = [1]struct{}{}[unsafe.Offsetof(PairFloat64{}.First)]
+	_ = [1]struct{}{}[unsafe.Offsetof(PairFloat64{}.Second)-8]
+)
+
+// Params is the C++ type Params, defined at ../../src/types.cu:31:8: 16 bytes, 8-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Params], a variable's accessor) holds it as Go lays it out.
 type Params struct {
-	_ [0]uint64
-	b [16]byte
+	Scale  float32 // scale, offset 0
+	Count  int32   // count, offset 4
+	Offset float64 // offset, offset 8
 }
 
-// Bytes is the value's memory, 16 bytes.
-func (v *Params) Bytes() []byte {
-	return v.b[:]
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *Params) put(b []byte) {
+	binary.LittleEndian.PutUint32(b[0:], math.Float32bits(v.Scale))
+	binary.LittleEndian.PutUint32(b[4:], uint32(v.Count))
+	binary.LittleEndian.PutUint64(b[8:], math.Float64bits(v.Offset))
 }
+
+// Go lays out Params as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Params{})-16]
+	_ = [1]struct{}{}[unsafe.Offsetof(Params{}.Scale)]
+	_ = [1]struct{}{}[unsafe.Offsetof(Params{}.Count)-4]
+	_ = [1]struct{}{}[unsafe.Offsetof(Params{}.Offset)-8]
+)
 
 // WideType is the C++ enum Wide, passed as its 8-byte value (PTX .u64).
 // It is declared at ../../src/types.cu:54:12.
@@ -261,7 +292,7 @@ func CvecAdd(cfg rt.Config, a rt.ConstPtr[float32], b rt.ConstPtr[float32], c rt
 	binary.LittleEndian.PutUint64(args[8:], uint64(b))
 	binary.LittleEndian.PutUint64(args[16:], uint64(c))
 	binary.LittleEndian.PutUint32(args[24:], uint32(n))
-	copy(args[32:48], p.b[:])
+	p.put(args[32:])
 	return CvecAddKernel.Launch(cfg, args[:])
 }
 
@@ -275,7 +306,7 @@ func CvecAddNode(node rt.KernelNode, cfg rt.Config, a rt.ConstPtr[float32], b rt
 	binary.LittleEndian.PutUint64(args[8:], uint64(b))
 	binary.LittleEndian.PutUint64(args[16:], uint64(c))
 	binary.LittleEndian.PutUint32(args[24:], uint32(n))
-	copy(args[32:48], p.b[:])
+	p.put(args[32:])
 	return CvecAddKernel.SetNode(node, cfg, args[:])
 }
 
@@ -561,9 +592,9 @@ func OverPtrInt32Node(node rt.KernelNode, cfg rt.Config, x rt.Ptr[int32]) error 
 //   - out rt.Ptr[float32] (float*, offset 56, 8 bytes)
 func Pairs(cfg rt.Config, p PairFloat32, q PairFloat64, prm Params, bits Bits, many rt.Ptr[Params], out rt.Ptr[float32]) error {
 	var args [64]byte
-	copy(args[0:8], p.b[:])
-	copy(args[8:24], q.b[:])
-	copy(args[24:40], prm.b[:])
+	p.put(args[0:])
+	q.put(args[8:])
+	prm.put(args[24:])
 	copy(args[40:44], bits.b[:])
 	binary.LittleEndian.PutUint64(args[48:], uint64(many))
 	binary.LittleEndian.PutUint64(args[56:], uint64(out))
@@ -576,9 +607,9 @@ func Pairs(cfg rt.Config, p PairFloat32, q PairFloat64, prm Params, bits Bits, m
 // cfg gives the shape; its Stream is not used.
 func PairsNode(node rt.KernelNode, cfg rt.Config, p PairFloat32, q PairFloat64, prm Params, bits Bits, many rt.Ptr[Params], out rt.Ptr[float32]) error {
 	var args [64]byte
-	copy(args[0:8], p.b[:])
-	copy(args[8:24], q.b[:])
-	copy(args[24:40], prm.b[:])
+	p.put(args[0:])
+	q.put(args[8:])
+	prm.put(args[24:])
 	copy(args[40:44], bits.b[:])
 	binary.LittleEndian.PutUint64(args[48:], uint64(many))
 	binary.LittleEndian.PutUint64(args[56:], uint64(out))

@@ -175,9 +175,9 @@ var (
 	)
 )
 
-// Bits is the C++ type Bits, passed by value: 4 bytes, 4-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// Bits is the C++ type Bits, defined at ../../src/types.cu:32:7: 4 bytes, 4-byte aligned,
+// as its members lay it out. It is not a Go struct of them: it is a union, which Go has no type for.
+// Fill it through Bytes (little-endian, C++ member offsets), or map it to a Go struct with cugen -type.
 type Bits struct {
 	_ [0]uint32
 	b [4]byte
