@@ -1,6 +1,7 @@
-// Command structs passes a C++ struct and CUDA vector types by value: the
+// Command structs passes C++ structs and CUDA vector types by value: a
 // struct as a Go type of checked layout (cugen -type), float4, int3, double2
-// and char4 as rt's vector types.
+// and char4 as rt's vector types, and a struct that cugen declares from the
+// source (-src), with its members as Go fields.
 package main
 
 import (
@@ -89,5 +90,57 @@ func run(w io.Writer) error {
 		return fmt.Errorf("mix = %v, want [321 4506 38]", got)
 	}
 	fmt.Fprintf(w, "mix(int3{1 2 3}, double2{4.5 6}, char4{-1 2 -3 40}) = %v\n", got)
+	return weigh(w, ctx, s)
+}
+
+// weigh passes a struct that cugen declared from the source, with its
+// members as Go fields: by value, and in device memory through
+// rt.ConstPtr[kernels.Particle]. The kernel stores the copy it was passed,
+// which comes back equal, and sums members of both.
+func weigh(w io.Writer, ctx *rt.Context, s *rt.Stream) error {
+	weights, err := rt.AllocFrom(ctx, []float32{0.5})
+	if err != nil {
+		return err
+	}
+	defer weights.Free()
+	p := kernels.Particle{Pos: rt.Float3{X: 1, Y: 2, Z: 3}, Kind: 4, Mass: 5.5, Span: kernels.Span{Lo: 10, Hi: 3},
+		Tags: [3]int16{100, -200, 300}, Alive: true, W: weights.Const()}
+	many, err := rt.AllocFrom(ctx, []kernels.Particle{{Mass: 1, Alive: true}, {Mass: 10}, {Mass: 100, Alive: true}})
+	if err != nil {
+		return err
+	}
+	defer many.Free()
+	stored, err := rt.Alloc[kernels.Particle](ctx, 1)
+	if err != nil {
+		return err
+	}
+	defer stored.Free()
+	sum, err := rt.Alloc[float64](ctx, 1)
+	if err != nil {
+		return err
+	}
+	defer sum.Free()
+	if err := kernels.Weigh(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, p, many.Const(), 3, stored.Ptr, sum.Ptr); err != nil {
+		return err
+	}
+	if err := s.Synchronize(); err != nil {
+		return err
+	}
+	back, err := stored.ToHost()
+	if err != nil {
+		return err
+	}
+	if back[0] != p {
+		return fmt.Errorf("weigh stored %+v, want %+v", back[0], p)
+	}
+	total, err := sum.ToHost()
+	if err != nil {
+		return err
+	}
+	// pos 1+4+9, kind 4, mass 5.5, span 10-3, tags 200, alive 1, w[0] 0.5; many: 1 + 100
+	if total[0] != 333 {
+		return fmt.Errorf("weigh = %v, want 333", total[0])
+	}
+	fmt.Fprintf(w, "weigh(Particle{mass %v, tags %v, ...}) = %v\n", p.Mass, p.Tags, total[0])
 	return nil
 }

@@ -12,7 +12,8 @@ func TestStructs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log("\n" + out.String())
-	if !strings.Contains(out.String(), "out[7] = 4327.75") || !strings.Contains(out.String(), "= [321 4506 38]") {
+	if !strings.Contains(out.String(), "out[7] = 4327.75") || !strings.Contains(out.String(), "= [321 4506 38]") ||
+		!strings.Contains(out.String(), "weigh(Particle{mass 5.5, tags [100 -200 300], ...}) = 333") {
 		t.Errorf("output:\n%s", out.String())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	params "github.com/cugen/cugen/examples/structs/params"
 	"github.com/cugen/cugen/rt"
+	"math"
 	"unsafe"
 )
 
@@ -44,6 +45,80 @@ var (
 		rt.ParamSpec{Offset: 40, Size: 8},
 		rt.ParamSpec{Offset: 48, Size: 4},
 	)
+	// WeighKernel is the kernel _Z5weigh8ParticlePKS_iPS_Pd, launched by Weigh and updated in graphs by WeighNode;
+	// its methods give its attributes, occupancy and parameter layout.
+	WeighKernel = Library.Kernel("_Z5weigh8ParticlePKS_iPS_Pd",
+		rt.ParamSpec{Offset: 0, Size: 48},
+		rt.ParamSpec{Offset: 48, Size: 8},
+		rt.ParamSpec{Offset: 56, Size: 4},
+		rt.ParamSpec{Offset: 64, Size: 8},
+		rt.ParamSpec{Offset: 72, Size: 8},
+	)
+)
+
+// Particle is the C++ type Particle, defined at structs.cu:25:8: 48 bytes, 8-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Particle], a variable's accessor) holds it as Go lays it out.
+type Particle struct {
+	Pos   rt.Float3            // pos, offset 0
+	Kind  int8                 // kind, offset 12
+	_     [3]uint8             // padding
+	Mass  float64              // mass, offset 16
+	Span  Span                 // span, offset 24
+	Tags  [3]int16             // tags[3], offset 32
+	Alive bool                 // alive, offset 38
+	_     [1]uint8             // padding
+	W     rt.ConstPtr[float32] // w, offset 40
+}
+
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *Particle) put(b []byte) {
+	v.Pos.Put(b[0:])
+	b[12] = byte(v.Kind)
+	binary.LittleEndian.PutUint64(b[16:], math.Float64bits(v.Mass))
+	v.Span.put(b[24:])
+	for i0 := range v.Tags {
+		binary.LittleEndian.PutUint16(b[32+2*i0:], uint16(v.Tags[i0]))
+	}
+	if v.Alive {
+		b[38] = 1
+	}
+	binary.LittleEndian.PutUint64(b[40:], uint64(v.W))
+}
+
+// Go lays out Particle as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Particle{})-48]
+	_ = [1]struct{}{}[unsafe.Offsetof(Particle{}.Pos)]
+	_ = [1]struct{}{}[unsafe.Offsetof(Particle{}.Kind)-12]
+	_ = [1]struct{}{}[unsafe.Offsetof(Particle{}.Mass)-16]
+	_ = [1]struct{}{}[unsafe.Offsetof(Particle{}.Span)-24]
+	_ = [1]struct{}{}[unsafe.Offsetof(Particle{}.Tags)-32]
+	_ = [1]struct{}{}[unsafe.Offsetof(Particle{}.Alive)-38]
+	_ = [1]struct{}{}[unsafe.Offsetof(Particle{}.W)-40]
+)
+
+// Span is the C++ type Span, defined at structs.cu:24:8: 8 bytes, 4-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Span], a variable's accessor) holds it as Go lays it out.
+type Span struct {
+	Lo int32 // lo, offset 0
+	Hi int32 // hi, offset 4
+}
+
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *Span) put(b []byte) {
+	binary.LittleEndian.PutUint32(b[0:], uint32(v.Lo))
+	binary.LittleEndian.PutUint32(b[4:], uint32(v.Hi))
+}
+
+// Go lays out Span as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Span{})-8]
+	_ = [1]struct{}{}[unsafe.Offsetof(Span{}.Lo)]
+	_ = [1]struct{}{}[unsafe.Offsetof(Span{}.Hi)-4]
 )
 
 // The launch functions copy params.Params as the 16 bytes of the C++ Params;
@@ -117,4 +192,40 @@ func MixNode(node rt.KernelNode, cfg rt.Config, a rt.Int3, d rt.Double2, c rt.Ch
 	c.Put(args[32:])
 	binary.LittleEndian.PutUint64(args[40:], uint64(out))
 	return MixKernel.SetNode(node, cfg, args[:])
+}
+
+// Weigh launches the kernel _Z5weigh8ParticlePKS_iPS_Pd:
+//
+//	weigh(Particle, Particle const*, int, Particle*, double*)
+//
+// Parameter names are from its definition at structs.cu:35:17.
+// Parameters:
+//
+//   - p Particle (Particle, offset 0, 48 bytes)
+//   - many rt.ConstPtr[Particle] (Particle const*, offset 48, 8 bytes)
+//   - n int32 (int, offset 56, 4 bytes)
+//   - copy_ rt.Ptr[Particle] (Particle*, offset 64, 8 bytes)
+//   - out rt.Ptr[float64] (double*, offset 72, 8 bytes)
+func Weigh(cfg rt.Config, p Particle, many rt.ConstPtr[Particle], n int32, copy_ rt.Ptr[Particle], out rt.Ptr[float64]) error {
+	var args [80]byte
+	p.put(args[0:])
+	binary.LittleEndian.PutUint64(args[48:], uint64(many))
+	binary.LittleEndian.PutUint32(args[56:], uint32(n))
+	binary.LittleEndian.PutUint64(args[64:], uint64(copy_))
+	binary.LittleEndian.PutUint64(args[72:], uint64(out))
+	return WeighKernel.Launch(cfg, args[:])
+}
+
+// WeighNode sets node, a kernel node of an instantiated graph (rt.GraphExec.KernelNode),
+// to launch _Z5weigh8ParticlePKS_iPS_Pd as Weigh would with these arguments, from the graph's next
+// launch on, without capturing it again (cuGraphExecKernelNodeSetParams).
+// cfg gives the shape; its Stream is not used.
+func WeighNode(node rt.KernelNode, cfg rt.Config, p Particle, many rt.ConstPtr[Particle], n int32, copy_ rt.Ptr[Particle], out rt.Ptr[float64]) error {
+	var args [80]byte
+	p.put(args[0:])
+	binary.LittleEndian.PutUint64(args[48:], uint64(many))
+	binary.LittleEndian.PutUint32(args[56:], uint32(n))
+	binary.LittleEndian.PutUint64(args[64:], uint64(copy_))
+	binary.LittleEndian.PutUint64(args[72:], uint64(out))
+	return WeighKernel.SetNode(node, cfg, args[:])
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"github.com/cugen/cugen/rt"
 	"math"
+	"unsafe"
 )
 
 //go:embed field11_sm80.ptx
@@ -349,31 +350,47 @@ var (
 	)
 )
 
-// Big128 is the C++ type Big128, passed by value: 128 bytes, 128-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// Big128 is the C++ type Big128, defined at field11.cu:44:21: 128 bytes, 128-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Big128], a variable's accessor) holds it as Go lays it out.
 type Big128 struct {
-	_ [0]uint64
-	b [128]byte
+	V [16]uint64 // v[16], offset 0
 }
 
-// Bytes is the value's memory, 128 bytes.
-func (v *Big128) Bytes() []byte {
-	return v.b[:]
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *Big128) put(b []byte) {
+	for i0 := range v.V {
+		binary.LittleEndian.PutUint64(b[8*i0:], uint64(v.V[i0]))
+	}
 }
 
-// Big64 is the C++ type Big64, passed by value: 64 bytes, 64-byte aligned.
-// cugen knows its layout only by size; fill it through Bytes (little-endian,
-// C++ field offsets), or map it to a Go struct with cugen -type.
+// Go lays out Big128 as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Big128{})-128]
+	_ = [1]struct{}{}[unsafe.Offsetof(Big128{}.V)]
+)
+
+// Big64 is the C++ type Big64, defined at field11.cu:43:20: 64 bytes, 64-byte aligned.
+// Its fields are the C++ members at their C++ offsets, so that device memory
+// (rt.Ptr[Big64], a variable's accessor) holds it as Go lays it out.
 type Big64 struct {
-	_ [0]uint64
-	b [64]byte
+	V [8]uint64 // v[8], offset 0
 }
 
-// Bytes is the value's memory, 64 bytes.
-func (v *Big64) Bytes() []byte {
-	return v.b[:]
+// put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.
+func (v *Big64) put(b []byte) {
+	for i0 := range v.V {
+		binary.LittleEndian.PutUint64(b[8*i0:], uint64(v.V[i0]))
+	}
 }
+
+// Go lays out Big64 as C++ does (cugen checked with go/types); these fail
+// to compile if that ever changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Big64{})-64]
+	_ = [1]struct{}{}[unsafe.Offsetof(Big64{}.V)]
+)
 
 // Field11BigAfterPtr launches the kernel bigAfterPtr of field11.o:
 //
@@ -391,7 +408,7 @@ func (v *Big64) Bytes() []byte {
 func Field11BigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11BigAfterPtrKernel.Launch(cfg, args[:])
 }
@@ -403,7 +420,7 @@ func Field11BigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) er
 func Field11BigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11BigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
@@ -425,7 +442,7 @@ func Field11BigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64
 func Field11BigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11BigByValueKernel.Launch(cfg, args[:])
@@ -438,7 +455,7 @@ func Field11BigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int
 func Field11BigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11BigByValueKernel.SetNode(node, cfg, args[:])
@@ -458,7 +475,7 @@ func Field11BigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, o
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 64, 8 bytes)
 func Field11BigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11BigParamKernel.Launch(cfg, args[:])
 }
@@ -469,7 +486,7 @@ func Field11BigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 // cfg gives the shape; its Stream is not used.
 func Field11BigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11BigParamKernel.SetNode(node, cfg, args[:])
 }
@@ -490,7 +507,7 @@ func Field11BigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[
 func Field11NoneBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11NoneBigAfterPtrKernel.Launch(cfg, args[:])
 }
@@ -502,7 +519,7 @@ func Field11NoneBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32
 func Field11NoneBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11NoneBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
@@ -524,7 +541,7 @@ func Field11NoneBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[ui
 func Field11NoneBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11NoneBigByValueKernel.Launch(cfg, args[:])
@@ -537,7 +554,7 @@ func Field11NoneBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s
 func Field11NoneBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11NoneBigByValueKernel.SetNode(node, cfg, args[:])
@@ -557,7 +574,7 @@ func Field11NoneBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big6
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 64, 8 bytes)
 func Field11NoneBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11NoneBigParamKernel.Launch(cfg, args[:])
 }
@@ -568,7 +585,7 @@ func Field11NoneBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 // cfg gives the shape; its Stream is not used.
 func Field11NoneBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11NoneBigParamKernel.SetNode(node, cfg, args[:])
 }
@@ -588,7 +605,7 @@ func Field11NoneBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 72, 8 bytes)
 func Field11NonePlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11NonePlainAfterBigKernel.Launch(cfg, args[:])
@@ -600,7 +617,7 @@ func Field11NonePlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint
 // cfg gives the shape; its Stream is not used.
 func Field11NonePlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11NonePlainAfterBigKernel.SetNode(node, cfg, args[:])
@@ -657,7 +674,7 @@ func Field11NoneTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 72, 8 bytes)
 func Field11PlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11PlainAfterBigKernel.Launch(cfg, args[:])
@@ -669,7 +686,7 @@ func Field11PlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64])
 // cfg gives the shape; its Stream is not used.
 func Field11PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11PlainAfterBigKernel.SetNode(node, cfg, args[:])
@@ -691,7 +708,7 @@ func Field11PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x floa
 func Field11SizeBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11SizeBigAfterPtrKernel.Launch(cfg, args[:])
 }
@@ -703,7 +720,7 @@ func Field11SizeBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32
 func Field11SizeBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11SizeBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
@@ -725,7 +742,7 @@ func Field11SizeBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[ui
 func Field11SizeBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11SizeBigByValueKernel.Launch(cfg, args[:])
@@ -738,7 +755,7 @@ func Field11SizeBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s
 func Field11SizeBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11SizeBigByValueKernel.SetNode(node, cfg, args[:])
@@ -758,7 +775,7 @@ func Field11SizeBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big6
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 64, 8 bytes)
 func Field11SizeBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11SizeBigParamKernel.Launch(cfg, args[:])
 }
@@ -769,7 +786,7 @@ func Field11SizeBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 // cfg gives the shape; its Stream is not used.
 func Field11SizeBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11SizeBigParamKernel.SetNode(node, cfg, args[:])
 }
@@ -789,7 +806,7 @@ func Field11SizeBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 72, 8 bytes)
 func Field11SizePlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11SizePlainAfterBigKernel.Launch(cfg, args[:])
@@ -801,7 +818,7 @@ func Field11SizePlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint
 // cfg gives the shape; its Stream is not used.
 func Field11SizePlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11SizePlainAfterBigKernel.SetNode(node, cfg, args[:])
@@ -857,7 +874,7 @@ func Field11SizeTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap
 func Field11Sm80BigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11Sm80BigAfterPtrKernel.Launch(cfg, args[:])
 }
@@ -869,7 +886,7 @@ func Field11Sm80BigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32
 func Field11Sm80BigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11Sm80BigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
@@ -889,7 +906,7 @@ func Field11Sm80BigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[ui
 func Field11Sm80BigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11Sm80BigByValueKernel.Launch(cfg, args[:])
@@ -902,7 +919,7 @@ func Field11Sm80BigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s
 func Field11Sm80BigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11Sm80BigByValueKernel.SetNode(node, cfg, args[:])
@@ -920,7 +937,7 @@ func Field11Sm80BigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big6
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 64, 8 bytes)
 func Field11Sm80BigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11Sm80BigParamKernel.Launch(cfg, args[:])
 }
@@ -931,7 +948,7 @@ func Field11Sm80BigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 // cfg gives the shape; its Stream is not used.
 func Field11Sm80BigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11Sm80BigParamKernel.SetNode(node, cfg, args[:])
 }
@@ -949,7 +966,7 @@ func Field11Sm80BigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 72, 8 bytes)
 func Field11Sm80PlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11Sm80PlainAfterBigKernel.Launch(cfg, args[:])
@@ -961,7 +978,7 @@ func Field11Sm80PlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint
 // cfg gives the shape; its Stream is not used.
 func Field11Sm80PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11Sm80PlainAfterBigKernel.SetNode(node, cfg, args[:])
@@ -1017,7 +1034,7 @@ func Field11Sm80TmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMap
 func Field11Sm90CubinBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11Sm90CubinBigAfterPtrKernel.Launch(cfg, args[:])
 }
@@ -1029,7 +1046,7 @@ func Field11Sm90CubinBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n 
 func Field11Sm90CubinBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11Sm90CubinBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
@@ -1051,7 +1068,7 @@ func Field11Sm90CubinBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.P
 func Field11Sm90CubinBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11Sm90CubinBigByValueKernel.Launch(cfg, args[:])
@@ -1064,7 +1081,7 @@ func Field11Sm90CubinBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint6
 func Field11Sm90CubinBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11Sm90CubinBigByValueKernel.SetNode(node, cfg, args[:])
@@ -1084,7 +1101,7 @@ func Field11Sm90CubinBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 64, 8 bytes)
 func Field11Sm90CubinBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11Sm90CubinBigParamKernel.Launch(cfg, args[:])
 }
@@ -1095,7 +1112,7 @@ func Field11Sm90CubinBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error 
 // cfg gives the shape; its Stream is not used.
 func Field11Sm90CubinBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11Sm90CubinBigParamKernel.SetNode(node, cfg, args[:])
 }
@@ -1115,7 +1132,7 @@ func Field11Sm90CubinBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, ou
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 72, 8 bytes)
 func Field11Sm90CubinPlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11Sm90CubinPlainAfterBigKernel.Launch(cfg, args[:])
@@ -1127,7 +1144,7 @@ func Field11Sm90CubinPlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr
 // cfg gives the shape; its Stream is not used.
 func Field11Sm90CubinPlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11Sm90CubinPlainAfterBigKernel.SetNode(node, cfg, args[:])
@@ -1183,7 +1200,7 @@ func Field11Sm90CubinTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.Tens
 func Field11Sm90PtxBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11Sm90PtxBigAfterPtrKernel.Launch(cfg, args[:])
 }
@@ -1195,7 +1212,7 @@ func Field11Sm90PtxBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n in
 func Field11Sm90PtxBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11Sm90PtxBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
@@ -1215,7 +1232,7 @@ func Field11Sm90PtxBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr
 func Field11Sm90PtxBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11Sm90PtxBigByValueKernel.Launch(cfg, args[:])
@@ -1228,7 +1245,7 @@ func Field11Sm90PtxBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64]
 func Field11Sm90PtxBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11Sm90PtxBigByValueKernel.SetNode(node, cfg, args[:])
@@ -1246,7 +1263,7 @@ func Field11Sm90PtxBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b B
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 64, 8 bytes)
 func Field11Sm90PtxBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11Sm90PtxBigParamKernel.Launch(cfg, args[:])
 }
@@ -1257,7 +1274,7 @@ func Field11Sm90PtxBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 // cfg gives the shape; its Stream is not used.
 func Field11Sm90PtxBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11Sm90PtxBigParamKernel.SetNode(node, cfg, args[:])
 }
@@ -1275,7 +1292,7 @@ func Field11Sm90PtxBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out 
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 72, 8 bytes)
 func Field11Sm90PtxPlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11Sm90PtxPlainAfterBigKernel.Launch(cfg, args[:])
@@ -1287,7 +1304,7 @@ func Field11Sm90PtxPlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[u
 // cfg gives the shape; its Stream is not used.
 func Field11Sm90PtxPlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11Sm90PtxPlainAfterBigKernel.SetNode(node, cfg, args[:])
@@ -1343,7 +1360,7 @@ func Field11Sm90PtxTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.Tensor
 func Field11SpeedBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11SpeedBigAfterPtrKernel.Launch(cfg, args[:])
 }
@@ -1355,7 +1372,7 @@ func Field11SpeedBigAfterPtr(cfg rt.Config, out rt.Ptr[uint64], b Big128, n int3
 func Field11SpeedBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[uint64], b Big128, n int32) error {
 	var args [260]byte
 	binary.LittleEndian.PutUint64(args[0:], uint64(out))
-	copy(args[128:256], b.b[:])
+	b.put(args[128:])
 	binary.LittleEndian.PutUint32(args[256:], uint32(n))
 	return Field11SpeedBigAfterPtrKernel.SetNode(node, cfg, args[:])
 }
@@ -1377,7 +1394,7 @@ func Field11SpeedBigAfterPtrNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[u
 func Field11SpeedBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11SpeedBigByValueKernel.Launch(cfg, args[:])
@@ -1390,7 +1407,7 @@ func Field11SpeedBigByValue(cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], 
 func Field11SpeedBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big64, out rt.Ptr[uint64], s int16) error {
 	var args [138]byte
 	args[0] = byte(c)
-	copy(args[64:128], b.b[:])
+	b.put(args[64:])
 	binary.LittleEndian.PutUint64(args[128:], uint64(out))
 	binary.LittleEndian.PutUint16(args[136:], uint16(s))
 	return Field11SpeedBigByValueKernel.SetNode(node, cfg, args[:])
@@ -1410,7 +1427,7 @@ func Field11SpeedBigByValueNode(node rt.KernelNode, cfg rt.Config, c int8, b Big
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 64, 8 bytes)
 func Field11SpeedBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11SpeedBigParamKernel.Launch(cfg, args[:])
 }
@@ -1421,7 +1438,7 @@ func Field11SpeedBigParam(cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 // cfg gives the shape; its Stream is not used.
 func Field11SpeedBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt.Ptr[uint64]) error {
 	var args [72]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint64(args[64:], uint64(out))
 	return Field11SpeedBigParamKernel.SetNode(node, cfg, args[:])
 }
@@ -1441,7 +1458,7 @@ func Field11SpeedBigParamNode(node rt.KernelNode, cfg rt.Config, b Big64, out rt
 //   - out rt.Ptr[uint64] (unsigned long long*, offset 72, 8 bytes)
 func Field11SpeedPlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11SpeedPlainAfterBigKernel.Launch(cfg, args[:])
@@ -1453,7 +1470,7 @@ func Field11SpeedPlainAfterBig(cfg rt.Config, b Big64, x float32, out rt.Ptr[uin
 // cfg gives the shape; its Stream is not used.
 func Field11SpeedPlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, out rt.Ptr[uint64]) error {
 	var args [80]byte
-	copy(args[0:64], b.b[:])
+	b.put(args[0:])
 	binary.LittleEndian.PutUint32(args[64:], math.Float32bits(x))
 	binary.LittleEndian.PutUint64(args[72:], uint64(out))
 	return Field11SpeedPlainAfterBigKernel.SetNode(node, cfg, args[:])

@@ -1,10 +1,10 @@
 package kernels_test
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -121,18 +121,10 @@ func load(t *testing.T, d rt.Driver, img image, soft bool) {
 
 func big64(seed uint64) kernels.Big64 {
 	var b kernels.Big64
-	for i := 0; i < 8; i++ {
-		binary.LittleEndian.PutUint64(b.Bytes()[8*i:], seed*uint64(i+1)+uint64(i))
+	for i := range b.V {
+		b.V[i] = seed*uint64(i+1) + uint64(i)
 	}
 	return b
-}
-
-func words(b []byte) []uint64 {
-	w := make([]uint64, len(b)/8)
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint64(b[8*i:])
-	}
-	return w
 }
 
 // TestOverAligned launches the four kernels with parameters aligned to 64
@@ -176,13 +168,13 @@ func TestOverAligned(t *testing.T) {
 				}
 
 				b := big64(0x0101010101010101)
-				run("bigParam", func() error { return img.bigParam(cfg, b, out.Ptr) }, words(b.Bytes()))
+				run("bigParam", func() error { return img.bigParam(cfg, b, out.Ptr) }, b.V[:])
 
 				var c kernels.Big128
-				for i := 0; i < 16; i++ {
-					binary.LittleEndian.PutUint64(c.Bytes()[8*i:], 1000+uint64(i)<<40)
+				for i := range c.V {
+					c.V[i] = 1000 + uint64(i)<<40
 				}
-				want := words(c.Bytes())
+				want := slices.Clone(c.V[:])
 				for i := range want {
 					want[i] += 7
 				}
@@ -190,13 +182,13 @@ func TestOverAligned(t *testing.T) {
 
 				// char -2 and short -3 convert to unsigned long long by sign
 				// extension: out[i] = b[i]*(2^64-2) + 2^64-3.
-				want = words(b.Bytes())
+				want = slices.Clone(b.V[:])
 				for i := range want {
 					want[i] = want[i]*uint64(math.MaxUint64-1) + uint64(math.MaxUint64-2)
 				}
 				run("bigByValue", func() error { return img.bigByValue(cfg, -2, b, out.Ptr, -3) }, want)
 
-				want = words(b.Bytes())
+				want = slices.Clone(b.V[:])
 				for i := range want {
 					want[i] += 12
 				}
