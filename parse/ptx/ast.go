@@ -164,6 +164,8 @@ type Module struct {
 	// Sections lists the names of the .section blocks (DWARF: ".debug_info",
 	// ".debug_abbrev", ...), whose contents the parser skips.
 	Sections []string
+
+	src string // the text parsed, without trailing NULs: ParseBody reads bodies from it
 }
 
 // Version is the .version directive.

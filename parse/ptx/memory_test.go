@@ -53,6 +53,67 @@ func TestParseCheckedMatches(t *testing.T) {
 	}
 }
 
+// ParseBody gives each function the body Parse gives it, and Parse's
+// errors, one function at a time.
+func TestParseBodyMatches(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.ptx")
+	more, _ := filepath.Glob("testdata/*/*.ptx")
+	bodies := 0
+	for _, f := range append(files, more...) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := Parse(f, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hdr, err := ParseHeaders(f, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, fn := range hdr.Funcs {
+			b, err := hdr.ParseBody(fn)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", f, fn.Name, err)
+			}
+			if !reflect.DeepEqual(b, full.Funcs[i].Body) {
+				t.Errorf("%s: %s: ParseBody's body differs from Parse's", f, fn.Name)
+			}
+			bodies++
+		}
+	}
+	if bodies < 50 {
+		t.Errorf("only %d bodies compared", bodies)
+	}
+	// Register parameters named without '%' are registers in the body.
+	src := []byte(".version 8.0\n.target sm_90\n.func (.reg .b32 r) f(.reg .b32 a)\n{\n\tadd.s32 r, a, 1;\n\tret;\n}\n")
+	hdr, _ := ParseHeaders("r.ptx", src)
+	if b, err := hdr.ParseBody(hdr.Funcs[0]); err != nil {
+		t.Error(err)
+	} else if in := b.Stmts[0].(*Instr); fmt.Sprintf("%T %T", in.Operands[0], in.Operands[1]) != "*ptx.Reg *ptx.Reg" {
+		t.Errorf("operands %T %T", in.Operands[0], in.Operands[1])
+	}
+	// A statement error, at Parse's position.
+	bad := []byte(".version 9.0\n.target sm_90\n.entry k() {\n\tret;\n}\n.entry j() {\n\tadd.u32 %r1 %r2;\n}\n")
+	_, want := Parse("b.ptx", bad)
+	hdr, err := ParseHeaders("b.ptx", bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hdr.ParseBody(hdr.Funcs[0]); err != nil {
+		t.Errorf("the good body: %v", err)
+	}
+	if _, err := hdr.ParseBody(hdr.Funcs[1]); err == nil || err.Error() != want.Error() {
+		t.Errorf("ParseBody: %v, Parse: %v", err, want)
+	}
+	// A function of another module is refused, not misread.
+	other, _ := ParseHeaders("o.ptx", []byte(".version 8.0\n.target sm_90\n\n\n\n\n.entry o() { ret; }\n"))
+	if _, err := hdr.ParseBody(other.Funcs[0]); err == nil {
+		t.Error("a function of another module parsed")
+	}
+}
+
 // A huge initializer is kept as its text: its elements come back from
 // Elems and InitData as if each had a node.
 func TestHugeInitializer(t *testing.T) {

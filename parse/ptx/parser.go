@@ -33,6 +33,39 @@ func ParseChecked(filename string, src []byte) (*Module, error) {
 	return parse(filename, src, checkBodies)
 }
 
+// ParseBody parses the body of f, a function definition of m whose body
+// ParseHeaders or ParseChecked skipped, from m's source, and returns it as
+// Parse would have, with Parse's errors. A tool that needs the statements of
+// one function at a time (rt/soft's generate-time check of a huge module)
+// sets f.Body to it, and back to the skipped span when done, and so never
+// holds the tree of the whole module. A prototype has no body: nil.
+func (m *Module) ParseBody(f *Func) (b *Block, err error) {
+	if f.Body == nil || len(f.Body.Stmts) > 0 {
+		return f.Body, nil
+	}
+	pos := f.Body.Pos
+	if pos.Offset < 0 || pos.Offset >= len(m.src) || m.src[pos.Offset] != '{' || pos.Column < 1 {
+		return nil, fmt.Errorf("ptx: %s: ParseBody of %s: no body of this module's source at %s", m.File, f.Name, pos)
+	}
+	p := parser{mode: keepBodies}
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			b, err = nil, e.err
+		}
+	}()
+	p.sc = scanner{file: m.File, src: m.src, off: pos.Offset, line: pos.Line, lineStart: pos.Offset - (pos.Column - 1)}
+	p.regs = map[string]bool{}
+	for _, pr := range slices.Concat(f.Returns, f.Params) {
+		p.registerParam(pr)
+	}
+	p.next()
+	return p.block(), nil
+}
+
 // bodyMode says what the parser does with function bodies.
 type bodyMode uint8
 
@@ -298,7 +331,7 @@ func (p *parser) floatLit(neg bool) (val float64, bits uint64, n int) {
 // ---------------------------------------------------------------- module
 
 func (p *parser) module() *Module {
-	m := &Module{File: p.sc.file}
+	m := &Module{File: p.sc.file, src: p.sc.src}
 	for p.tok.kind != tEOF {
 		if p.tok.kind != tDot {
 			p.expected("directive")
@@ -848,10 +881,16 @@ func (p *parser) param() *Param {
 		}
 		p.expect("]", "after array length")
 	}
+	p.registerParam(pr)
+	return pr
+}
+
+// registerParam notes a register parameter named without '%' (".reg .b32
+// r"), so that its uses in the body parse as registers.
+func (p *parser) registerParam(pr *Param) {
 	if pr.Space == SpaceReg && p.regs != nil && !strings.HasPrefix(pr.Name, "%") {
 		p.regs[pr.Name] = true
 	}
-	return pr
 }
 
 // ---------------------------------------------------------------- bodies
