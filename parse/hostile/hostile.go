@@ -256,6 +256,24 @@ func HugePTX(size int) []byte {
 	return []byte(b.String())
 }
 
+// HugeKernelsPTX is HugePTX's instructions spread over kernels of about
+// kernel bytes each, on one line: a module the size of a large library's.
+func HugeKernelsPTX(size, kernel int) []byte {
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(".version 8.0 .target sm_70 .address_size 64 ")
+	const ins = "add.s32 %r1, %r2, %r3; "
+	for k := 0; b.Len() < size; k++ {
+		start := b.Len()
+		fmt.Fprintf(&b, ".visible .entry k%d(.param .u64 p){ .reg .b32 %%r<4>; ", k)
+		for b.Len()-start+len(ins)+6 < kernel && b.Len()+len(ins)+6 < size {
+			b.WriteString(ins)
+		}
+		b.WriteString("ret; } ")
+	}
+	return []byte(b.String())
+}
+
 // HugeInitPTX is a module of about size bytes on one line: one .b8 array
 // with an initializer of single digits, two bytes per element.
 func HugeInitPTX(size int) []byte {

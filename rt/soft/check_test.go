@@ -4,11 +4,20 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/metrics"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cugen/cugen/parse/fatbin"
 	"github.com/cugen/cugen/parse/hostile"
+	"github.com/cugen/cugen/rt"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -78,6 +87,116 @@ func TestCheckFatbin(t *testing.T) {
 	if want := "k.fatbin[compute_90]:17:2: rex: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a fatbin with an unknown instruction in one PTX entry: %v, want an error starting %q", err, want)
 	}
+}
+
+// TestCheckMatchesLoad: Check, which holds one kernel's statements at a
+// time, accepts what a load accepts and reports what a load reports, at
+// the same position: over nvcc's modules, and over each with one
+// instruction spoiled (a modifier no decoder knows, in kernels and in the
+// device functions they call) or one statement cut short.
+func TestCheckMatchesLoad(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.ptx")
+	if len(files) < 5 {
+		t.Fatalf("%d modules", len(files))
+	}
+	load := func(name string, src []byte) string {
+		d := New(Options{ComputeCapability: 1 << 20})
+		h, err := d.LibraryLoad(src, rt.LoadOptions{Name: name})
+		if err != nil {
+			var re *rt.Error
+			if errors.As(err, &re) {
+				return re.Detail
+			}
+			return err.Error()
+		}
+		d.LibraryUnload(h)
+		return ""
+	}
+	check := func(name string, src []byte) string {
+		if err := Check(name, src); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	instr := regexp.MustCompile(`(?m)^\t(@%p\d+ )?([a-z]+)((\.[a-z0-9]+)*)[ \t]`)
+	spoiled, failed := 0, 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(f)
+		if got, want := check(name, src), load(name, src); got != "" || want != "" {
+			t.Fatalf("%s: Check %q, load %q", f, got, want)
+		}
+		ms := instr.FindAllSubmatchIndex(src, -1)
+		for i := 0; i < len(ms); i += max(len(ms)/25, 1) {
+			m := ms[i]
+			for _, bad := range [][]byte{
+				slices.Concat(src[:m[5]], []byte(".qq"), src[m[5]:]),                                   // a modifier no one knows
+				slices.Concat(src[:m[5]], []byte(" ;"), src[bytes.IndexByte(src[m[5]:], ';')+m[5]+1:]), // operands cut
+			} {
+				got, want := check(name, bad), load(name, bad)
+				if got != want {
+					t.Errorf("%s, instruction at offset %d spoiled: Check %q, load %q", f, m[0], got, want)
+				}
+				spoiled++
+				if want != "" {
+					failed++
+				}
+			}
+		}
+	}
+	t.Logf("%d spoiled modules, %d failing to load", spoiled, failed)
+	if spoiled < 100 || failed < spoiled/2 {
+		t.Errorf("%d modules spoiled, %d failing to load: too few", spoiled, failed)
+	}
+}
+
+// TestCheckHoldsOneKernel: Check of a module of many kernels holds the
+// statements and program of one at a time. 8 MB of dense PTX in kernels of
+// 64 KB peaks at about 2 bytes per input byte; a load, which keeps them all,
+// at about 40. (BenchmarkHugePTX in gen/pipeline has the figures.)
+func TestCheckHoldsOneKernel(t *testing.T) {
+	src := hostile.HugeKernelsPTX(8<<20, 64<<10)
+	var err error
+	peak := peakHeap(func() { err = Check("h.ptx", src) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perByte := float64(peak) / float64(len(src)); perByte > 8 {
+		t.Errorf("Check of %d bytes of PTX in kernels of 64 KB peaked at %d bytes of heap, %.1f per input byte", len(src), peak, perByte)
+	}
+}
+
+// peakHeap runs f and samples the heap's objects every millisecond,
+// returning the most seen above what was there before (at most f's peak:
+// a sample can miss it, never exceed it).
+func peakHeap(f func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	base := read()
+	var peak uint64
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	wg.Go(func() {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			peak = max(peak, read())
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	f()
+	peak = max(peak, read())
+	close(done)
+	wg.Wait()
+	return peak - min(base, peak)
 }
 
 // TestCheckBudget: a fatbin's compressed PTX is decompressed within the

@@ -38,27 +38,9 @@ func (lib *library) indexFuncs() {
 		lib.byAddr[a] = lib.funcs[f.Name]
 	}
 	taken := map[string]bool{}
-	var walk func(b *ptx.Block)
-	walk = func(b *ptx.Block) {
-		for _, s := range b.Stmts {
-			switch s := s.(type) {
-			case *ptx.Block:
-				walk(s)
-			case *ptx.Instr:
-				if s.Op == "call" {
-					continue
-				}
-				for _, o := range s.Operands {
-					if sy, ok := o.(*ptx.Sym); ok && lib.funcs[sy.Name] != nil {
-						taken[sy.Name] = true
-					}
-				}
-			}
-		}
-	}
 	for _, f := range lib.mod.Funcs {
 		if f.Body != nil {
-			walk(f.Body)
+			lib.markTaken(f.Body, taken)
 		}
 	}
 	for _, v := range lib.mod.Vars {
@@ -73,6 +55,33 @@ func (lib *library) indexFuncs() {
 			}
 		}
 	}
+	lib.setTaken(taken)
+}
+
+// markTaken adds to taken the functions whose address b takes (an operand
+// other than a call's target).
+func (lib *library) markTaken(b *ptx.Block, taken map[string]bool) {
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *ptx.Block:
+			lib.markTaken(s, taken)
+		case *ptx.Instr:
+			if s.Op == "call" {
+				continue
+			}
+			for _, o := range s.Operands {
+				if sy, ok := o.(*ptx.Sym); ok && lib.funcs[sy.Name] != nil {
+					taken[sy.Name] = true
+				}
+			}
+		}
+	}
+}
+
+// setTaken sets lib.taken: the device functions named in taken, in source
+// order.
+func (lib *library) setTaken(taken map[string]bool) {
+	lib.taken = nil
 	for _, f := range lib.mod.Funcs {
 		if taken[f.Name] && !f.Entry && lib.funcs[f.Name] == f {
 			lib.taken = append(lib.taken, f)

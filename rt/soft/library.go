@@ -64,30 +64,9 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 		return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
 	}
 	contractFMA(mod)
-	lib := &library{d: d, file: name, mod: mod, funcs: map[string]*ptx.Func{},
-		insts: map[*context]*instance{}, managed: map[int]*alloc{}}
-	if err := d.checkTarget(mod); err != nil {
+	lib, err := d.newLibrary(name, mod)
+	if err != nil {
 		return 0, err
-	}
-	for _, f := range mod.Funcs {
-		if prev := lib.funcs[f.Name]; prev == nil || prev.Body == nil {
-			lib.funcs[f.Name] = f
-		}
-	}
-	for _, v := range mod.Vars {
-		switch v.Space {
-		case ptx.SpaceGlobal, ptx.SpaceConst:
-			if v.Linkage == ptx.LinkExtern {
-				return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%s: .extern variable %s: the soft backend does not link separate device code", v.Pos, v.Name)
-			}
-			if varSize(v) < 0 {
-				return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%s: variable %s has no size", v.Pos, v.Name)
-			}
-			lib.vars = append(lib.vars, v)
-		case ptx.SpaceShared:
-		default:
-			return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%s: module-scope .%s variable %s is not supported", v.Pos, v.Space, v.Name)
-		}
 	}
 	lib.indexFuncs()
 	for _, f := range mod.Entries() {
@@ -97,11 +76,8 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 		}
 		lib.progs = append(lib.progs, p)
 	}
-	// Initialisers are checked now so a bad one fails the load, not a launch.
-	for _, v := range lib.vars {
-		if _, err := lib.initBytes(v, func(string) (uint64, bool) { return 0, true }); err != nil {
-			return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
-		}
+	if err := lib.checkInits(); err != nil {
+		return 0, err
 	}
 	d.mu.Lock()
 	lib.h = rt.LibHandle(d.handle())
@@ -113,6 +89,50 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 	}
 	d.mu.Unlock()
 	return lib.h, nil
+}
+
+// newLibrary is a parsed module as a library, its module-scope
+// declarations checked (the target, the variables); its kernels are not
+// decoded yet. (check.go builds one from a module of skipped bodies.)
+func (d *Driver) newLibrary(name string, mod *ptx.Module) (*library, error) {
+	const op = "cuLibraryLoadData"
+	lib := &library{d: d, file: name, mod: mod, funcs: map[string]*ptx.Func{},
+		insts: map[*context]*instance{}, managed: map[int]*alloc{}}
+	if err := d.checkTarget(mod); err != nil {
+		return nil, err
+	}
+	for _, f := range mod.Funcs {
+		if prev := lib.funcs[f.Name]; prev == nil || prev.Body == nil {
+			lib.funcs[f.Name] = f
+		}
+	}
+	for _, v := range mod.Vars {
+		switch v.Space {
+		case ptx.SpaceGlobal, ptx.SpaceConst:
+			if v.Linkage == ptx.LinkExtern {
+				return nil, rt.Errorf(op, rt.ErrInvalidPTX, "%s: .extern variable %s: the soft backend does not link separate device code", v.Pos, v.Name)
+			}
+			if varSize(v) < 0 {
+				return nil, rt.Errorf(op, rt.ErrInvalidPTX, "%s: variable %s has no size", v.Pos, v.Name)
+			}
+			lib.vars = append(lib.vars, v)
+		case ptx.SpaceShared:
+		default:
+			return nil, rt.Errorf(op, rt.ErrInvalidPTX, "%s: module-scope .%s variable %s is not supported", v.Pos, v.Space, v.Name)
+		}
+	}
+	return lib, nil
+}
+
+// checkInits evaluates every initializer, so that a bad one fails the
+// load, not a launch.
+func (lib *library) checkInits() error {
+	for _, v := range lib.vars {
+		if _, err := lib.initBytes(v, func(string) (uint64, bool) { return 0, true }); err != nil {
+			return rt.Errorf("cuLibraryLoadData", rt.ErrInvalidPTX, "%v", err)
+		}
+	}
+	return nil
 }
 
 // pickImage returns the PTX text of an image: PTX itself, or the best PTX
