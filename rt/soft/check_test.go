@@ -153,6 +153,64 @@ func TestCheckMatchesLoad(t *testing.T) {
 	}
 }
 
+// An indirect call reaches every function whose address the module takes:
+// here only a later kernel takes twice's, and a load decodes twice (and
+// its unknown modifier) into the calling kernel. Check, which holds one
+// kernel at a time, must find that address first.
+const checkIndirectPTX = `.version 8.0
+.target sm_90
+.address_size 64
+.func (.param .b32 r) twice(.param .b32 a)
+{
+	.reg .b32 %r<3>;
+	ld.param.b32 %r1, [a];
+	add.s32 %r2, %r1, %r1;
+	st.param.b32 [r], %r2;
+	ret;
+}
+.visible .entry caller(.param .u64 out)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	ld.global.u64 %rd2, [%rd1];
+	{
+	.param .b32 param0;
+	st.param.b32 [param0+0], 21;
+	.param .b32 retval0;
+	prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);
+	call (retval0), %rd2, (param0), prototype_0;
+	ld.param.b32 %r2, [retval0+0];
+	}
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+.visible .entry taker(.param .u64 out)
+{
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	mov.u64 %rd2, twice;
+	st.global.u64 [%rd1], %rd2;
+	ret;
+}
+`
+
+func TestCheckIndirectCall(t *testing.T) {
+	if err := Check("ind.ptx", []byte(checkIndirectPTX)); err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(checkIndirectPTX, "add.s32", "add.qq.s32", 1)
+	d := New(Options{})
+	_, want := d.LibraryLoad([]byte(bad), rt.LoadOptions{Name: "ind.ptx"})
+	var re *rt.Error
+	if !errors.As(want, &re) || !strings.HasPrefix(re.Detail, "ind.ptx:8:2: ") {
+		t.Fatalf("the load: %v", want)
+	}
+	if err := Check("ind.ptx", []byte(bad)); err == nil || err.Error() != re.Detail {
+		t.Errorf("Check: %v, the load: %s", err, re.Detail)
+	}
+}
+
 // TestCheckHoldsOneKernel: Check of a module of many kernels holds the
 // statements and program of one at a time. 8 MB of dense PTX in kernels of
 // 64 KB peaks at about 2 bytes per input byte; a load, which keeps them all,
