@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -325,8 +324,6 @@ func (d *Driver) variable(op string, ch rt.CtxHandle, h rt.LibHandle, name strin
 	return rt.DevPtr(in.addr[i]), uint64(varSize(lib.vars[i])), nil
 }
 
-var managedMu sync.Mutex
-
 // instance returns (creating on first use) the library's variables in c.
 func (lib *library) instance(c *context) (*instance, error) {
 	const op = "cuLibraryGetGlobal"
@@ -349,12 +346,7 @@ func (lib *library) instance(c *context) (*instance, error) {
 		if v.Managed {
 			a := lib.managed[i]
 			if a == nil {
-				managedMu.Lock()
-				base := d.nextManaged(size)
-				managedMu.Unlock()
-				a = newAlloc(base, size)
-				a.what = "managed variable " + v.Name + " of " + lib.file
-				d.mem.insert(a)
+				a = d.mem.insertManaged(size, "managed variable "+v.Name+" of "+lib.file)
 				lib.managed[i] = a
 				allocs[i] = a
 			}
@@ -397,18 +389,6 @@ func (lib *library) instance(c *context) (*instance, error) {
 	c.insts[lib] = in
 	c.mu.Unlock()
 	return in, nil
-}
-
-func (d *Driver) nextManaged(size uint64) uint64 {
-	d.mem.mu.Lock()
-	defer d.mem.mu.Unlock()
-	base := uint64(managedBase)
-	i := sort.Search(len(d.mem.spans), func(i int) bool { return d.mem.spans[i].base >= globalBase })
-	if i > 0 && d.mem.spans[i-1].base >= managedBase {
-		last := d.mem.spans[i-1]
-		base = last.base + (last.size+allocAlign-1)/allocAlign*allocAlign + allocGuard
-	}
-	return base
 }
 
 // initBytes evaluates a variable's initialiser into its bytes (the

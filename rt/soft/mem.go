@@ -2,6 +2,7 @@ package soft
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"unsafe"
@@ -69,6 +70,25 @@ func (s *addrSpace) insert(a *alloc) {
 	copy(s.spans[i+1:], s.spans[i:])
 	s.spans[i] = a
 	s.mu.Unlock()
+}
+
+// insertManaged places a managed variable of size bytes after the last
+// managed allocation, live or freed, and inserts it. Choosing the address
+// and inserting it is one critical section: two libraries placing their
+// first managed variable at the same moment must not be given one address.
+func (s *addrSpace) insertManaged(size uint64, what string) *alloc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	base := uint64(managedBase)
+	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].base >= globalBase })
+	if i > 0 && s.spans[i-1].base >= managedBase {
+		last := s.spans[i-1]
+		base = last.base + (last.size+allocAlign-1)/allocAlign*allocAlign + allocGuard
+	}
+	a := newAlloc(base, size)
+	a.what = what
+	s.spans = slices.Insert(s.spans, i, a)
+	return a
 }
 
 func (s *addrSpace) free(a *alloc) {
