@@ -23,6 +23,11 @@ type (
 // for the call); a zero CtxHandle means the calling OS thread's current context.
 // Where a method departs from its CUDA call, its comment says so.
 //
+// A kernel fault (an illegal or misaligned address, a trap, a failed assert,
+// a launch failure or timeout, a hardware stack error) is sticky, as in CUDA:
+// every later call that works in the faulted context returns it; see
+// Result.Sticky for which codes, and how to go on.
+//
 // A backend may implement optional capabilities beyond Driver: ParamInfoer,
 // ParamPlacer, KernelAttributer, JITLogger, WarmUpper, LoadingModer, Linker
 // and TensorMapEncoder.

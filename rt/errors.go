@@ -131,6 +131,30 @@ func (r Result) Text() string {
 	return "unrecognized error code"
 }
 
+// Sticky reports whether the code is one of the kernel faults that leave the
+// context unusable: after such a fault every later call that works in that
+// context (launches, copies, allocations, synchronisation) returns the same
+// code. CUDA's documentation of each says so (for CUDA_ERROR_ILLEGAL_ADDRESS:
+// "any further CUDA work will return the same error"; for CUDA_ERROR_ASSERT:
+// "The context cannot be used anymore, and must be destroyed. All existing
+// device memory allocations from this context are invalid").
+//
+// Other contexts and devices keep working. To go on, destroy the context
+// (Context.Release of a created one) and make a new one; a primary context is
+// reset when its last retain is released (each Device.Primary needs its
+// Release), as cuDevicePrimaryCtxRelease documents, and the next
+// Device.Primary gives a fresh one. Libraries stay loaded: they are
+// context-independent. Both backends behave so (rt/soft records the fault in
+// its context); rt/rttest's conformance suite checks it.
+func (r Result) Sticky() bool {
+	switch r {
+	case ErrIllegalAddress, ErrMisalignedAddress, ErrIllegalInstruction, ErrAssert, ErrLaunchFailed,
+		ErrHardwareStackError, ErrLaunchTimeout, ErrInvalidAddressSpace, ErrInvalidPC:
+		return true
+	}
+	return false
+}
+
 // Error makes a Result usable as an error value and as an errors.Is target:
 // errors.Is(err, rt.ErrInvalidContext) holds for any *Error with that code.
 func (r Result) Error() string { return r.Name() + ": " + r.Text() }

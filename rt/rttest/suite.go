@@ -12,8 +12,8 @@ import (
 	"github.com/cugen/cugen/rt"
 )
 
-// The suite's device code: hand-written PTX for sm_70 and up, and for sm_90
-// (clusters, programmatic dependent launch).
+// The suite's device code: hand-written PTX for sm_70 and up, for sm_90
+// (clusters, programmatic dependent launch), and kernels that fault.
 var (
 	//go:embed testdata/suite.ptx
 	suitePTX []byte
@@ -21,6 +21,8 @@ var (
 	suiteSM90PTX []byte
 	//go:embed testdata/graph.ptx
 	graphPTX []byte
+	//go:embed testdata/suite_faults.ptx
+	suiteFaultsPTX []byte
 )
 
 // suiteKernels is every kernel of suite.ptx.
@@ -62,7 +64,8 @@ type Options struct {
 // pools (rt.AsyncAllocator), kernel attributes and occupancy
 // (rt.KernelAttributer, rt.OccupancyCalculator) and peer access between
 // the first two devices (rt.PeerAccessor); a check that needs what the
-// driver lacks skips and says so.
+// driver lacks skips and says so. Last, sticky kernel faults, which leave
+// their context unusable and no other.
 //
 // Each area is a subtest of t. Checks that need sm_90 skip on older
 // devices, saying so. The suite leaves no context current on any thread and
@@ -93,6 +96,7 @@ func TestDriver(t *testing.T, d rt.Driver, opts Options) {
 	t.Run("KernelInfo", s.kernelInfo)
 	t.Run("Graphs", s.graphs)
 	t.Run("Peers", s.peers)
+	t.Run("StickyFaults", s.stickyFaults)
 }
 
 // suite is what the checks share: the driver, device 0's primary context a,
@@ -107,6 +111,8 @@ type suite struct {
 	lib                                   *rt.Library
 	vecAdd, scaleBy, addManaged, empty    *rt.Kernel
 	mixed, reverse, gridSync              *rt.Kernel
+	faults                                *rt.Library
+	faultTrap, faultAssert                *rt.Kernel
 	scale                                 *rt.Global[float32]
 	total                                 *rt.Managed[uint32]
 	sm90                                  *rt.Library
@@ -138,6 +144,9 @@ func newSuite(t *testing.T, d rt.Driver, opts Options) *suite {
 	s.addTo = s.glib.Kernel("addTo", p(0, 8), p(8, 4))
 	s.setCond = s.glib.Kernel("setCond", p(0, 8), p(8, 4))
 	s.countDown = s.glib.Kernel("countDown", p(0, 8), p(8, 8))
+	s.faults = rt.NewLibrary("suite_faults.ptx", suiteFaultsPTX)
+	s.faultTrap = s.faults.Kernel("faultTrap")
+	s.faultAssert = s.faults.Kernel("faultAssert")
 
 	// The load comes first, before the suite has a context: the
 	// context-independent API allows that.
@@ -158,7 +167,7 @@ func newSuite(t *testing.T, d rt.Driver, opts Options) *suite {
 }
 
 func (s *suite) close(t *testing.T) {
-	for _, err := range []error{s.lib.Unload(s.d), s.sm90.Unload(s.d), s.glib.Unload(s.d), s.b.Release(), s.a.Release()} {
+	for _, err := range []error{s.lib.Unload(s.d), s.sm90.Unload(s.d), s.glib.Unload(s.d), s.faults.Unload(s.d), s.b.Release(), s.a.Release()} {
 		if err != nil {
 			t.Errorf("cleaning up: %v", err)
 		}

@@ -2,6 +2,7 @@ package soft
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -15,6 +16,8 @@ type context struct {
 	primary bool
 
 	null *stream // the legacy NULL stream
+
+	fault atomic.Pointer[rt.Error] // the sticky fault (sticky.go); nil while usable
 
 	mu         sync.Mutex
 	destroyed  bool
@@ -36,8 +39,22 @@ func (d *Driver) newContext(dv *device, primary bool) *context {
 	return c
 }
 
-// ctx resolves a handle: 0 is the calling thread's current context.
+// ctx resolves a handle for a call that works in the context: 0 is the
+// calling thread's current context, and a context that has faulted fails
+// the call with its sticky fault.
 func (d *Driver) ctx(op string, h rt.CtxHandle) (*context, error) {
+	c, err := d.lookup(op, h)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.unusable(op); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// lookup is ctx for the calls that stay usable after a fault.
+func (d *Driver) lookup(op string, h rt.CtxHandle) (*context, error) {
 	if h == 0 {
 		c := d.cur()
 		if c == nil {
@@ -114,7 +131,7 @@ func (d *Driver) CtxDestroy(h rt.CtxHandle) error {
 	if h == 0 {
 		return rt.Errorf("cuCtxDestroy", rt.ErrInvalidValue, "null context")
 	}
-	c, err := d.ctx("cuCtxDestroy", h)
+	c, err := d.lookup("cuCtxDestroy", h)
 	if err != nil {
 		return err
 	}
@@ -173,7 +190,7 @@ func (d *Driver) CtxSetCurrent(h rt.CtxHandle) error {
 		d.curMu.Unlock()
 		return nil
 	}
-	c, err := d.ctx("cuCtxSetCurrent", h)
+	c, err := d.lookup("cuCtxSetCurrent", h)
 	if err != nil {
 		return err
 	}
@@ -193,7 +210,7 @@ func (d *Driver) CtxGetCurrent() (rt.CtxHandle, error) {
 
 // CtxDevice is cuCtxGetDevice.
 func (d *Driver) CtxDevice(h rt.CtxHandle) (int, error) {
-	c, err := d.ctx("cuCtxGetDevice", h)
+	c, err := d.lookup("cuCtxGetDevice", h)
 	if err != nil {
 		return 0, err
 	}
@@ -203,14 +220,14 @@ func (d *Driver) CtxDevice(h rt.CtxHandle) (int, error) {
 // CtxSynchronize is cuCtxSynchronize: waits for every stream of the context
 // and reports the first error left by asynchronous work.
 func (d *Driver) CtxSynchronize(h rt.CtxHandle) error {
-	c, err := d.ctx("cuCtxSynchronize", h)
+	c, err := d.lookup("cuCtxSynchronize", h)
 	if err != nil {
 		return err
 	}
 	if err := d.forbidden("cuCtxSynchronize", c, true); err != nil {
 		return err
 	}
-	return asyncErr("cuCtxSynchronize", c.synchronize())
+	return c.afterSync("cuCtxSynchronize", c.synchronize())
 }
 
 // synchronize waits for all streams and collects (and clears) their

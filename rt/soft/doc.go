@@ -173,5 +173,8 @@
 // Out-of-bounds, freed-memory and misaligned accesses, barriers that can never
 // release, and kernels that exceed Options.InstrBudget stop the launch with
 // an *rt.Error whose Detail names the kernel, block, thread, PTX line and
-// address.
+// address. As on a GPU, such a fault is sticky: the context is unusable
+// afterwards, every call that works in it returns the fault, and it must
+// be destroyed (a primary context released fully) for a fresh one
+// (sticky.go, rt.Result.Sticky).
 package soft

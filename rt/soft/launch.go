@@ -242,6 +242,11 @@ func (l *launch) run(coop bool) error {
 			}
 		}()
 		for !stop.Load() {
+			if f := l.ctx.fault.Load(); f != nil {
+				// Another launch faulted the context: this one ends too.
+				fail(&rt.Error{Op: "cuLaunchKernel", Code: f.Code, Detail: "kernel " + l.p.name + " stopped: its context faulted: " + f.Detail}, id)
+				return
+			}
 			id = next.Add(1) - 1
 			if id >= total {
 				return
@@ -273,6 +278,7 @@ func (l *launch) run(coop bool) error {
 		wg.Wait()
 	}
 	if first != nil {
+		l.ctx.poison(first) // sticky.go
 		return first
 	}
 	return l.runChildren()

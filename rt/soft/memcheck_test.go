@@ -58,10 +58,10 @@ func TestMemcheckUseAfterFree(t *testing.T) {
 	if err := e.d.MemFree(e.ctx, pb); err != nil {
 		t.Fatal(err)
 	}
-	err := e.launchErr(k, rt.D1(1), rt.D1(64), 0, pa, pb, pc, n)
-	wantErr(t, err, rt.ErrIllegalAddress, `freed`, `cuMemAlloc`)
 	// Freeing twice is an error of the call, not of a kernel.
 	wantErr(t, e.d.MemFree(e.ctx, pb), rt.ErrInvalidValue)
+	err := e.launchErr(k, rt.D1(1), rt.D1(64), 0, pa, pb, pc, n)
+	wantErr(t, err, rt.ErrIllegalAddress, `freed`, `cuMemAlloc`)
 }
 
 func TestMemcheckMisaligned(t *testing.T) {
@@ -92,6 +92,7 @@ func TestMemcheckSharedAndNull(t *testing.T) {
 	ret;`))
 	err := e.launchErr(e.kernel(lib, "k"), rt.D1(1), rt.D1(32), 0, rt.DevPtr(0))
 	wantErr(t, err, rt.ErrIllegalAddress, `thread \(16,0,0\)`, `Invalid __shared__ write of size 4`, `64 bytes of shared memory`)
+	e.reset() // the fault is sticky
 
 	lib2 := e.loadSrc("null.ptx", kernelSrc(".param .u64 p", `
 	.reg .b64 %rd<3>;
@@ -121,6 +122,7 @@ B:
 	ret;`))
 	err := e.launchErr(e.kernel(lib, "k"), rt.D1(2), rt.D1(64), 0)
 	wantErr(t, err, rt.ErrLaunchFailed, `deadlock`, `barrier 1 has 16 of 64 threads`, `barrier 2 has 48 of 64`, `block \(0,0,0\)`, `dl\.ptx:\d+`)
+	e.reset() // the fault is sticky
 
 	// A thread count the CTA cannot reach.
 	lib2 := e.loadSrc("dl2.ptx", kernelSrc("", `
@@ -128,6 +130,7 @@ B:
 	ret;`))
 	err = e.launchErr(e.kernel(lib2, "k"), rt.D1(1), rt.D1(32), 0)
 	wantErr(t, err, rt.ErrLaunchFailed, `waits for 64 threads but the CTA has 32`)
+	e.reset()
 
 	// Threads that exit count as arrived at bar.sync without a count: no
 	// deadlock when the others return early.
@@ -157,6 +160,7 @@ func TestTrapAndAssert(t *testing.T) {
 	e := newEnv(t, Options{})
 	lib := e.loadSrc("trap.ptx", kernelSrc("", "trap;"))
 	wantErr(t, e.launchErr(e.kernel(lib, "k"), rt.D1(1), rt.D1(1), 0), rt.ErrIllegalInstruction, `trap`)
+	e.reset() // the fault is sticky
 
 	src := ptxHeader + `
 .extern .func __assertfail(.param .b64 a, .param .b64 b, .param .b32 c, .param .b64 d, .param .b64 e);
@@ -216,11 +220,20 @@ func TestAsyncErrorReporting(t *testing.T) {
 	if !ee.Async || ee.Op != "cuStreamSynchronize" {
 		t.Fatalf("error not marked async from the sync call: %+v", ee)
 	}
-	if err := e.d.StreamSynchronize(e.ctx, s); err != nil {
-		t.Fatalf("error reported twice: %v", err)
+	// The fault is sticky: the next sync reports it again.
+	ee = wantErr(t, e.d.StreamSynchronize(e.ctx, s), rt.ErrIllegalAddress, `unusable`, `typical_sm90\.ptx`)
+	if !ee.Async {
+		t.Fatalf("the sticky fault is not marked async: %+v", ee)
 	}
 	// A synchronous copy waits for blocking streams and reports their
-	// failure.
+	// failure (in a fresh context: the first is unusable).
+	e.reset()
+	pa = e.buf(make([]float32, 4))
+	if s, err = e.d.StreamCreate(e.ctx, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	p = params(pa, pa, pa, 1000)
+	la = rt.LaunchArgs{Stream: s, Grid: rt.D1(4), Block: rt.D1(256), Params: unsafe.Pointer(&p[0]), ParamSize: uintptr(len(p))}
 	if err := e.d.Launch(k, la); err != nil {
 		t.Fatal(err)
 	}
@@ -239,6 +252,8 @@ func TestAsyncErrorReporting(t *testing.T) {
 		t.Fatalf("blocking launch error: %+v", ee)
 	}
 	// Invalid configurations fail at the launch.
+	e.reset()
+	pa = e.buf(make([]float32, 4))
 	err = e.launchErr(k, rt.D1(1), rt.D1(2048), 0, pa, pa, pa, 1)
 	wantErr(t, err, rt.ErrInvalidValue, "block 2048x1x1 is outside the device limits")
 	err = e.launchErr(k, rt.D1(1), rt.D1(32), 0, pa)

@@ -70,10 +70,11 @@ func (c *context) enqueue(s *stream, fn func() error) *op {
 			<-p.done
 		}
 		s.mu.Lock()
-		poisoned := s.pending != nil
+		poisoned := s.pending != nil || c.fault.Load() != nil
 		s.mu.Unlock()
-		// Work queued behind a failed operation does not run, as on a GPU
-		// whose context faulted; the failure is reported at the next sync.
+		// Work queued behind a failed operation, or in a context that has
+		// faulted, does not run, as on a GPU; the failure is reported at
+		// the next sync.
 		if !poisoned {
 			if err := fn(); err != nil {
 				s.mu.Lock()
@@ -135,10 +136,22 @@ func asyncErr(op string, err error) error {
 }
 
 // stream resolves (ctx, s) to a stream: a non-zero s names its own context;
-// 0 is ctx's NULL stream.
+// 0 is ctx's NULL stream. A context that has faulted fails the call.
 func (d *Driver) stream(op string, ch rt.CtxHandle, sh rt.StreamHandle) (*stream, error) {
+	s, err := d.streamAny(op, ch, sh)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ctx.unusable(op); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// streamAny is stream for the calls that stay usable after a fault.
+func (d *Driver) streamAny(op string, ch rt.CtxHandle, sh rt.StreamHandle) (*stream, error) {
 	if sh == 0 {
-		c, err := d.ctx(op, ch)
+		c, err := d.lookup(op, ch)
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +191,7 @@ func (d *Driver) StreamDestroy(ch rt.CtxHandle, sh rt.StreamHandle) error {
 	if sh == 0 {
 		return rt.Errorf("cuStreamDestroy", rt.ErrInvalidHandle, "the NULL stream cannot be destroyed")
 	}
-	s, err := d.stream("cuStreamDestroy", ch, sh)
+	s, err := d.streamAny("cuStreamDestroy", ch, sh)
 	if err != nil {
 		return err
 	}
@@ -196,14 +209,14 @@ func (d *Driver) StreamDestroy(ch rt.CtxHandle, sh rt.StreamHandle) error {
 
 // StreamSynchronize is cuStreamSynchronize.
 func (d *Driver) StreamSynchronize(ch rt.CtxHandle, sh rt.StreamHandle) error {
-	s, err := d.stream("cuStreamSynchronize", ch, sh)
+	s, err := d.streamAny("cuStreamSynchronize", ch, sh)
 	if err != nil {
 		return err
 	}
 	if err := d.capturedStream("cuStreamSynchronize", s); err != nil {
 		return err
 	}
-	return asyncErr("cuStreamSynchronize", s.wait())
+	return s.ctx.afterSync("cuStreamSynchronize", s.wait())
 }
 
 // StreamQuery is cuStreamQuery: done=false (and no error) while work is
@@ -320,7 +333,7 @@ func (d *Driver) EventSynchronize(ch rt.CtxHandle, eh rt.EventHandle) error {
 	if at != nil {
 		<-at.done
 	}
-	return nil
+	return e.ctx.unusable("cuEventSynchronize")
 }
 
 // EventElapsed is cuEventElapsedTime, in milliseconds of host wall time.
