@@ -43,6 +43,9 @@ func (c *cta) release() bool {
 			}
 			w.waiting &^= rel
 			w.barMask[id] = 0
+			if c.rc != nil {
+				c.rc.released(w, id, rel)
+			}
 			if !b.red {
 				continue
 			}
@@ -58,6 +61,9 @@ func (c *cta) release() bool {
 					setBit(&w.pr[in.d], l, b.or)
 				}
 			}
+		}
+		if c.rc != nil {
+			c.rc.phaseDone(id, b.arrived+c.exits >= c.nthr)
 		}
 		*b = barrier{}
 	}
@@ -120,6 +126,9 @@ func (c *cta) bar(w *warp, in *inst, m uint32, pc int32) bool {
 	}
 	b.arrived += bits.OnesCount32(m)
 	c.barDirty = true
+	if c.rc != nil {
+		c.rc.arrive(w, int(id), m, in.fl&barArrive == 0)
+	}
 	if in.fl&(barRedPopc|barRedAnd|barRedOr) != 0 {
 		b.red = true
 		p := w.pr[in.c]

@@ -46,6 +46,19 @@ type Options struct {
 	// (cudaLimitMallocHeapSize; default 8 MiB): a malloc beyond it
 	// returns NULL.
 	MallocHeapBytes uint64
+	// RaceCheck reports data hazards between a CTA's threads, in shared
+	// memory and in global memory, as compute-sanitizer's racecheck does:
+	// the first stops the launch with ErrLaunchFailed naming both accesses
+	// (racecheck.go). CUGEN_SOFT_RACECHECK=1 (RaceOn) or =strict
+	// (RaceStrict) in the environment turns it on where Options leave it
+	// off. It slows kernels that touch memory several times over.
+	RaceCheck RaceMode
+	// ShuffleSeed, when not 0, runs each CTA's warps in an order drawn from
+	// it (and the CTA's index), switching warps at random points, to shake
+	// out code that depends on the order warps run in. The same seed gives
+	// the same schedule. CUGEN_SOFT_SHUFFLE=<seed> (or =random, which
+	// prints the seed) sets it where Options leave it 0.
+	ShuffleSeed uint64
 }
 
 const defaultBudget = 100_000_000_000
@@ -93,6 +106,7 @@ var (
 
 // New returns a soft driver.
 func New(opt Options) *Driver {
+	opt = envOptions(opt)
 	if opt.Devices <= 0 {
 		opt.Devices = 1
 	}

@@ -56,6 +56,7 @@ const (
 	fStack
 	fPanic
 	fInvalid
+	fRace // a racecheck hazard (racecheck.go)
 )
 
 type fault struct {
@@ -114,6 +115,9 @@ type cta struct {
 	// gc caches, per instruction, the global allocation it last touched:
 	// an instruction almost always addresses the same buffer.
 	gc []gcache
+
+	rc   *raceState // Options.RaceCheck's state, nil when off (racecheck.go)
+	shuf *shuffler  // Options.ShuffleSeed's scheduler, nil when off (raceops.go)
 }
 
 func newCTA(l *launch, smid int) *cta {
@@ -176,6 +180,7 @@ func newCTA(l *launch, smid int) *cta {
 	c.own = cluster{ctas: c.self[:], dim: [3]uint32{1, 1, 1}, size: 1}
 	c.cl = &c.own
 	c.fillSpecials()
+	c.checkModes()
 	return c
 }
 
@@ -225,12 +230,15 @@ func (c *cta) start(id uint64) {
 			}
 		}
 	}
+	if c.rc != nil || c.shuf != nil {
+		c.startChecks(id)
+	}
 }
 
 // sweep runs every runnable warp until it blocks, exits or yields;
 // progress reports that some warp ran.
 func (c *cta) sweep() (progress, ok bool) {
-	for _, w := range c.warps {
+	for _, w := range c.schedule() {
 		if w.runnable() == 0 {
 			continue
 		}
@@ -265,6 +273,9 @@ func setBit(p *uint32, l int, v bool) {
 }
 
 func (c *cta) runWarp(w *warp) bool {
+	if c.rc != nil || c.shuf != nil {
+		return c.runWarpSlow(w)
+	}
 	for {
 		run := w.runnable()
 		if run == 0 {
@@ -721,6 +732,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			pr[in.aux] = pr[in.aux]&^m | 1<<leader
 		case opAddCC:
 			c.carry(w, in, m)
+		case opLdRC, opStRC, opAtomRC, opCpAsyncRC, opWarpSyncRC:
+			if !c.instrumented(w, in, m) {
+				return c.done(n, false)
+			}
 		case opIsspacep:
 			a := lanes(r, in.a)
 			var t uint32

@@ -294,6 +294,7 @@ var faultCodes = map[faultKind]rt.Result{
 	fStack:          rt.ErrHardwareStackError,
 	fPanic:          rt.ErrLaunchFailed,
 	fInvalid:        rt.ErrIllegalInstruction,
+	fRace:           rt.ErrLaunchFailed,
 }
 
 // errorFor describes a fault the way compute-sanitizer does: kernel, block,

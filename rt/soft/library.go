@@ -73,6 +73,9 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 		if err != nil {
 			return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
 		}
+		if d.opt.RaceCheck != RaceOff {
+			instrument(p)
+		}
 		lib.progs = append(lib.progs, p)
 	}
 	if err := lib.checkInits(); err != nil {
