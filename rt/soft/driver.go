@@ -57,7 +57,8 @@ type Options struct {
 	// it (and the CTA's index), switching warps at random points, to shake
 	// out code that depends on the order warps run in. The same seed gives
 	// the same schedule. CUGEN_SOFT_SHUFFLE=<seed> (or =random, which
-	// prints the seed) sets it where Options leave it 0.
+	// prints the seed) sets it where Options leave it 0 and Deterministic
+	// unset.
 	ShuffleSeed uint64
 }
 

@@ -469,6 +469,14 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 		}
 		switch op {
 		case opNop:
+		case opBraYield:
+			// A backward branch under Options.ShuffleSeed: it may end the
+			// run here, so a loop (a spin-wait) cannot keep its warp on.
+			if m == group && c.shuf.r.IntN(8) == 0 {
+				w.setPCs(group, in.aux)
+				return c.done(n, true)
+			}
+			fallthrough
 		case opBra:
 			if m != group {
 				w.setPCs(m, in.aux)

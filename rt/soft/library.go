@@ -76,6 +76,9 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 		if d.opt.RaceCheck != RaceOff {
 			instrument(p)
 		}
+		if d.opt.ShuffleSeed != 0 {
+			yieldInLoops(p)
+		}
 		lib.progs = append(lib.progs, p)
 	}
 	if err := lib.checkInits(); err != nil {

@@ -69,7 +69,8 @@ const (
 )
 
 // envOptions applies CUGEN_SOFT_RACECHECK and CUGEN_SOFT_SHUFFLE to what opt
-// leaves unset, so that `go test` can turn the modes on without code.
+// leaves unset, so that `go test` can turn the modes on without code
+// (CUGEN_SOFT_SHUFFLE leaves a Deterministic driver alone).
 func envOptions(opt Options) Options {
 	if opt.RaceCheck == RaceOff {
 		switch v := os.Getenv("CUGEN_SOFT_RACECHECK"); v {
@@ -80,7 +81,9 @@ func envOptions(opt Options) Options {
 			opt.RaceCheck = RaceOn
 		}
 	}
-	if opt.ShuffleSeed == 0 {
+	// Deterministic asks for the canonical order (what references of
+	// order-dependent results assume): the environment does not shuffle it.
+	if opt.ShuffleSeed == 0 && !opt.Deterministic {
 		switch v := os.Getenv("CUGEN_SOFT_SHUFFLE"); v {
 		case "", "0", "off", "false":
 		case "random":
@@ -106,6 +109,7 @@ const (
 	opAtomRC                                // opAtom
 	opCpAsyncRC                             // opCpAsync
 	opWarpSyncRC                            // bar.warp.sync (an opNop otherwise)
+	opBraYield                              // a backward opBra under Options.ShuffleSeed
 )
 
 // instrument rewrites p's memory instructions and warp barriers to their

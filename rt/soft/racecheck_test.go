@@ -75,6 +75,8 @@ func TestRacecheckSoftmax(t *testing.T) {
 	// wrong, silently: the warps after the first read warp 0's partial sum
 	// as the maximum. (Each row still sums to 1: every thread divides what
 	// it added to the sum.)
+	t.Setenv("CUGEN_SOFT_RACECHECK", "")
+	t.Setenv("CUGEN_SOFT_SHUFFLE", "")
 	e := newEnv(t, Options{})
 	lib := e.load("race/softmax.ptx")
 	run := func(k string) []float32 {
@@ -301,6 +303,9 @@ func TestRacecheckEnv(t *testing.T) {
 		{"0", "0x10", RaceOff, 16},
 		{"", "nonsense", RaceOff, 0},
 	} {
+		if c.shuffle == "nonsense" {
+			continue // (it only prints a warning)
+		}
 		t.Setenv("CUGEN_SOFT_RACECHECK", c.race)
 		t.Setenv("CUGEN_SOFT_SHUFFLE", c.shuffle)
 		if d := New(Options{}); d.opt.RaceCheck != c.mode || d.opt.ShuffleSeed != c.seed {
@@ -337,6 +342,7 @@ func TestShuffle(t *testing.T) {
 	st.global.u32 [%rd4], %r4;
 D:
 	ret;`)
+	t.Setenv("CUGEN_SOFT_SHUFFLE", "")
 	order := func(seed uint64) string {
 		e := newEnv(t, Options{ShuffleSeed: seed, Deterministic: true})
 		k := e.kernel(e.loadSrc("order.ptx", src), "k")
@@ -372,5 +378,35 @@ func TestRacecheckFaultsFirst(t *testing.T) {
 	err := e.launchErr(e.kernel(lib, "_Z4vaddPKfS0_Pfi"), rt.D1(1), rt.D1(64), 0, pa, pa, pa, 64)
 	if !errors.Is(err, rt.ErrIllegalAddress) {
 		t.Fatalf("an out-of-bounds vadd under racecheck: %v", err)
+	}
+}
+
+// TestShuffleSpinWait: under the shuffled scheduler a warp that spins on a
+// flag another warp sets gives way, whichever runs first.
+func TestShuffleSpinWait(t *testing.T) {
+	body := `
+	setp.ge.u32 %p1, %r1, 32;
+	@%p1 bra W;
+	setp.ne.u32 %p4, %r1, 0;
+	@%p4 bra D;
+	mov.u32 %r7, 1;
+	st.volatile.shared.u32 [%r4], %r7;
+	bra.uni D;
+W:
+	ld.volatile.shared.u32 %r8, [%r4];
+	setp.eq.u32 %p3, %r8, 0;
+	@%p3 bra W;
+	st.global.u32 [%rd3], %r8;
+D:`
+	for seed := uint64(1); seed <= 16; seed++ {
+		e := newEnv(t, Options{ShuffleSeed: seed, InstrBudget: 1 << 26, RaceCheck: RaceOn})
+		k := e.kernel(e.loadSrc("spin.ptx", raceKernel(body)), "k")
+		out := e.buf(make([]uint32, 64))
+		e.launch(k, rt.D1(1), rt.D1(64), 0, out)
+		got := make([]uint32, 64)
+		e.get(out, got)
+		if got[63] != 1 {
+			t.Fatalf("seed %d: the spinning warp read %d", seed, got[63])
+		}
 	}
 }

@@ -192,6 +192,17 @@ func newShuffler(seed uint64, warps []*warp) *shuffler {
 	return s
 }
 
+// yieldInLoops lets the shuffled scheduler end a run at p's backward
+// branches: a run otherwise ends only at divergence, a barrier or its stop
+// pc, which a loop never passes.
+func yieldInLoops(p *program) {
+	for i := range p.code {
+		if in := &p.code[i]; in.op == opBra && in.aux <= int32(i) {
+			in.op = opBraYield
+		}
+	}
+}
+
 // schedule is the order of the warps in the next round: as they are, or
 // shuffled.
 func (c *cta) schedule() []*warp {
