@@ -410,3 +410,35 @@ D:`
 		}
 	}
 }
+
+// The benchmarks of bench_test.go under racecheck: its cost, as
+// Gthread-instr/cpu-s beside theirs.
+func benchRace(b *testing.B, mode RaceMode, kernel string, grid, block rt.Dim3, smem uint32, n int) {
+	e := newEnv(b, Options{RaceCheck: mode})
+	lib := e.load("typical_sm90.ptx")
+	r := rand.New(rand.NewPCG(1, 1))
+	switch kernel {
+	case "_Z4vaddPKfS0_Pfi":
+		pa, pb, pc := e.buf(randF32(r, n, 0, 1)), e.buf(randF32(r, n, 0, 1)), e.buf(make([]float32, n))
+		benchLaunch(b, e, e.kernel(lib, kernel), grid, block, smem, pa, pb, pc, n)
+	case "_Z6reducePKfPfi":
+		pin, pout := e.buf(randF32(r, n, 0, 1)), e.buf(make([]float32, n/256))
+		benchLaunch(b, e, e.kernel(lib, kernel), grid, block, smem, pin, pout, n)
+	default:
+		pa, pb, pc := e.buf(randF32(r, n*n, -1, 1)), e.buf(randF32(r, n*n, -1, 1)), e.buf(make([]float32, n*n))
+		benchLaunch(b, e, e.kernel(lib, kernel), grid, block, smem, pa, pb, pc, n)
+	}
+}
+
+func BenchmarkRacecheckVadd1M(b *testing.B) {
+	benchRace(b, RaceOn, "_Z4vaddPKfS0_Pfi", rt.D1(1<<20/256), rt.D1(256), 0, 1<<20)
+}
+func BenchmarkRacecheckReduce(b *testing.B) {
+	benchRace(b, RaceOn, "_Z6reducePKfPfi", rt.D1(1<<18/256), rt.D1(256), 256*4, 1<<18)
+}
+func BenchmarkRacecheckMatmul256(b *testing.B) {
+	benchRace(b, RaceOn, "_Z2mmPKfS0_Pfi", rt.D2(16, 16), rt.D2(16, 16), 0, 256)
+}
+func BenchmarkRacecheckStrictMatmul256(b *testing.B) {
+	benchRace(b, RaceStrict, "_Z2mmPKfS0_Pfi", rt.D2(16, 16), rt.D2(16, 16), 0, 256)
+}
