@@ -227,6 +227,7 @@ func (d *Driver) CtxSynchronize(h rt.CtxHandle) error {
 	if err := d.forbidden("cuCtxSynchronize", c, true); err != nil {
 		return err
 	}
+	defer d.synced(c, nil, d.hz.now())
 	return c.afterSync("cuCtxSynchronize", c.synchronize())
 }
 

@@ -177,4 +177,17 @@
 // afterwards, every call that works in it returns the fault, and it must
 // be destroyed (a primary context released fully) for a fresh one
 // (sticky.go, rt.Result.Sticky).
+//
+// A synchronous copy or memset that touches memory which a kernel or async
+// copy on a non-blocking stream, not synchronized with since, writes (or
+// reads, when the host writes) fails with ErrIllegalState naming both sides
+// (hazard.go): on a GPU it would race.
+//
+// # Racecheck and shuffled scheduling
+//
+// Options.RaceCheck (or CUGEN_SOFT_RACECHECK=1, =strict) reports data
+// hazards between a CTA's threads in shared and global memory, naming both
+// accesses, as compute-sanitizer's racecheck does (racecheck.go says what
+// orders accesses). Options.ShuffleSeed (CUGEN_SOFT_SHUFFLE=<seed>) runs
+// warps in a seeded random order to shake out order-dependent code.
 package soft

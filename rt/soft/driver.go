@@ -85,6 +85,7 @@ type Driver struct {
 	outMu sync.Mutex // serialises printf output
 
 	gx  graphState // graphs and captures (graph.go)
+	hz  hazards    // unsynchronized work, for host/device hazards (hazard.go)
 	ext extState   // the other optional capabilities' state (memx.go)
 
 	// instrCount is the number of thread-instructions all launches have

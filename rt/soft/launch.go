@@ -103,6 +103,7 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 	if err != nil || o == nil { // failed, or captured
 		return err
 	}
+	d.launched(s, l)
 	if d.opt.LaunchBlocking {
 		<-o.done
 		if err := s.wait(); err != nil {

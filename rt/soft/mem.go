@@ -274,6 +274,7 @@ type memOp struct {
 	host    unsafe.Pointer
 	hostLen uint64
 	toHost  bool
+	rd, wr  devRange // the device memory it reads and writes (hazard.go)
 }
 
 // copyOp queues (async) or runs in order on the NULL stream and waits for
@@ -297,6 +298,9 @@ func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bo
 		if err := d.forbidden(op, s.ctx, false); err != nil {
 			return err
 		}
+		if err := d.checkHost(op, s.ctx, m); err != nil {
+			return err
+		}
 	}
 	// The pointers are checked when the copy runs, as the memory may be
 	// allocated by work queued before it; errors of a synchronous copy are
@@ -310,6 +314,7 @@ func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bo
 		return err
 	}
 	if async {
+		d.copied(op, s, m)
 		if m.toHost && !d.isPinned(m.host, m.hostLen) {
 			<-o.done
 		}
@@ -339,7 +344,7 @@ func (d *Driver) MemcpyHtoD(ch rt.CtxHandle, dst rt.DevPtr, src unsafe.Pointer, 
 	if _, err := d.span(op, dst, n); err != nil {
 		return err
 	}
-	m := memOp{typ: rt.NodeMemcpy, host: src, hostLen: n}
+	m := memOp{typ: rt.NodeMemcpy, host: src, hostLen: n, wr: devRange{uint64(dst), n}}
 	if async && !d.isPinned(src, n) && !d.streamCaptured(op, ch, sh) {
 		// CUDA stages memory that is not page-locked before the call returns.
 		src = unsafe.Pointer(unsafe.SliceData(alignedCopy(unsafe.Slice((*byte)(src), n))))
@@ -366,7 +371,7 @@ func (d *Driver) MemcpyDtoH(ch rt.CtxHandle, dst unsafe.Pointer, src rt.DevPtr, 
 	if _, err := d.span(op, src, n); err != nil {
 		return err
 	}
-	return d.copyOp(op, ch, sh, async, memOp{typ: rt.NodeMemcpy, host: dst, hostLen: n, toHost: true}, func() error {
+	return d.copyOp(op, ch, sh, async, memOp{typ: rt.NodeMemcpy, host: dst, hostLen: n, toHost: true, rd: devRange{uint64(src), n}}, func() error {
 		b, err := d.span(op, src, n)
 		if err != nil {
 			return err
@@ -388,7 +393,8 @@ func (d *Driver) MemcpyDtoD(ch rt.CtxHandle, dst, src rt.DevPtr, n uint64, sh rt
 	if _, err := d.span(op, src, n); err != nil {
 		return err
 	}
-	return d.copyOp(op, ch, sh, async, memOp{typ: rt.NodeMemcpy}, func() error {
+	m := memOp{typ: rt.NodeMemcpy, rd: devRange{uint64(src), n}, wr: devRange{uint64(dst), n}}
+	return d.copyOp(op, ch, sh, async, m, func() error {
 		to, err := d.span(op, dst, n)
 		if err != nil {
 			return err
@@ -411,7 +417,7 @@ func (d *Driver) MemsetD8(ch rt.CtxHandle, dst rt.DevPtr, v byte, n uint64, sh r
 	if _, err := d.span(op, dst, n); err != nil {
 		return err
 	}
-	return d.copyOp(op, ch, sh, async, memOp{typ: rt.NodeMemset}, func() error {
+	return d.copyOp(op, ch, sh, async, memOp{typ: rt.NodeMemset, wr: devRange{uint64(dst), n}}, func() error {
 		b, err := d.span(op, dst, n)
 		if err != nil {
 			return err

@@ -216,6 +216,7 @@ func (d *Driver) StreamSynchronize(ch rt.CtxHandle, sh rt.StreamHandle) error {
 	if err := d.capturedStream("cuStreamSynchronize", s); err != nil {
 		return err
 	}
+	defer d.synced(nil, s, d.hz.now())
 	return s.ctx.afterSync("cuStreamSynchronize", s.wait())
 }
 
@@ -229,7 +230,11 @@ func (d *Driver) StreamQuery(ch rt.CtxHandle, sh rt.StreamHandle) (bool, error) 
 	if err := d.capturedStream("cuStreamQuery", s); err != nil {
 		return false, err
 	}
+	seen := d.hz.now()
 	done, err := s.query()
+	if done {
+		d.synced(nil, s, seen)
+	}
 	return done, asyncErr("cuStreamQuery", err)
 }
 
@@ -315,6 +320,7 @@ func (d *Driver) eventRecord(op string, ch rt.CtxHandle, eh rt.EventHandle, sh r
 		return nil
 	})
 	e.mu.Unlock()
+	d.recorded(e, s)
 	return nil
 }
 
@@ -333,6 +339,7 @@ func (d *Driver) EventSynchronize(ch rt.CtxHandle, eh rt.EventHandle) error {
 	if at != nil {
 		<-at.done
 	}
+	d.eventDone(e)
 	return e.ctx.unusable("cuEventSynchronize")
 }
 
@@ -383,9 +390,11 @@ func (e *event) stamp() (t time.Time, done, recorded bool) {
 
 // EventDestroy is cuEventDestroy.
 func (d *Driver) EventDestroy(ch rt.CtxHandle, eh rt.EventHandle) error {
-	if _, err := d.event("cuEventDestroy", eh); err != nil {
+	e, err := d.event("cuEventDestroy", eh)
+	if err != nil {
 		return err
 	}
+	d.eventGone(e)
 	d.mu.Lock()
 	delete(d.events, eh)
 	d.mu.Unlock()

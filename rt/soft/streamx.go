@@ -42,10 +42,13 @@ func (d *Driver) StreamWaitEvent(ch rt.CtxHandle, sh rt.StreamHandle, eh rt.Even
 	if at == nil {
 		return nil
 	}
-	_, err = d.submit(op, s, &snode{typ: rt.NodeWaitEvent, ev: e}, func() error {
+	o, err := d.submit(op, s, &snode{typ: rt.NodeWaitEvent, ev: e}, func() error {
 		<-at.done
 		return nil
 	})
+	if o != nil {
+		d.eventWaited(s, e)
+	}
 	return err
 }
 
@@ -76,6 +79,7 @@ func (d *Driver) EventQuery(ch rt.CtxHandle, eh rt.EventHandle) (bool, error) {
 	}
 	select {
 	case <-at.done:
+		d.eventDone(e)
 		return true, nil
 	default:
 		return false, nil
