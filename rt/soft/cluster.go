@@ -382,6 +382,9 @@ func (cl *cluster) releaseBarrier() bool {
 			w.waiting &^= w.clWait
 			w.clWait, w.clArr = 0, 0
 		}
+		if c.rc != nil {
+			c.rc.newEpoch() // racecheck.go: every thread has arrived
+		}
 	}
 	cl.arrived = 0
 	return true

@@ -162,6 +162,7 @@ func TestClusterErrors(t *testing.T) {
 		{"oob", []string{"out of bounds", "the cluster's CTA of rank 1 has 16 bytes", "cl.ptx:41"}},
 	} {
 		err := e.launchEx(e.kernel(lib, c.kernel), rt.D1(2), rt.D1(64), rt.D1(2), 0, nil)
+		e.reset() // the fault is sticky
 		if err == nil {
 			t.Errorf("%s: no error", c.kernel)
 			continue

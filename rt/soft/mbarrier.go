@@ -140,6 +140,9 @@ func (c *cta) mbar(w *warp, in *inst, m uint32, pc int32) bool {
 	kind := in.fl & 15
 	base, b := lanes(r, in.a), lanes(r, in.b)
 	c.parked = 0
+	if c.rc != nil {
+		c.rc.mbarSync(c, w, in, m) // racecheck.go
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		if kind == mbPendingCount {
@@ -279,6 +282,9 @@ func (c *cta) mbSettle(p *uint64, off uint64) {
 		if x.off == off && v&mbPhase != x.phase {
 			x.w.pr[x.pred] |= 1 << x.lane
 			x.w.waiting &^= 1 << x.lane
+			if c.rc != nil {
+				c.rc.strong(syncKey(off), x.w, x.lane) // racecheck.go: the wait acquires
+			}
 			continue
 		}
 		ws = append(ws, x)

@@ -151,6 +151,7 @@ func TestMbarrierErrors(t *testing.T) {
 		{"over", 1, nil, []string{"2 arrivals, but the current phase has 1 pending", "mbar.ptx:44"}},
 	} {
 		err := e.launchErr(e.kernel(lib, c.kernel), rt.D1(1), rt.D1(c.block), 0, c.args...)
+		e.reset() // the fault is sticky
 		if err == nil {
 			t.Errorf("%s: no error", c.kernel)
 			continue

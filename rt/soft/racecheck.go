@@ -527,6 +527,9 @@ func (c *cta) check(w *warp, l int, space int, addr, n uint64, write bool, old, 
 		mask := uint8((1<<(hi-a) - 1) &^ (1<<(lo-a) - 1))
 		var cl *cell
 		if space == spShared {
+			if a/4 >= uint64(len(rs.sh)) {
+				break // past the CTA's shared memory: memcheck's to report
+			}
 			cl = &rs.sh[a/4]
 		} else {
 			cl = rs.global(a)

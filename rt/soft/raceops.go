@@ -30,17 +30,20 @@ func (c *cta) instrumented(w *warp, in *inst, m uint32) bool {
 }
 
 // raceSpace resolves an address of a memory instruction of the given space
-// to the space racecheck tracks it in (shared, as an offset, or global),
-// false for local, parameter and constant memory, which no other thread
-// writes.
-func raceSpace(space int, addr uint64) (int, uint64, bool) {
+// to the space racecheck tracks it in (the CTA's shared memory, as an
+// offset, or global memory), false for local, parameter and constant
+// memory, which no other thread writes, and for the shared memory of other
+// CTAs of a cluster, which racecheck does not track.
+func (c *cta) raceSpace(space int, addr uint64) (int, uint64, bool) {
 	switch space {
-	case spShared, spGlobal:
-		return space, addr, true
+	case spShared:
+		return spShared, addr, addr < c.shLen
+	case spGlobal:
+		return spGlobal, addr, true
 	case spGeneric:
 		switch spaceOfGeneric(addr) {
 		case spShared:
-			return spShared, addr - sharedWin, true
+			return spShared, addr - sharedWin, addr-sharedWin < c.shLen
 		case spGlobal:
 			return spGlobal, addr, true
 		}
@@ -67,7 +70,7 @@ func (c *cta) ldRC(w *warp, in *inst, m uint32) bool {
 	n := uint64(in.fl&0xff) * uint64(in.e)
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		sp, a, ok := raceSpace(int(in.aux2), addrs[l])
+		sp, a, ok := c.raceSpace(int(in.aux2), addrs[l])
 		switch {
 		case !ok:
 		case in.fl&memAtomic != 0:
@@ -89,7 +92,7 @@ func (c *cta) stRC(w *warp, in *inst, m uint32) bool {
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		addr := base[l] + uint64(in.imm)
-		sp, a, ok := raceSpace(int(in.aux2), addr)
+		sp, a, ok := c.raceSpace(int(in.aux2), addr)
 		strong := in.fl&memAtomic != 0
 		if ok && !strong {
 			p := c.ptr(w, int(in.aux2), addr, tot, true, l)
@@ -135,7 +138,7 @@ func (c *cta) atomRC(w *warp, in *inst, m uint32) bool {
 	c.rc.seq++
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		if _, a, ok := raceSpace(int(in.aux2), addrs[l]); ok {
+		if _, a, ok := c.raceSpace(int(in.aux2), addrs[l]); ok {
 			c.rc.strong(syncKey(a), w, l)
 		}
 	}
@@ -174,6 +177,28 @@ func (c *cta) cpAsyncRC(w *warp, in *inst, m uint32) bool {
 		}
 	}
 	return true
+}
+
+// mbarSync is an mbarrier operation's synchronisation, for racecheck: each
+// lane synchronises at the barrier's word (so arrivals release what came
+// before them), before the operation, so that a wait it completes sees the
+// arrival; a try_wait that parks acquires when it wakes (mbSettle).
+// Barriers of other CTAs of the cluster are not tracked.
+func (rs *raceState) mbarSync(c *cta, w *warp, in *inst, m uint32) {
+	base := lanes(w.r, in.a)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		addr := base[l] + uint64(in.imm)
+		if in.aux2 == spGeneric {
+			if addr-sharedWin >= winSize {
+				continue
+			}
+			addr -= sharedWin
+		}
+		if addr < c.shLen {
+			rs.strong(syncKey(addr), w, l)
+		}
+	}
 }
 
 // shuffler is the shuffled scheduler's random source (Options.ShuffleSeed),

@@ -101,33 +101,27 @@ func TestDeviceHeap(t *testing.T) {
 		}
 	}
 	e.launch(poke, rt.D1(1), rt.D1(1), 0, ptrs, uint64(3999))
-	for _, c := range []struct {
-		k    rt.KernelHandle
-		args []any
-		want string
-	}{
-		{poke, []any{ptrs, uint64(4000)}, "0 bytes after the nearest allocation at"},
-		{release, []any{e.buf([]uint64{uint64(ptrs)})}, "which malloc did not return"},
-	} {
-		err := e.launchErr(c.k, rt.D1(1), rt.D1(1), 0, c.args...)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("error %v, want %q", err, c.want)
-		}
+	err := e.launchErr(poke, rt.D1(1), rt.D1(1), 0, ptrs, uint64(4000))
+	if want := "0 bytes after the nearest allocation at"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	e.reset() // the fault is sticky: a fresh context, whose heap never returned ptrs
+	err = e.launchErr(release, rt.D1(1), rt.D1(1), 0, e.buf([]uint64{uint64(ptrs)}))
+	if want := "which malloc did not return"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
 	}
 	e2 := newEnv(t, Options{})
 	lib = e2.loadSrc("heap.ptx", heapPTX)
 	p := e2.buf(make([]uint64, 1))
 	e2.launch(e2.kernel(lib, "grab"), rt.D1(1), rt.D1(1), 0, p, uint64(64))
+	e2.get(p, got[:1])
+	if err := e2.r.MemFree(e2.ctx, rt.DevPtr(got[0])); err == nil {
+		t.Errorf("cuMemFree freed device-malloc memory")
+	}
 	e2.launch(e2.kernel(lib, "release"), rt.D1(1), rt.D1(1), 0, p)
-	err := e2.launchErr(e2.kernel(lib, "release"), rt.D1(1), rt.D1(1), 0, p)
+	err = e2.launchErr(e2.kernel(lib, "release"), rt.D1(1), rt.D1(1), 0, p)
 	if err == nil || !strings.Contains(err.Error(), "already freed") && !strings.Contains(err.Error(), "did not return") {
 		t.Errorf("double free: %v", err)
-	}
-	var hostFree error
-	e2.get(p, got[:1])
-	hostFree = e2.r.MemFree(e2.ctx, rt.DevPtr(got[0]))
-	if hostFree == nil {
-		t.Errorf("cuMemFree freed device-malloc memory")
 	}
 }
 
@@ -205,6 +199,8 @@ func TestIndirectCallErrors(t *testing.T) {
 		{2, uint64(out), "is not the address of a function"},
 	} {
 		err := e.launchErr(k, rt.D1(1), rt.D1(1), 0, out, c.which, c.target)
+		e.reset() // the fault is sticky
+		out = e.buf(u32s(1))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "ind.ptx:") {
 			t.Errorf("which %d: error %v, want %q", c.which, err, c.want)
 		}
