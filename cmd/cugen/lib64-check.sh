@@ -9,7 +9,8 @@
 #
 # run checks every regular file named *.so* in $CUDA_LIB64 (default
 # /usr/local/cuda/lib64), or the libraries named; LIB64_DETAILS (default 5)
-# mismatches are printed per library. The exit status is 0 only if cugen
+# mismatches are printed per library; LIB64_JOBS (default 1) libraries are
+# checked at once. The exit status is 0 only if cugen
 # listed every library and nothing differed.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -25,7 +26,7 @@ run)
 	shift
 	[ -x "$dir/cugen" ] || { echo "lib64-check.sh run: no $dir/cugen; run 'cmd/cugen/lib64-check.sh build' where Go is" >&2; exit 2; }
 	command -v cuobjdump >/dev/null || PATH=$PATH:/usr/local/cuda/bin
-	exec python3 "$dir/lib64check.py" --cugen "$dir/cugen" --dir "${CUDA_LIB64:-/usr/local/cuda/lib64}" --details "${LIB64_DETAILS:-5}" "$@"
+	exec python3 "$dir/lib64check.py" --jobs "${LIB64_JOBS:-1}" --cugen "$dir/cugen" --dir "${CUDA_LIB64:-/usr/local/cuda/lib64}" --details "${LIB64_DETAILS:-5}" "$@"
 	;;
 *)
 	echo "usage: cmd/cugen/lib64-check.sh build | run [libraries...]" >&2

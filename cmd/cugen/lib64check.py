@@ -17,6 +17,7 @@ test of this parser).
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -214,7 +215,7 @@ def check(lib, cugen, details):
         row.update(kernels=kernels, cugen_kernels=cugen_kernels, targets=targets, params=params,
                    mismatches=mism, warnings=warnings)
         for line in det[:details]:
-            print("  " + line)
+            print("  %s: %s" % (os.path.basename(lib), line), flush=True)
         return row
     finally:
         os.unlink(tmp.name)
@@ -248,6 +249,8 @@ def main():
     ap.add_argument("--dir", default="/usr/local/cuda/lib64", help="the libraries' directory")
     ap.add_argument("--details", type=int, default=5, help="mismatches to print per library")
     ap.add_argument("--selftest", action="store_true", help="print what the cuobjdump listings named read as")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="libraries checked at once (times are then measured under that load)")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     if a.selftest:
@@ -260,13 +263,16 @@ def main():
         return 0
     libs = a.files or sorted(os.path.join(a.dir, n) for n in os.listdir(a.dir)
                              if ".so" in n and not os.path.islink(os.path.join(a.dir, n)))
-    rows = []
-    for lib in libs:
+    def one(lib):
         r = check(lib, a.cugen, a.details)
-        rows.append(r)
         print("LIB64 %s kernels=%d cugen=%d targets=%d params=%d mismatches=%d cugen=%.2fs/%dKiB cuobjdump=%.2fs/%dKiB %s"
               % (r["lib"], r["kernels"], r["cugen_kernels"], r["targets"], r["params"], r["mismatches"], r["cugen_s"],
                  r["cugen_kib"], r["cuobjdump_s"], r["cuobjdump_kib"], r["note"]), flush=True)
+        return r
+
+    # Threads suffice: the work is in the two child processes.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        rows = list(pool.map(one, libs))
     print()
     print(table(rows))
     return 1 if any(r["mismatches"] or r["cugen_rc"] for r in rows) else 0
