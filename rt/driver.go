@@ -25,8 +25,8 @@ type (
 //
 // A kernel fault (an illegal or misaligned address, a trap, a failed assert,
 // a launch failure or timeout, a hardware stack error) is sticky, as in CUDA:
-// every later call that works in the faulted context returns it; see
-// Result.Sticky for which codes, and how to go on.
+// every later call of the process returns it; see Result.Sticky for which
+// codes.
 //
 // A backend may implement optional capabilities beyond Driver: ParamInfoer,
 // ParamPlacer, KernelAttributer, JITLogger, WarmUpper, LoadingModer, Linker

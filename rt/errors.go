@@ -131,21 +131,23 @@ func (r Result) Text() string {
 	return "unrecognized error code"
 }
 
-// Sticky reports whether the code is one of the kernel faults that leave the
-// context unusable: after such a fault every later call that works in that
-// context (launches, copies, allocations, synchronisation) returns the same
-// code. CUDA's documentation of each says so (for CUDA_ERROR_ILLEGAL_ADDRESS:
-// "any further CUDA work will return the same error"; for CUDA_ERROR_ASSERT:
-// "The context cannot be used anymore, and must be destroyed. All existing
-// device memory allocations from this context are invalid").
+// Sticky reports whether the code is one of the kernel faults that leave
+// CUDA unusable in the process: after such a fault every later call that
+// works in a context (launches, copies, allocations, synchronisation) in
+// the faulted context or any other, and creating or retaining a context,
+// returns the same code. CUDA's documentation says so (for
+// CUDA_ERROR_ILLEGAL_ADDRESS: "This leaves the process in an inconsistent
+// state and any further CUDA work will return the same error. To continue
+// using CUDA, the process must be terminated and relaunched."), and an H100
+// (driver 580) does it: after a trap in a created context, the device's
+// primary context, cuCtxCreate, and a primary context retained again after
+// every context was released all failed with the fault's code.
 //
-// Other contexts and devices keep working. To go on, destroy the context
-// (Context.Release of a created one) and make a new one; a primary context is
-// reset when its last retain is released (each Device.Primary needs its
-// Release), as cuDevicePrimaryCtxRelease documents, and the next
-// Device.Primary gives a fresh one. Libraries stay loaded: they are
-// context-independent. Both backends behave so (rt/soft records the fault in
-// its context); rt/rttest's conformance suite checks it.
+// Releasing contexts still works; nothing else brings CUDA back. A program
+// that must survive a faulting kernel runs it in a child process. rt/soft
+// does the same per soft.Driver (a Driver is its process); rt/rttest's
+// TestStickyFault checks both backends, each fault in a process (a Driver)
+// of its own.
 func (r Result) Sticky() bool {
 	switch r {
 	case ErrIllegalAddress, ErrMisalignedAddress, ErrIllegalInstruction, ErrAssert, ErrLaunchFailed,

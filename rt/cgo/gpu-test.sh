@@ -66,7 +66,7 @@ run() {
 		rt_cgo.test)
 			one rt/cgo "$dir" "$bin"
 			CUGEN_CUDA_LEGACY=1 one "rt/cgo (legacy path)" "$dir" "$bin" \
-				-test.run 'TestConformance|TestErrors|TestLegacy|TestLink|TestKernelAttributes|TestAsyncError|TestCluster|TestRtLaunchAllocs'
+				-test.run 'TestConformance|TestStickyFaults|TestErrors|TestLegacy|TestLink|TestKernelAttributes|TestAsyncError|TestCluster|TestRtLaunchAllocs'
 			;;
 		rt_soft_cudarecord.test)
 			one "rt/soft against the GPU" "$dir" "$bin" \

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -209,6 +210,38 @@ func TestConformance(t *testing.T) {
 	d := gpu(t)
 	t.Logf("driver CUDA %s, context-independent loading: %v", versionString(), d.ContextIndependent())
 	rttest.TestDriver(t, d, rttest.Options{PerContextModules: !d.ContextIndependent()})
+}
+
+// stickyEnv makes the test binary's TestStickyFaults run one fault of
+// rttest.StickyFaultKinds, in the process it poisons, instead of starting
+// children.
+const stickyEnv = "CUGEN_CGO_STICKY_FAULT"
+
+// TestStickyFaults runs rttest.TestStickyFault for each kind of fault, each
+// in a child process: a fault leaves CUDA unusable in its process.
+func TestStickyFaults(t *testing.T) {
+	if kind := os.Getenv(stickyEnv); kind != "" {
+		d := gpu(t)
+		rttest.TestStickyFault(t, d, kind, rttest.Options{PerContextModules: !d.ContextIndependent()})
+		return
+	}
+	gpu(t)
+	for _, kind := range rttest.StickyFaultKinds {
+		t.Run(kind, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestStickyFaults$", "-test.v")
+			cmd.Env = append(os.Environ(), stickyEnv+"="+kind)
+			out, err := cmd.CombinedOutput()
+			// The child's lines are marked so that its "--- PASS" is not
+			// counted as this binary's (rt/cgo/gpu-test.sh counts them).
+			t.Logf("child process (%s=%s):\n%s", stickyEnv, kind, regexp.MustCompile(`(?m)^`).ReplaceAllString(strings.TrimRight(string(out), "\n"), "child| "))
+			if err != nil {
+				t.Fatalf("child: %v", err)
+			}
+			if !strings.Contains(string(out), "--- PASS: TestStickyFaults") {
+				t.Fatal("the child did not report TestStickyFaults passing")
+			}
+		})
+	}
 }
 
 // TestLoadingModeAndWarmUp: the driver's loading mode, and WarmUp loading

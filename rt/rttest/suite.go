@@ -96,7 +96,6 @@ func TestDriver(t *testing.T, d rt.Driver, opts Options) {
 	t.Run("KernelInfo", s.kernelInfo)
 	t.Run("Graphs", s.graphs)
 	t.Run("Peers", s.peers)
-	t.Run("StickyFaults", s.stickyFaults)
 }
 
 // suite is what the checks share: the driver, device 0's primary context a,

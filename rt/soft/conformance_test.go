@@ -17,3 +17,13 @@ func TestConformance(t *testing.T) {
 func TestConformanceBlocking(t *testing.T) {
 	rttest.TestDriver(t, New(Options{LaunchBlocking: true, Workers: 1}), rttest.Options{LaunchBlocking: true})
 }
+
+// TestConformanceStickyFaults runs rttest's sticky-fault checks, each on a
+// Driver of its own: a fault leaves the whole Driver unusable.
+func TestConformanceStickyFaults(t *testing.T) {
+	for _, kind := range rttest.StickyFaultKinds {
+		t.Run(kind, func(t *testing.T) {
+			rttest.TestStickyFault(t, New(Options{Devices: 2}), kind, rttest.Options{})
+		})
+	}
+}

@@ -83,6 +83,9 @@ func (d *Driver) PrimaryCtxRetain(ord int) (rt.CtxHandle, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := d.faulted("cuDevicePrimaryCtxRetain", d.fault.Load()); err != nil {
+		return 0, err
+	}
 	dv.mu.Lock()
 	defer dv.mu.Unlock()
 	if dv.primary == nil {
@@ -121,6 +124,9 @@ func (d *Driver) PrimaryCtxRelease(ord int) error {
 func (d *Driver) CtxCreate(ord int, flags uint32) (rt.CtxHandle, error) {
 	dv, err := d.dev("cuCtxCreate", ord)
 	if err != nil {
+		return 0, err
+	}
+	if err := d.faulted("cuCtxCreate", d.fault.Load()); err != nil {
 		return 0, err
 	}
 	return d.newContext(dv, false).h, nil

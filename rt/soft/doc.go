@@ -173,10 +173,9 @@
 // Out-of-bounds, freed-memory and misaligned accesses, barriers that can never
 // release, and kernels that exceed Options.InstrBudget stop the launch with
 // an *rt.Error whose Detail names the kernel, block, thread, PTX line and
-// address. As on a GPU, such a fault is sticky: the context is unusable
-// afterwards, every call that works in it returns the fault, and it must
-// be destroyed (a primary context released fully) for a fresh one
-// (sticky.go, rt.Result.Sticky).
+// address. As on a GPU, such a fault is sticky: the Driver (the process) is
+// unusable afterwards, every call that works in any of its contexts returns
+// the fault, and a new Driver is the way back (sticky.go, rt.Result.Sticky).
 //
 // A synchronous copy or memset that touches memory which a kernel or async
 // copy on a non-blocking stream, not synchronized with since, writes (or

@@ -93,6 +93,9 @@ type Driver struct {
 	// benchmarks' measure of throughput.
 	instrCount atomic.Uint64
 
+	// fault is the first sticky kernel fault in any context (sticky.go).
+	fault atomic.Pointer[rt.Error]
+
 	// placed is PlaceParams' layouts, by kernel (guarded by mu; last, so
 	// that the fields above keep their places).
 	placed map[rt.KernelHandle][]paramMove

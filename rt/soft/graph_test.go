@@ -200,17 +200,26 @@ func TestPeerAccessFault(t *testing.T) {
 	if err := s0.Synchronize(); !errors.Is(err, rt.ErrIllegalAddress) || !strings.Contains(err.Error(), "peer access") {
 		t.Errorf("a kernel on device 0 adding to device 1's memory without peer access: %v", err)
 	}
-	// A faulted context stays faulted on a GPU; a new one does the rest.
-	c0b, err := devs[0].NewContext(0)
+	// The fault leaves the process unusable (sticky.go); a new Driver, the
+	// new process, does the rest.
+	d = New(Options{Devices: 2})
+	devs, err = rt.DevicesOf(d)
+	mustT(t, err)
+	c0b, err := devs[0].Primary()
 	mustT(t, err)
 	defer c0b.Release()
+	c1b, err := devs[1].Primary()
+	mustT(t, err)
+	defer c1b.Release()
+	cnt1b, err := rt.AllocFrom(c1b, []uint32{0})
+	mustT(t, err)
 	s0b, err := c0b.NewStream()
 	mustT(t, err)
-	mustT(t, c0b.EnablePeerAccess(c1))
+	mustT(t, c0b.EnablePeerAccess(c1b))
 	one.Stream = s0b
-	mustT(t, addTo(one, cnt1.Ptr, 1))
+	mustT(t, addTo(one, cnt1b.Ptr, 1))
 	mustT(t, s0b.Synchronize())
-	if got, _ := cnt1.ToHost(); got[0] != 1 {
+	if got, _ := cnt1b.ToHost(); got[0] != 1 {
 		t.Errorf("with peer access the kernel counted %d, want 1", got[0])
 	}
 }

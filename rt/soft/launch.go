@@ -243,9 +243,9 @@ func (l *launch) run(coop bool) error {
 			}
 		}()
 		for !stop.Load() {
-			if f := l.ctx.fault.Load(); f != nil {
-				// Another launch faulted the context: this one ends too.
-				fail(&rt.Error{Op: "cuLaunchKernel", Code: f.Code, Detail: "kernel " + l.p.name + " stopped: its context faulted: " + f.Detail}, id)
+			if f := l.d.fault.Load(); f != nil {
+				// A launch faulted: CUDA is unusable in the process (sticky.go): this one ends too.
+				fail(&rt.Error{Op: "cuLaunchKernel", Code: f.Code, Detail: "kernel " + l.p.name + " stopped: a kernel faulted: " + f.Detail}, id)
 				return
 			}
 			id = next.Add(1) - 1
@@ -290,7 +290,7 @@ var faultCodes = map[faultKind]rt.Result{
 	fMisaligned:     rt.ErrMisalignedAddress,
 	fDeadlock:       rt.ErrLaunchFailed,
 	fBudget:         rt.ErrLaunchTimeout,
-	fTrap:           rt.ErrIllegalInstruction,
+	fTrap:           rt.ErrLaunchFailed, // what an H100 reports (CUDA documents no code for trap)
 	fAssert:         rt.ErrAssert,
 	fStack:          rt.ErrHardwareStackError,
 	fPanic:          rt.ErrLaunchFailed,

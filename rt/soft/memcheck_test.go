@@ -159,7 +159,7 @@ L:
 func TestTrapAndAssert(t *testing.T) {
 	e := newEnv(t, Options{})
 	lib := e.loadSrc("trap.ptx", kernelSrc("", "trap;"))
-	wantErr(t, e.launchErr(e.kernel(lib, "k"), rt.D1(1), rt.D1(1), 0), rt.ErrIllegalInstruction, `trap`)
+	wantErr(t, e.launchErr(e.kernel(lib, "k"), rt.D1(1), rt.D1(1), 0), rt.ErrLaunchFailed, `trap`)
 	e.reset() // the fault is sticky
 
 	src := ptxHeader + `

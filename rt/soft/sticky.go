@@ -1,19 +1,27 @@
-// Sticky faults: a kernel that faults leaves its context unusable, as on a
-// GPU. CUDA documents each launch-failure code (rt.Result.Sticky lists
-// them) as leaving the context in a state where "any further CUDA work will
-// return the same error", and for CUDA_ERROR_ASSERT that "the context cannot
-// be used anymore, and must be destroyed". soft does the same, context by
-// context: the first fault is recorded in its context, every later call
-// that works in that context returns it, queued work there does not run
-// and running launches there stop at their next CTA. Other contexts and
-// devices are untouched. Destroying the context (CtxDestroy), or releasing
-// every retain of a primary context, which resets it as
-// cuDevicePrimaryCtxRelease does, is the way back: the next
-// PrimaryCtxRetain makes a fresh one.
+// Sticky faults: a kernel that faults leaves the process unable to use
+// CUDA, as on a GPU. CUDA documents each launch-failure code
+// (rt.Result.Sticky lists them) as leaving "the process in an inconsistent
+// state and any further CUDA work will return the same error. To continue
+// using CUDA, the process must be terminated and relaunched." An H100
+// (driver 580.159.04) does exactly that, past what the context-level
+// wording of CUDA_ERROR_ASSERT suggests: after a trap in a created context,
+// the device's primary context (held throughout) failed its next
+// allocation, cuCtxCreate failed, and after every context had been
+// destroyed or released cuDevicePrimaryCtxRetain still failed, each with
+// the fault's code (rt/cgo's TestStickyFaults runs each fault in a process
+// of its own for that reason).
 //
-// What stays usable in a dead context is what is needed to leave it:
-// CtxDestroy, PrimaryCtxRelease, CtxSetCurrent, CtxGetCurrent, CtxDevice,
-// StreamDestroy and EventDestroy.
+// soft does the same for the Driver as a whole, since a Driver stands for
+// a process: the first fault is recorded in its context and in the Driver;
+// every later call that works in any context of any device returns it,
+// and so do context creation and primary-context retains; queued work does
+// not run and running launches stop at their next CTA. Whether a second GPU
+// stays usable was not measured (one GPU was lent): soft follows the
+// documentation. A new Driver (soft.New) is the new process.
+//
+// What stays usable is what is needed to leave: CtxDestroy,
+// PrimaryCtxRelease, CtxSetCurrent, CtxGetCurrent, CtxDevice, StreamDestroy
+// and EventDestroy, and the device queries.
 
 package soft
 
@@ -23,25 +31,34 @@ import (
 	"github.com/cugen/cugen/rt"
 )
 
-// poison records err as c's sticky fault if its code leaves a context
-// unusable; the first fault wins.
+// poison records err as the sticky fault of c and of its Driver if its code
+// is sticky; the first fault wins.
 func (c *context) poison(err error) {
 	var e *rt.Error
 	if errors.As(err, &e) && e.Code.Sticky() {
 		c.fault.CompareAndSwap(nil, e)
+		c.d.fault.CompareAndSwap(nil, e)
 	}
 }
 
-// unusable returns the error op reports in a context that has faulted, or
-// nil: the fault's code, marked as coming from earlier asynchronous work,
-// with the fault's description.
+// unusable returns the error op reports in a context once a kernel has
+// faulted (in it, or anywhere in the Driver), or nil: the fault's code,
+// marked as coming from earlier asynchronous work, with its description.
 func (c *context) unusable(op string) error {
 	f := c.fault.Load()
+	if f == nil {
+		f = c.d.fault.Load()
+	}
+	return c.d.faulted(op, f)
+}
+
+// faulted is the error op reports after the fault f, nil if f is.
+func (d *Driver) faulted(op string, f *rt.Error) error {
 	if f == nil {
 		return nil
 	}
 	return &rt.Error{Op: op, Code: f.Code, Async: true,
-		Detail: "the context is unusable after a kernel fault (destroy it, or release the primary context fully, and use a new one); the fault: " + f.Detail}
+		Detail: "CUDA is unusable in this process after a kernel fault (a new process, here a new soft Driver, is the way back); the fault: " + f.Detail}
 }
 
 // afterSync is what a synchronising call returns once it has waited: the

@@ -70,11 +70,11 @@ func (c *context) enqueue(s *stream, fn func() error) *op {
 			<-p.done
 		}
 		s.mu.Lock()
-		poisoned := s.pending != nil || c.fault.Load() != nil
+		poisoned := s.pending != nil || c.d.fault.Load() != nil
 		s.mu.Unlock()
-		// Work queued behind a failed operation, or in a context that has
-		// faulted, does not run, as on a GPU; the failure is reported at
-		// the next sync.
+		// Work queued behind a failed operation, or after a kernel
+		// faulted anywhere in the process, does not run, as on a GPU; the
+		// failure is reported at the next sync.
 		if !poisoned {
 			if err := fn(); err != nil {
 				s.mu.Lock()
