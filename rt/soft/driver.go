@@ -99,6 +99,8 @@ type Driver struct {
 	// placed is PlaceParams' layouts, by kernel (guarded by mu; last, so
 	// that the fields above keep their places).
 	placed map[rt.KernelHandle][]paramMove
+
+	tex texState // CUDA arrays, texture and surface objects (texture.go)
 }
 
 var (
