@@ -62,10 +62,12 @@ type Options struct {
 // dependencies and host functions (rt.Streamer), page-locked memory,
 // memsets and 2-D copies (rt.MemoryOps), stream-ordered allocation and
 // pools (rt.AsyncAllocator), kernel attributes and occupancy
-// (rt.KernelAttributer, rt.OccupancyCalculator) and peer access between
-// the first two devices (rt.PeerAccessor); a check that needs what the
-// driver lacks skips and says so. Last, sticky kernel faults, which leave
-// their context unusable and no other.
+// (rt.KernelAttributer, rt.OccupancyCalculator), peer access between
+// the first two devices (rt.PeerAccessor), and CUDA arrays, texture and
+// surface objects (rt.Texturer); a check that needs what the
+// driver lacks skips and says so. Sticky kernel faults leave the
+// process unable to use CUDA: TestStickyFault checks them, on a driver of
+// their own.
 //
 // Each area is a subtest of t. Checks that need sm_90 skip on older
 // devices, saying so. The suite leaves no context current on any thread and
@@ -96,6 +98,7 @@ func TestDriver(t *testing.T, d rt.Driver, opts Options) {
 	t.Run("KernelInfo", s.kernelInfo)
 	t.Run("Graphs", s.graphs)
 	t.Run("Peers", s.peers)
+	t.Run("Textures", s.textures)
 }
 
 // suite is what the checks share: the driver, device 0's primary context a,

@@ -171,6 +171,10 @@ func (dv *device) reserve(size uint64) (uint64, bool) {
 	}
 	base := dv.next
 	dv.next += (size+allocAlign-1)/allocAlign*allocAlign + allocGuard
+	// Every allocation starts on the texture alignment (512 bytes on the
+	// H100, where cuMemAlloc's addresses are 512-byte aligned too), so that
+	// linear and pitched textures can be made over any of them.
+	dv.next = (dv.next + rt.TextureAlign - 1) / rt.TextureAlign * rt.TextureAlign
 	dv.used += size
 	return base, true
 }
