@@ -20,6 +20,8 @@ import (
 //	T*, T volatile*                      rt.Ptr[T]
 //	T const*                             rt.ConstPtr[T]
 //	void*, void const*                   rt.DevPtr
+//	cudaTextureObject_t,                 rt.TextureObject, rt.SurfaceObject (with -src: a
+//	  cudaSurfaceObject_t                  mangled name says unsigned long long, "y")
 //	pointer to a type of unknown size    rt.DevPtr
 //	an enum (a named type the binary     a generated named integer type
 //	  passes as a PTX scalar)
@@ -38,7 +40,7 @@ const (
 	gkFloat
 	gkPtr      // rt.Ptr[elem]
 	gkConstPtr // rt.ConstPtr[elem]
-	gkDevPtr   // rt.DevPtr: an untyped device address
+	gkDevPtr   // rt.DevPtr (an untyped device address), or an rt 64-bit handle (rt.TextureObject)
 	gkRT       // an rt value type with a Put method (vectors, halves, Int128)
 	gkDecl     // a type the generated package declares (declType)
 	gkMapped   // a Go type named by -type, copied by value
@@ -132,6 +134,16 @@ var namedRT = map[string]goType{
 
 var devPtr = goType{kind: gkDevPtr, size: 8, name: "DevPtr"}
 
+// handleTypes are the rt types of the texture and surface object handles,
+// by the typedef a source declares a parameter with (parse.CType.Typedef;
+// csrc.HandleTypedefs): 64-bit values packed as rt.DevPtr is.
+var handleTypes = map[string]goType{
+	"cudaTextureObject_t": {kind: gkDevPtr, size: 8, name: "TextureObject"},
+	"CUtexObject":         {kind: gkDevPtr, size: 8, name: "TextureObject"},
+	"cudaSurfaceObject_t": {kind: gkDevPtr, size: 8, name: "SurfaceObject"},
+	"CUsurfObject":        {kind: gkDevPtr, size: 8, name: "SurfaceObject"},
+}
+
 // typer maps parameter types to Go types and collects the types the package
 // must declare.
 type typer struct {
@@ -203,6 +215,9 @@ func (t *typer) valueType(k *parse.Kernel, p *parse.Param) (goType, error) {
 	c := p.CType.Unqualified()
 	switch c.Kind {
 	case parse.CBuiltin:
+		if h, ok := handleTypes[c.Typedef]; ok && c.Name == "unsigned long long" {
+			return h, nil
+		}
 		if g, ok := cxxBuiltins[c.Name]; ok {
 			return g, nil
 		}

@@ -40,6 +40,12 @@ type CType struct {
 	// members, from which gen computes its layout. nil when no source
 	// defines it.
 	Def *ClassDef
+	// Typedef is, for a builtin, the CUDA handle typedef a source spells it
+	// with (cugen -src): cudaTextureObject_t, cudaSurfaceObject_t,
+	// CUtexObject or CUsurfObject, all unsigned long long. A mangled name
+	// resolves typedefs ("y"), so only a source tells a handle from a
+	// number.
+	Typedef string
 }
 
 // ClassDef is what a class, struct or union definition says about the

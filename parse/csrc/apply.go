@@ -182,7 +182,30 @@ func applyCXX(k *parse.Kernel, files []*File) string {
 	}
 	sig.Source = best.Pos.String()
 	sig.ParamNames = bestNames
+	markHandles(k, best)
 	return ""
+}
+
+// markHandles gives the kernel's unsigned long long parameters that the
+// source declares as a texture or surface object handle their typedef
+// (CType.Typedef). The mangled name's types are shared between parameters,
+// so a marked one is a copy. Kernels with a pack expansion are left alone.
+func markHandles(k *parse.Kernel, sk *Kernel) {
+	if k.Signature.PackSizes != nil || len(sk.Params) != len(k.Params) {
+		return
+	}
+	for i, sp := range sk.Params {
+		if sp.Type == nil || sp.Type.Typedef == "" || k.Params[i].CType == nil {
+			continue
+		}
+		c := *k.Params[i].CType
+		if c.Kind != parse.CBuiltin || c.Name != sp.Type.Name {
+			continue
+		}
+		c.Typedef = sp.Type.Typedef
+		k.Params[i].CType = &c
+		k.Signature.Params[i] = &c
+	}
 }
 
 // matchParams matches a source kernel's parameters with the mangled ones,

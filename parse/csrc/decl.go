@@ -548,7 +548,15 @@ var stdTypedefs = map[string]string{
 	"size_t": "unsigned long", "ssize_t": "long", "ptrdiff_t": "long", "intptr_t": "long", "uintptr_t": "unsigned long",
 	"uint": "unsigned int", "ushort": "unsigned short", "ulong": "unsigned long", "uchar": "unsigned char",
 	"cudaTextureObject_t": "unsigned long long", "cudaSurfaceObject_t": "unsigned long long",
-	"CUdeviceptr": "unsigned long long",
+	"CUdeviceptr": "unsigned long long", "CUtexObject": "unsigned long long", "CUsurfObject": "unsigned long long",
+}
+
+// HandleTypedefs are the typedefs of unsigned long long that name a texture
+// or surface object: a parameter declared with one keeps the name
+// (CType.Typedef), and generated code takes the rt handle type.
+var HandleTypedefs = map[string]string{
+	"cudaTextureObject_t": "TextureObject", "CUtexObject": "TextureObject",
+	"cudaSurfaceObject_t": "SurfaceObject", "CUsurfObject": "SurfaceObject",
 }
 
 // cudaTypedefs are cuda_fp16.h's and cuda_bf16.h's short names.
@@ -584,7 +592,11 @@ func (p *parser) resolve(parts []string, args []parse.TemplateArg, global bool) 
 	if len(args) == 0 {
 		name := strings.TrimPrefix(written, "std::")
 		if b, ok := stdTypedefs[name]; ok {
-			return parse.NewBuiltin(b)
+			t := parse.NewBuiltin(b)
+			if _, ok := HandleTypedefs[name]; ok {
+				t.Typedef = name
+			}
+			return t
 		}
 		if c, ok := cudaTypedefs[written]; ok {
 			return parse.NewNamed(nil, c, nil)
