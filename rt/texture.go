@@ -60,10 +60,12 @@ type Texturer interface {
 	TexObjectCreate(ctx CtxHandle, r *ResourceDesc, t *TextureDesc) (TextureObject, error)
 	TexObjectDestroy(ctx CtxHandle, t TextureObject) error // cuTexObjectDestroy
 	// TexObjectDesc is cuTexObjectGetResourceDesc and
-	// cuTexObjectGetTextureDesc.
+	// cuTexObjectGetTextureDesc. The border color may read back as zeros
+	// (the H100's driver, CUDA 13.0, returned zeros for a u8×4 array's).
 	TexObjectDesc(ctx CtxHandle, t TextureObject) (ResourceDesc, TextureDesc, error)
-	// SurfObjectCreate is cuSurfObjectCreate: r must be an array made with
-	// ArraySurfaceLoadStore.
+	// SurfObjectCreate is cuSurfObjectCreate: r must be an array, made with
+	// ArraySurfaceLoadStore (CUDA's rule, which the H100's driver, CUDA
+	// 13.0, does not enforce: nor does a backend; NewSurface does).
 	SurfObjectCreate(ctx CtxHandle, r *ResourceDesc) (SurfaceObject, error)
 	SurfObjectDestroy(ctx CtxHandle, s SurfaceObject) error // cuSurfObjectDestroy
 	// SurfObjectDesc is cuSurfObjectGetResourceDesc.

@@ -209,17 +209,28 @@ func (s *suite) texObjects(t *testing.T) {
 		{"linear", rt.LinearResource(lin.Ptr.Addr(), rt.FormatFloat, 1, lin.Len), tdPoint},
 		{"pitched", rt.PitchedResource(pit, rt.FormatFloat, 1), tdLinear},
 	}
-	seen := map[rt.TextureObject]bool{}
+	// Live objects have distinct handles (a destroyed one's may be reused:
+	// the H100's driver does).
+	live := map[rt.TextureObject]string{}
+	var texs []*rt.Texture
+	defer func() {
+		for _, tex := range texs {
+			if err := tex.Destroy(); err != nil {
+				t.Errorf("Destroy: %v", err)
+			}
+		}
+	}()
 	for _, c := range cases {
 		tex, err := rt.NewTexture(s.a, c.r, c.d)
 		if err != nil {
 			t.Errorf("%s: NewTexture: %v", c.name, err)
 			continue
 		}
-		if tex.Object == 0 || seen[tex.Object] {
-			t.Errorf("%s: texture object %#x is 0 or not new", c.name, uint64(tex.Object))
+		texs = append(texs, tex)
+		if other, dup := live[tex.Object]; tex.Object == 0 || dup {
+			t.Errorf("%s: texture object %#x is 0 or %s's", c.name, uint64(tex.Object), other)
 		}
-		seen[tex.Object] = true
+		live[tex.Object] = c.name
 		r, d, err := tex.Desc()
 		if err != nil {
 			t.Errorf("%s: Desc: %v", c.name, err)
@@ -227,12 +238,13 @@ func (s *suite) texObjects(t *testing.T) {
 			if r != c.r {
 				t.Errorf("%s: resource read back %+v, want %+v", c.name, r, c.r)
 			}
-			if d != c.d {
+			// The border color is not compared: the H100's driver (CUDA
+			// 13.0) read back zeros for the u8×4 array's [1 0 0.5 0.25].
+			want := c.d
+			want.BorderColor = d.BorderColor
+			if d != want {
 				t.Errorf("%s: texture description read back %+v, want %+v", c.name, d, c.d)
 			}
-		}
-		if err := tex.Destroy(); err != nil {
-			t.Errorf("%s: Destroy: %v", c.name, err)
 		}
 	}
 
@@ -278,9 +290,14 @@ func (s *suite) texErrors(t *testing.T) {
 	defer plain.Destroy()
 	_, err = rt.NewSurface(plain)
 	wantCode(t, "NewSurface over an array without ArraySurfaceLoadStore", err, rt.ErrInvalidValue)
+	// The driver itself makes one (measured: the H100, CUDA 13.0): only rt
+	// refuses it.
 	r := rt.ArrayResource(plain)
-	_, err = tx.SurfObjectCreate(ctx, &r)
-	wantCode(t, "SurfObjectCreate over an array without ArraySurfaceLoadStore", err, rt.ErrInvalidValue)
+	if so, err := tx.SurfObjectCreate(ctx, &r); err != nil {
+		t.Errorf("SurfObjectCreate over an array without ArraySurfaceLoadStore: %v, want a surface as CUDA 13.0 makes", err)
+	} else {
+		must(t, tx.SurfObjectDestroy(ctx, so))
+	}
 
 	// Copies that do not fit.
 	wrong := make([]float32, 8*8-1)
