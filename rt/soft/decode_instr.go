@@ -110,7 +110,8 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		dc.atom(in, sc, m, x)
 		return
 	case "wgmma":
-		dc.failIn(in, "warpgroup MMA (wgmma) is not supported by the soft backend: its shared-memory matrix descriptors and asynchronous accumulators are not emulated (mma.sync and wmma are)")
+		dc.wgmma(in, sc, x)
+		return
 	case "multimem":
 		dc.failIn(in, "multimem instructions need multicast memory objects (NVLink SHARP), which the soft backend does not have")
 	case "tensormap":

@@ -27,6 +27,7 @@ type tensorOps struct {
 	mma []*mmaSpec
 	mem []*wmmaMem
 	ldm []ldmSpec
+	wg  []*wgSpec // wgmma.mma_async (decode_wgmma.go)
 }
 
 // tcMods is an instruction's modifiers sorted into what tensor-core forms

@@ -31,6 +31,7 @@ type warp struct {
 	clArr   uint32     // arrived at the cluster barrier's current phase
 	clWait  uint32     // parked in barrier.cluster.wait
 	cc      uint32     // carry flags of add.cc and friends
+	wg      *wgState   // wgmma operations not yet completed (wgmma.go)
 
 	calls  int // lanes with a non-empty call stack
 	frames [32][]frame
@@ -213,6 +214,7 @@ func (c *cta) start(id uint64) {
 		w.exited, w.waiting, w.cc, w.clArr, w.clWait = 0, 0, 0, 0, 0
 		w.barMask = [16]uint32{}
 		w.pc = [32]int32{}
+		w.wg = nil
 		if w.calls > 0 {
 			for i := range w.frames {
 				w.frames[i] = w.frames[i][:0]

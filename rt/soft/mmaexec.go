@@ -25,6 +25,8 @@ func (c *cta) tensor(w *warp, in *inst, m uint32) bool {
 		return c.ldmatrix(w, in, m)
 	case tcMovmatrix:
 		c.movmatrix(w, in, m)
+	case tcWGFence, tcWGCommit, tcWGWait, tcWGMMA:
+		return c.wgmma(w, in, m)
 	case tcCvtTF32:
 		d, a := lanes(w.r, in.d), lanes(w.r, in.a)
 		for mm := m; mm != 0; mm &= mm - 1 {
