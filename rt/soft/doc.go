@@ -103,8 +103,8 @@
 // and the CDP2 device runtime (cdp.go); the special registers; bmsk,
 // szext, dp4a, dp2a, fns, packed .u16x2/.s16x2 arithmetic and the SIMD
 // video instructions (intops.go); vector atomics; the tensor-core
-// instructions below. Textures, surfaces, wgmma and sparse mma.sp are
-// refused at load time.
+// instructions below. Textures, surfaces, fp8 wgmma and sparse mma.sp
+// (and wgmma .sp) are refused at load time.
 //
 // # Tensor cores
 //
@@ -153,6 +153,25 @@
 // Each runs once per warp on the registers of all 32 lanes and writes the
 // active lanes, as warp collectives do.
 //
+// wgmma (sm_90a, wgmma.go): wgmma.fence, commit_group, wait_group and the
+// dense wgmma.mma_async forms with f16/bf16 (f16 or f32 D), tf32, s8/u8
+// (.satfinite) and b1 (.and.popc) multiplicands, every n, A from registers
+// or a descriptor, scale-d, imm-scale-a/b and imm-trans-a/b. Warp q of a
+// warpgroup owns rows 16q..16q+15 of D, which need only its own A rows and
+// B, so each warp computes its slice with the mma.sync arithmetic above
+// (measured identical for these types: one HGMMA k-step sums like one
+// HMMA); mma_async records the operation with its descriptors and scale-d,
+// and wait_group N completes the warp's groups but the newest N, reading
+// the operands and writing D then. Shared-memory matrix descriptors follow
+// the PTX ISA (start, LBO, SBO in 16-byte units, base offset, swizzle
+// none/128B/64B/32B; K-major, or MN-major when transposed); the swizzle
+// XORs address bits 4-6 with bits 7-9 less the base offset (H100,
+// measured). testdata/wgmma holds the H100's outputs (layout probes,
+// random, cancelling and designed inputs) that soft replays bit for bit.
+// fp8 wgmma is refused: the H100 accumulates it with fewer bits (about 13
+// significant bits in f32 results) in a way not yet fitted; its recordings
+// are kept for that. Mixed s8/u8 wgmma needs PTX 8.4 and was not recorded.
+//
 // # Clusters and asynchronous copies
 //
 // A cluster's CTAs run together on one worker, taking turns warp by warp
@@ -165,7 +184,7 @@
 // bytes on the mbarrier, which no valid program can tell from a later
 // completion. A cooperative launch gets the grid-sync workspace that
 // cooperative_groups' grid.sync() expects (coop.go). Refused at load, with
-// the reason: wgmma, multimem, tensormap.replace, im2col tensor copies,
+// the reason: fp8 and sparse wgmma, multimem, tensormap.replace, im2col tensor copies,
 // scalar video instructions with lane selectors, and indirect branches.
 //
 // # Memcheck

@@ -260,7 +260,8 @@ func (d wgDesc) width() uint64 {
 // with no swizzle core matrices are SBO apart along mn and LBO along k,
 // with a swizzle a row holds width bytes of mn, repeats along mn are LBO
 // apart and groups of 8 k are SBO apart. The swizzle then XORs address
-// bits 4-6 with bits 7-9 (128B), 4-5 with 7-8 (64B) or 4 with 7 (32B).
+// bits 4-6 with bits 7-9 (128B), 4-5 with 7-8 (64B) or 4 with 7 (32B),
+// bits 7-9 taken after subtracting the descriptor's base offset.
 func (d wgDesc) addr(mn, k, elemBits int, mnMajor bool) (uint64, uint) {
 	W := d.width()
 	var off, bit uint64
@@ -283,13 +284,11 @@ func (d wgDesc) addr(mn, k, elemBits int, mnMajor bool) (uint64, uint) {
 		}
 	}
 	a := d.start + off
-	switch d.swz {
-	case swz128:
-		a ^= (a >> 7 & 7) << 4
-	case swz64:
-		a ^= (a >> 7 & 3) << 4
-	case swz32:
-		a ^= (a >> 7 & 1) << 4
+	if d.swz != swzNone {
+		// The pattern's row is counted from the base offset (H100,
+		// measured: bits 7-9 of the address minus the base offset).
+		mask := W/16 - 1
+		a ^= ((a>>7 - d.base) & mask) << 4
 	}
 	return a, uint(bit)
 }
