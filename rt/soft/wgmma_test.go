@@ -391,3 +391,37 @@ func TestWGMMARecordings(t *testing.T) {
 	}
 	t.Logf("%d forms, %d cases checked bit for bit; %d fp8 forms refused", n, cases, refused)
 }
+
+// TestWGMMARefused: forms that do not exist, fp8 and sparse wgmma, and
+// malformed operands fail at load with the PTX position and a reason.
+func TestWGMMARefused(t *testing.T) {
+	e := newEnv(t, Options{})
+	d4 := "{%f0,%f1,%f2,%f3}"
+	for _, c := range []struct{ instr, want string }{
+		{"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 " + d4 + ", %rd0, %rd1, %p0, 1, 1, 0, 0", ""},
+		{"wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16 " + d4 + ", %rd0, %rd1, %p0, 1, 1, 0, 0", "does not exist on sm_90a"},
+		{"wgmma.mma_async.sync.aligned.m64n8k8.f32.f16.f16 " + d4 + ", %rd0, %rd1, %p0, 1, 1, 0, 0", "does not exist on sm_90a"},
+		{"wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8 {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r0,%r1,%r2,%r3}, %rd0, %rd1, %p0", "does not exist on sm_90a"},
+		{"wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f0,%f1,%f2}, %rd0, %rd1, %p0, 1, 1, 0, 0", "vector of 4 registers"},
+		{"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 " + d4 + ", %rd0, %rd1, %p0, 1, 1, 0", "expected 8 operands"},
+		{"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 " + d4 + ", %rd0, %rd1, %p0, 2, 1, 0, 0", "imm-scale-a"},
+		{"wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 " + d4 + ", %rd0, %rd1, %p0, 1, 1, 0, 0", "expected 6 operands"},
+		{"wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 " + d4 + ", %rd0, %rd1, %p0, 1, 1", "fp8 (e4m3/e5m2) wgmma is not supported"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 + ", %rd0, %rd1, %r0, 0, %p0, 1, 1, 0, 0", "sparse wgmma"},
+		{"wgmma.fence.aligned", "expected wgmma."},
+		{"wgmma.wait_group.sync.aligned %r0", "integer constant N"},
+	} {
+		src := ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n" +
+			"\t.reg .b32 %r<8>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<2>;\n\t.reg .pred %p0;\n" + c.instr + ";\n\tret;\n}\n"
+		_, err := e.loadNamed([]byte(src), "bad.ptx")
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.instr, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.ptx:10:") {
+			t.Errorf("%s:\n\tgot %v\n\twant an error at bad.ptx:10 mentioning %q", c.instr, err, c.want)
+		}
+	}
+}
