@@ -37,6 +37,9 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		y.gp, y.gx = x.gp, x.gx
 		dc.emit(in, y)
 	}
+	if dc.extInstr(in, sc, m, x) { // ext.go: fp8, packing, scalar video, tensormap.replace, …
+		return
+	}
 	switch op {
 	case "bra":
 		dc.nops(in, 1)

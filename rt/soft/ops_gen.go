@@ -165,6 +165,7 @@ const (
 	opMinReluX2S16
 	opMaxReluX2S16
 	opVideo
+	opExt
 	opAddF32Rn
 	opSubF32Rn
 	opMulF32Rn
@@ -827,7 +828,7 @@ const (
 	opEnd
 )
 
-const nALU = 582
+const nALU = 583
 
 // genOps maps a canonical PTX form (see decode.go) to its opcode and
 // the PTX types of its sources.
@@ -1176,6 +1177,7 @@ var genOps = map[string]genOp{
 	"ex2.approx.ftz.bf16":      {opEx2ApproxBF16, "bf16"},
 	"ex2.approx.ftz.bf16x2":    {opEx2ApproxBF16x2, "bf16x2"},
 	"ex2.approx.ftz.f32":       {opEx2F32Ftz, "f32"},
+	"ext":                      {opExt, "b32,b32,b32"},
 	"fma.f32":                  {opFmaF32Rn, "f32,f32,f32"},
 	"fma.f64":                  {opFmaF64Rn, "f64,f64,f64"},
 	"fma.ftz.f32":              {opFmaF32RnFtz, "f32,f32,f32"},
@@ -2044,6 +2046,7 @@ var genNames = map[opcode]string{
 	opMinReluX2S16:          "min.relu.s16x2",
 	opMaxReluX2S16:          "max.relu.s16x2",
 	opVideo:                 "vsimd",
+	opExt:                   "ext",
 	opAddF32Rn:              "add.rn.f32",
 	opSubF32Rn:              "sub.rn.f32",
 	opMulF32Rn:              "mul.rn.f32",
@@ -5490,6 +5493,27 @@ func execALU(in *inst, r []uint64, m uint32) {
 				B := b[l]
 				C := c[l]
 				d[l] = video(A, B, C, in.fl)
+			}
+		}
+	case opExt:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		c := lanes(r, in.c)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = extFns[in.aux](A, B, C, in.imm)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				C := c[l]
+				d[l] = extFns[in.aux](A, B, C, in.imm)
 			}
 		}
 	case opAddF32Rn:
@@ -12590,13 +12614,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(float32(bh2f(A)))
+				d[l] = (A & 0xffff) << 16
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(float32(bh2f(A)))
+				d[l] = (A & 0xffff) << 16
 			}
 		}
 	case opCvtF64BF16:

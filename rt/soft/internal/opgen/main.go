@@ -217,6 +217,9 @@ func bitOps() {
 	// The SIMD video instructions: the decoder puts the operation, width,
 	// signedness and mode in in.fl (video in intops.go).
 	alu("Video", "video(A, B, C, in.fl)", rep("b32", 3), "vsimd")
+	// The forms of ext.go (fp8, packing, scalar video, …): in.aux indexes
+	// extFns, a function of the three sources' bits and in.imm.
+	alu("Ext", "extFns[in.aux](A, B, C, in.imm)", rep("b32", 3), "ext")
 }
 
 // f32 expression builders.
@@ -645,7 +648,7 @@ func cvts() {
 				"cvt."+r+mk+".f16.f16")
 		}
 	}
-	alu("CvtF32BF16", "r32(float32(bh2f(A)))", []string{"bf16"}, "cvt.f32.bf16")
+	alu("CvtF32BF16", "(A & 0xffff) << 16", []string{"bf16"}, "cvt.f32.bf16")
 	alu("CvtF64BF16", "r64(bh2f(A))", []string{"bf16"}, "cvt.f64.bf16")
 }
 

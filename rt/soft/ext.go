@@ -1,0 +1,313 @@
+// PTX ISA 8.x forms decoded outside the generated tables: each is a pure
+// function of up to three source registers' bits (fp8.go, video.go, and the
+// half-precision extras below), run by the generated "ext" op, whose in.aux
+// indexes extFns. tensormap.replace (tensormap_replace.go) is a memory
+// operation and goes through the bulk-copy machinery instead.
+//
+// Every form here was run on an H100 (testdata/isa8.json.gz, replayed
+// bit-exact by isa8_test.go); forms that the H100's JIT refuses for sm_90
+// are refused here with its reason.
+
+package soft
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/cugen/cugen/parse/ptx"
+)
+
+// extFn computes a destination from the sources' bits and the
+// instruction's imm (the parameters of a family such as scalar video).
+type extFn func(a, b, c uint64, imm int64) uint64
+
+// extForm is one registered form: its function and its sources' types (the
+// destination is operand 0).
+type extForm struct {
+	fn   int32
+	srcs []ptx.Type
+}
+
+var (
+	extFns    []extFn
+	extForms  = map[string]extForm{}
+	extRefuse = map[string]string{}
+)
+
+// extKey is an instruction's opcode, then its modifiers sorted, then its
+// types in order: PTX lets modifiers come in more than one order.
+func extKey(op string, mods []string) string {
+	var fl, ty []string
+	for _, s := range mods {
+		if _, ok := ptx.LookupType(s); ok {
+			ty = append(ty, s)
+		} else {
+			fl = append(fl, s)
+		}
+	}
+	sort.Strings(fl)
+	return strings.Join(append(append([]string{op}, fl...), ty...), ".")
+}
+
+func keyOf(form string) string {
+	p := strings.Split(form, ".")
+	return extKey(p[0], p[1:])
+}
+
+// regExt registers form ("cvt.rn.satfinite.e4m3x2.f32") with its sources'
+// types.
+func regExt(form string, f func(a, b, c uint64) uint64, srcs ...ptx.Type) {
+	k := keyOf(form)
+	if _, dup := extForms[k]; dup {
+		panic("ext form registered twice: " + form)
+	}
+	extForms[k] = extForm{fn: regExtFn(func(a, b, c uint64, _ int64) uint64 { return f(a, b, c) }), srcs: srcs}
+}
+
+// regExtFn adds f to extFns (at init only) and returns its index.
+func regExtFn(f extFn) int32 {
+	extFns = append(extFns, f)
+	return int32(len(extFns) - 1)
+}
+
+// refuseExt records why a form is refused.
+func refuseExt(form, why string) { extRefuse[keyOf(form)] = why }
+
+// extInstr decodes in if it is one of the forms here (or one refused with
+// a reason), reporting whether it did.
+func (dc *decoder) extInstr(in *ptx.Instr, sc *scope, m modset, x inst) bool {
+	switch in.Op {
+	case "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset":
+		dc.scalarVideo(in, sc, m, x)
+		return true
+	case "tensormap":
+		if m.flags["replace"] {
+			dc.tensormapReplace(in, sc, m, x)
+			return true
+		}
+		return false
+	case "min", "max":
+		if len(in.Operands) == 4 {
+			dc.failIn(in, "%s with three sources (PTX ISA 8.8) needs sm_100 or later", in.Op)
+		}
+	case "cvt", "fma":
+	default:
+		return false
+	}
+	k := extKey(in.Op, in.Mods)
+	if why, ok := extRefuse[k]; ok {
+		dc.failIn(in, "%s", why)
+	}
+	f, ok := extForms[k]
+	if !ok {
+		return false
+	}
+	dc.nops(in, 1+len(f.srcs))
+	x.op, x.aux = genOps["ext"].op, f.fn
+	x.d = dc.dst(in, sc, in.Operands[0])
+	fields := []*uint32{&x.a, &x.b, &x.c}
+	for i, t := range f.srcs {
+		*fields[i] = dc.src(in, sc, in.Operands[1+i], t)
+	}
+	dc.emit(in, x)
+	return true
+}
+
+// Half-precision extras: .relu and .oob on fma, .relu and .satfinite on
+// conversions to f16/bf16, .xorsign.abs on min/max, min/max.relu.s32 and
+// the conversions between f16 and bf16.
+
+// relu16 is a half result with .relu: negative values (and -0) become +0,
+// NaN the canonical NaN.
+func relu16(f smallFmt, b uint64) uint64 {
+	b &= 0xffff
+	if isNaN16(f, b) {
+		return nan16
+	}
+	if b&0x8000 != 0 {
+		return 0
+	}
+	return b
+}
+
+func isNaN16(f smallFmt, b uint64) bool {
+	e := uint64(1)<<f.ebits - 1
+	return b>>f.mant&e == e && b&(1<<f.mant-1) != 0
+}
+
+// satfinite16 rounds x to the format, clamping infinities and overflow to
+// the largest finite value of the sign (NaN: canonical).
+func satfinite16(f smallFmt, x float64, rnd int) uint64 {
+	if x != x {
+		return nan16
+	}
+	b := f.round(x, rnd)
+	e := uint64(1)<<f.ebits - 1
+	if b>>f.mant&e == e { // infinity
+		return b&0x8000 | (e-1)<<f.mant | (1<<f.mant - 1)
+	}
+	return b
+}
+
+// oobNaN16 is the NaN that tensor copies fill out-of-bounds elements with
+// under OOBFillNaNRequestZeroFMA; fma.oob treats it as zero.
+const oobNaN16 = 0x7fff
+
+// fmaOOB is fma.rn.oob: an operand that is the OOB NaN makes the result 0.
+func fmaOOB(f smallFmt, a, b, c uint64) uint64 {
+	if a&0xffff == oobNaN16 || b&0xffff == oobNaN16 || c&0xffff == oobNaN16 {
+		return 0
+	}
+	return hfma(f, a, b, c, rnRN)
+}
+
+// xorsignAbs is min/max.xorsign.abs on the format (f32 via fmtF32): the
+// min or max of the magnitudes, with the XOR of the operands' signs.
+func xorsignAbs(bits uint, a, b uint64, isMax, nanProp bool, ftz bool) uint64 {
+	sb := uint64(1) << (bits - 1)
+	m := sb | (sb - 1)
+	a, b = a&m, b&m
+	s := (a ^ b) & sb
+	x, y := a&^sb, b&^sb
+	var r uint64
+	switch bits {
+	case 32:
+		fx, fy := math.Float32frombits(uint32(x)), math.Float32frombits(uint32(y))
+		if ftz {
+			fx, fy = ftz32(fx), ftz32(fy)
+		}
+		if isMax {
+			r = uint64(math.Float32bits(max32(fx, fy, nanProp)))
+		} else {
+			r = uint64(math.Float32bits(min32(fx, fy, nanProp)))
+		}
+		if r&0x7fffffff > 0x7f800000 {
+			return r
+		}
+	default:
+		f := fmtF16
+		if bits == 17 {
+			f, bits = fmtBF16, 16
+		}
+		if ftz {
+			x, y = ftz16(x), ftz16(y)
+		}
+		if isMax {
+			r = hmax(f, x, y, nanProp)
+		} else {
+			r = hmin(f, x, y, nanProp)
+		}
+		if isNaN16(f, r) {
+			return r
+		}
+	}
+	return r | s
+}
+
+func lift2(f func(a, b, c uint64) uint64) func(a, b, c uint64) uint64 {
+	return func(a, b, c uint64) uint64 {
+		return pack16(f(lo16(a), lo16(b), lo16(c)), f(hi16(a), hi16(b), hi16(c)))
+	}
+}
+
+func init() {
+	for _, h := range []struct {
+		t string
+		f smallFmt
+		x bool
+	}{{"f16", fmtF16, false}, {"bf16", fmtBF16, false}, {"f16x2", fmtF16, true}, {"bf16x2", fmtBF16, true}} {
+		f := h.f
+		reg := func(form string, fn func(a, b, c uint64) uint64, n int) {
+			t := ptx.B16
+			if h.x {
+				t = ptx.B32
+				fn = lift2(fn)
+			}
+			srcs := []ptx.Type{t, t, t}[:n]
+			regExt(form+"."+h.t, fn, srcs...)
+		}
+		reg("fma.rn.relu", func(a, b, c uint64) uint64 { return relu16(f, hfma(f, a, b, c, rnRN)) }, 3)
+		reg("fma.rn.oob", func(a, b, c uint64) uint64 { return fmaOOB(f, a, b, c) }, 3)
+		reg("fma.rn.oob.relu", func(a, b, c uint64) uint64 { return relu16(f, fmaOOB(f, a, b, c)) }, 3)
+		bits := uint(16)
+		if f == fmtBF16 {
+			bits = 17 // xorsignAbs's marker for bf16
+		}
+		ftzs := []bool{false}
+		if f == fmtF16 {
+			ftzs = append(ftzs, true)
+			reg("fma.rn.ftz.relu", func(a, b, c uint64) uint64 {
+				return relu16(f, ftz16(hfma(f, ftz16(a), ftz16(b), ftz16(c), rnRN)))
+			}, 3)
+		}
+		for _, ftz := range ftzs {
+			for _, nan := range []bool{false, true} {
+				md := ""
+				if ftz {
+					md += ".ftz"
+				}
+				if nan {
+					md += ".NaN"
+				}
+				ftz, nan := ftz, nan
+				reg("min"+md+".xorsign.abs", func(a, b, _ uint64) uint64 { return xorsignAbs(bits, a, b, false, nan, ftz) }, 2)
+				reg("max"+md+".xorsign.abs", func(a, b, _ uint64) uint64 { return xorsignAbs(bits, a, b, true, nan, ftz) }, 2)
+			}
+		}
+		refuseExt("min.relu."+h.t, "min.relu is defined on .s16x2 and .s32 only (ptxas: unexpected instruction types for min.relu."+h.t+")")
+		refuseExt("max.relu."+h.t, "max.relu is defined on .s16x2 and .s32 only (ptxas: unexpected instruction types for max.relu."+h.t+")")
+	}
+	for _, ftz := range []bool{false, true} {
+		for _, nan := range []bool{false, true} {
+			md := ""
+			if ftz {
+				md += ".ftz"
+			}
+			if nan {
+				md += ".NaN"
+			}
+			ftz, nan := ftz, nan
+			regExt("min"+md+".xorsign.abs.f32", func(a, b, _ uint64) uint64 { return xorsignAbs(32, a, b, false, nan, ftz) }, ptx.B32, ptx.B32)
+			regExt("max"+md+".xorsign.abs.f32", func(a, b, _ uint64) uint64 { return xorsignAbs(32, a, b, true, nan, ftz) }, ptx.B32, ptx.B32)
+		}
+	}
+	regExt("min.relu.s32", func(a, b, _ uint64) uint64 { return uint64(uint32(max(min(int32(a), int32(b)), 0))) }, ptx.S32, ptx.S32)
+	regExt("max.relu.s32", func(a, b, _ uint64) uint64 { return uint64(uint32(max(int32(a), int32(b), 0))) }, ptx.S32, ptx.S32)
+
+	// Conversions from f32 to halves with .relu and .satfinite: .rn and .rz.
+	for _, h := range []struct {
+		t string
+		f smallFmt
+	}{{"f16", fmtF16}, {"bf16", fmtBF16}} {
+		f := h.f
+		for _, r := range []struct {
+			n string
+			m int
+		}{{"rn", rnRN}, {"rz", rnRZ}} {
+			rnd := r.m
+			for _, md := range []string{".relu", ".satfinite", ".relu.satfinite"} {
+				relu, sat := strings.Contains(md, "relu"), strings.Contains(md, "satfinite")
+				one := func(a uint64) uint64 {
+					x := float64(f32(a))
+					var v uint64
+					if sat {
+						v = satfinite16(f, x, rnd)
+					} else {
+						v = f.round(x, rnd)
+					}
+					if relu {
+						v = relu16(f, v)
+					}
+					return v
+				}
+				regExt("cvt."+r.n+md+"."+h.t+".f32", func(a, _, _ uint64) uint64 { return one(a) }, ptx.F32)
+				// The x2 form puts a in the upper half.
+				regExt("cvt."+r.n+md+"."+h.t+"x2.f32", func(a, b, _ uint64) uint64 { return pack16(one(b), one(a)) }, ptx.F32, ptx.F32)
+			}
+		}
+	}
+	regExt("cvt.rn.bf16.f16", func(a, _, _ uint64) uint64 { return fmtBF16.round(h2f(a), rnRN) }, ptx.B16)
+	regExt("cvt.rn.f16.bf16", func(a, _, _ uint64) uint64 { return fmtF16.round(bh2f(a), rnRN) }, ptx.B16)
+
+}

@@ -1,0 +1,149 @@
+// fp8 conversions (cvt to and from .e4m3x2/.e5m2x2) and cvt.pack.sat, as
+// the H100 computes them (testdata/isa8.json.gz: every f16x2 and every
+// fp8x2 input, and 16384 f32 pairs per form).
+
+package soft
+
+import (
+	"math"
+
+	"github.com/cugen/cugen/parse/ptx"
+)
+
+// fp8 formats: e4m3 (bias 7, no infinity, NaN S.1111.111, largest 448) and
+// e5m2 (bias 15, IEEE-like: infinity S.11111.00, largest 57344).
+type fp8Fmt struct {
+	mant, bias int
+	maxFin     uint64 // largest finite magnitude's bits
+	e4m3       bool
+}
+
+var (
+	fmtE4M3 = fp8Fmt{mant: 3, bias: 7, maxFin: 0x7e, e4m3: true}
+	fmtE5M2 = fp8Fmt{mant: 2, bias: 15, maxFin: 0x7b}
+)
+
+// fp8NaN is the NaN every conversion to fp8 produces.
+const fp8NaN = 0x7f
+
+// toFP8 is cvt.rn.satfinite{.relu}: x rounded to nearest even; infinities
+// and overflow become the largest finite value of their sign, NaN 0x7f;
+// with .relu negative values (and -0) become +0.
+func (f fp8Fmt) toFP8(x float64, relu bool) uint64 {
+	if x != x {
+		return fp8NaN
+	}
+	var sgn uint64
+	if math.Signbit(x) {
+		if relu {
+			return 0
+		}
+		sgn = 0x80
+	}
+	ax := math.Abs(x)
+	if math.IsInf(ax, 0) {
+		return sgn | f.maxFin
+	}
+	if ax == 0 {
+		return sgn
+	}
+	emin := 1 - f.bias
+	e := max(math.Ilogb(ax), emin)
+	m := uint64(math.RoundToEven(math.Ldexp(ax, f.mant-e))) // exact: x has at most 24 significant bits
+	if m == 1<<(f.mant+1) {
+		m >>= 1
+		e++
+	}
+	var v uint64
+	if m < 1<<f.mant {
+		v = m
+	} else {
+		v = uint64(e+f.bias)<<f.mant | (m - 1<<f.mant)
+	}
+	return sgn | min(v, f.maxFin)
+}
+
+// toHalf converts fp8 bits to f16 bits (exact; NaN → 0x7fff); with .relu
+// negative values become +0.
+func (f fp8Fmt) toHalf(b uint64, relu bool) uint64 {
+	b &= 0xff
+	s := b & 0x80
+	e := int(b>>f.mant) & (1<<(7-f.mant) - 1)
+	m := b & (1<<f.mant - 1)
+	emax := 1<<(7-f.mant) - 1
+	var x float64
+	switch {
+	case f.e4m3 && e == emax && m == 1<<f.mant-1, !f.e4m3 && e == emax && m != 0:
+		return nan16
+	case !f.e4m3 && e == emax:
+		x = math.Inf(1)
+	case e == 0:
+		x = math.Ldexp(float64(m), 1-f.bias-f.mant)
+	default:
+		x = math.Ldexp(float64(m|1<<f.mant), e-f.bias-f.mant)
+	}
+	if s != 0 {
+		if relu {
+			return 0
+		}
+		x = -x
+	}
+	return fmtF16.round(x, rnRN)
+}
+
+// packSat saturates signed v to an n-bit field (signed or unsigned).
+func packSat(v uint64, n uint, signed bool) uint64 {
+	x := int64(int32(v))
+	lo, hi := int64(0), int64(1)<<n-1
+	if signed {
+		lo, hi = -(int64(1) << (n - 1)), int64(1)<<(n-1)-1
+	}
+	return uint64(min(max(x, lo), hi)) & (1<<n - 1)
+}
+
+func init() {
+	for _, t := range []struct {
+		n string
+		f fp8Fmt
+	}{{"e4m3x2", fmtE4M3}, {"e5m2x2", fmtE5M2}} {
+		f := t.f
+		for _, relu := range []bool{false, true} {
+			md := ""
+			if relu {
+				md = ".relu"
+			}
+			relu := relu
+			// a goes to the upper byte, b to the lower.
+			regExt("cvt.rn.satfinite"+md+"."+t.n+".f32", func(a, b, _ uint64) uint64 {
+				return f.toFP8(float64(f32(a)), relu)<<8 | f.toFP8(float64(f32(b)), relu)
+			}, ptx.F32, ptx.F32)
+			regExt("cvt.rn.satfinite"+md+"."+t.n+".f16x2", func(a, _, _ uint64) uint64 {
+				return f.toFP8(h2f(hi16(a)), relu)<<8 | f.toFP8(h2f(lo16(a)), relu)
+			}, ptx.B32)
+			regExt("cvt.rn"+md+".f16x2."+t.n, func(a, _, _ uint64) uint64 {
+				return pack16(f.toHalf(a, relu), f.toHalf(a>>8, relu))
+			}, ptx.B16)
+			refuseExt("cvt.rn"+md+"."+t.n+".f32", "cvt to ."+t.n+" needs .satfinite on sm_90 (ptxas: '.satfinite' modifier required)")
+			refuseExt("cvt.rn.satfinite"+md+"."+t.n+".bf16x2", "cvt from .bf16x2 to ."+t.n+" needs sm_100a or later")
+			refuseExt("cvt.rn"+md+".bf16x2."+t.n, "cvt from ."+t.n+" to .bf16x2 needs sm_100a or later")
+		}
+	}
+
+	// cvt.pack.sat: a and b saturated into the low bits, a above b; with a
+	// third source, c's low bits shifted above them.
+	for _, t := range []string{"u16", "s16"} {
+		signed := t[0] == 's'
+		regExt("cvt.pack.sat."+t+".s32", func(a, b, _ uint64) uint64 {
+			return packSat(a, 16, signed)<<16 | packSat(b, 16, signed)
+		}, ptx.S32, ptx.S32)
+	}
+	for _, t := range []struct {
+		n    string
+		bits uint
+	}{{"u8", 8}, {"s8", 8}, {"u4", 4}, {"s4", 4}, {"u2", 2}, {"s2", 2}} {
+		n, signed := t.bits, t.n[0] == 's'
+		regExt("cvt.pack.sat."+t.n+".s32.b32", func(a, b, c uint64) uint64 {
+			return uint64(uint32(c<<(2*n) | packSat(a, n, signed)<<n | packSat(b, n, signed)))
+		}, ptx.S32, ptx.S32, ptx.B32)
+	}
+}

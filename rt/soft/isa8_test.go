@@ -1,0 +1,788 @@
+package soft
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// The PTX ISA 8.x forms of fp8.go, video.go and tensormap_replace.go, and
+// probes of forms that sm_90 may or may not have, replayed against what the
+// H100 computed (testdata/isa8.json.gz). Each case is a PTX snippet over
+// inputs %a0.. and one output %d0, run by one thread per row over rows that
+// the case's generator makes from a seed (exhaustive where the input has 16
+// bits or fewer). The recording holds, per case, the H100's output bits, or
+// the error with which the driver's JIT refused the snippet for the target;
+// soft must then refuse it too. Record on the GPU machine with
+//
+//	go test -tags cudarecord -c -o isa8.test ./rt/soft
+//	./isa8.test -test.run TestISA8 -isa8.record=isa8.json.gz
+var isa8Record = flag.String("isa8.record", "", "run the ISA 8.x cases on the recording backend and write what it computed to this file")
+
+type isaCase struct {
+	name   string // the snippet, unique
+	in     []string
+	out    string
+	target string // default sm_90
+	rows   func(r *rand.Rand) [][]uint64
+	tmap   bool // tensormap.replace: the output is the 128-byte map at %m
+	shared bool // … in shared memory
+}
+
+type isaRecord struct {
+	Device string         `json:"device"`
+	Cases  []isaRecording `json:"cases"`
+}
+
+type isaRecording struct {
+	Name   string `json:"name"`
+	Target string `json:"target"`
+	Rows   int    `json:"rows"`
+	InHash string `json:"in_sha256"`
+	Err    string `json:"err,omitempty"`
+	// The outputs, little-endian, out-width each (128 bytes for maps):
+	// all of them (base64) where they take at most 256 bytes or are maps,
+	// else their SHA-256 and every 61st row (base64) to show what differs.
+	Out    string `json:"out,omitempty"`
+	OutSHA string `json:"out_sha256,omitempty"`
+	Sample string `json:"sample,omitempty"`
+	Map    string `json:"map,omitempty"` // tensormap cases: the map every row started from, hex
+}
+
+func outBytes(c *isaCase) int {
+	if c.tmap {
+		return 128
+	}
+	switch c.out {
+	case "b16":
+		return 2
+	case "b64":
+		return 8
+	}
+	return 4
+}
+
+// isaKernel wraps the snippet into t(in, out, n).
+func isaKernel(c *isaCase) string {
+	var b strings.Builder
+	tg := c.target
+	if tg == "" {
+		tg = "sm_90"
+	}
+	fmt.Fprintf(&b, ".version 8.7\n.target %s\n.address_size 64\n", tg)
+	if c.shared {
+		b.WriteString(".shared .align 128 .b8 smap[8192];\n")
+	}
+	b.WriteString(".visible .entry t(.param .u64 pin, .param .u64 pout, .param .u32 pn)\n{\n")
+	b.WriteString("\t.reg .b64 %rdi, %rdo, %rdt, %m, %q0, %q1;\n\t.reg .b32 %rt, %rn, %r1, %r2, %t0, %t1;\n\t.reg .b16 %h0, %h1;\n\t.reg .pred %pq;\n")
+	for i, t := range c.in {
+		fmt.Fprintf(&b, "\t.reg .%s %%a%d;\n", t, i)
+	}
+	if !c.tmap {
+		fmt.Fprintf(&b, "\t.reg .%s %%d0;\n", c.out)
+	}
+	b.WriteString("\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %rt, %tid.x;\n\tmad.lo.u32 %rt, %r1, %r2, %rt;\n")
+	b.WriteString("\tld.param.u32 %rn, [pn];\n\tsetp.ge.u32 %pq, %rt, %rn;\n\t@%pq bra DONE;\n")
+	b.WriteString("\tld.param.u64 %rdi, [pin];\n\tld.param.u64 %rdo, [pout];\n")
+	fmt.Fprintf(&b, "\tmul.wide.u32 %%rdt, %%rt, %d;\n\tadd.s64 %%rdi, %%rdi, %%rdt;\n", 8*max(len(c.in), 1))
+	fmt.Fprintf(&b, "\tmul.wide.u32 %%rdt, %%rt, %d;\n\tadd.s64 %%rdo, %%rdo, %%rdt;\n", (outBytes(c)+7)/8*8)
+	for i, t := range c.in {
+		fmt.Fprintf(&b, "\tld.global.%s %%a%d, [%%rdi+%d];\n", t, i, 8*i)
+	}
+	if c.tmap {
+		if c.shared {
+			// Each thread's map in its own 128 bytes of shared memory.
+			b.WriteString("\tmov.u32 %r2, %tid.x;\n\tmul.wide.u32 %rdt, %r2, 128;\n\tmov.u64 %m, smap;\n\tadd.s64 %m, %m, %rdt;\n")
+			for i := 0; i < 128; i += 16 {
+				fmt.Fprintf(&b, "\tld.global.v2.b64 {%%q0, %%q1}, [%%rdo+%d];\n\tst.shared.v2.b64 [%%m+%d], {%%q0, %%q1};\n", i, i)
+			}
+		} else {
+			b.WriteString("\tmov.u64 %m, %rdo;\n")
+		}
+	}
+	b.WriteString("\t" + strings.ReplaceAll(c.name, "; ", ";\n\t") + "\n")
+	if c.tmap {
+		if c.shared {
+			for i := 0; i < 128; i += 16 {
+				fmt.Fprintf(&b, "\tld.shared.v2.b64 {%%q0, %%q1}, [%%m+%d];\n\tst.global.v2.b64 [%%rdo+%d], {%%q0, %%q1};\n", i, i)
+			}
+		}
+	} else {
+		fmt.Fprintf(&b, "\tst.global.%s [%%rdo], %%d0;\n", c.out)
+	}
+	b.WriteString("DONE:\n\tret;\n}\n")
+	return b.String()
+}
+
+func isaRand(name string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	s := h.Sum64()
+	return rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15))
+}
+
+func isaInputs(c *isaCase) ([]uint64, int, string) {
+	rows := c.rows(isaRand(c.name))
+	nin := max(len(c.in), 1)
+	in := make([]uint64, len(rows)*nin)
+	for i, r := range rows {
+		copy(in[i*nin:], r)
+	}
+	sum := sha256.Sum256(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(in))), len(in)*8))
+	return in, len(rows), hex.EncodeToString(sum[:16])
+}
+
+// isaMap is the map the tensormap cases start from, encoded by d.
+func isaMap(t *testing.T, d rt.Driver, addr rt.DevPtr) [128]byte {
+	m, err := rt.EncodeTiled(d, rt.TiledTensor{DataType: rt.TensorFloat32, Addr: addr,
+		Dims: []uint64{64, 32, 8}, Strides: []uint64{256, 8192}, Box: []uint32{32, 8, 2}, ElementStrides: []uint32{1, 1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Bytes()
+}
+
+// runISA runs c on d; the load error, or the outputs.
+func runISA(t *testing.T, d rt.Driver, ctx rt.CtxHandle, c *isaCase, in []uint64, n int, m0 []byte) ([]byte, error) {
+	lib, err := d.LibraryLoad([]byte(isaKernel(c)), rt.LoadOptions{Name: "isa8.ptx"})
+	if err != nil {
+		return nil, err
+	}
+	defer d.LibraryUnload(lib)
+	k, err := d.LibraryKernel(lib, "t")
+	if err != nil {
+		return nil, err
+	}
+	ob := outBytes(c)
+	slot := (ob + 7) / 8 * 8
+	pin, err := d.MemAlloc(ctx, uint64(8*len(in)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.MemFree(ctx, pin)
+	pout, err := d.MemAlloc(ctx, uint64(slot*n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.MemFree(ctx, pout)
+	if err := d.MemcpyHtoD(ctx, pin, unsafe.Pointer(&in[0]), uint64(8*len(in)), 0, false); err != nil {
+		t.Fatal(err)
+	}
+	init := make([]byte, slot*n)
+	for i := 0; c.tmap && i < n; i++ {
+		copy(init[i*128:], m0)
+	}
+	if err := d.MemcpyHtoD(ctx, pout, unsafe.Pointer(&init[0]), uint64(len(init)), 0, false); err != nil {
+		t.Fatal(err)
+	}
+	block := 256
+	if c.shared {
+		block = 64
+	}
+	p := params(pin, pout, n)
+	if err := d.Launch(k, rt.LaunchArgs{Ctx: ctx, Grid: rt.D1((n + block - 1) / block), Block: rt.D1(block), Params: unsafe.Pointer(&p[0]), ParamSize: uintptr(len(p))}); err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	if err := d.CtxSynchronize(ctx); err != nil {
+		return nil, fmt.Errorf("sync: %w", err)
+	}
+	out := make([]byte, slot*n)
+	if err := d.MemcpyDtoH(ctx, unsafe.Pointer(&out[0]), pout, uint64(len(out)), 0, false); err != nil {
+		t.Fatal(err)
+	}
+	res := make([]byte, 0, ob*n)
+	for i := 0; i < n; i++ {
+		res = append(res, out[i*slot:i*slot+ob]...)
+	}
+	return res, nil
+}
+
+func TestISA8(t *testing.T) {
+	cases := isaCases()
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if seen[c.name] {
+			t.Fatalf("case %q twice", c.name)
+		}
+		seen[c.name] = true
+	}
+	if *isa8Record != "" {
+		recordISA8(t, cases)
+		return
+	}
+	rec := readISA8(t)
+	d := New(Options{Deterministic: true})
+	ctx, err := d.PrimaryCtxRetain(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := map[string][2]int{}
+	for _, c := range cases {
+		r, ok := rec[c.name]
+		if !ok {
+			t.Errorf("%s: not recorded", c.name)
+			continue
+		}
+		in, n, h := isaInputs(c)
+		if h != r.InHash || n != r.Rows {
+			t.Errorf("%s: the generator's inputs (%d rows, %s) are not the recorded ones (%d rows, %s)", c.name, n, h, r.Rows, r.InHash)
+			continue
+		}
+		var m0 []byte
+		if c.tmap {
+			m0, _ = hex.DecodeString(r.Map)
+		}
+		got, err := runISA(t, d, ctx, c, in, n, m0)
+		if strings.HasPrefix(r.Err, "launch") || strings.HasPrefix(r.Err, "sync") {
+			t.Logf("%s: faulted on the H100 (%s); not compared", c.name, r.Err)
+			continue
+		}
+		if r.Err != "" {
+			if err == nil {
+				t.Errorf("%s: the H100's JIT refused it (%s), soft runs it", c.name, firstLine(r.Err))
+			} else if !strings.Contains(err.Error(), "isa8.ptx:") {
+				t.Errorf("%s: soft's refusal names no file:line: %v", c.name, err)
+			}
+			stats["refused (as on the H100)"] = [2]int{stats["refused (as on the H100)"][0] + 1, 0}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		ob := outBytes(c)
+		nin := max(len(c.in), 1)
+		bad := 0
+		compare := func(rows []int, want []byte) {
+			for j, i := range rows {
+				g, w := got[i*ob:(i+1)*ob], want[j*ob:(j+1)*ob]
+				if !bytes.Equal(g, w) {
+					if bad < 4 {
+						t.Errorf("%s: row %d (in %x): soft %x, H100 %x", c.name, i, in[i*nin:(i+1)*nin], g, w)
+					}
+					bad++
+				}
+			}
+		}
+		if r.OutSHA != "" {
+			sum := sha256.Sum256(got)
+			if hex.EncodeToString(sum[:]) != r.OutSHA {
+				want, _ := base64.StdEncoding.DecodeString(r.Sample)
+				compare(sampleRows(n), want)
+				t.Errorf("%s: the %d rows' digest differs from the H100's (%d of the %d sampled rows differ)", c.name, n, bad, len(sampleRows(n)))
+				bad = max(bad, 1)
+			}
+		} else {
+			want, _ := base64.StdEncoding.DecodeString(r.Out)
+			all := make([]int, n)
+			for i := range all {
+				all[i] = i
+			}
+			compare(all, want)
+			if bad > 0 {
+				t.Errorf("%s: %d of %d rows differ", c.name, bad, n)
+			}
+		}
+		if bad > 0 {
+			bad = n // a digest only says that something differs
+		}
+		fam := isaFamily(c.name)
+		s := stats[fam]
+		stats[fam] = [2]int{s[0] + 1, s[1] + n - bad}
+	}
+	var fams []string
+	for f := range stats {
+		fams = append(fams, f)
+	}
+	sort.Strings(fams)
+	for _, f := range fams {
+		t.Logf("%-40s %4d forms, %8d rows bit-exact", f, stats[f][0], stats[f][1])
+	}
+}
+
+// sampleRows are the rows a digested recording keeps.
+func sampleRows(n int) []int {
+	var s []int
+	for i := 0; i < n; i += 61 {
+		s = append(s, i)
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// isaFamily is the opcode and the modifiers that name a family of forms.
+func isaFamily(name string) string {
+	f := strings.Fields(name)[0]
+	if strings.HasPrefix(f, "{") {
+		f = strings.Fields(name)[2]
+	}
+	p := strings.Split(f, ".")
+	switch p[0] {
+	case "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset":
+		return "scalar video " + p[0]
+	case "tensormap":
+		return "tensormap.replace." + p[3]
+	}
+	return f
+}
+
+func recordISA8(t *testing.T, cases []*isaCase) {
+	d, err := rt.Open(recordBackend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := d.PrimaryCtxRetain(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, _ := d.DeviceName(0)
+	out := isaRecord{Device: name}
+	// The map's tensor: any 16-byte aligned address will do.
+	buf, err := d.MemAlloc(ctx, 1<<16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m0 := isaMap(t, d, buf)
+	nerr := 0
+	for _, c := range cases {
+		in, n, h := isaInputs(c)
+		r := isaRecording{Name: c.name, Target: c.target, Rows: n, InHash: h}
+		if c.tmap {
+			r.Map = hex.EncodeToString(m0[:])
+		}
+		got, err := runISA(t, d, ctx, c, in, n, m0[:])
+		if err != nil {
+			r.Err = err.Error()
+			nerr++
+			fmt.Printf("REFUSED %s: %s\n", c.name, firstLine(r.Err))
+			if strings.HasPrefix(r.Err, "launch") || strings.HasPrefix(r.Err, "sync") {
+				// A fault is sticky: start a fresh primary context.
+				d.PrimaryCtxRelease(0)
+				if ctx, err = d.PrimaryCtxRetain(0); err != nil {
+					t.Fatal(err)
+				}
+				if buf, err = d.MemAlloc(ctx, 1<<16); err != nil {
+					t.Fatal(err)
+				}
+				m0 = isaMap(t, d, buf)
+			}
+		} else if len(got) <= 256 || c.tmap {
+			r.Out = base64.StdEncoding.EncodeToString(got)
+		} else {
+			sum := sha256.Sum256(got)
+			r.OutSHA = hex.EncodeToString(sum[:])
+			var s []byte
+			ob := outBytes(c)
+			for _, i := range sampleRows(n) {
+				s = append(s, got[i*ob:(i+1)*ob]...)
+			}
+			r.Sample = base64.StdEncoding.EncodeToString(s)
+		}
+		out.Cases = append(out.Cases, r)
+	}
+	var b bytes.Buffer
+	z, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	js, _ := json.Marshal(out)
+	z.Write(js)
+	z.Close()
+	if err := os.WriteFile(*isa8Record, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("recorded %d cases (%d refused) on %s: %d bytes\n", len(cases), nerr, name, b.Len())
+}
+
+func readISA8(t *testing.T) map[string]isaRecording {
+	b, err := readTestdata("isa8.json.gz")
+	if f := os.Getenv("CUGEN_ISA8_FULL"); f != "" {
+		// A recording with every row, for working on a difference.
+		b, err = os.ReadFile(f)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec isaRecord
+	if err := json.Unmarshal(js, &rec); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]isaRecording{}
+	for _, r := range rec.Cases {
+		m[r.Name] = r
+	}
+	return m
+}
+
+// Input generators.
+
+func exhaustive(n int, f func(i uint64) []uint64) func(*rand.Rand) [][]uint64 {
+	return func(*rand.Rand) [][]uint64 {
+		rows := make([][]uint64, n)
+		for i := range rows {
+			rows[i] = f(uint64(i))
+		}
+		return rows
+	}
+}
+
+func randRows(n int, gens ...func(r *rand.Rand) uint64) func(*rand.Rand) [][]uint64 {
+	return func(r *rand.Rand) [][]uint64 {
+		rows := make([][]uint64, n)
+		for i := range rows {
+			for _, g := range gens {
+				rows[i] = append(rows[i], g(r))
+			}
+		}
+		return rows
+	}
+}
+
+var f32Specials = []uint32{0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0x7fffffff, 0xffffffff,
+	0x00000001, 0x007fffff, 0x00800000, 0x3f800000, 0xbf800000, 0x7f7fffff, 0xff7fffff,
+	math.Float32bits(448), math.Float32bits(464), math.Float32bits(464.0001), math.Float32bits(480), math.Float32bits(-448),
+	math.Float32bits(57344), math.Float32bits(61440), math.Float32bits(61439), math.Float32bits(65536), math.Float32bits(-57344),
+	math.Float32bits(0x1p-6), math.Float32bits(0x1p-9), math.Float32bits(0x1p-10), math.Float32bits(0x1.8p-10),
+	math.Float32bits(0x1p-14), math.Float32bits(0x1p-16), math.Float32bits(0x1p-17), math.Float32bits(0x1.8p-17),
+	math.Float32bits(65504), math.Float32bits(65520), math.Float32bits(65519.99), math.Float32bits(0x1p-24), math.Float32bits(0x1p-25),
+	math.Float32bits(0x1.000002p-25), math.Float32bits(-0x1p-25), math.Float32bits(0x1.fep127)}
+
+// f32Gen: specials, values near the fp8 and f16 ranges, random bits.
+func f32Gen(r *rand.Rand) uint64 {
+	switch r.IntN(4) {
+	case 0:
+		return uint64(f32Specials[r.IntN(len(f32Specials))])
+	case 1, 2:
+		e := r.IntN(50) - 30 // 2^-30 .. 2^19
+		m := r.Uint32() & 0x7fffff
+		if r.IntN(3) == 0 {
+			m &= 0x7f0000 | uint32(r.IntN(2))<<15 // ties and near-ties for 3- and 2-bit mantissas
+			m |= uint32(r.IntN(2)) * (r.Uint32() & 0xff)
+		}
+		return uint64(uint32(r.IntN(2))<<31 | uint32(e+127)<<23 | m)
+	}
+	return uint64(r.Uint32())
+}
+
+var halfSpecials = []uint16{0, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01, 0x7fff, 0xffff, 0x0001, 0x03ff, 0x0400,
+	0x3c00, 0xbc00, 0x7bff, 0xfbff, 0x5f00, 0x5f40, 0x5f80, 0x7b00, 0x7b80, 0x3555, 0x0200}
+var bhalfSpecials = []uint16{0, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0x7fff, 0xffff, 0x0001, 0x007f, 0x0080,
+	0x3f80, 0xbf80, 0x7f7f, 0xff7f, 0x43e0, 0x4760, 0x4770, 0x3eab}
+
+func halfGen(bf bool) func(r *rand.Rand) uint16 {
+	sp := halfSpecials
+	if bf {
+		sp = bhalfSpecials
+	}
+	return func(r *rand.Rand) uint16 {
+		switch r.IntN(4) {
+		case 0:
+			return sp[r.IntN(len(sp))]
+		case 1:
+			return uint16(r.Uint32()) & 0x83ff // subnormals
+		case 2:
+			if bf {
+				return uint16(r.IntN(2))<<15 | uint16(120+r.IntN(16))<<7 | uint16(r.IntN(128))
+			}
+			return uint16(r.IntN(2))<<15 | uint16(10+r.IntN(12))<<10 | uint16(r.IntN(1024))
+		}
+		return uint16(r.Uint32())
+	}
+}
+
+func h16(bf bool) func(r *rand.Rand) uint64 {
+	g := halfGen(bf)
+	return func(r *rand.Rand) uint64 { return uint64(g(r)) }
+}
+
+func h32(bf bool) func(r *rand.Rand) uint64 {
+	g := halfGen(bf)
+	return func(r *rand.Rand) uint64 { return uint64(g(r)) | uint64(g(r))<<16 }
+}
+
+var intSpecials = []uint32{0, 1, 0xffffffff, 0x7fffffff, 0x80000000, 0x7f, 0x80, 0xff, 0x100, 0xffffff80, 0xffffff7f,
+	0x7fff, 0x8000, 0xffff, 0x10000, 0xffff8000, 0xffff7fff, 1, 2, 3, 4, 7, 8, 15, 16, 0xfffffffe, 0xfffffff8, 0xfffffff7, 0xfffffffd}
+
+// i32Gen: boundary values, small values, random words.
+func i32Gen(r *rand.Rand) uint64 {
+	switch r.IntN(3) {
+	case 0:
+		return uint64(intSpecials[r.IntN(len(intSpecials))])
+	case 1:
+		return uint64(uint32(int32(r.IntN(1200) - 600)))
+	}
+	return uint64(r.Uint32())
+}
+
+// byteGen: words whose bytes are boundary values or random.
+func byteGen(r *rand.Rand) uint64 {
+	bs := []byte{0, 1, 0x7f, 0x80, 0x81, 0xff, 0xfe, 0x7e}
+	var v uint64
+	for i := 0; i < 4; i++ {
+		var b byte
+		if r.IntN(2) == 0 {
+			b = bs[r.IntN(len(bs))]
+		} else {
+			b = byte(r.Uint32())
+		}
+		v |= uint64(b) << (8 * i)
+	}
+	if r.IntN(8) == 0 {
+		v = uint64(intSpecials[r.IntN(len(intSpecials))])
+	}
+	return v
+}
+
+// shiftGen: shift amounts, small in every lane, sometimes large.
+func shiftGen(r *rand.Rand) uint64 {
+	var v uint64
+	for i := 0; i < 4; i++ {
+		b := uint64(r.IntN(40))
+		if r.IntN(6) == 0 {
+			b = uint64(r.Uint32() & 0xff)
+		}
+		v |= b << (8 * i)
+	}
+	return v
+}
+
+func isaCases() []*isaCase {
+	var cs []*isaCase
+	add := func(c *isaCase) { cs = append(cs, c) }
+
+	// fp8 conversions.
+	for _, ty := range []string{"e4m3x2", "e5m2x2"} {
+		for _, relu := range []string{"", ".relu"} {
+			add(&isaCase{name: "cvt.rn.satfinite" + relu + "." + ty + ".f32 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b16",
+				rows: randRows(16384, f32Gen, f32Gen)})
+			add(&isaCase{name: "cvt.rn" + relu + "." + ty + ".f32 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b16",
+				rows: randRows(64, f32Gen, f32Gen)})
+			add(&isaCase{name: "cvt.rn.satfinite" + relu + "." + ty + ".f16x2 %d0, %a0;", in: []string{"b32"}, out: "b16",
+				rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i | (i*0x9e37+0x1234)&0xffff<<16} })})
+			add(&isaCase{name: "cvt.rn" + relu + ".f16x2." + ty + " %d0, %a0;", in: []string{"b16"}, out: "b32",
+				rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
+			// Probes: sources and destinations sm_90 may lack.
+			add(&isaCase{name: "cvt.rn.satfinite" + relu + "." + ty + ".bf16x2 %d0, %a0;", in: []string{"b32"}, out: "b16",
+				rows: randRows(64, h32(true))})
+			add(&isaCase{name: "cvt.rn" + relu + ".bf16x2." + ty + " %d0, %a0;", in: []string{"b16"}, out: "b32",
+				rows: exhaustive(256, func(i uint64) []uint64 { return []uint64{i * 0x101} })})
+		}
+	}
+
+	// cvt.pack.sat.
+	for _, ty := range []string{"u16", "s16"} {
+		add(&isaCase{name: "cvt.pack.sat." + ty + ".s32 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b32",
+			rows: randRows(4096, i32Gen, i32Gen)})
+	}
+	for _, ty := range []string{"u8", "s8", "u4", "s4", "u2", "s2"} {
+		add(&isaCase{name: "cvt.pack.sat." + ty + ".s32.b32 %d0, %a0, %a1, %a2;", in: []string{"b32", "b32", "b32"}, out: "b32",
+			rows: randRows(4096, i32Gen, i32Gen, i32Gen)})
+	}
+
+	// .relu, .oob, .satfinite on half-precision arithmetic and conversions.
+	for _, h := range []struct {
+		t  string
+		bf bool
+		w  string
+	}{{"f16", false, "b16"}, {"f16x2", false, "b32"}, {"bf16", true, "b16"}, {"bf16x2", true, "b32"}} {
+		g := h16(h.bf)
+		if h.w == "b32" {
+			g = h32(h.bf)
+		}
+		three := []string{h.w, h.w, h.w}
+		two := three[:2]
+		fmas := []string{"fma.rn.relu.", "fma.rn.oob.", "fma.rn.oob.relu."}
+		if !h.bf {
+			fmas = append(fmas, "fma.rn.ftz.relu.", "fma.rn.sat.")
+		}
+		for _, f := range fmas {
+			add(&isaCase{name: f + h.t + " %d0, %a0, %a1, %a2;", in: three, out: h.w, rows: randRows(4096, g, g, g)})
+		}
+		mins := []string{".xorsign.abs.", ".NaN.xorsign.abs.", ".relu."}
+		if !h.bf {
+			mins = append(mins, ".ftz.xorsign.abs.", ".ftz.NaN.xorsign.abs.")
+		}
+		for _, op := range []string{"min", "max"} {
+			for _, md := range mins {
+				add(&isaCase{name: op + md + h.t + " %d0, %a0, %a1;", in: two, out: h.w, rows: randRows(4096, g, g)})
+			}
+		}
+	}
+	for _, ty := range []string{"f16", "bf16"} {
+		for _, md := range []string{"rn.relu", "rz.relu", "rn.satfinite", "rn.relu.satfinite"} {
+			add(&isaCase{name: "cvt." + md + "." + ty + ".f32 %d0, %a0;", in: []string{"b32"}, out: "b16", rows: randRows(8192, f32Gen)})
+			add(&isaCase{name: "cvt." + md + "." + ty + "x2.f32 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b32", rows: randRows(8192, f32Gen, f32Gen)})
+		}
+	}
+	for _, md := range []string{"rna.satfinite", "rn.satfinite", "rz.satfinite", "rn.relu.satfinite", "rz.relu.satfinite", "rn", "rz", "rn.relu", "rz.relu"} {
+		add(&isaCase{name: "cvt." + md + ".tf32.f32 %d0, %a0;", in: []string{"b32"}, out: "b32", rows: randRows(8192, f32Gen)})
+	}
+	for _, op := range []string{"min", "max"} {
+		for _, md := range []string{".xorsign.abs", ".NaN.xorsign.abs", ".ftz.xorsign.abs", ".ftz.NaN.xorsign.abs"} {
+			add(&isaCase{name: op + md + ".f32 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b32", rows: randRows(4096, f32Gen, f32Gen)})
+		}
+		add(&isaCase{name: op + ".relu.s32 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b32", rows: randRows(4096, i32Gen, i32Gen)})
+		// Three inputs (PTX 8.8): sm_100 and later.
+		add(&isaCase{name: op + ".f32 %d0, %a0, %a1, %a2;", in: []string{"b32", "b32", "b32"}, out: "b32", rows: randRows(64, f32Gen, f32Gen, f32Gen)})
+		add(&isaCase{name: op + ".NaN.abs.f32 %d0, %a0, %a1, %a2;", in: []string{"b32", "b32", "b32"}, out: "b32", rows: randRows(64, f32Gen, f32Gen, f32Gen)})
+	}
+
+	// Scalar video instructions.
+	sels := []string{"", ".b0", ".b1", ".b2", ".b3", ".h0", ".h1"}
+	dsels := []string{".b0", ".b1", ".b2", ".b3", ".h0", ".h1"}
+	tys := []string{"u32", "s32"}
+	k := 0
+	pick := func() (string, string) {
+		k++
+		return sels[(k*5)%7], sels[(k*3+1)%7]
+	}
+	v3 := []string{"b32", "b32", "b32"}
+	for _, op := range []string{"vadd", "vsub", "vabsdiff", "vmin", "vmax"} {
+		for ti := 0; ti < 8; ti++ {
+			dt, at, bt := tys[ti>>2&1], tys[ti>>1&1], tys[ti&1]
+			base := op + "." + dt + "." + at + "." + bt
+			for _, md := range []string{"", ".sat"} {
+				as, bs := pick()
+				add(&isaCase{name: fmt.Sprintf("%s%s %%d0, %%a0%s, %%a1%s;", base, md, as, bs), in: v3[:2], out: "b32", rows: randRows(256, byteGen, byteGen)})
+				for _, op2 := range []string{".add", ".min", ".max"} {
+					as, bs := pick()
+					add(&isaCase{name: fmt.Sprintf("%s%s%s %%d0, %%a0%s, %%a1%s, %%a2;", base, md, op2, as, bs), in: v3, out: "b32", rows: randRows(256, byteGen, byteGen, byteGen)})
+				}
+			}
+			for i, ds := range dsels {
+				as, bs := pick()
+				md := ""
+				if i%2 == 1 {
+					md = ".sat"
+				}
+				add(&isaCase{name: fmt.Sprintf("%s%s %%d0%s, %%a0%s, %%a1%s, %%a2;", base, md, ds, as, bs), in: v3, out: "b32", rows: randRows(256, byteGen, byteGen, byteGen)})
+			}
+		}
+	}
+	for _, op := range []string{"vshl", "vshr"} {
+		for ti := 0; ti < 4; ti++ {
+			dt, at := tys[ti>>1&1], tys[ti&1]
+			for _, mode := range []string{".clamp", ".wrap"} {
+				base := op + "." + dt + "." + at + ".u32"
+				for _, md := range []string{"", ".sat"} {
+					as, bs := pick()
+					add(&isaCase{name: fmt.Sprintf("%s%s%s %%d0, %%a0%s, %%a1%s;", base, md, mode, as, bs), in: v3[:2], out: "b32", rows: randRows(256, byteGen, shiftGen)})
+					for _, op2 := range []string{".add", ".min", ".max"} {
+						as, bs := pick()
+						add(&isaCase{name: fmt.Sprintf("%s%s%s%s %%d0, %%a0%s, %%a1%s, %%a2;", base, md, mode, op2, as, bs), in: v3, out: "b32", rows: randRows(256, byteGen, shiftGen, byteGen)})
+					}
+				}
+				for _, ds := range dsels {
+					as, bs := pick()
+					add(&isaCase{name: fmt.Sprintf("%s%s %%d0%s, %%a0%s, %%a1%s, %%a2;", base, mode, ds, as, bs), in: v3, out: "b32", rows: randRows(256, byteGen, shiftGen, byteGen)})
+				}
+			}
+		}
+	}
+	for ti := 0; ti < 8; ti++ {
+		dt, at, bt := tys[ti>>2&1], tys[ti>>1&1], tys[ti&1]
+		base := "vmad." + dt + "." + at + "." + bt
+		for _, md := range []string{"", ".sat", ".shr7", ".shr15", ".sat.shr15", ".po", ".po.sat", ".po.shr7", ".po.sat.shr15"} {
+			as, bs := pick()
+			add(&isaCase{name: fmt.Sprintf("%s%s %%d0, %%a0%s, %%a1%s, %%a2;", base, md, as, bs), in: v3, out: "b32", rows: randRows(256, byteGen, byteGen, i32Gen)})
+		}
+	}
+	for ti := 0; ti < 4; ti++ {
+		at, bt := tys[ti>>1&1], tys[ti&1]
+		for _, cmp := range []string{"eq", "ne", "lt", "le", "gt", "ge"} {
+			base := "vset." + at + "." + bt + "." + cmp
+			as, bs := pick()
+			add(&isaCase{name: fmt.Sprintf("%s %%d0, %%a0%s, %%a1%s;", base, as, bs), in: v3[:2], out: "b32", rows: randRows(256, byteGen, byteGen)})
+			for _, op2 := range []string{".add", ".min", ".max"} {
+				as, bs := pick()
+				add(&isaCase{name: fmt.Sprintf("%s%s %%d0, %%a0%s, %%a1%s, %%a2;", base, op2, as, bs), in: v3, out: "b32", rows: randRows(256, byteGen, byteGen, byteGen)})
+			}
+			ds := dsels[k%6]
+			as, bs = pick()
+			add(&isaCase{name: fmt.Sprintf("%s %%d0%s, %%a0%s, %%a1%s, %%a2;", base, ds, as, bs), in: v3, out: "b32", rows: randRows(256, byteGen, byteGen, byteGen)})
+		}
+	}
+
+	// tensormap.replace, on a map in global and in shared memory.
+	vals := func(vs ...uint64) func(*rand.Rand) [][]uint64 {
+		return func(*rand.Rand) [][]uint64 {
+			rows := make([][]uint64, len(vs))
+			for i, v := range vs {
+				rows[i] = []uint64{v}
+			}
+			return rows
+		}
+	}
+	for _, sp := range []string{"global", "shared::cta"} {
+		sh := sp != "global"
+		tm := func(field, ty, ord string, v func(*rand.Rand) [][]uint64, target string) {
+			ops := "[%m], %a0;"
+			if ord != "" {
+				ops = "[%m], " + ord + ", %a0;"
+			}
+			add(&isaCase{name: "tensormap.replace.tile." + field + "." + sp + ".b1024." + ty + " " + ops, in: []string{ty}, tmap: true, shared: sh,
+				target: target, rows: v})
+		}
+		tm("global_address", "b64", "", vals(0, 16, 0x7f0000001230, 0xfffffffffff0, 0x123456789abcdef0), "sm_90a")
+		tm("rank", "b32", "", vals(0, 1, 2, 3, 4, 5, 7), "sm_90a")
+		for o := 0; o < 5; o++ {
+			ord := fmt.Sprint(o)
+			tm("box_dim", "b32", ord, vals(1, 2, 7, 16, 32, 255, 256), "sm_90a")
+			tm("global_dim", "b32", ord, vals(1, 2, 17, 1000, 65536, 0x7fffffff, 0xffffffff), "sm_90a")
+			tm("element_stride", "b32", ord, vals(1, 2, 3, 5, 8), "sm_90a")
+			if o < 4 {
+				tm("global_stride", "b64", ord, vals(16, 32, 4096, 0x12340, 1<<32, 1<<36|0x10, 1<<40-16), "sm_90a")
+			}
+		}
+		tm("elemtype", "b32", "", vals(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), "sm_90a")
+		tm("interleave_layout", "b32", "", vals(0, 1, 2), "sm_90a")
+		tm("swizzle_mode", "b32", "", vals(0, 1, 2, 3, 4), "sm_90a")
+		tm("fill_mode", "b32", "", vals(0, 1), "sm_90a")
+		tm("swizzle_atomicity", "b32", "", vals(0, 1, 2, 3), "sm_90a")
+		// tensormap.replace needs sm_90a.
+		add(&isaCase{name: "tensormap.replace.tile.rank." + sp + ".b1024.b32 [%m], %a0; // on sm_90", in: []string{"b32"}, tmap: true, shared: sh, rows: vals(2)})
+	}
+
+	// Other PTX 8.x forms.
+	add(&isaCase{name: "{ .reg .b128 %w; mov.b128 %w, {%a0, %a1}; mov.b128 {%q0, %d0}, %w; }", in: []string{"b64", "b64"}, out: "b64",
+		rows: randRows(64, func(r *rand.Rand) uint64 { return r.Uint64() }, func(r *rand.Rand) uint64 { return r.Uint64() })})
+	add(&isaCase{name: "{ .reg .b128 %w; mov.b128 %w, {%a0, %a1}; st.global.b128 [%rdi], %w; ld.global.b64 %d0, [%rdi+8]; }", in: []string{"b64", "b64"}, out: "b64",
+		rows: randRows(64, func(r *rand.Rand) uint64 { return r.Uint64() }, func(r *rand.Rand) uint64 { return r.Uint64() })})
+	add(&isaCase{name: "copysign.f32 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b32", rows: randRows(256, f32Gen, f32Gen)})
+	add(&isaCase{name: "add.rn.bf16 %d0, %a0, %a1;", in: []string{"b16", "b16"}, out: "b16", rows: randRows(1024, h16(true), h16(true))})
+	add(&isaCase{name: "mul.rn.bf16x2 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b32", rows: randRows(1024, h32(true), h32(true))})
+	add(&isaCase{name: "cvt.f32.bf16 %d0, %a0;", in: []string{"b16"}, out: "b32", rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
+	add(&isaCase{name: "cvt.rn.bf16.f16 %d0, %a0;", in: []string{"b16"}, out: "b16", rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
+	add(&isaCase{name: "cvt.rn.f16.bf16 %d0, %a0;", in: []string{"b16"}, out: "b16", rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
+	add(&isaCase{name: "abs.bf16x2 %d0, %a0;", in: []string{"b32"}, out: "b32", rows: randRows(256, h32(true))})
+	add(&isaCase{name: "stacksave.u64 %q0; { .reg .b64 %s; alloca.u64 %s, 64, 16; st.local.u32 [%s], %a0; ld.local.u32 %d0, [%s]; } stackrestore.u64 %q0;",
+		in: []string{"b32"}, out: "b32", rows: randRows(64, i32Gen)})
+	return cs
+}

@@ -1,0 +1,322 @@
+// The scalar video instructions (vadd, vsub, vabsdiff, vmin, vmax, vshl,
+// vshr, vmad, vset) with byte and half-word selectors, .sat, the secondary
+// operations .add/.min/.max and the merge into a destination selector, as
+// the PTX ISA defines them and the H100 computes them (checked on random
+// operands of every form in testdata/isa8.json.gz). The whole form is
+// encoded in the instruction's imm (vidSpec) and run by one ext function.
+
+package soft
+
+import (
+	"math/bits"
+
+	"github.com/cugen/cugen/parse/ptx"
+)
+
+// vidSpec bit fields.
+const (
+	vsOp     = 0  // 4 bits: vidAdd…
+	vsASel   = 4  // 3 bits: selector (vselNone, b0..b3, h0, h1)
+	vsBSel   = 7  //
+	vsDSel   = 10 // 3 bits: destination selector (merge with c)
+	vsOp2    = 13 // 2 bits: 0 none, 1 add, 2 min, 3 max
+	vsCmp    = 15 // 3 bits: vset's comparison
+	vsScale  = 18 // 2 bits: vmad's 0, .shr7, .shr15
+	vsASign  = 1 << 20
+	vsBSign  = 1 << 21
+	vsDSign  = 1 << 22
+	vsSat    = 1 << 23
+	vsClamp  = 1 << 24 // vshl/vshr .clamp (else .wrap)
+	vsPO     = 1 << 25 // vmad .po
+)
+
+const (
+	vidAdd = iota
+	vidSub
+	vidAbsdiff
+	vidMin
+	vidMax
+	vidShl
+	vidShr
+	vidMad
+	vidSet
+)
+
+var vidOps = map[string]int64{"vadd": vidAdd, "vsub": vidSub, "vabsdiff": vidAbsdiff, "vmin": vidMin, "vmax": vidMax,
+	"vshl": vidShl, "vshr": vidShr, "vmad": vidMad, "vset": vidSet}
+
+// Selectors: 0 the whole word, 1..4 bytes 0..3, 5..6 halves 0..1.
+var vidSels = map[string]int64{"b0": 1, "b1": 2, "b2": 3, "b3": 4, "h0": 5, "h1": 6}
+
+// vidSelect extracts the selected part of v, sign- or zero-extended.
+func vidSelect(v uint64, sel int64, signed bool) int64 {
+	v &= 0xffffffff
+	var pos, n uint
+	switch {
+	case sel == 0:
+		pos, n = 0, 32
+	case sel <= 4:
+		pos, n = uint(sel-1)*8, 8
+	default:
+		pos, n = uint(sel-5)*16, 16
+	}
+	x := v >> pos & (1<<n - 1)
+	if signed && x>>(n-1)&1 != 0 {
+		return int64(x) - int64(1)<<n
+	}
+	return int64(x)
+}
+
+// selField is the position and width of a destination selector.
+func selField(sel int64) (uint, uint) {
+	switch {
+	case sel == 0:
+		return 0, 32
+	case sel <= 4:
+		return uint(sel-1) * 8, 8
+	}
+	return uint(sel-5) * 16, 16
+}
+
+func clampBits(t int64, n uint, signed bool) int64 {
+	lo, hi := int64(0), int64(1)<<n-1
+	if signed {
+		lo, hi = -(int64(1) << (n - 1)), int64(1)<<(n-1)-1
+	}
+	return min(max(t, lo), hi)
+}
+
+// vmad128 is ta*tb + c + lsb (in 128 bits, as the PTX ISA specifies),
+// shifted right by the scale, returned as its low 64 bits and whether the
+// 128-bit value is negative (for .sat).
+func vmad128(ta, tb int64, c uint64, signed bool, negProd bool, lsb uint64, shift uint) (uint64, uint64) {
+	neg := (ta < 0) != (tb < 0)
+	hi, lo := bits.Mul64(uint64(absI(ta)), uint64(absI(tb)))
+	if neg {
+		lo, hi = ^lo, ^hi
+		var cy uint64
+		lo, cy = bits.Add64(lo, 1, 0)
+		hi += cy
+	}
+	if negProd {
+		lo, hi = ^lo, ^hi
+	}
+	cc := c & 0xffffffff
+	chi := uint64(0)
+	if signed && cc>>31 != 0 {
+		cc |= 0xffffffff00000000
+		chi = ^uint64(0)
+	}
+	var cy uint64
+	lo, cy = bits.Add64(lo, cc, 0)
+	hi, _ = bits.Add64(hi, chi, cy)
+	lo, cy = bits.Add64(lo, lsb, 0)
+	hi += cy
+	if shift > 0 {
+		lo = lo>>shift | hi<<(64-shift)
+		hi = uint64(int64(hi) >> shift)
+	}
+	return hi, lo
+}
+
+// scalarVideo computes one scalar video instruction of spec p.
+func scalarVideo(a, b, c uint64, p int64) uint64 {
+	op := p >> vsOp & 15
+	dsel := p >> vsDSel & 7
+	signedD := p&vsDSign != 0
+	ta := vidSelect(a, p>>vsASel&7, p&vsASign != 0)
+	bSigned := p&vsBSign != 0
+	tb := vidSelect(b, p>>vsBSel&7, bSigned)
+	if op == vidMad {
+		signed := p&vsASign != 0 || bSigned
+		var lsb uint64
+		negProd := false
+		if p&vsPO != 0 {
+			lsb = 1
+		}
+		shift := [3]uint{0, 7, 15}[p>>vsScale&3]
+		hi, lo := vmad128(ta, tb, c, signed, negProd, lsb, shift)
+		if p&vsSat != 0 {
+			if signed {
+				switch {
+				case int64(hi) < 0 && (hi != ^uint64(0) || lo < 0xffffffff80000000):
+					return 0x80000000
+				case int64(hi) >= 0 && (hi != 0 || lo > 0x7fffffff):
+					return 0x7fffffff
+				}
+			} else {
+				switch {
+				case int64(hi) < 0:
+					return 0
+				case hi != 0 || lo > 0xffffffff:
+					return 0xffffffff
+				}
+			}
+		}
+		return lo & 0xffffffff
+	}
+	var t int64
+	switch op {
+	case vidAdd:
+		t = ta + tb
+	case vidSub:
+		t = ta - tb
+	case vidAbsdiff:
+		t = absI(ta - tb)
+	case vidMin:
+		t = min(ta, tb)
+	case vidMax:
+		t = max(ta, tb)
+	case vidShl, vidShr:
+		n := uint64(tb) & 0xffffffff
+		if p&vsClamp != 0 {
+			n = min(n, 32)
+		} else {
+			n &= 31
+		}
+		if op == vidShl {
+			t = ta << n
+		} else {
+			t = ta >> n
+		}
+	case vidSet:
+		var ok bool
+		switch p >> vsCmp & 7 {
+		case 0:
+			ok = ta == tb
+		case 1:
+			ok = ta != tb
+		case 2:
+			ok = ta < tb
+		case 3:
+			ok = ta <= tb
+		case 4:
+			ok = ta > tb
+		case 5:
+			ok = ta >= tb
+		}
+		if ok {
+			t = 1
+		}
+	}
+	if p&vsSat != 0 {
+		_, n := selField(dsel)
+		t = clampBits(t, n, signedD)
+	}
+	switch p >> vsOp2 & 3 {
+	case 1:
+		t += vidSelect(c, 0, signedD)
+	case 2:
+		t = min(t, vidSelect(c, 0, signedD))
+	case 3:
+		t = max(t, vidSelect(c, 0, signedD))
+	}
+	if dsel != 0 {
+		pos, n := selField(dsel)
+		m := uint64(1)<<n - 1
+		return c&0xffffffff&^(m<<pos) | (uint64(t)&m)<<pos
+	}
+	return uint64(t) & 0xffffffff
+}
+
+var scalarVideoFn = regExtFn(scalarVideo)
+
+// scalarVideo decodes a scalar video instruction into its spec.
+func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
+	p := vidOps[in.Op] << vsOp
+	op := in.Op
+	types := m.types
+	if op == "vset" {
+		types = append([]ptx.Type{ptx.U32}, types...)
+	}
+	if len(types) != 3 {
+		dc.failIn(in, "expected the types .dtype.atype.btype (vset: .atype.btype)")
+	}
+	for i, t := range types {
+		if t != ptx.U32 && t != ptx.S32 {
+			dc.failIn(in, "type .%s: expected .u32 or .s32", t)
+		}
+		if t == ptx.S32 {
+			p |= [3]int64{vsDSign, vsASign, vsBSign}[i]
+		}
+	}
+	if (op == "vshl" || op == "vshr") && types[2] != ptx.U32 {
+		dc.failIn(in, "%s's shift amount must be .u32", op)
+	}
+	hasCmp, hasMode := false, false
+	for _, f := range m.list {
+		cmp, isCmp := videoCmps[f]
+		switch {
+		case f == "sat" && op != "vset":
+			p |= vsSat
+		case (f == "add" || f == "min" || f == "max") && op != "vmad":
+			p |= map[string]int64{"add": 1, "min": 2, "max": 3}[f] << vsOp2
+		case isCmp && op == "vset":
+			p |= int64(cmp) << vsCmp
+			hasCmp = true
+		case (f == "clamp" || f == "wrap") && (op == "vshl" || op == "vshr"):
+			if f == "clamp" {
+				p |= vsClamp
+			}
+			hasMode = true
+		case f == "po" && op == "vmad":
+			p |= vsPO
+		case (f == "shr7" || f == "shr15") && op == "vmad":
+			p |= map[string]int64{"shr7": 1, "shr15": 2}[f] << vsScale
+		default:
+			dc.failIn(in, "modifier .%s is not supported on %s", f, op)
+		}
+	}
+	if op == "vset" && !hasCmp {
+		dc.failIn(in, "missing comparison")
+	}
+	if (op == "vshl" || op == "vshr") && !hasMode {
+		dc.failIn(in, "missing .clamp or .wrap")
+	}
+	ops := in.Operands
+	hasC := p>>vsOp2&3 != 0 || op == "vmad"
+	dr, ok := ops[0].(*ptx.Reg)
+	if !ok {
+		dc.failIn(in, "destination must be a register")
+	}
+	if dr.Comp != "" {
+		s, ok := vidSels[dr.Comp]
+		if !ok {
+			dc.failIn(in, "unknown destination selector .%s", dr.Comp)
+		}
+		if p>>vsOp2&3 != 0 || op == "vmad" {
+			dc.failIn(in, "a destination selector excludes a secondary operation")
+		}
+		p |= s << vsDSel
+		hasC = true
+	}
+	if hasC {
+		dc.nops(in, 4)
+	} else {
+		dc.nops(in, 3)
+	}
+	sel := func(o ptx.Operand) (ptx.Operand, int64) {
+		r, ok := o.(*ptx.Reg)
+		if !ok || r.Comp == "" {
+			return o, 0
+		}
+		s, ok := vidSels[r.Comp]
+		if !ok {
+			dc.failIn(in, "unknown selector .%s", r.Comp)
+		}
+		return &ptx.Reg{Pos: r.Pos, Name: r.Name}, s
+	}
+	oa, as := sel(ops[1])
+	ob, bs := sel(ops[2])
+	p |= as<<vsASel | bs<<vsBSel
+	x.op, x.aux, x.imm = genOps["ext"].op, scalarVideoFn, p
+	x.d = dc.dst(in, sc, &ptx.Reg{Pos: dr.Pos, Name: dr.Name})
+	x.a, x.b = dc.src(in, sc, oa, ptx.B32), dc.src(in, sc, ob, ptx.B32)
+	if hasC {
+		if r, ok := ops[3].(*ptx.Reg); ok && r.Comp != "" {
+			dc.failIn(in, "c takes no selector")
+		}
+		x.c = dc.src(in, sc, ops[3], ptx.B32)
+	}
+	dc.emit(in, x)
+}
