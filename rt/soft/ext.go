@@ -77,7 +77,14 @@ func refuseExt(form, why string) { extRefuse[keyOf(form)] = why }
 // extInstr decodes in if it is one of the forms here (or one refused with
 // a reason), reporting whether it did.
 func (dc *decoder) extInstr(in *ptx.Instr, sc *scope, m modset, x inst) bool {
+	for _, s := range in.Mods {
+		if s == "b128" {
+			dc.failIn(in, "128-bit values (.b128, PTX ISA 8.3) are not supported by the soft backend: its registers are 64 bits wide")
+		}
+	}
 	switch in.Op {
+	case "stacksave", "stackrestore", "alloca":
+		dc.failIn(in, "%s (dynamic stack allocation, PTX ISA 7.3) is not supported by the soft backend: its local frames are laid out at load time", in.Op)
 	case "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset":
 		dc.scalarVideo(in, sc, m, x)
 		return true
@@ -131,6 +138,14 @@ func relu16(f smallFmt, b uint64) uint64 {
 	return b
 }
 
+// absBF16 is abs.bf16: a NaN becomes the canonical NaN, as on the H100.
+func absBF16(b uint64) uint64 {
+	if isNaN16(fmtBF16, b&0xffff) {
+		return nan16
+	}
+	return b & 0x7fff
+}
+
 func isNaN16(f smallFmt, b uint64) bool {
 	e := uint64(1)<<f.ebits - 1
 	return b>>f.mant&e == e && b&(1<<f.mant-1) != 0
@@ -150,29 +165,33 @@ func satfinite16(f smallFmt, x float64, rnd int) uint64 {
 	return b
 }
 
-// oobNaN16 is the NaN that tensor copies fill out-of-bounds elements with
-// under OOBFillNaNRequestZeroFMA; fma.oob treats it as zero.
-const oobNaN16 = 0x7fff
+// oobNaN16 is the magnitude of the NaN that fma.rn.oob treats as an
+// out-of-bounds element, of either sign: the halves of the pattern tensor
+// copies fill with (tensorcopy.go), in f16 and in bf16, as the H100
+// computes (other NaNs propagate).
+const oobNaN16 = oobNaN & 0x7fff
 
-// fmaOOB is fma.rn.oob: an operand that is the OOB NaN makes the result 0.
+// fmaOOB is fma.rn.oob: +0 when a or b is the OOB NaN, else fma.rn.
 func fmaOOB(f smallFmt, a, b, c uint64) uint64 {
-	if a&0xffff == oobNaN16 || b&0xffff == oobNaN16 || c&0xffff == oobNaN16 {
+	if a&0x7fff == oobNaN16 || b&0x7fff == oobNaN16 {
 		return 0
 	}
 	return hfma(f, a, b, c, rnRN)
 }
 
-// xorsignAbs is min/max.xorsign.abs on the format (f32 via fmtF32): the
-// min or max of the magnitudes, with the XOR of the operands' signs.
-func xorsignAbs(bits uint, a, b uint64, isMax, nanProp bool, ftz bool) uint64 {
-	sb := uint64(1) << (bits - 1)
+// xorsignAbs is min/max.xorsign.abs: the min or max of the magnitudes,
+// with the XOR of the operands' signs. f is nil for f32.
+func xorsignAbs(f *smallFmt, a, b uint64, isMax, nanProp bool, ftz bool) uint64 {
+	sb := uint64(0x8000)
+	if f == nil {
+		sb = 0x80000000
+	}
 	m := sb | (sb - 1)
 	a, b = a&m, b&m
 	s := (a ^ b) & sb
 	x, y := a&^sb, b&^sb
 	var r uint64
-	switch bits {
-	case 32:
+	if f == nil {
 		fx, fy := math.Float32frombits(uint32(x)), math.Float32frombits(uint32(y))
 		if ftz {
 			fx, fy = ftz32(fx), ftz32(fy)
@@ -185,22 +204,18 @@ func xorsignAbs(bits uint, a, b uint64, isMax, nanProp bool, ftz bool) uint64 {
 		if r&0x7fffffff > 0x7f800000 {
 			return r
 		}
-	default:
-		f := fmtF16
-		if bits == 17 {
-			f, bits = fmtBF16, 16
-		}
-		if ftz {
-			x, y = ftz16(x), ftz16(y)
-		}
-		if isMax {
-			r = hmax(f, x, y, nanProp)
-		} else {
-			r = hmin(f, x, y, nanProp)
-		}
-		if isNaN16(f, r) {
-			return r
-		}
+		return r | s
+	}
+	if ftz {
+		x, y = ftz16(x), ftz16(y)
+	}
+	if isMax {
+		r = hmax(*f, x, y, nanProp)
+	} else {
+		r = hmin(*f, x, y, nanProp)
+	}
+	if isNaN16(*f, r) {
+		return r
 	}
 	return r | s
 }
@@ -230,10 +245,7 @@ func init() {
 		reg("fma.rn.relu", func(a, b, c uint64) uint64 { return relu16(f, hfma(f, a, b, c, rnRN)) }, 3)
 		reg("fma.rn.oob", func(a, b, c uint64) uint64 { return fmaOOB(f, a, b, c) }, 3)
 		reg("fma.rn.oob.relu", func(a, b, c uint64) uint64 { return relu16(f, fmaOOB(f, a, b, c)) }, 3)
-		bits := uint(16)
-		if f == fmtBF16 {
-			bits = 17 // xorsignAbs's marker for bf16
-		}
+		fp := &h.f
 		ftzs := []bool{false}
 		if f == fmtF16 {
 			ftzs = append(ftzs, true)
@@ -251,8 +263,8 @@ func init() {
 					md += ".NaN"
 				}
 				ftz, nan := ftz, nan
-				reg("min"+md+".xorsign.abs", func(a, b, _ uint64) uint64 { return xorsignAbs(bits, a, b, false, nan, ftz) }, 2)
-				reg("max"+md+".xorsign.abs", func(a, b, _ uint64) uint64 { return xorsignAbs(bits, a, b, true, nan, ftz) }, 2)
+				reg("min"+md+".xorsign.abs", func(a, b, _ uint64) uint64 { return xorsignAbs(fp, a, b, false, nan, ftz) }, 2)
+				reg("max"+md+".xorsign.abs", func(a, b, _ uint64) uint64 { return xorsignAbs(fp, a, b, true, nan, ftz) }, 2)
 			}
 		}
 		refuseExt("min.relu."+h.t, "min.relu is defined on .s16x2 and .s32 only (ptxas: unexpected instruction types for min.relu."+h.t+")")
@@ -268,8 +280,8 @@ func init() {
 				md += ".NaN"
 			}
 			ftz, nan := ftz, nan
-			regExt("min"+md+".xorsign.abs.f32", func(a, b, _ uint64) uint64 { return xorsignAbs(32, a, b, false, nan, ftz) }, ptx.B32, ptx.B32)
-			regExt("max"+md+".xorsign.abs.f32", func(a, b, _ uint64) uint64 { return xorsignAbs(32, a, b, true, nan, ftz) }, ptx.B32, ptx.B32)
+			regExt("min"+md+".xorsign.abs.f32", func(a, b, _ uint64) uint64 { return xorsignAbs(nil, a, b, false, nan, ftz) }, ptx.B32, ptx.B32)
+			regExt("max"+md+".xorsign.abs.f32", func(a, b, _ uint64) uint64 { return xorsignAbs(nil, a, b, true, nan, ftz) }, ptx.B32, ptx.B32)
 		}
 	}
 	regExt("min.relu.s32", func(a, b, _ uint64) uint64 { return uint64(uint32(max(min(int32(a), int32(b)), 0))) }, ptx.S32, ptx.S32)

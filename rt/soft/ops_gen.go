@@ -9524,13 +9524,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = (A &^ 0x8000)
+				d[l] = absBF16(A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = (A &^ 0x8000)
+				d[l] = absBF16(A)
 			}
 		}
 	case opEx2ApproxBF16:
@@ -9731,13 +9731,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16((lo16(A) &^ 0x8000), (hi16(A) &^ 0x8000))
+				d[l] = pack16(absBF16(lo16(A)), absBF16(hi16(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16((lo16(A) &^ 0x8000), (hi16(A) &^ 0x8000))
+				d[l] = pack16(absBF16(lo16(A)), absBF16(hi16(A)))
 			}
 		}
 	case opEx2ApproxBF16x2:

@@ -15,19 +15,19 @@ import (
 
 // vidSpec bit fields.
 const (
-	vsOp     = 0  // 4 bits: vidAdd…
-	vsASel   = 4  // 3 bits: selector (vselNone, b0..b3, h0, h1)
-	vsBSel   = 7  //
-	vsDSel   = 10 // 3 bits: destination selector (merge with c)
-	vsOp2    = 13 // 2 bits: 0 none, 1 add, 2 min, 3 max
-	vsCmp    = 15 // 3 bits: vset's comparison
-	vsScale  = 18 // 2 bits: vmad's 0, .shr7, .shr15
-	vsASign  = 1 << 20
-	vsBSign  = 1 << 21
-	vsDSign  = 1 << 22
-	vsSat    = 1 << 23
-	vsClamp  = 1 << 24 // vshl/vshr .clamp (else .wrap)
-	vsPO     = 1 << 25 // vmad .po
+	vsOp    = 0  // 4 bits: vidAdd…
+	vsASel  = 4  // 3 bits: selector (vselNone, b0..b3, h0, h1)
+	vsBSel  = 7  //
+	vsDSel  = 10 // 3 bits: destination selector (merge with c)
+	vsOp2   = 13 // 2 bits: 0 none, 1 add, 2 min, 3 max
+	vsCmp   = 15 // 3 bits: vset's comparison
+	vsScale = 18 // 2 bits: vmad's 0, .shr7, .shr15
+	vsASign = 1 << 20
+	vsBSign = 1 << 21
+	vsDSign = 1 << 22
+	vsSat   = 1 << 23
+	vsClamp = 1 << 24 // vshl/vshr .clamp (else .wrap)
+	vsPO    = 1 << 25 // vmad .po
 )
 
 const (
@@ -135,25 +135,28 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 			lsb = 1
 		}
 		shift := [3]uint{0, 7, 15}[p>>vsScale&3]
-		hi, lo := vmad128(ta, tb, c, signed, negProd, lsb, shift)
-		if p&vsSat != 0 {
-			if signed {
+		// c is sign-extended whatever the types (the H100's results). The
+		// operands are selected parts, so the sum fits in 64 bits.
+		_, sum := vmad128(ta, tb, c, true, negProd, lsb, 0)
+		if !signed {
+			// Unsigned: a shift is logical on the 64-bit sum; .sat clamps
+			// to [0, 2^32-1] (a negative unshifted sum gives 0).
+			u := sum >> shift
+			if p&vsSat != 0 {
 				switch {
-				case int64(hi) < 0 && (hi != ^uint64(0) || lo < 0xffffffff80000000):
-					return 0x80000000
-				case int64(hi) >= 0 && (hi != 0 || lo > 0x7fffffff):
-					return 0x7fffffff
-				}
-			} else {
-				switch {
-				case int64(hi) < 0:
+				case shift == 0 && int64(sum) < 0:
 					return 0
-				case hi != 0 || lo > 0xffffffff:
+				case u > 0xffffffff:
 					return 0xffffffff
 				}
 			}
+			return u & 0xffffffff
 		}
-		return lo & 0xffffffff
+		t := int64(sum) >> shift
+		if p&vsSat != 0 {
+			t = clampBits(t, 32, true)
+		}
+		return uint64(t) & 0xffffffff
 	}
 	var t int64
 	switch op {
@@ -199,22 +202,52 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 			t = 1
 		}
 	}
+	if dsel != 0 {
+		// A destination selector: with .sat the result is clamped as an
+		// unsigned word to the field's largest value (so a negative one
+		// becomes that); a byte goes to its place, while a half-word field
+		// takes the same bits of the result (h1 gets its bits 16..31).
+		pos, n := selField(dsel)
+		m := uint64(1)<<n - 1
+		r := uint64(t) & 0xffffffff
+		if p&vsSat != 0 {
+			fmax := m
+			if signedD {
+				fmax >>= 1
+			}
+			r = min(r, fmax)
+		}
+		if n == 16 {
+			r &= m << pos
+		} else {
+			r = (r & m) << pos
+		}
+		return c&0xffffffff&^(m<<pos) | r
+	}
 	if p&vsSat != 0 {
-		_, n := selField(dsel)
-		t = clampBits(t, n, signedD)
+		t = clampBits(t, 32, signedD)
+	}
+	// The secondary operation: .add wraps; .min and .max compare signed
+	// (sign-extending c) for a signed destination (vset: a signed a), and
+	// otherwise compare the result as a 33-bit two's complement number
+	// with c zero-extended, as the H100 does.
+	cmpSigned := signedD
+	if op == vidSet {
+		cmpSigned = p&vsASign != 0
 	}
 	switch p >> vsOp2 & 3 {
 	case 1:
-		t += vidSelect(c, 0, signedD)
-	case 2:
-		t = min(t, vidSelect(c, 0, signedD))
-	case 3:
-		t = max(t, vidSelect(c, 0, signedD))
-	}
-	if dsel != 0 {
-		pos, n := selField(dsel)
-		m := uint64(1)<<n - 1
-		return c&0xffffffff&^(m<<pos) | (uint64(t)&m)<<pos
+		t += int64(c & 0xffffffff)
+	case 2, 3:
+		var x, y int64
+		if cmpSigned {
+			x, y = t, int64(int32(c))
+		} else {
+			x, y = t&(1<<33-1), int64(c&0xffffffff)
+		}
+		if (p>>vsOp2&3 == 2) == (y < x) {
+			t = y
+		}
 	}
 	return uint64(t) & 0xffffffff
 }
@@ -309,6 +342,23 @@ func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
 	oa, as := sel(ops[1])
 	ob, bs := sel(ops[2])
 	p |= as<<vsASel | bs<<vsBSel
+	// Forms whose H100 results (ptxas emulates the video instructions on
+	// sm_90) soft does not reproduce are refused, not computed otherwise.
+	op2 := p >> vsOp2 & 3
+	var odd string
+	switch {
+	case op == "vmad" && (as == 0 || bs == 0):
+		odd = "vmad with a whole-word (unselected) a or b"
+	case (op == "vshl" || op == "vshr") && p&vsSat != 0:
+		odd = op + ".sat"
+	case op == "vshl" && p&vsDSign == 0 && op2 >= 2:
+		odd = "vshl.u32 with .min or .max"
+	case op != "vset" && op != "vmad" && p&vsSat != 0 && p&vsDSign == 0 && op2 == 2:
+		odd = op + ".u32 with .sat and .min"
+	}
+	if odd != "" {
+		dc.failIn(in, "%s: the H100's results for this form (ptxas emulates the video instructions on sm_90) are not reproduced by the soft backend", odd)
+	}
 	x.op, x.aux, x.imm = genOps["ext"].op, scalarVideoFn, p
 	x.d = dc.dst(in, sc, &ptx.Reg{Pos: dr.Pos, Name: dr.Name})
 	x.a, x.b = dc.src(in, sc, oa, ptx.B32), dc.src(in, sc, ob, ptx.B32)
