@@ -138,12 +138,20 @@ func relu16(f smallFmt, b uint64) uint64 {
 	return b
 }
 
-// absBF16 is abs.bf16: a NaN becomes the canonical NaN, as on the H100.
-func absBF16(b uint64) uint64 {
-	if isNaN16(fmtBF16, b&0xffff) {
+// absHalf and negHalf are abs and neg on f16 and bf16: a NaN becomes the
+// canonical NaN, as on the H100 (every input recorded).
+func absHalf(f smallFmt, b uint64) uint64 {
+	if isNaN16(f, b&0xffff) {
 		return nan16
 	}
 	return b & 0x7fff
+}
+
+func negHalf(f smallFmt, b uint64) uint64 {
+	if isNaN16(f, b&0xffff) {
+		return nan16
+	}
+	return (b ^ 0x8000) & 0xffff
 }
 
 func isNaN16(f smallFmt, b uint64) bool {
@@ -319,7 +327,13 @@ func init() {
 			}
 		}
 	}
-	regExt("cvt.rn.bf16.f16", func(a, _, _ uint64) uint64 { return fmtBF16.round(h2f(a), rnRN) }, ptx.B16)
-	regExt("cvt.rn.f16.bf16", func(a, _, _ uint64) uint64 { return fmtF16.round(bh2f(a), rnRN) }, ptx.B16)
+	for _, r := range []struct {
+		n string
+		m int
+	}{{"rn", rnRN}, {"rz", rnRZ}, {"rm", rnRM}, {"rp", rnRP}} {
+		rnd := r.m
+		regExt("cvt."+r.n+".bf16.f16", func(a, _, _ uint64) uint64 { return fmtBF16.round(h2f(a), rnd) }, ptx.B16)
+		regExt("cvt."+r.n+".f16.bf16", func(a, _, _ uint64) uint64 { return fmtF16.round(bh2f(a), rnd) }, ptx.B16)
+	}
 
 }

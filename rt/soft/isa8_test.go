@@ -797,8 +797,73 @@ func isaCases() []*isaCase {
 		tm("swizzle_mode", "b32", "", vals(0, 1, 2, 3, 4), "sm_90a")
 		tm("fill_mode", "b32", "", vals(0, 1), "sm_90a")
 		tm("swizzle_atomicity", "b32", "", vals(0, 1, 2, 3), "sm_90a")
+		// The fields whose new value is an immediate.
+		for _, f := range []struct {
+			name string
+			n    int
+		}{{"elemtype", 16}, {"interleave_layout", 3}, {"swizzle_mode", 5}, {"fill_mode", 2}, {"swizzle_atomicity", 4}} {
+			for v := 0; v < f.n; v++ {
+				add(&isaCase{name: fmt.Sprintf("tensormap.replace.tile.%s.%s.b1024.b32 [%%m], %d;", f.name, sp, v), in: []string{"b32"}, tmap: true, shared: sh,
+					target: "sm_90a", rows: vals(0)})
+			}
+		}
 		// tensormap.replace needs sm_90a.
 		add(&isaCase{name: "tensormap.replace.tile.rank." + sp + ".b1024.b32 [%m], %a0; // on sm_90", in: []string{"b32"}, tmap: true, shared: sh, rows: vals(2)})
+	}
+
+	// Every destination selector with and without .sat.
+	for _, op := range []string{"vadd", "vsub", "vmin", "vabsdiff"} {
+		for _, dt := range tys {
+			for _, ds := range dsels {
+				for _, md := range []string{"", ".sat"} {
+					for _, ab := range [][2]string{{"", ".b1"}, {".h1", ".b2"}, {".b3", ".h0"}} {
+						add(&isaCase{name: fmt.Sprintf("%s.%s.s32.u32%s %%d0%s, %%a0%s, %%a1%s, %%a2;", op, dt, md, ds, ab[0], ab[1]), in: v3, out: "b32",
+							rows: randRows(256, byteGen, byteGen, byteGen)})
+					}
+				}
+			}
+		}
+	}
+	for _, ds := range dsels {
+		add(&isaCase{name: fmt.Sprintf("vset.s32.u32.lt %%d0%s, %%a0.b1, %%a1.h1, %%a2;", ds), in: v3, out: "b32", rows: randRows(256, byteGen, byteGen, byteGen)})
+		add(&isaCase{name: fmt.Sprintf("vshl.s32.u32.u32.clamp %%d0%s, %%a0.b1, %%a1.b0, %%a2;", ds), in: v3, out: "b32", rows: randRows(256, byteGen, shiftGen, byteGen)})
+		add(&isaCase{name: fmt.Sprintf("vshr.u32.s32.u32.wrap %%d0%s, %%a0.h1, %%a1.b2, %%a2;", ds), in: v3, out: "b32", rows: randRows(256, byteGen, shiftGen, byteGen)})
+	}
+	// fma.rn.oob with the OOB NaN (0x7ff7, either sign) in each operand.
+	oob := func(x2 bool) func(r *rand.Rand) uint64 {
+		one := func(r *rand.Rand) uint64 {
+			switch r.IntN(4) {
+			case 0:
+				return 0x7ff7
+			case 1:
+				return 0xfff7
+			}
+			return uint64(halfGen(false)(r))
+		}
+		return func(r *rand.Rand) uint64 {
+			if x2 {
+				return one(r) | one(r)<<16
+			}
+			return one(r)
+		}
+	}
+	for _, t := range []string{"f16", "bf16", "f16x2", "bf16x2"} {
+		x2 := strings.HasSuffix(t, "x2")
+		w := "b16"
+		if x2 {
+			w = "b32"
+		}
+		for _, md := range []string{"oob", "oob.relu"} {
+			add(&isaCase{name: "fma.rn." + md + "." + t + " %d0, %a0, %a1, %a2; // OOB NaNs", in: []string{w, w, w}, out: w, rows: randRows(1024, oob(x2), oob(x2), oob(x2))})
+		}
+	}
+	// The other rounding modes between f16 and bf16; abs and neg on NaNs.
+	for _, r := range []string{"rz", "rm", "rp"} {
+		add(&isaCase{name: "cvt." + r + ".bf16.f16 %d0, %a0;", in: []string{"b16"}, out: "b16", rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
+		add(&isaCase{name: "cvt." + r + ".f16.bf16 %d0, %a0;", in: []string{"b16"}, out: "b16", rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
+	}
+	for _, f := range []string{"abs.f16", "neg.f16", "abs.bf16", "neg.bf16", "abs.ftz.f16", "neg.ftz.f16"} {
+		add(&isaCase{name: f + " %d0, %a0;", in: []string{"b16"}, out: "b16", rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
 	}
 
 	// Other PTX 8.x forms.

@@ -8516,13 +8516,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = (A ^ 0x8000)
+				d[l] = negHalf(fmtF16, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = (A ^ 0x8000)
+				d[l] = negHalf(fmtF16, A)
 			}
 		}
 	case opAbsF16:
@@ -8531,13 +8531,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = (A &^ 0x8000)
+				d[l] = absHalf(fmtF16, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = (A &^ 0x8000)
+				d[l] = absHalf(fmtF16, A)
 			}
 		}
 	case opAddF16Ftz:
@@ -8768,13 +8768,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = (ftz16(A) ^ 0x8000)
+				d[l] = negHalf(fmtF16, ftz16(A))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = (ftz16(A) ^ 0x8000)
+				d[l] = negHalf(fmtF16, ftz16(A))
 			}
 		}
 	case opAbsF16Ftz:
@@ -8783,13 +8783,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = (ftz16(A) &^ 0x8000)
+				d[l] = absHalf(fmtF16, ftz16(A))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = (ftz16(A) &^ 0x8000)
+				d[l] = absHalf(fmtF16, ftz16(A))
 			}
 		}
 	case opEx2ApproxF16:
@@ -9050,13 +9050,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16((lo16(A) ^ 0x8000), (hi16(A) ^ 0x8000))
+				d[l] = pack16(negHalf(fmtF16, lo16(A)), negHalf(fmtF16, hi16(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16((lo16(A) ^ 0x8000), (hi16(A) ^ 0x8000))
+				d[l] = pack16(negHalf(fmtF16, lo16(A)), negHalf(fmtF16, hi16(A)))
 			}
 		}
 	case opAbsF16x2:
@@ -9065,13 +9065,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16((lo16(A) &^ 0x8000), (hi16(A) &^ 0x8000))
+				d[l] = pack16(absHalf(fmtF16, lo16(A)), absHalf(fmtF16, hi16(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16((lo16(A) &^ 0x8000), (hi16(A) &^ 0x8000))
+				d[l] = pack16(absHalf(fmtF16, lo16(A)), absHalf(fmtF16, hi16(A)))
 			}
 		}
 	case opAddF16x2Ftz:
@@ -9302,13 +9302,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16((ftz16(lo16(A)) ^ 0x8000), (ftz16(hi16(A)) ^ 0x8000))
+				d[l] = pack16(negHalf(fmtF16, ftz16(lo16(A))), negHalf(fmtF16, ftz16(hi16(A))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16((ftz16(lo16(A)) ^ 0x8000), (ftz16(hi16(A)) ^ 0x8000))
+				d[l] = pack16(negHalf(fmtF16, ftz16(lo16(A))), negHalf(fmtF16, ftz16(hi16(A))))
 			}
 		}
 	case opAbsF16x2Ftz:
@@ -9317,13 +9317,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16((ftz16(lo16(A)) &^ 0x8000), (ftz16(hi16(A)) &^ 0x8000))
+				d[l] = pack16(absHalf(fmtF16, ftz16(lo16(A))), absHalf(fmtF16, ftz16(hi16(A))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16((ftz16(lo16(A)) &^ 0x8000), (ftz16(hi16(A)) &^ 0x8000))
+				d[l] = pack16(absHalf(fmtF16, ftz16(lo16(A))), absHalf(fmtF16, ftz16(hi16(A))))
 			}
 		}
 	case opEx2ApproxF16x2:
@@ -9509,13 +9509,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = (A ^ 0x8000)
+				d[l] = negHalf(fmtBF16, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = (A ^ 0x8000)
+				d[l] = negHalf(fmtBF16, A)
 			}
 		}
 	case opAbsBF16:
@@ -9524,13 +9524,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = absBF16(A)
+				d[l] = absHalf(fmtBF16, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = absBF16(A)
+				d[l] = absHalf(fmtBF16, A)
 			}
 		}
 	case opEx2ApproxBF16:
@@ -9716,13 +9716,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16((lo16(A) ^ 0x8000), (hi16(A) ^ 0x8000))
+				d[l] = pack16(negHalf(fmtBF16, lo16(A)), negHalf(fmtBF16, hi16(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16((lo16(A) ^ 0x8000), (hi16(A) ^ 0x8000))
+				d[l] = pack16(negHalf(fmtBF16, lo16(A)), negHalf(fmtBF16, hi16(A)))
 			}
 		}
 	case opAbsBF16x2:
@@ -9731,13 +9731,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16(absBF16(lo16(A)), absBF16(hi16(A)))
+				d[l] = pack16(absHalf(fmtBF16, lo16(A)), absHalf(fmtBF16, hi16(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16(absBF16(lo16(A)), absBF16(hi16(A)))
+				d[l] = pack16(absHalf(fmtBF16, lo16(A)), absHalf(fmtBF16, hi16(A)))
 			}
 		}
 	case opEx2ApproxBF16x2:

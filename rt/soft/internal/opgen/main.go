@@ -493,13 +493,9 @@ func halves() {
 					alu("Min"+nm+mn+nn, scal(fmt.Sprintf("hmin(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "min"+mk+nk+"."+t)
 					alu("Max"+nm+mn+nn, scal(fmt.Sprintf("hmax(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "max"+mk+nk+"."+t)
 				}
-				alu("Neg"+nm+mn, scal("("+in("<A>")+" ^ 0x8000)", 1), srcs(1), "neg"+mk+"."+t)
-				if h.t == "bf16" {
-					// abs.bf16 turns a NaN into the canonical NaN (H100).
-					alu("Abs"+nm+mn, scal("absBF16(<A>)", 1), srcs(1), "abs"+mk+"."+t)
-				} else {
-					alu("Abs"+nm+mn, scal("("+in("<A>")+" &^ 0x8000)", 1), srcs(1), "abs"+mk+"."+t)
-				}
+				// abs and neg turn a NaN into the canonical NaN (H100).
+				alu("Neg"+nm+mn, scal("negHalf("+h.fmtv+", "+in("<A>")+")", 1), srcs(1), "neg"+mk+"."+t)
+				alu("Abs"+nm+mn, scal("absHalf("+h.fmtv+", "+in("<A>")+")", 1), srcs(1), "abs"+mk+"."+t)
 				if !x2 {
 					fcmp(nm+mn, t+mk, fmt.Sprintf("%s.float(%s)", h.fmtv, in("A")), fmt.Sprintf("%s.float(%s)", h.fmtv, in("B")))
 				} else {
