@@ -26,6 +26,7 @@ const (
 	bkTensorReduce        // cp.reduce.async.bulk.tensor
 	bkStAsync             // st.async: a store into a CTA of the cluster, then its complete-tx
 	bkRedAsync            // red.async: the same for a reduction
+	bkTmapReplace         // tensormap.replace (tensormap_replace.go)
 )
 
 // bulkOp is a decoded bulk instruction (opBulk's aux indexes program.bulks).
@@ -48,6 +49,7 @@ type bulkOp struct {
 	tmapOff         int64
 	vals            []uint32 // st.async/red.async: the value registers
 	elem            uint64   // … and the element size
+	tmr             *tmapReplace
 }
 
 // bulk runs a bulk copy for each lane of m, in lane order; false means a
@@ -64,6 +66,8 @@ func (c *cta) bulk(w *warp, in *inst, m uint32) bool {
 			ok = c.bulkCopy(w, op, l, at(op.dst, op.dstOff), at(op.src, op.srcOff), r[op.size+uint32(l)]&0xffffffff)
 		case bkStAsync, bkRedAsync:
 			ok = c.asyncStore(w, op, l, at(op.dst, op.dstOff)&0xffffffff)
+		case bkTmapReplace:
+			ok = c.tmapReplaceRun(w, op, l)
 		default:
 			ok = c.tensorCopy(w, op, l)
 		}
