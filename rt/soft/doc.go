@@ -103,8 +103,68 @@
 // and the CDP2 device runtime (cdp.go); the special registers; bmsk,
 // szext, dp4a, dp2a, fns, packed .u16x2/.s16x2 arithmetic and the SIMD
 // video instructions (intops.go); vector atomics; the tensor-core
-// instructions below. Textures, surfaces, fp8 wgmma and sparse mma.sp
-// (and wgmma .sp) are refused at load time.
+// instructions below; the PTX ISA 8.x forms of the table below. Textures,
+// surfaces, fp8 wgmma and sparse mma.sp (and wgmma .sp) are refused at load
+// time.
+//
+// # PTX ISA 8.x forms
+//
+// Checked against the H100 by isa8_test.go, which replays
+// testdata/isa8.json.gz bit-exact: 1,545 snippets run there (JIT-compiled
+// by driver 580.159.04 for sm_90, or sm_90a for tensormap.replace), each
+// over every 16-bit input or over seeded structured and random inputs. A
+// snippet the H100's JIT refused must be refused by soft too.
+//
+//	form                                        soft     recorded rows
+//	cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32  yes      16,384 each
+//	cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 yes     all 65,536
+//	cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}          yes      all 65,536
+//	  (fp8.go: NaN → 0x7f / 0x7fff; inf and overflow → the largest finite)
+//	cvt to fp8 without .satfinite               refused  ptxas: .satfinite required
+//	cvt between fp8x2 and bf16x2                 refused  sm_100a (ptxas refuses)
+//	cvt.pack.sat.{u16,s16}.s32                   yes      4,096 each
+//	cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32     yes      4,096 each
+//	cvt.{rn,rz}{.relu}{.satfinite}.{f16,bf16}{x2}.f32 yes 8,192 each
+//	cvt.{rn,rz,rm,rp}.{bf16.f16,f16.bf16}        yes      all 65,536
+//	cvt.{rn,rz}{.relu}.satfinite.tf32.f32        refused  sm_100 (ptxas refuses)
+//	fma.rn{.ftz}.relu.{f16,bf16}{x2}             yes      4,096 each
+//	fma.rn.oob{.relu}.{f16,bf16}{x2}             yes      5,120 each (a or b
+//	                                                      0x7ff7/0xfff7 → +0)
+//	{min,max}{.ftz}{.NaN}.xorsign.abs.{f32,f16,f16x2,bf16,bf16x2} yes 4,096 each
+//	{min,max}.relu.s32                           yes      4,096 each
+//	{min,max}.relu on halves                     refused  ptxas refuses
+//	{min,max} with three sources (PTX 8.8)       refused  sm_100 (ptxas refuses)
+//	abs, neg on f16/bf16 (NaN → 0x7fff)          yes      all 65,536
+//	scalar video vadd vsub vabsdiff vmin vmax    yes      1,169 forms, 256 each:
+//	  vset vshl vshr vmad with .b0-.b3/.h0/.h1    (video.go) every selector,
+//	  selectors, .sat, .add/.min/.max, d.sel                  sign, .sat, op2, merge
+//	vmad with a whole-word a or b               refused  the H100's results
+//	vshl/vshr .sat; vshl.u32 .min/.max;         refused    (ptxas emulates the
+//	  v{add,sub,absdiff,min,max}.u32 .sat.min                video instructions)
+//	                                                      are not reproduced
+//	vmad with negated operands                  refused  the parser takes no -reg
+//	tensormap.replace.tile, every field,         yes      86 forms (tensormap_replace.go)
+//	  .global and .shared::cta
+//	tensormap.replace.swizzle_atomicity, value  refused  sm_100a / PTX 8.8
+//	  4 of swizzle_mode; generic address, sm_90 target
+//	mov/ld/st .b128 (PTX 8.3)                    refused  registers are 64 bits
+//	alloca, stacksave, stackrestore              refused  frames laid out at load
+//	cp.async.bulk.tensor .im2col and the other   refused  bulk.go: only tile mode
+//	  non-tile load modes
+//	multimem.*                                   refused  decode_instr.go: no
+//	                                                      multicast objects
+//	wgmma fp8 and .sp                            refused  decode_wgmma.go
+//
+// The scalar video instructions have no hardware on sm_90: ptxas emulates
+// them, and its sequences depart from the PTX ISA's description, which
+// soft follows where the H100 agrees and otherwise copies the H100: with a
+// half-word destination selector the field takes the result's bits at its
+// place (d.h1 gets bits 16..31, so d.h1 of a small sum is 0); .sat with a
+// destination selector clamps the result as an unsigned word to the
+// field's largest value; .min and .max with an unsigned destination compare
+// the result as a 33-bit two's complement number with c zero-extended (vset
+// by a's signedness); vmad sign-extends c whatever the types and shifts an
+// unsigned sum logically.
 //
 // # Tensor cores
 //
@@ -183,9 +243,10 @@
 // tensorcopy.go) move their data when issued and then complete their tx
 // bytes on the mbarrier, which no valid program can tell from a later
 // completion. A cooperative launch gets the grid-sync workspace that
-// cooperative_groups' grid.sync() expects (coop.go). Refused at load, with
-// the reason: fp8 and sparse wgmma, multimem, tensormap.replace, im2col tensor copies,
-// scalar video instructions with lane selectors, and indirect branches.
+// cooperative_groups' grid.sync() expects (coop.go); tensormap.replace
+// rewrites a map in place (tensormap_replace.go). Refused at load, with the
+// reason: fp8 and sparse wgmma, multimem, im2col tensor copies and
+// indirect branches.
 //
 // # Memcheck
 //

@@ -882,3 +882,28 @@ func isaCases() []*isaCase {
 		in: []string{"b32"}, out: "b32", rows: randRows(64, i32Gen)})
 	return cs
 }
+
+// The forms soft refuses without a recording to compare with name the
+// PTX file:line and say why.
+func TestISA8Refusals(t *testing.T) {
+	d := New(Options{})
+	for _, c := range []struct{ body, why string }{
+		{"multimem.ld_reduce.relaxed.sys.global.add.u32 %r1, [%rd1];", "multicast memory objects"},
+		{"multimem.red.relaxed.sys.global.add.u32 [%rd1], %r1;", "multicast memory objects"},
+		{"cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%h1};", ".im2col load mode"},
+		{"tensormap.replace.tile.box_dim.b1024.b32 [%rd1], 0, %r1;", "without .global or .shared::cta"},
+		{"tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd1], 4;", "out of range"},
+		{"tensormap.replace.tile.elemtype.global.b1024.b32 [%rd1], %r1;", "integer constant"},
+		{"min.NaN.f32 %f1, %f2, %f3, %f4;", "three sources"},
+		{"vadd.u32.u32.u32.sat.min %r1, %r2, %r3, %r4;", "not reproduced"},
+		{"vmad.u32.u32.u32 %r1, %r2, %r3.b0, %r4;", "whole-word"},
+		{"vadd.u32.u32.u32.add %r1.b0, %r2, %r3, %r4;", "excludes a secondary operation"},
+	} {
+		src := ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n" +
+			"\t.reg .b64 %rd<4>;\n\t.reg .b32 %r<5>;\n\t.reg .f32 %f<5>;\n\t.reg .b16 %h<2>;\n\t" + c.body + "\n\tret;\n}\n"
+		_, err := d.LibraryLoad([]byte(src), rt.LoadOptions{Name: "r.ptx"})
+		if err == nil || !strings.Contains(err.Error(), "r.ptx:10:") || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%s: got %v, want a refusal at r.ptx:10 saying %q", c.body, err, c.why)
+		}
+	}
+}
