@@ -154,6 +154,9 @@
 //	multimem.*                                   refused  decode_instr.go: no
 //	                                                      multicast objects
 //	wgmma fp8 and .sp                            refused  decode_wgmma.go
+//	cvt.rs (stochastic rounding)                 refused  sm_100a
+//	cvt.{rni,rzi,rmi,rpi}.bf16.bf16, set with an refused  not recorded on the
+//	  .f16x2/.bf16x2 destination                          H100 (generic message)
 //
 // The scalar video instructions have no hardware on sm_90: ptxas emulates
 // them, and its sequences depart from the PTX ISA's description, which

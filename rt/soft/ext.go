@@ -98,7 +98,11 @@ func (dc *decoder) extInstr(in *ptx.Instr, sc *scope, m modset, x inst) bool {
 		if len(in.Operands) == 4 {
 			dc.failIn(in, "%s with three sources (PTX ISA 8.8) needs sm_100 or later", in.Op)
 		}
-	case "cvt", "fma":
+	case "cvt":
+		if m.flags["rs"] {
+			dc.failIn(in, "cvt.rs (stochastic rounding) needs sm_100a or later")
+		}
+	case "fma":
 	default:
 		return false
 	}

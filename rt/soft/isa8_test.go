@@ -898,6 +898,7 @@ func TestISA8Refusals(t *testing.T) {
 		{"vadd.u32.u32.u32.sat.min %r1, %r2, %r3, %r4;", "not reproduced"},
 		{"vmad.u32.u32.u32 %r1, %r2, %r3.b0, %r4;", "whole-word"},
 		{"vadd.u32.u32.u32.add %r1.b0, %r2, %r3, %r4;", "excludes a secondary operation"},
+		{"cvt.rs.f16x2.f32 %r1, %f1, %f2, %r3;", "stochastic rounding"},
 	} {
 		src := ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n" +
 			"\t.reg .b64 %rd<4>;\n\t.reg .b32 %r<5>;\n\t.reg .f32 %f<5>;\n\t.reg .b16 %h<2>;\n\t" + c.body + "\n\tret;\n}\n"
