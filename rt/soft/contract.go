@@ -502,7 +502,9 @@ func (c *contraction) rewrite() {
 		}
 		add.in.Op = "fma"
 		add.in.Mods = append(mods, typeOf(add.in))
-		add.in.Operands = []ptx.Operand{add.in.Operands[0], a, b, other}
+		// ptxas's DFMA takes the mul's sources in the other order, which
+		// shows where two operands are NaN: see nan3 (fpapprox.go).
+		add.in.Operands = []ptx.Operand{add.in.Operands[0], b, a, other}
 	}
 	// Muls and links whose every reader became an fma are gone.
 	for _, mul := range c.sites {

@@ -45,8 +45,12 @@
 // decoded the first time an op is used), and the reduction to that domain
 // and the instructions ptxas puts around the MUFU op are reproduced exactly
 // (mufu.go; checked against the H100 for all 2^32 inputs of every form).
-// div.approx, div.full and the f64 .approx forms still return the correctly
-// rounded value, within the GPU's documented error of it.
+// div.approx and div.full (.f32, with and without .ftz) are ptxas's
+// MUFU.RCP and FMUL with its scaling; rcp.approx.ftz.f64 and
+// rsqrt.approx(.ftz).f64 are MUFU.RCP64H/RSQ64H, which give the f32 unit's
+// result truncated to the high word, and rsqrt.approx.f64 ptxas's DFMA
+// refinement step and slow path around it (fpapprox.go,
+// testdata/fpapprox/NOTES.md).
 //
 // # Contraction
 //
@@ -80,8 +84,21 @@
 //
 // What soft does not reproduce: ptxas forwarding a value through local
 // memory before fusing, and a product reaching a sub through mul.ftz by 1.0
-// while also used elsewhere (one random program of 240). f64 NaN results
-// carry the canonical NaN where the H100 propagates an input's payload.
+// while also used elsewhere (one random program of 240).
+//
+// # NaNs
+//
+// NaN results are the H100's bits, recorded for every floating-point
+// instruction over quiet and signalling NaNs of both signs
+// (testdata/fpnan.txt.gz, TestNaNTable): f32, f16 and bf16 arithmetic
+// (and abs/neg on halves) returns the canonical 0x7fffffff or 0x7fff; f64
+// arithmetic returns a NaN operand quieted, payload and sign kept (add,
+// sub, mul, min, max: the second operand's first; fma: the second's, the
+// addend's, the first's; div: the first's), and 0xfff8000000000000 for an
+// invalid operation; float conversions carry the payload's top bits over
+// (f32 from f64, f64 from f32, f16 and bf16), cvt.f32.bf16 copies the bits.
+// A fused mul+add reads the mul's sources in the order ptxas's DFMA does
+// (swapped), which decides between two NaN operands.
 //
 // # Instruction coverage
 //

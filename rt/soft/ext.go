@@ -142,22 +142,6 @@ func relu16(f smallFmt, b uint64) uint64 {
 	return b
 }
 
-// absHalf and negHalf are abs and neg on f16 and bf16: a NaN becomes the
-// canonical NaN, as on the H100 (every input recorded).
-func absHalf(f smallFmt, b uint64) uint64 {
-	if isNaN16(f, b&0xffff) {
-		return nan16
-	}
-	return b & 0x7fff
-}
-
-func negHalf(f smallFmt, b uint64) uint64 {
-	if isNaN16(f, b&0xffff) {
-		return nan16
-	}
-	return (b ^ 0x8000) & 0xffff
-}
-
 func isNaN16(f smallFmt, b uint64) bool {
 	e := uint64(1)<<f.ebits - 1
 	return b>>f.mant&e == e && b&(1<<f.mant-1) != 0

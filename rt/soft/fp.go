@@ -14,8 +14,12 @@ const (
 	rnRP
 )
 
-// GPUs return one canonical NaN from arithmetic rather than propagating
-// payloads; x86 would otherwise produce 0xffc00000 or carry an input's bits.
+// f32 and half arithmetic on the H100 returns one canonical NaN rather than
+// propagating payloads (x86 would produce 0xffc00000 or carry an input's
+// bits). f64 arithmetic propagates a NaN operand's payload and gives
+// 0xfff8000000000000 for an invalid operation (nan1/nan2/nan3 in
+// fpapprox.go); nan64 is what the remaining f64 results (conversions from
+// integers and halves' .ftz forms) use.
 const (
 	nan32 = 0x7fffffff
 	nan64 = 0x7fffffffffffffff
@@ -179,11 +183,12 @@ func round64(s, e float64, rnd int) float64 {
 	return s
 }
 
-// zeroSum is the sign IEEE gives an exact zero sum a+b: -0 when both are
-// -0, or in round-towards-minus-infinity; +0 otherwise.
+// zeroSum is the sign IEEE gives an exact zero sum a+b: that of a and b
+// when both are zeros of one sign; otherwise -0 in round-towards-minus-
+// infinity and +0 in the other modes.
 func zeroSum(a, b float64, rnd int) float64 {
-	if math.Signbit(a) && math.Signbit(b) && a == 0 && b == 0 {
-		return math.Copysign(0, -1)
+	if a == 0 && b == 0 && math.Signbit(a) == math.Signbit(b) {
+		return a
 	}
 	if rnd == rnRM {
 		return math.Copysign(0, -1)
@@ -291,8 +296,15 @@ func add64(a, b float64, rnd int) float64 {
 
 func mul64(a, b float64, rnd int) float64 {
 	p := a * b
-	if rnd == rnRN || p == 0 || p != p {
+	if rnd == rnRN || p != p || a == 0 || b == 0 || math.IsInf(a, 0) || math.IsInf(b, 0) {
 		return p
+	}
+	if math.Abs(p) < 0x1p-969 { // the error is lost below the normal range
+		var x, y, z big.Float
+		x.SetFloat64(a)
+		y.SetFloat64(b)
+		z.SetPrec(106).Mul(&x, &y)
+		return roundBig(&z, false, rnd)
 	}
 	e := math.FMA(a, b, -p)
 	if math.IsInf(p, 0) && !math.IsInf(a, 0) && !math.IsInf(b, 0) {
@@ -326,18 +338,61 @@ func fma64(a, b, c float64, rnd int) float64 {
 	case rnRP:
 		p.SetMode(big.ToPositiveInf)
 	}
-	p.SetPrec(53)
-	f, _ := p.Float64()
-	if math.IsInf(f, 0) && (rnd == rnRZ || rnd == rnRM && f > 0 || rnd == rnRP && f < 0) {
-		return math.Copysign(math.MaxFloat64, f)
+	return roundBig(&p, false, rnd)
+}
+
+// roundBig rounds x, or with sticky a value just beyond x in magnitude (x
+// being that value truncated), to float64 in mode rnd, subnormals and
+// overflow included (big.Float's Float64 rounds subnormals to nearest).
+func roundBig(x *big.Float, sticky bool, rnd int) float64 {
+	neg := x.Signbit()
+	var m big.Float
+	m.Abs(x)
+	if m.Sign() == 0 && !sticky {
+		return math.Copysign(0, float64(x.Sign()))
+	}
+	exp := m.MantExp(nil) // |x| in [2^(exp-1), 2^exp)
+	lsb := max(exp-53, -1074)
+	var s big.Float
+	s.SetPrec(m.Prec()+64).SetMantExp(&m, -lsb)
+	si, acc := s.Int(nil) // truncated
+	var frac big.Float
+	frac.SetPrec(s.Prec()).Sub(&s, new(big.Float).SetInt(si))
+	inexact := acc != big.Exact || sticky
+	inc := false
+	switch rnd {
+	case rnRN:
+		c := frac.Cmp(big.NewFloat(0.5))
+		inc = c > 0 || c == 0 && (sticky || si.Bit(0) == 1)
+	case rnRM:
+		inc = neg && inexact
+	case rnRP:
+		inc = !neg && inexact
+	}
+	if inc {
+		si.Add(si, big.NewInt(1))
+	}
+	f := math.Ldexp(float64(si.Uint64()), lsb)
+	if math.IsInf(f, 0) && (rnd == rnRZ || rnd == rnRM && !neg || rnd == rnRP && neg) {
+		f = math.MaxFloat64
+	}
+	if neg {
+		f = -f
 	}
 	return f
 }
 
 func div64(a, b float64, rnd int) float64 {
 	q := a / b
-	if rnd == rnRN || q == 0 || q != q || math.IsInf(q, 0) {
+	if rnd == rnRN || q != q || a == 0 || b == 0 || math.IsInf(a, 0) || math.IsInf(b, 0) {
 		return q
+	}
+	if math.Abs(q) < 0x1p-1021 || math.IsInf(q, 0) { // underflow or overflow
+		var x, y, z big.Float
+		x.SetFloat64(a)
+		y.SetFloat64(b)
+		z.SetPrec(256).SetMode(big.ToZero).Quo(&x, &y)
+		return roundBig(&z, z.Acc() != big.Exact, rnd)
 	}
 	r := math.FMA(-q, b, a)
 	return round64(q, sign(r)*sign(b), rnd)
@@ -347,6 +402,9 @@ func sqrt64(a float64, rnd int) float64 {
 	s := math.Sqrt(a)
 	if rnd == rnRN || s == 0 || s != s || math.IsInf(s, 0) {
 		return s
+	}
+	if a < 0x1p-900 { // keep the residual above the subnormal range
+		return sqrt64(a*0x1p1000, rnd) * 0x1p-500
 	}
 	return round64(s, sign(math.FMA(-s, s, a)), rnd)
 }

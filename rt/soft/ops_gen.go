@@ -195,6 +195,7 @@ const (
 	opRcpF32Rp
 	opSqrtF32Rp
 	opDivApproxF32
+	opDivFullF32
 	opRcpApproxF32
 	opSqrtApproxF32
 	opRsqrtF32
@@ -254,6 +255,7 @@ const (
 	opRcpF32RpFtz
 	opSqrtF32RpFtz
 	opDivApproxF32Ftz
+	opDivFullF32Ftz
 	opRcpApproxF32Ftz
 	opSqrtApproxF32Ftz
 	opRsqrtF32Ftz
@@ -315,6 +317,7 @@ const (
 	opSqrtF64Rp
 	opRcpApproxF64
 	opRsqrtF64
+	opRsqrtApproxF64
 	opAbsF64
 	opNegF64
 	opCopysignF64
@@ -828,7 +831,7 @@ const (
 	opEnd
 )
 
-const nALU = 583
+const nALU = 586
 
 // genOps maps a canonical PTX form (see decode.go) to its opcode and
 // the PTX types of its sources.
@@ -1139,8 +1142,8 @@ var genOps = map[string]genOp{
 	"cvt.sat.f32.f32":          {opCvtSatF32F32Sat, "f32"},
 	"div.approx.f32":           {opDivApproxF32, "f32,f32"},
 	"div.approx.ftz.f32":       {opDivApproxF32Ftz, "f32,f32"},
-	"div.full.f32":             {opDivApproxF32, "f32,f32"},
-	"div.full.ftz.f32":         {opDivApproxF32Ftz, "f32,f32"},
+	"div.full.f32":             {opDivFullF32, "f32,f32"},
+	"div.full.ftz.f32":         {opDivFullF32Ftz, "f32,f32"},
 	"div.rm.f32":               {opDivF32Rm, "f32,f32"},
 	"div.rm.f64":               {opDivF64Rm, "f64,f64"},
 	"div.rm.ftz.f32":           {opDivF32RmFtz, "f32,f32"},
@@ -1450,7 +1453,7 @@ var genOps = map[string]genOp{
 	"rem.u32":                  {opRemU32, "u32,u32"},
 	"rem.u64":                  {opRemU64, "u64,u64"},
 	"rsqrt.approx.f32":         {opRsqrtF32, "f32"},
-	"rsqrt.approx.f64":         {opRsqrtF64, "f64"},
+	"rsqrt.approx.f64":         {opRsqrtApproxF64, "f64"},
 	"rsqrt.approx.ftz.f32":     {opRsqrtF32Ftz, "f32"},
 	"rsqrt.approx.ftz.f64":     {opRsqrtF64, "f64"},
 	"sad.s32":                  {opSadS32, "s32,s32,s32"},
@@ -2076,6 +2079,7 @@ var genNames = map[opcode]string{
 	opRcpF32Rp:              "rcp.rp.f32",
 	opSqrtF32Rp:             "sqrt.rp.f32",
 	opDivApproxF32:          "div.approx.f32",
+	opDivFullF32:            "div.full.f32",
 	opRcpApproxF32:          "rcp.approx.f32",
 	opSqrtApproxF32:         "sqrt.approx.f32",
 	opRsqrtF32:              "rsqrt.approx.f32",
@@ -2155,6 +2159,7 @@ var genNames = map[opcode]string{
 	opRcpF32RpFtz:           "rcp.rp.ftz.f32",
 	opSqrtF32RpFtz:          "sqrt.rp.ftz.f32",
 	opDivApproxF32Ftz:       "div.approx.ftz.f32",
+	opDivFullF32Ftz:         "div.full.ftz.f32",
 	opRcpApproxF32Ftz:       "rcp.approx.ftz.f32",
 	opSqrtApproxF32Ftz:      "sqrt.approx.ftz.f32",
 	opRsqrtF32Ftz:           "rsqrt.approx.ftz.f32",
@@ -2236,6 +2241,7 @@ var genNames = map[opcode]string{
 	opSqrtF64Rp:             "sqrt.rp.f64",
 	opRcpApproxF64:          "rcp.approx.ftz.f64",
 	opRsqrtF64:              "rsqrt.approx.ftz.f64",
+	opRsqrtApproxF64:        "rsqrt.approx.f64",
 	opAbsF64:                "abs.f64",
 	opNegF64:                "neg.f64",
 	opCopysignF64:           "copysign.f64",
@@ -6028,14 +6034,32 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(divf(f32(A), f32(B)))
+				d[l] = r32(divApprox(f32(A), f32(B)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(divf(f32(A), f32(B)))
+				d[l] = r32(divApprox(f32(A), f32(B)))
+			}
+		}
+	case opDivFullF32:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = r32(divFull(f32(A), f32(B)))
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = r32(divFull(f32(A), f32(B)))
 			}
 		}
 	case opRcpApproxF32:
@@ -7084,14 +7108,32 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(divf(ftz32(f32(A)), ftz32(f32(B)))))
+				d[l] = r32(ftz32(divApproxFtz(ftz32(f32(A)), ftz32(f32(B)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(divf(ftz32(f32(A)), ftz32(f32(B)))))
+				d[l] = r32(ftz32(divApproxFtz(ftz32(f32(A)), ftz32(f32(B)))))
+			}
+		}
+	case opDivFullF32Ftz:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		b := lanes(r, in.b)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				B := b[l]
+				d[l] = r32(ftz32(divFullFtz(ftz32(f32(A)), ftz32(f32(B)))))
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				B := b[l]
+				d[l] = r32(ftz32(divFullFtz(ftz32(f32(A)), ftz32(f32(B)))))
 			}
 		}
 	case opRcpApproxF32Ftz:
@@ -7654,14 +7696,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), f64(B), rnRN))
+				d[l] = nan2(add64(f64(A), f64(B), rnRN), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), f64(B), rnRN))
+				d[l] = nan2(add64(f64(A), f64(B), rnRN), B, A)
 			}
 		}
 	case opSubF64Rn:
@@ -7672,14 +7714,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), -f64(B), rnRN))
+				d[l] = nan2(add64(f64(A), -f64(B), rnRN), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), -f64(B), rnRN))
+				d[l] = nan2(add64(f64(A), -f64(B), rnRN), B, A)
 			}
 		}
 	case opMulF64Rn:
@@ -7690,14 +7732,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(mul64(f64(A), f64(B), rnRN))
+				d[l] = nan2(mul64(f64(A), f64(B), rnRN), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(mul64(f64(A), f64(B), rnRN))
+				d[l] = nan2(mul64(f64(A), f64(B), rnRN), B, A)
 			}
 		}
 	case opFmaF64Rn:
@@ -7710,7 +7752,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r64(fma64(f64(A), f64(B), f64(C), rnRN))
+				d[l] = nan3(fma64(f64(A), f64(B), f64(C), rnRN), B, C, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7718,7 +7760,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r64(fma64(f64(A), f64(B), f64(C), rnRN))
+				d[l] = nan3(fma64(f64(A), f64(B), f64(C), rnRN), B, C, A)
 			}
 		}
 	case opDivF64Rn:
@@ -7729,14 +7771,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(div64(f64(A), f64(B), rnRN))
+				d[l] = nan2(div64(f64(A), f64(B), rnRN), A, B)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(div64(f64(A), f64(B), rnRN))
+				d[l] = nan2(div64(f64(A), f64(B), rnRN), A, B)
 			}
 		}
 	case opRcpF64Rn:
@@ -7745,13 +7787,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(div64(1, f64(A), rnRN))
+				d[l] = nan1(div64(1, f64(A), rnRN), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(div64(1, f64(A), rnRN))
+				d[l] = nan1(div64(1, f64(A), rnRN), A)
 			}
 		}
 	case opSqrtF64Rn:
@@ -7760,13 +7802,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(sqrt64(f64(A), rnRN))
+				d[l] = nan1(sqrt64(f64(A), rnRN), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(sqrt64(f64(A), rnRN))
+				d[l] = nan1(sqrt64(f64(A), rnRN), A)
 			}
 		}
 	case opAddF64Rz:
@@ -7777,14 +7819,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), f64(B), rnRZ))
+				d[l] = nan2(add64(f64(A), f64(B), rnRZ), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), f64(B), rnRZ))
+				d[l] = nan2(add64(f64(A), f64(B), rnRZ), B, A)
 			}
 		}
 	case opSubF64Rz:
@@ -7795,14 +7837,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), -f64(B), rnRZ))
+				d[l] = nan2(add64(f64(A), -f64(B), rnRZ), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), -f64(B), rnRZ))
+				d[l] = nan2(add64(f64(A), -f64(B), rnRZ), B, A)
 			}
 		}
 	case opMulF64Rz:
@@ -7813,14 +7855,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(mul64(f64(A), f64(B), rnRZ))
+				d[l] = nan2(mul64(f64(A), f64(B), rnRZ), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(mul64(f64(A), f64(B), rnRZ))
+				d[l] = nan2(mul64(f64(A), f64(B), rnRZ), B, A)
 			}
 		}
 	case opFmaF64Rz:
@@ -7833,7 +7875,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r64(fma64(f64(A), f64(B), f64(C), rnRZ))
+				d[l] = nan3(fma64(f64(A), f64(B), f64(C), rnRZ), B, C, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7841,7 +7883,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r64(fma64(f64(A), f64(B), f64(C), rnRZ))
+				d[l] = nan3(fma64(f64(A), f64(B), f64(C), rnRZ), B, C, A)
 			}
 		}
 	case opDivF64Rz:
@@ -7852,14 +7894,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(div64(f64(A), f64(B), rnRZ))
+				d[l] = nan2(div64(f64(A), f64(B), rnRZ), A, B)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(div64(f64(A), f64(B), rnRZ))
+				d[l] = nan2(div64(f64(A), f64(B), rnRZ), A, B)
 			}
 		}
 	case opRcpF64Rz:
@@ -7868,13 +7910,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(div64(1, f64(A), rnRZ))
+				d[l] = nan1(div64(1, f64(A), rnRZ), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(div64(1, f64(A), rnRZ))
+				d[l] = nan1(div64(1, f64(A), rnRZ), A)
 			}
 		}
 	case opSqrtF64Rz:
@@ -7883,13 +7925,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(sqrt64(f64(A), rnRZ))
+				d[l] = nan1(sqrt64(f64(A), rnRZ), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(sqrt64(f64(A), rnRZ))
+				d[l] = nan1(sqrt64(f64(A), rnRZ), A)
 			}
 		}
 	case opAddF64Rm:
@@ -7900,14 +7942,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), f64(B), rnRM))
+				d[l] = nan2(add64(f64(A), f64(B), rnRM), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), f64(B), rnRM))
+				d[l] = nan2(add64(f64(A), f64(B), rnRM), B, A)
 			}
 		}
 	case opSubF64Rm:
@@ -7918,14 +7960,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), -f64(B), rnRM))
+				d[l] = nan2(add64(f64(A), -f64(B), rnRM), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), -f64(B), rnRM))
+				d[l] = nan2(add64(f64(A), -f64(B), rnRM), B, A)
 			}
 		}
 	case opMulF64Rm:
@@ -7936,14 +7978,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(mul64(f64(A), f64(B), rnRM))
+				d[l] = nan2(mul64(f64(A), f64(B), rnRM), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(mul64(f64(A), f64(B), rnRM))
+				d[l] = nan2(mul64(f64(A), f64(B), rnRM), B, A)
 			}
 		}
 	case opFmaF64Rm:
@@ -7956,7 +7998,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r64(fma64(f64(A), f64(B), f64(C), rnRM))
+				d[l] = nan3(fma64(f64(A), f64(B), f64(C), rnRM), B, C, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7964,7 +8006,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r64(fma64(f64(A), f64(B), f64(C), rnRM))
+				d[l] = nan3(fma64(f64(A), f64(B), f64(C), rnRM), B, C, A)
 			}
 		}
 	case opDivF64Rm:
@@ -7975,14 +8017,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(div64(f64(A), f64(B), rnRM))
+				d[l] = nan2(div64(f64(A), f64(B), rnRM), A, B)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(div64(f64(A), f64(B), rnRM))
+				d[l] = nan2(div64(f64(A), f64(B), rnRM), A, B)
 			}
 		}
 	case opRcpF64Rm:
@@ -7991,13 +8033,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(div64(1, f64(A), rnRM))
+				d[l] = nan1(div64(1, f64(A), rnRM), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(div64(1, f64(A), rnRM))
+				d[l] = nan1(div64(1, f64(A), rnRM), A)
 			}
 		}
 	case opSqrtF64Rm:
@@ -8006,13 +8048,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(sqrt64(f64(A), rnRM))
+				d[l] = nan1(sqrt64(f64(A), rnRM), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(sqrt64(f64(A), rnRM))
+				d[l] = nan1(sqrt64(f64(A), rnRM), A)
 			}
 		}
 	case opAddF64Rp:
@@ -8023,14 +8065,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), f64(B), rnRP))
+				d[l] = nan2(add64(f64(A), f64(B), rnRP), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), f64(B), rnRP))
+				d[l] = nan2(add64(f64(A), f64(B), rnRP), B, A)
 			}
 		}
 	case opSubF64Rp:
@@ -8041,14 +8083,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), -f64(B), rnRP))
+				d[l] = nan2(add64(f64(A), -f64(B), rnRP), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(add64(f64(A), -f64(B), rnRP))
+				d[l] = nan2(add64(f64(A), -f64(B), rnRP), B, A)
 			}
 		}
 	case opMulF64Rp:
@@ -8059,14 +8101,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(mul64(f64(A), f64(B), rnRP))
+				d[l] = nan2(mul64(f64(A), f64(B), rnRP), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(mul64(f64(A), f64(B), rnRP))
+				d[l] = nan2(mul64(f64(A), f64(B), rnRP), B, A)
 			}
 		}
 	case opFmaF64Rp:
@@ -8079,7 +8121,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r64(fma64(f64(A), f64(B), f64(C), rnRP))
+				d[l] = nan3(fma64(f64(A), f64(B), f64(C), rnRP), B, C, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8087,7 +8129,7 @@ func execALU(in *inst, r []uint64, m uint32) {
 				A := a[l]
 				B := b[l]
 				C := c[l]
-				d[l] = r64(fma64(f64(A), f64(B), f64(C), rnRP))
+				d[l] = nan3(fma64(f64(A), f64(B), f64(C), rnRP), B, C, A)
 			}
 		}
 	case opDivF64Rp:
@@ -8098,14 +8140,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(div64(f64(A), f64(B), rnRP))
+				d[l] = nan2(div64(f64(A), f64(B), rnRP), A, B)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(div64(f64(A), f64(B), rnRP))
+				d[l] = nan2(div64(f64(A), f64(B), rnRP), A, B)
 			}
 		}
 	case opRcpF64Rp:
@@ -8114,13 +8156,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(div64(1, f64(A), rnRP))
+				d[l] = nan1(div64(1, f64(A), rnRP), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(div64(1, f64(A), rnRP))
+				d[l] = nan1(div64(1, f64(A), rnRP), A)
 			}
 		}
 	case opSqrtF64Rp:
@@ -8129,13 +8171,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(sqrt64(f64(A), rnRP))
+				d[l] = nan1(sqrt64(f64(A), rnRP), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(sqrt64(f64(A), rnRP))
+				d[l] = nan1(sqrt64(f64(A), rnRP), A)
 			}
 		}
 	case opRcpApproxF64:
@@ -8144,13 +8186,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(ftz64(1 / ftz64(f64(A))))
+				d[l] = rcpApproxFtz64(A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(ftz64(1 / ftz64(f64(A))))
+				d[l] = rcpApproxFtz64(A)
 			}
 		}
 	case opRsqrtF64:
@@ -8159,13 +8201,28 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(ftz64(1 / math.Sqrt(ftz64(f64(A)))))
+				d[l] = rsqrtApproxFtz64(A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(ftz64(1 / math.Sqrt(ftz64(f64(A)))))
+				d[l] = rsqrtApproxFtz64(A)
+			}
+		}
+	case opRsqrtApproxF64:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = rsqrtApprox64(A)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = rsqrtApprox64(A)
 			}
 		}
 	case opAbsF64:
@@ -8174,13 +8231,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = A &^ (1 << 63)
+				d[l] = absNegF64(A, false)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = A &^ (1 << 63)
+				d[l] = absNegF64(A, false)
 			}
 		}
 	case opNegF64:
@@ -8189,13 +8246,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = A ^ (1 << 63)
+				d[l] = absNegF64(A, true)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = A ^ (1 << 63)
+				d[l] = absNegF64(A, true)
 			}
 		}
 	case opCopysignF64:
@@ -8224,14 +8281,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(min64(f64(A), f64(B), false))
+				d[l] = nan2(min64(f64(A), f64(B), false), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(min64(f64(A), f64(B), false))
+				d[l] = nan2(min64(f64(A), f64(B), false), B, A)
 			}
 		}
 	case opMaxF64:
@@ -8242,14 +8299,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(max64(f64(A), f64(B), false))
+				d[l] = nan2(max64(f64(A), f64(B), false), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(max64(f64(A), f64(B), false))
+				d[l] = nan2(max64(f64(A), f64(B), false), B, A)
 			}
 		}
 	case opMinF64NaN:
@@ -8260,14 +8317,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(min64(f64(A), f64(B), true))
+				d[l] = nan2(min64(f64(A), f64(B), true), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(min64(f64(A), f64(B), true))
+				d[l] = nan2(min64(f64(A), f64(B), true), B, A)
 			}
 		}
 	case opMaxF64NaN:
@@ -8278,14 +8335,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r64(max64(f64(A), f64(B), true))
+				d[l] = nan2(max64(f64(A), f64(B), true), B, A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r64(max64(f64(A), f64(B), true))
+				d[l] = nan2(max64(f64(A), f64(B), true), B, A)
 			}
 		}
 	case opAddF16:
@@ -8516,13 +8573,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = negHalf(fmtF16, A)
+				d[l] = absNeg16(fmtF16, A, true)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = negHalf(fmtF16, A)
+				d[l] = absNeg16(fmtF16, A, true)
 			}
 		}
 	case opAbsF16:
@@ -8531,13 +8588,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = absHalf(fmtF16, A)
+				d[l] = absNeg16(fmtF16, A, false)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = absHalf(fmtF16, A)
+				d[l] = absNeg16(fmtF16, A, false)
 			}
 		}
 	case opAddF16Ftz:
@@ -8768,13 +8825,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = negHalf(fmtF16, ftz16(A))
+				d[l] = absNeg16(fmtF16, ftz16(A), true)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = negHalf(fmtF16, ftz16(A))
+				d[l] = absNeg16(fmtF16, ftz16(A), true)
 			}
 		}
 	case opAbsF16Ftz:
@@ -8783,13 +8840,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = absHalf(fmtF16, ftz16(A))
+				d[l] = absNeg16(fmtF16, ftz16(A), false)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = absHalf(fmtF16, ftz16(A))
+				d[l] = absNeg16(fmtF16, ftz16(A), false)
 			}
 		}
 	case opEx2ApproxF16:
@@ -9050,13 +9107,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16(negHalf(fmtF16, lo16(A)), negHalf(fmtF16, hi16(A)))
+				d[l] = absNegX2(fmtF16, A, true)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16(negHalf(fmtF16, lo16(A)), negHalf(fmtF16, hi16(A)))
+				d[l] = absNegX2(fmtF16, A, true)
 			}
 		}
 	case opAbsF16x2:
@@ -9065,13 +9122,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16(absHalf(fmtF16, lo16(A)), absHalf(fmtF16, hi16(A)))
+				d[l] = absNegX2(fmtF16, A, false)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16(absHalf(fmtF16, lo16(A)), absHalf(fmtF16, hi16(A)))
+				d[l] = absNegX2(fmtF16, A, false)
 			}
 		}
 	case opAddF16x2Ftz:
@@ -9302,13 +9359,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16(negHalf(fmtF16, ftz16(lo16(A))), negHalf(fmtF16, ftz16(hi16(A))))
+				d[l] = absNegX2(fmtF16, pack16(ftz16(lo16(A)), ftz16(hi16(A))), true)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16(negHalf(fmtF16, ftz16(lo16(A))), negHalf(fmtF16, ftz16(hi16(A))))
+				d[l] = absNegX2(fmtF16, pack16(ftz16(lo16(A)), ftz16(hi16(A))), true)
 			}
 		}
 	case opAbsF16x2Ftz:
@@ -9317,13 +9374,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16(absHalf(fmtF16, ftz16(lo16(A))), absHalf(fmtF16, ftz16(hi16(A))))
+				d[l] = absNegX2(fmtF16, pack16(ftz16(lo16(A)), ftz16(hi16(A))), false)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16(absHalf(fmtF16, ftz16(lo16(A))), absHalf(fmtF16, ftz16(hi16(A))))
+				d[l] = absNegX2(fmtF16, pack16(ftz16(lo16(A)), ftz16(hi16(A))), false)
 			}
 		}
 	case opEx2ApproxF16x2:
@@ -9509,13 +9566,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = negHalf(fmtBF16, A)
+				d[l] = absNeg16(fmtBF16, A, true)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = negHalf(fmtBF16, A)
+				d[l] = absNeg16(fmtBF16, A, true)
 			}
 		}
 	case opAbsBF16:
@@ -9524,13 +9581,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = absHalf(fmtBF16, A)
+				d[l] = absNeg16(fmtBF16, A, false)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = absHalf(fmtBF16, A)
+				d[l] = absNeg16(fmtBF16, A, false)
 			}
 		}
 	case opEx2ApproxBF16:
@@ -9716,13 +9773,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16(negHalf(fmtBF16, lo16(A)), negHalf(fmtBF16, hi16(A)))
+				d[l] = absNegX2(fmtBF16, A, true)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16(negHalf(fmtBF16, lo16(A)), negHalf(fmtBF16, hi16(A)))
+				d[l] = absNegX2(fmtBF16, A, true)
 			}
 		}
 	case opAbsBF16x2:
@@ -9731,13 +9788,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = pack16(absHalf(fmtBF16, lo16(A)), absHalf(fmtBF16, hi16(A)))
+				d[l] = absNegX2(fmtBF16, A, false)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = pack16(absHalf(fmtBF16, lo16(A)), absHalf(fmtBF16, hi16(A)))
+				d[l] = absNegX2(fmtBF16, A, false)
 			}
 		}
 	case opEx2ApproxBF16x2:
@@ -10976,13 +11033,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(float64(f32(A)))
+				d[l] = nanCvt(A, nf32, nf64, r64(float64(f32(A))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(float64(f32(A)))
+				d[l] = nanCvt(A, nf32, nf64, r64(float64(f32(A))))
 			}
 		}
 	case opCvtSatF32F32:
@@ -11006,13 +11063,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(round32(f64(A), 0, rnRN))
+				d[l] = nanCvt(A, nf64, nf32, r32(round32(f64(A), 0, rnRN)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(round32(f64(A), 0, rnRN))
+				d[l] = nanCvt(A, nf64, nf32, r32(round32(f64(A), 0, rnRN)))
 			}
 		}
 	case opCvtRzF32F64:
@@ -11021,13 +11078,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(round32(f64(A), 0, rnRZ))
+				d[l] = nanCvt(A, nf64, nf32, r32(round32(f64(A), 0, rnRZ)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(round32(f64(A), 0, rnRZ))
+				d[l] = nanCvt(A, nf64, nf32, r32(round32(f64(A), 0, rnRZ)))
 			}
 		}
 	case opCvtRmF32F64:
@@ -11036,13 +11093,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(round32(f64(A), 0, rnRM))
+				d[l] = nanCvt(A, nf64, nf32, r32(round32(f64(A), 0, rnRM)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(round32(f64(A), 0, rnRM))
+				d[l] = nanCvt(A, nf64, nf32, r32(round32(f64(A), 0, rnRM)))
 			}
 		}
 	case opCvtRpF32F64:
@@ -11051,13 +11108,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(round32(f64(A), 0, rnRP))
+				d[l] = nanCvt(A, nf64, nf32, r32(round32(f64(A), 0, rnRP)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(round32(f64(A), 0, rnRP))
+				d[l] = nanCvt(A, nf64, nf32, r32(round32(f64(A), 0, rnRP)))
 			}
 		}
 	case opCvtRniF32F32:
@@ -11081,13 +11138,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(roundInt(f64(A), rnRN))
+				d[l] = nan1(roundInt(f64(A), rnRN), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(roundInt(f64(A), rnRN))
+				d[l] = nan1(roundInt(f64(A), rnRN), A)
 			}
 		}
 	case opCvtRziF32F32:
@@ -11111,13 +11168,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(roundInt(f64(A), rnRZ))
+				d[l] = nan1(roundInt(f64(A), rnRZ), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(roundInt(f64(A), rnRZ))
+				d[l] = nan1(roundInt(f64(A), rnRZ), A)
 			}
 		}
 	case opCvtRmiF32F32:
@@ -11141,13 +11198,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(roundInt(f64(A), rnRM))
+				d[l] = nan1(roundInt(f64(A), rnRM), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(roundInt(f64(A), rnRM))
+				d[l] = nan1(roundInt(f64(A), rnRM), A)
 			}
 		}
 	case opCvtRpiF32F32:
@@ -11171,13 +11228,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(roundInt(f64(A), rnRP))
+				d[l] = nan1(roundInt(f64(A), rnRP), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(roundInt(f64(A), rnRP))
+				d[l] = nan1(roundInt(f64(A), rnRP), A)
 			}
 		}
 	case opCvtSatF32F32Sat:
@@ -11276,13 +11333,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(sat64(roundInt(f64(A), rnRN)))
+				d[l] = nan1(sat64(roundInt(f64(A), rnRN)), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(sat64(roundInt(f64(A), rnRN)))
+				d[l] = nan1(sat64(roundInt(f64(A), rnRN)), A)
 			}
 		}
 	case opCvtRziF32F32Sat:
@@ -11306,13 +11363,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(sat64(roundInt(f64(A), rnRZ)))
+				d[l] = nan1(sat64(roundInt(f64(A), rnRZ)), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(sat64(roundInt(f64(A), rnRZ)))
+				d[l] = nan1(sat64(roundInt(f64(A), rnRZ)), A)
 			}
 		}
 	case opCvtRmiF32F32Sat:
@@ -11336,13 +11393,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(sat64(roundInt(f64(A), rnRM)))
+				d[l] = nan1(sat64(roundInt(f64(A), rnRM)), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(sat64(roundInt(f64(A), rnRM)))
+				d[l] = nan1(sat64(roundInt(f64(A), rnRM)), A)
 			}
 		}
 	case opCvtRpiF32F32Sat:
@@ -11366,13 +11423,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(sat64(roundInt(f64(A), rnRP)))
+				d[l] = nan1(sat64(roundInt(f64(A), rnRP)), A)
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(sat64(roundInt(f64(A), rnRP)))
+				d[l] = nan1(sat64(roundInt(f64(A), rnRP)), A)
 			}
 		}
 	case opCvtF64F32Ftz:
@@ -11381,13 +11438,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(float64(ftz32(f32(A))))
+				d[l] = nanTo(A, nf32, 0x7fffffffe0000000, r64(float64(ftz32(f32(A)))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(float64(ftz32(f32(A))))
+				d[l] = nanTo(A, nf32, 0x7fffffffe0000000, r64(float64(ftz32(f32(A)))))
 			}
 		}
 	case opCvtSatF32F32Ftz:
@@ -11411,13 +11468,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(round32(f64(A), 0, rnRN)))
+				d[l] = nanCvt(A, nf64, nf32, r32(ftz32(round32(f64(A), 0, rnRN))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(round32(f64(A), 0, rnRN)))
+				d[l] = nanCvt(A, nf64, nf32, r32(ftz32(round32(f64(A), 0, rnRN))))
 			}
 		}
 	case opCvtRzF32F64Ftz:
@@ -11426,13 +11483,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(round32(f64(A), 0, rnRZ)))
+				d[l] = nanCvt(A, nf64, nf32, r32(ftz32(round32(f64(A), 0, rnRZ))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(round32(f64(A), 0, rnRZ)))
+				d[l] = nanCvt(A, nf64, nf32, r32(ftz32(round32(f64(A), 0, rnRZ))))
 			}
 		}
 	case opCvtRmF32F64Ftz:
@@ -11441,13 +11498,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(round32(f64(A), 0, rnRM)))
+				d[l] = nanCvt(A, nf64, nf32, r32(ftz32(round32(f64(A), 0, rnRM))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(round32(f64(A), 0, rnRM)))
+				d[l] = nanCvt(A, nf64, nf32, r32(ftz32(round32(f64(A), 0, rnRM))))
 			}
 		}
 	case opCvtRpF32F64Ftz:
@@ -11456,13 +11513,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r32(ftz32(round32(f64(A), 0, rnRP)))
+				d[l] = nanCvt(A, nf64, nf32, r32(ftz32(round32(f64(A), 0, rnRP))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r32(ftz32(round32(f64(A), 0, rnRP)))
+				d[l] = nanCvt(A, nf64, nf32, r32(ftz32(round32(f64(A), 0, rnRP))))
 			}
 		}
 	case opCvtRniF32F32Ftz:
@@ -11681,13 +11738,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = fmtF16.round(f64(A), rnRN)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtF16), fmtF16.round(f64(A), rnRN))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = fmtF16.round(f64(A), rnRN)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtF16), fmtF16.round(f64(A), rnRN))
 			}
 		}
 	case opCvtRnF16x2F32:
@@ -11729,13 +11786,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = fmtBF16.round(f64(A), rnRN)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtBF16), fmtBF16.round(f64(A), rnRN))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = fmtBF16.round(f64(A), rnRN)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtBF16), fmtBF16.round(f64(A), rnRN))
 			}
 		}
 	case opCvtRnBF16x2F32:
@@ -11873,13 +11930,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = fmtF16.round(f64(A), rnRZ)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtF16), fmtF16.round(f64(A), rnRZ))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = fmtF16.round(f64(A), rnRZ)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtF16), fmtF16.round(f64(A), rnRZ))
 			}
 		}
 	case opCvtRzF16x2F32:
@@ -11921,13 +11978,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = fmtBF16.round(f64(A), rnRZ)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtBF16), fmtBF16.round(f64(A), rnRZ))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = fmtBF16.round(f64(A), rnRZ)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtBF16), fmtBF16.round(f64(A), rnRZ))
 			}
 		}
 	case opCvtRzBF16x2F32:
@@ -12065,13 +12122,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = fmtF16.round(f64(A), rnRM)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtF16), fmtF16.round(f64(A), rnRM))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = fmtF16.round(f64(A), rnRM)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtF16), fmtF16.round(f64(A), rnRM))
 			}
 		}
 	case opCvtRmF16x2F32:
@@ -12113,13 +12170,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = fmtBF16.round(f64(A), rnRM)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtBF16), fmtBF16.round(f64(A), rnRM))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = fmtBF16.round(f64(A), rnRM)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtBF16), fmtBF16.round(f64(A), rnRM))
 			}
 		}
 	case opCvtRmBF16x2F32:
@@ -12257,13 +12314,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = fmtF16.round(f64(A), rnRP)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtF16), fmtF16.round(f64(A), rnRP))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = fmtF16.round(f64(A), rnRP)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtF16), fmtF16.round(f64(A), rnRP))
 			}
 		}
 	case opCvtRpF16x2F32:
@@ -12305,13 +12362,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = fmtBF16.round(f64(A), rnRP)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtBF16), fmtBF16.round(f64(A), rnRP))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = fmtBF16.round(f64(A), rnRP)
+				d[l] = nanCvt(A, nf64, nanFmt(fmtBF16), fmtBF16.round(f64(A), rnRP))
 			}
 		}
 	case opCvtRpBF16x2F32:
@@ -12449,13 +12506,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(h2f(A))
+				d[l] = nanCvt(A&0xffff, nf16, nf64, r64(h2f(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(h2f(A))
+				d[l] = nanCvt(A&0xffff, nf16, nf64, r64(h2f(A)))
 			}
 		}
 	case opCvtRniF16F16:
@@ -12614,13 +12671,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = (A & 0xffff) << 16
+				d[l] = A & 0xffff << 16
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = (A & 0xffff) << 16
+				d[l] = A & 0xffff << 16
 			}
 		}
 	case opCvtF64BF16:
@@ -12629,13 +12686,13 @@ func execALU(in *inst, r []uint64, m uint32) {
 		if m == fullMask {
 			for l := 0; l < 32; l++ {
 				A := a[l]
-				d[l] = r64(bh2f(A))
+				d[l] = nanCvt(A&0xffff, nfb16, nf64, r64(bh2f(A)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
-				d[l] = r64(bh2f(A))
+				d[l] = nanCvt(A&0xffff, nfb16, nf64, r64(bh2f(A)))
 			}
 		}
 	}

@@ -311,8 +311,10 @@ func floats() {
 			if sat {
 				continue
 			}
-			alu("DivApproxF32"+mn, out32(fmt.Sprintf("divf(%s, %s)", A, B), ftz, false), f2,
-				"div.approx"+mk+".f32", "div.full"+mk+".f32")
+			// div.approx and div.full: MUFU.RCP and an FMUL (fpapprox.go).
+			fn := map[bool][2]string{false: {"divApprox", "divFull"}, true: {"divApproxFtz", "divFullFtz"}}[ftz]
+			alu("DivApproxF32"+mn, out32(fmt.Sprintf("%s(%s, %s)", fn[0], A, B), ftz, false), f2, "div.approx"+mk+".f32")
+			alu("DivFullF32"+mn, out32(fmt.Sprintf("%s(%s, %s)", fn[1], A, B), ftz, false), f2, "div.full"+mk+".f32")
 			// The MUFU ops (mufu.go): the .ftz form is the hardware op, the
 			// other ptxas's SASS around it; sin, cos and tanh have one form.
 			un := func(name, op, fn string, ftzFn bool) {
@@ -358,27 +360,29 @@ func floats() {
 			}
 			return k
 		}
-		alu("AddF64"+title(r), fmt.Sprintf("r64(add64(f64(A), f64(B), %s))", R), d2, keys("add")...)
-		alu("SubF64"+title(r), fmt.Sprintf("r64(add64(f64(A), -f64(B), %s))", R), d2, keys("sub")...)
-		alu("MulF64"+title(r), fmt.Sprintf("r64(mul64(f64(A), f64(B), %s))", R), d2, keys("mul")...)
-		alu("FmaF64"+title(r), fmt.Sprintf("r64(fma64(f64(A), f64(B), f64(C), %s))", R), d3,
+		// NaN results follow the H100 (nan1/nan2/nan3 in fpapprox.go).
+		alu("AddF64"+title(r), fmt.Sprintf("nan2(add64(f64(A), f64(B), %s), B, A)", R), d2, keys("add")...)
+		alu("SubF64"+title(r), fmt.Sprintf("nan2(add64(f64(A), -f64(B), %s), B, A)", R), d2, keys("sub")...)
+		alu("MulF64"+title(r), fmt.Sprintf("nan2(mul64(f64(A), f64(B), %s), B, A)", R), d2, keys("mul")...)
+		alu("FmaF64"+title(r), fmt.Sprintf("nan3(fma64(f64(A), f64(B), f64(C), %s), B, C, A)", R), d3,
 			append(keys("fma"), keys("mad")...)...)
-		alu("DivF64"+title(r), fmt.Sprintf("r64(div64(f64(A), f64(B), %s))", R), d2, "div."+r+".f64")
-		alu("RcpF64"+title(r), fmt.Sprintf("r64(div64(1, f64(A), %s))", R), d2[:1], "rcp."+r+".f64")
-		alu("SqrtF64"+title(r), fmt.Sprintf("r64(sqrt64(f64(A), %s))", R), d2[:1], "sqrt."+r+".f64")
+		alu("DivF64"+title(r), fmt.Sprintf("nan2(div64(f64(A), f64(B), %s), A, B)", R), d2, "div."+r+".f64")
+		alu("RcpF64"+title(r), fmt.Sprintf("nan1(div64(1, f64(A), %s), A)", R), d2[:1], "rcp."+r+".f64")
+		alu("SqrtF64"+title(r), fmt.Sprintf("nan1(sqrt64(f64(A), %s), A)", R), d2[:1], "sqrt."+r+".f64")
 	}
-	alu("RcpApproxF64", "r64(ftz64(1 / ftz64(f64(A))))", d2[:1], "rcp.approx.ftz.f64", "rcp.approx.f64")
-	alu("RsqrtF64", "r64(ftz64(1 / math.Sqrt(ftz64(f64(A)))))", d2[:1], "rsqrt.approx.ftz.f64", "rsqrt.approx.f64")
-	alu("AbsF64", "A &^ (1 << 63)", d2[:1], "abs.f64")
-	alu("NegF64", "A ^ (1 << 63)", d2[:1], "neg.f64")
+	alu("RcpApproxF64", "rcpApproxFtz64(A)", d2[:1], "rcp.approx.ftz.f64", "rcp.approx.f64")
+	alu("RsqrtF64", "rsqrtApproxFtz64(A)", d2[:1], "rsqrt.approx.ftz.f64")
+	alu("RsqrtApproxF64", "rsqrtApprox64(A)", d2[:1], "rsqrt.approx.f64")
+	alu("AbsF64", "absNegF64(A, false)", d2[:1], "abs.f64")
+	alu("NegF64", "absNegF64(A, true)", d2[:1], "neg.f64")
 	alu("CopysignF64", "B&^(1<<63) | A&(1<<63)", d2, "copysign.f64")
 	for _, nan := range bo {
 		nk, nn := "", ""
 		if nan {
 			nk, nn = ".NaN", "NaN"
 		}
-		alu("MinF64"+nn, fmt.Sprintf("r64(min64(f64(A), f64(B), %v))", nan), d2, "min"+nk+".f64")
-		alu("MaxF64"+nn, fmt.Sprintf("r64(max64(f64(A), f64(B), %v))", nan), d2, "max"+nk+".f64")
+		alu("MinF64"+nn, fmt.Sprintf("nan2(min64(f64(A), f64(B), %v), B, A)", nan), d2, "min"+nk+".f64")
+		alu("MaxF64"+nn, fmt.Sprintf("nan2(max64(f64(A), f64(B), %v), B, A)", nan), d2, "max"+nk+".f64")
 	}
 	fcmp("F64", "f64", "f64(A)", "f64(B)")
 	for i, k := range []string{"finite", "infinite", "number", "notanumber", "normal", "subnormal"} {
@@ -493,9 +497,17 @@ func halves() {
 					alu("Min"+nm+mn+nn, scal(fmt.Sprintf("hmin(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "min"+mk+nk+"."+t)
 					alu("Max"+nm+mn+nn, scal(fmt.Sprintf("hmax(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "max"+mk+nk+"."+t)
 				}
-				// abs and neg turn a NaN into the canonical NaN (H100).
-				alu("Neg"+nm+mn, scal("negHalf("+h.fmtv+", "+in("<A>")+")", 1), srcs(1), "neg"+mk+"."+t)
-				alu("Abs"+nm+mn, scal("absHalf("+h.fmtv+", "+in("<A>")+")", 1), srcs(1), "abs"+mk+"."+t)
+				if x2 { // a NaN (half) becomes 0x7fff (absNeg16)
+					a := "A"
+					if ftz {
+						a = "pack16(ftz16(lo16(A)), ftz16(hi16(A)))"
+					}
+					alu("Neg"+nm+mn, fmt.Sprintf("absNegX2(%s, %s, true)", h.fmtv, a), srcs(1), "neg"+mk+"."+t)
+					alu("Abs"+nm+mn, fmt.Sprintf("absNegX2(%s, %s, false)", h.fmtv, a), srcs(1), "abs"+mk+"."+t)
+				} else {
+					alu("Neg"+nm+mn, fmt.Sprintf("absNeg16(%s, %s, true)", h.fmtv, in("A")), srcs(1), "neg"+mk+"."+t)
+					alu("Abs"+nm+mn, fmt.Sprintf("absNeg16(%s, %s, false)", h.fmtv, in("A")), srcs(1), "abs"+mk+"."+t)
+				}
 				if !x2 {
 					fcmp(nm+mn, t+mk, fmt.Sprintf("%s.float(%s)", h.fmtv, in("A")), fmt.Sprintf("%s.float(%s)", h.fmtv, in("B")))
 				} else {
@@ -596,12 +608,21 @@ func cvts() {
 				return e
 			}
 			if !sat {
-				alu("CvtF64F32"+mn, fmt.Sprintf("r64(float64(%s))", A), []string{"f32"}, "cvt"+mk+".f64.f32")
+				// A NaN keeps its payload; .ftz canonicalises it first (fpapprox.go).
+				if ftz {
+					alu("CvtF64F32"+mn, fmt.Sprintf("nanTo(A, nf32, 0x7fffffffe0000000, r64(float64(%s)))", A), []string{"f32"}, "cvt"+mk+".f64.f32")
+				} else {
+					alu("CvtF64F32"+mn, fmt.Sprintf("nanCvt(A, nf32, nf64, r64(float64(%s)))", A), []string{"f32"}, "cvt"+mk+".f64.f32")
+				}
 			}
 			alu("CvtSatF32F32"+mn, out32(A, false, sat), []string{"f32"}, "cvt"+mk+".f32.f32", "cvt.rn"+mk+".f32.f32")
 			for _, r := range rnds {
 				R := rndConst[r]
-				alu("Cvt"+title(r)+"F32F64"+mn, out32(fmt.Sprintf("round32(%s, 0, %s)", satd("f64(A)"), R), ftz, sat), []string{"f64"},
+				e := out32(fmt.Sprintf("round32(%s, 0, %s)", satd("f64(A)"), R), ftz, sat)
+				if !sat {
+					e = "nanCvt(A, nf64, nf32, " + e + ")"
+				}
+				alu("Cvt"+title(r)+"F32F64"+mn, e, []string{"f64"},
 					"cvt."+r+mk+".f32.f64")
 			}
 			for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
@@ -609,7 +630,7 @@ func cvts() {
 				alu("Cvt"+title(r)+"F32F32"+mn, out32(fmt.Sprintf("float32(roundInt(float64(%s), %s))", A, R), ftz, sat), []string{"f32"},
 					"cvt."+r+mk+".f32.f32")
 				if !ftz {
-					alu("Cvt"+title(r)+"F64F64"+mn, fmt.Sprintf("r64(%s)", satd(fmt.Sprintf("roundInt(f64(A), %s)", R))), []string{"f64"},
+					alu("Cvt"+title(r)+"F64F64"+mn, fmt.Sprintf("nan1(%s, A)", satd(fmt.Sprintf("roundInt(f64(A), %s)", R))), []string{"f64"},
 						"cvt."+r+mk+".f64.f64")
 				}
 			}
@@ -625,7 +646,11 @@ func cvts() {
 					v32, v64 = "sat64("+v32+")", "sat64("+v64+")"
 				}
 				alu("Cvt"+title(r)+h.n+"F32"+sn, fmt.Sprintf("%s.round(%s, %s)", h.f, v32, R), []string{"f32"}, "cvt."+r+sk+"."+h.t+".f32")
-				alu("Cvt"+title(r)+h.n+"F64"+sn, fmt.Sprintf("%s.round(%s, %s)", h.f, v64, R), []string{"f64"}, "cvt."+r+sk+"."+h.t+".f64")
+				e := fmt.Sprintf("%s.round(%s, %s)", h.f, v64, R)
+				if !sat {
+					e = fmt.Sprintf("nanCvt(A, nf64, nanFmt(%s), %s)", h.f, e)
+				}
+				alu("Cvt"+title(r)+h.n+"F64"+sn, e, []string{"f64"}, "cvt."+r+sk+"."+h.t+".f64")
 				vb := "float64(f32(B))"
 				va := "float64(f32(A))"
 				if sat {
@@ -643,14 +668,18 @@ func cvts() {
 			a = "ftz16(A)"
 		}
 		alu("CvtF32F16"+mn, out32("float32(h2f("+a+"))", ftz, false), []string{"f16"}, "cvt"+mk+".f32.f16")
-		alu("CvtF64F16"+mn, "r64(h2f("+a+"))", []string{"f16"}, "cvt"+mk+".f64.f16")
+		if ftz {
+			alu("CvtF64F16"+mn, "r64(h2f("+a+"))", []string{"f16"}, "cvt"+mk+".f64.f16")
+		} else {
+			alu("CvtF64F16"+mn, "nanCvt(A&0xffff, nf16, nf64, r64(h2f("+a+")))", []string{"f16"}, "cvt"+mk+".f64.f16")
+		}
 		for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
 			alu("Cvt"+title(r)+"F16F16"+mn, fmt.Sprintf("fmtF16.round(roundInt(h2f(%s), %s), rnRN)", a, rndConst[r]), []string{"f16"},
 				"cvt."+r+mk+".f16.f16")
 		}
 	}
-	alu("CvtF32BF16", "(A & 0xffff) << 16", []string{"bf16"}, "cvt.f32.bf16")
-	alu("CvtF64BF16", "r64(bh2f(A))", []string{"bf16"}, "cvt.f64.bf16")
+	alu("CvtF32BF16", "A & 0xffff << 16", []string{"bf16"}, "cvt.f32.bf16") // exact, NaN bits and all
+	alu("CvtF64BF16", "nanCvt(A&0xffff, nfb16, nf64, r64(bh2f(A)))", []string{"bf16"}, "cvt.f64.bf16")
 }
 
 func main() {
