@@ -145,7 +145,25 @@ func divApprox(a, b float32) float32 {
 	return b32f(mufuRcp(f32b(b))) * a
 }
 
-func divApproxFtz(a, b float32) float32 { return b32f(mufuRcp(f32b(b))) * a }
+func divApproxFtz(a, b float32) float32 { return mulFtz32(b32f(mufuRcp(f32b(b))), a) }
+
+// tinyMul32 returns a signed zero for a product x*y that is tiny, else r:
+// mul.ftz.f32 (FMUL.FTZ) flushes a result that is below the normal range
+// after rounding to 24 bits with an unbounded exponent (in mode rnd), also
+// where rounding to the subnormal grid would give the smallest normal.
+func tinyMul32(x, y, r float32, rnd int) float32 {
+	p := float64(x) * float64(y) // exact
+	if p == 0 || math.Abs(p) >= 0x1p-126 {
+		return r
+	}
+	if f := round32(p*0x1p200, 0, rnd); math.Abs(float64(f)) < 0x1p74 {
+		return float32(math.Copysign(0, p))
+	}
+	return r
+}
+
+// mulFtz32 is FMUL.FTZ of two flushed operands (tinyMul32).
+func mulFtz32(x, y float32) float32 { return tinyMul32(x, y, x*y, rnRN) }
 
 func divFull(a, b float32) float32 {
 	if math.Abs(float64(b)) > 0x1p126 {
@@ -158,9 +176,9 @@ func divFull(a, b float32) float32 {
 
 func divFullFtz(a, b float32) float32 {
 	if math.Abs(float64(b)) > 0x1p126 {
-		a, b = ftz32(a*0.25), b*0.25
+		a, b = mulFtz32(a, 0.25), b*0.25
 	}
-	return b32f(mufuRcp(f32b(b))) * a
+	return mulFtz32(b32f(mufuRcp(f32b(b))), a)
 }
 
 // MUFU.RCP64H and MUFU.RSQ64H take an f64's high word and return one, the

@@ -236,6 +236,11 @@ func nanKernel(op nanOp) string {
 }
 
 func runNaNOp(d rt.Driver, ctx rt.CtxHandle, op nanOp) ([]uint64, error) {
+	return runRows(d, ctx, op, nanInputs(op))
+}
+
+// runRows runs op once per row of operands and returns the results.
+func runRows(d rt.Driver, ctx rt.CtxHandle, op nanOp, rows [][]uint64) ([]uint64, error) {
 	lib, err := d.LibraryLoad([]byte(nanKernel(op)), rt.LoadOptions{})
 	if err != nil {
 		return nil, err
@@ -245,7 +250,6 @@ func runNaNOp(d rt.Driver, ctx rt.CtxHandle, op nanOp) ([]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := nanInputs(op)
 	n := len(rows)
 	var in []uint64
 	for _, r := range rows {

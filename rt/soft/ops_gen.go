@@ -6640,14 +6640,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32((ftz32(f32(A)) * ftz32(f32(B)))))
+				d[l] = r32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), (ftz32(f32(A)) * ftz32(f32(B))), rnRN)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32((ftz32(f32(A)) * ftz32(f32(B)))))
+				d[l] = r32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), (ftz32(f32(A)) * ftz32(f32(B))), rnRN)))
 			}
 		}
 	case opFmaF32RnFtz:
@@ -6775,14 +6775,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRZ)))
+				d[l] = r32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRZ), rnRZ)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRZ)))
+				d[l] = r32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRZ), rnRZ)))
 			}
 		}
 	case opFmaF32RzFtz:
@@ -6898,14 +6898,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRM)))
+				d[l] = r32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRM), rnRM)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRM)))
+				d[l] = r32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRM), rnRM)))
 			}
 		}
 	case opFmaF32RmFtz:
@@ -7021,14 +7021,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRP)))
+				d[l] = r32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRP), rnRP)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRP)))
+				d[l] = r32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRP), rnRP)))
 			}
 		}
 	case opFmaF32RpFtz:
@@ -7402,14 +7402,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32((ftz32(f32(A)) * ftz32(f32(B))))))
+				d[l] = r32(sat32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), (ftz32(f32(A)) * ftz32(f32(B))), rnRN))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32((ftz32(f32(A)) * ftz32(f32(B))))))
+				d[l] = r32(sat32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), (ftz32(f32(A)) * ftz32(f32(B))), rnRN))))
 			}
 		}
 	case opFmaF32RnFtzSat:
@@ -7489,14 +7489,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRZ))))
+				d[l] = r32(sat32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRZ), rnRZ))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRZ))))
+				d[l] = r32(sat32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRZ), rnRZ))))
 			}
 		}
 	case opFmaF32RzFtzSat:
@@ -7564,14 +7564,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRM))))
+				d[l] = r32(sat32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRM), rnRM))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRM))))
+				d[l] = r32(sat32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRM), rnRM))))
 			}
 		}
 	case opFmaF32RmFtzSat:
@@ -7639,14 +7639,14 @@ func execALU(in *inst, r []uint64, m uint32) {
 			for l := 0; l < 32; l++ {
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRP))))
+				d[l] = r32(sat32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRP), rnRP))))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				B := b[l]
-				d[l] = r32(sat32(ftz32(mul32(ftz32(f32(A)), ftz32(f32(B)), rnRP))))
+				d[l] = r32(sat32(ftz32(tinyMul32(ftz32(f32(A)), ftz32(f32(B)), mul32(ftz32(f32(A)), ftz32(f32(B)), rnRP), rnRP))))
 			}
 		}
 	case opFmaF32RpFtzSat:

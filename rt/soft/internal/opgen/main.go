@@ -284,6 +284,9 @@ func floats() {
 				}
 				alu("AddF32"+title(r)+mn, out32(add, ftz, sat), f2, keys("add")...)
 				alu("SubF32"+title(r)+mn, out32(sub, ftz, sat), f2, keys("sub")...)
+				if ftz { // FMUL.FTZ flushes a product whose exact value is tiny (fpapprox.go)
+					mul = fmt.Sprintf("tinyMul32(%s, %s, %s, %s)", A, B, mul, R)
+				}
 				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
 				if r == "rn" {
 					// The hot case: fma32's fast path inline (see fma32rn).
