@@ -283,6 +283,17 @@ func (c *contraction) run() {
 			}
 		}
 		if best == nil {
+			for i := 1; i <= 2 && !add.taken; i++ {
+				one, neg, ok := c.product(add.in.Operands[i])
+				if !ok || one.block != add.block || !compatible(one.in, add.in) {
+					continue
+				}
+				if m := c.ftzOneInner(one); m != nil {
+					add.plan = &fused{mul: m, operand: i, negProd: neg, last: add.idx}
+					add.taken = true
+					fusedAny = true
+				}
+			}
 			continue
 		}
 		last := bestAdds[len(bestAdds)-1].idx
@@ -299,6 +310,42 @@ func (c *contraction) run() {
 	if fusedAny {
 		c.rewrite()
 	}
+}
+
+// ftzOneInner returns the mul whose product one, a mul.ftz by 1.0, flushes,
+// when that product has no other reader. ptxas compiles the flush to an
+// FADD.FTZ x, -0, absorbs the mul into it (an FFMA.FTZ a, b, -0, kept for
+// one's other uses) and fuses that into an add reading one even where one
+// has other uses, which the every-use rule (absorbers) would refuse: the
+// add becomes an fma of the inner mul's sources (contract_test.go,
+// hand/rand053_ftz, the one recorded case).
+func (c *contraction) ftzOneInner(one *site) *site {
+	in := one.in
+	if !hasMod(in, "ftz") || len(in.Operands) != 3 {
+		return nil
+	}
+	var x ptx.Operand
+	switch {
+	case isOne(in.Operands[2]):
+		x = in.Operands[1]
+	case isOne(in.Operands[1]):
+		x = in.Operands[2]
+	default:
+		return nil
+	}
+	m, neg, ok := c.product(x)
+	if !ok || neg || m.block != one.block || !compatible(m.in, in) || m.dest < 0 {
+		return nil
+	}
+	if r, isReg := x.(*ptx.Reg); !isReg || c.ids[r.Name] != m.dest {
+		return nil // only directly, not through movs
+	}
+	for _, u := range c.reads[m.dest] {
+		if u != one {
+			return nil
+		}
+	}
+	return m
 }
 
 // addLike reports an add or sub that ptxas may turn into an fma.

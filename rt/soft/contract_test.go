@@ -248,12 +248,12 @@ var sassOpsUnreadable = map[string]string{
 	// an FFMA.FTZ then reads through: the same values, different trees.
 	"rand023_ftz": "mul.ftz by 1.0 compiled to a flush",
 	"rand236_ftz": "mul.ftz by 1.0 compiled to a flush",
+	"rand053_ftz": "mul.ftz by 1.0 compiled to a flush",
 }
 
 // sassKnownDiffs lists kernels where ptxas fuses what soft does not, and
 // why; their FMA counts differ too.
 var sassKnownDiffs = map[string]string{
-	"rand053_ftz": "see knownContractDiffs",
 	// b * -2.0 is exact: ptxas moves it into a conditional block and fuses
 	// it there, which changes no value (the results agree).
 	"rand076_f64": "an exact multiplication by -2.0 fused across blocks",
@@ -261,9 +261,7 @@ var sassKnownDiffs = map[string]string{
 
 // knownContractDiffs are the kernels where soft and the H100 differ, and why.
 // The test fails if one of them starts to match, so the list stays true.
-var knownContractDiffs = map[string]string{
-	"hand/rand053_ftz": "a product also used by a mul reaches a sub through a mul by 1.0 (t = p*1.0; r = t - e; u = t*b): ptxas fuses it into the sub, soft's rule (every use an add) does not",
-}
+var knownContractDiffs = map[string]string{}
 
 func readContractResults(t *testing.T) []contractgen.Result {
 	t.Helper()

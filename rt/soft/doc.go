@@ -79,12 +79,15 @@
 //     a*b - c*d becomes fma(a, b, -(c*d)), c*d - a*b fma(c, d, -(a*b));
 //   - mul x, 1.0 is a mov (so a NaN keeps its payload); no other algebra
 //     ((1-b)*x stays a sub and a mul, also when b is a kernel parameter);
+//   - a mul.ftz by 1.0 of a product used nowhere else is a flush, which
+//     ptxas absorbs: an add reading its result becomes an fma of the inner
+//     product even where the flushed value has other uses (one random
+//     program of 240 shows it);
 //   - -G modules (".target …, debug") are not contracted; -lineinfo ones
 //     (DWARF line tables without the debug target) are.
 //
 // What soft does not reproduce: ptxas forwarding a value through local
-// memory before fusing, and a product reaching a sub through mul.ftz by 1.0
-// while also used elsewhere (one random program of 240).
+// memory before fusing.
 //
 // # NaNs
 //
