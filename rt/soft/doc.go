@@ -87,7 +87,18 @@
 //     (DWARF line tables without the debug target) are.
 //
 // What soft does not reproduce: ptxas forwarding a value through local
-// memory before fusing.
+// memory before fusing; and, in code written elsewhere, one kernel where
+// ptxas leaves a*b - c*d unfused although these rules fuse it: the CUDA
+// sample BlackScholes computes two options per thread, and ptxas 13.0
+// contracts the second option's two "a*b - c*d" subs but neither of the
+// first's, whose products are computed before the second option's code
+// (about 60 instructions earlier). With those four products unfused, soft
+// gives the H100's output bit for bit (4M options); with them fused, 1.4M
+// of 4M call prices differ by an ulp or more. Neither the distance nor an
+// intervening div.rn.f32 is the reason: ptxas fused a mul and an add
+// separated by up to 350 instructions, or by any one of div.rn, rcp.rn,
+// sqrt.rn (f32 and f64), 64-bit integer div/rem or MUFU ops, in SASS
+// sweeps on the H100.
 //
 // # NaNs
 //
