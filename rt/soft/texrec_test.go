@@ -1,0 +1,190 @@
+package soft
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// The recordings of testdata/tex (see its NOTES.md): each record is a
+// configuration, the texels it samples and the H100's answers.
+
+type texRecord struct {
+	hdr    []uint32 // rtype geom kind bits nch W H D L pitch addr0 addr1 addr2 filter readMode norm srgb border0..3 err form
+	texels []byte
+	txq    []uint32
+	coords [][4]uint32
+	res    [][4]uint32
+}
+
+type surfRecord struct {
+	st     bool
+	hdr    []uint32 // geom kind bits nch W H D L form
+	img    []byte
+	suq    []uint32
+	coords [][4]uint32
+	res    [][4]uint32 // suld results or sust values
+	after  []byte      // sust: the image after the stores
+}
+
+type recReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recReader) u32() uint32 {
+	if len(r.b) < 4 {
+		if r.err == nil {
+			r.err = io.ErrUnexpectedEOF
+		}
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+func (r *recReader) words(n uint32) []uint32 {
+	if uint64(len(r.b)) < 4*uint64(n) {
+		r.err = io.ErrUnexpectedEOF
+		return nil
+	}
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = r.u32()
+	}
+	return w
+}
+
+func (r *recReader) buf() []byte {
+	n := r.u32()
+	p := (n + 3) &^ 3
+	if uint64(len(r.b)) < uint64(p) {
+		r.err = io.ErrUnexpectedEOF
+		return nil
+	}
+	b := r.b[:n:n]
+	r.b = r.b[p:]
+	return b
+}
+
+func (r *recReader) vecs(n uint32) [][4]uint32 {
+	if uint64(len(r.b)) < 16*uint64(n) {
+		r.err = io.ErrUnexpectedEOF
+		return nil
+	}
+	v := make([][4]uint32, n)
+	for i := range v {
+		for j := range 4 {
+			v[i][j] = r.u32()
+		}
+	}
+	return v
+}
+
+func readGz(path string) ([]byte, error) {
+	f, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	z, err := gzip.NewReader(bytes.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return io.ReadAll(z)
+}
+
+func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
+	var tr []texRecord
+	var sr []surfRecord
+	for _, name := range []string{"tex.bin.gz", "surf.bin.gz"} {
+		b, err := readGz(filepath.Join(dir, name))
+		if err != nil {
+			return nil, nil, err
+		}
+		r := &recReader{b: b}
+		if r.u32() != 0x31584554 {
+			return nil, nil, fmt.Errorf("%s: bad magic", name)
+		}
+	loop:
+		for r.err == nil {
+			switch tag := r.u32(); tag {
+			case 0x444e4521:
+				break loop
+			case 0x43584554:
+				var t texRecord
+				t.hdr = r.words(r.u32())
+				t.texels = r.buf()
+				t.txq = r.words(r.u32())
+				n := r.u32()
+				t.coords = r.vecs(n)
+				t.res = r.vecs(n)
+				tr = append(tr, t)
+			case 0x444c5553, 0x54535553:
+				var s surfRecord
+				s.st = tag == 0x54535553
+				s.hdr = r.words(r.u32())
+				s.img = r.buf()
+				if !s.st {
+					s.suq = r.words(r.u32())
+				}
+				n := r.u32()
+				s.coords = r.vecs(n)
+				s.res = r.vecs(n)
+				if s.st {
+					s.after = r.buf()
+				}
+				sr = append(sr, s)
+			default:
+				return nil, nil, fmt.Errorf("%s: bad tag %#x at %d bytes from the end", name, tag, len(r.b))
+			}
+		}
+		if r.err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", name, r.err)
+		}
+	}
+	return tr, sr, nil
+}
+
+// texRecView builds the sampler's view of a recorded texture config.
+func texRecView(t *texRecord) *texView {
+	h := t.hdr
+	v := &texView{
+		Chan: int(h[2]), Bits: int(h[3]), NChan: int(h[4]),
+		W: int(h[5]), H: int(h[6]), D: int(h[7]), Layers: int(h[8]), Pitch: int(h[9]),
+		Addr:   [3]int{int(h[10]), int(h[11]), int(h[12])},
+		Linear: h[13] != 0, ReadNorm: h[14] != 0, Norm: h[15] != 0, SRGB: h[16] != 0,
+		Border: [4]uint32{h[17], h[18], h[19], h[20]},
+		Data:   t.texels,
+	}
+	switch h[0] {
+	case 1:
+		v.Res = texResLinear
+	case 2:
+		v.Res = texResPitch2D
+		// the recording packs rows densely
+		v.Pitch = 0
+	default:
+		v.Res = texResArray
+	}
+	v.Geom = int(h[1])
+	return v
+}
+
+// texRecForm splits a recorded form number into the instruction it ran.
+func texRecForm(form uint32) (op texOp) {
+	switch {
+	case form == 100:
+		return texOp{geom: texGeom2D, level: true}
+	case form >= 70:
+		f := int(form - 70)
+		return texOp{geom: texGeom2D, gather: true, comp: f / 3, rtype: f % 3}
+	default:
+		f := int(form)
+		return texOp{geom: f / 10, intCoords: f%10 >= 3, rtype: f % 10 % 3}
+	}
+}

@@ -1,0 +1,569 @@
+// Texture sampling and surface access, bit-exact with the H100.
+//
+// texView describes one texture or surface the way the sampler needs it,
+// independent of how the driver side stores CUDA arrays and texture
+// objects; sample, gather and the surface helpers are pure functions of a
+// view and the instruction's coordinates. The rules were read off the H100
+// (testdata/tex, NOTES.md there) and are replayed bit for bit by
+// TestTexRecorded.
+
+package soft
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+)
+
+// Resource kinds.
+const (
+	texResArray   = iota // a CUDA array (also layered and cubemap arrays)
+	texResLinear         // linear memory: 1-D, no filtering
+	texResPitch2D        // pitched linear memory: 2-D
+)
+
+// Geometries, in PTX order.
+const (
+	texGeom1D = iota
+	texGeom2D
+	texGeom3D
+	texGeomA1D
+	texGeomA2D
+	texGeomCube
+	texGeomACube
+)
+
+// Channel kinds.
+const (
+	texChanUnsigned = iota
+	texChanSigned
+	texChanFloat
+)
+
+// Address modes, CUDA's numbering (cudaTextureAddressMode).
+const (
+	texAddrWrap = iota
+	texAddrClamp
+	texAddrMirror
+	texAddrBorder
+)
+
+// texView is everything the sampler reads: the resource and the sampler
+// state of a texture object, or the resource of a surface object.
+type texView struct {
+	Res      int // texRes*
+	Geom     int // texGeom*: the resource's shape
+	Chan     int // texChan*
+	Bits     int // bits per channel: 8, 16 or 32
+	NChan    int // 1, 2 or 4
+	W, H, D  int // extent in texels (H, D 1 when unused)
+	Layers   int // layers of a layered array; faces (6 per layer) of a cubemap; 0 otherwise
+	Pitch    int // bytes per row; 0 means W*texel size
+	Data     []byte
+	Addr     [3]int // texAddr* per dimension
+	Linear   bool   // linear filtering
+	Norm     bool   // normalized coordinates
+	ReadNorm bool   // 8/16-bit integers read as normalized floats
+	SRGB     bool
+	Border   [4]uint32 // border colour, float bits
+}
+
+func (v *texView) texelBytes() int { return v.Bits / 8 * v.NChan }
+
+func (v *texView) rowPitch() int {
+	if v.Pitch != 0 {
+		return v.Pitch
+	}
+	return v.W * v.texelBytes()
+}
+
+// texel returns the raw channels of texel (x, y, z) of layer l, all in range.
+func (v *texView) texel(x, y, z, l int) [4]uint32 {
+	h, d := max(v.H, 1), max(v.D, 1)
+	off := ((l*d+z)*h+y)*v.rowPitch() + x*v.texelBytes()
+	var c [4]uint32
+	b := v.Data[off:]
+	for i := 0; i < v.NChan; i++ {
+		switch v.Bits {
+		case 8:
+			c[i] = uint32(b[i])
+		case 16:
+			c[i] = uint32(binary.LittleEndian.Uint16(b[2*i:]))
+		default:
+			c[i] = binary.LittleEndian.Uint32(b[4*i:])
+		}
+	}
+	return c
+}
+
+
+// texOp is the instruction's part in a sample: geometry, coordinate and
+// result types, gather component, explicit level.
+type texOp struct {
+	geom      int
+	intCoords bool
+	rtype     int // 0 f32, 1 s32, 2 u32
+	gather    bool
+	comp      int
+	level     bool
+}
+
+// texCoord is one dimension's coordinate after scaling: the integer texel
+// and, for linear filtering, the 8-bit weight of the next texel.
+type texCoord struct {
+	i   int64 // texel index (the first of the pair when filtering)
+	a   int64 // weight of texel i+1, in 1/256
+	nan bool
+}
+
+// texAxis maps a coordinate to texel space for one dimension of extent n
+// and address mode mode. Float coordinates are flushed to zero if
+// subnormal; normalized ones are cut to 21 fractional bits (toward -inf),
+// after reducing them to one period for wrap and mirror.
+func (v *texView) texAxis(c uint32, n int, mode int, intc, linear bool) texCoord {
+	if intc {
+		return texCoord{i: int64(int32(c))}
+	}
+	if c&0x7f800000 == 0 {
+		c &= 0x80000000
+	}
+	f := float64(math.Float32frombits(c))
+	if math.IsNaN(f) {
+		f = 0
+	}
+	if v.Norm {
+		switch mode {
+		case texAddrWrap:
+			if math.IsInf(f, 0) {
+				f = 0
+			}
+			f -= math.Floor(f)
+		case texAddrMirror:
+			if math.IsInf(f, 0) {
+				f = 0
+			}
+			f -= 2 * math.Floor(f/2)
+		}
+		f = math.Floor(f*(1<<21)) / (1 << 21)
+		if texMirrorFold && mode == texAddrMirror && f >= 1 {
+			f = 2 - f
+		}
+		f *= float64(n)
+	}
+	if linear {
+		f -= 0.5
+	}
+	fl := math.Floor(f)
+	t := texCoord{i: clampI64(fl)}
+	if linear && !math.IsInf(f, 0) {
+		t.a = int64(math.Floor((f-fl)*256 + 0.5))
+	}
+	return t
+}
+
+var texMirrorFold = false
+
+func clampI64(f float64) int64 {
+	if f >= 1<<40 {
+		return 1 << 40
+	}
+	if f <= -(1 << 40) {
+		return -(1 << 40)
+	}
+	return int64(f)
+}
+
+// texAddress applies an address mode to texel index i of extent n; ok is
+// false for a border texel.
+func texAddress(mode int, i int64, n int) (int, bool) {
+	N := int64(n)
+	switch mode {
+	case texAddrBorder:
+		if i < 0 || i >= N {
+			return 0, false
+		}
+		return int(i), true
+	case texAddrWrap:
+		i %= N
+		if i < 0 {
+			i += N
+		}
+		return int(i), true
+	case texAddrMirror:
+		p := i % (2 * N)
+		if p < 0 {
+			p += 2 * N
+		}
+		if p >= N {
+			p = 2*N - 1 - p
+		}
+		return int(p), true
+	}
+	return int(min(max(i, 0), N-1)), true
+}
+
+// texFetch returns texel (x, y, z) of layer l as the sampler's result
+// channels: raw integers for element reads of integer formats, float bits
+// otherwise.
+func (v *texView) texFetch(x, y, z, l int) [4]uint32 {
+	raw := v.texel(x, y, z, l)
+	return v.convert(raw)
+}
+
+func (v *texView) floatResult() bool { return v.Chan == texChanFloat || v.ReadNorm }
+
+func (v *texView) convert(raw [4]uint32) [4]uint32 {
+	var o [4]uint32
+	for i := 0; i < v.NChan; i++ {
+		r := raw[i]
+		switch {
+		case v.Chan == texChanFloat && v.Bits == 32:
+			o[i] = r
+		case v.Chan == texChanFloat:
+			o[i] = texHalf(r)
+		case !v.ReadNorm && v.Chan == texChanUnsigned:
+			o[i] = r
+		case !v.ReadNorm:
+			o[i] = uint32(int32(r<<(32-v.Bits)) >> (32 - v.Bits))
+		case v.Chan == texChanUnsigned:
+			m := float64(uint32(1)<<v.Bits - 1)
+			if v.SRGB && i < 3 {
+				o[i] = math.Float32bits(srgbToLinear(float64(r) / m))
+			} else {
+				o[i] = math.Float32bits(float32(float64(r) / m))
+			}
+		default:
+			s := int32(r<<(32-v.Bits)) >> (32 - v.Bits)
+			m := float64(int32(1)<<(v.Bits-1) - 1)
+			o[i] = math.Float32bits(float32(max(float64(s)/m, -1)))
+		}
+	}
+	return o
+}
+
+func srgbToLinear(c float64) float32 {
+	if c <= 0.04045 {
+		return float32(c / 12.92)
+	}
+	return float32(math.Pow((c+0.055)/1.055, 2.4))
+}
+
+// borderTexel is the border colour as the sampler returns it.
+func (v *texView) borderTexel() [4]uint32 {
+	var o [4]uint32
+	for i := 0; i < v.NChan; i++ {
+		b := float64(math.Float32frombits(v.Border[i]))
+		switch {
+		case v.Chan == texChanFloat && v.Bits == 32:
+			o[i] = v.Border[i]
+		case v.Chan == texChanFloat:
+			o[i] = texHalf(uint32(fmtF16.round(b, rnRN)))
+		case v.Chan == texChanUnsigned:
+			m := float64(uint32(1)<<v.Bits - 1)
+			q := math.RoundToEven(min(max(b, 0), 1) * m)
+			if v.ReadNorm {
+				o[i] = math.Float32bits(float32(q / m))
+			} else {
+				o[i] = uint32(q)
+			}
+		default:
+			m := float64(int32(1)<<(v.Bits-1) - 1)
+			q := math.RoundToEven(min(max(b, -1), 1) * m)
+			if v.ReadNorm {
+				o[i] = math.Float32bits(float32(q / m))
+			} else {
+				o[i] = uint32(int32(q))
+			}
+		}
+	}
+	return o
+}
+
+// sample runs one tex instruction.
+func (v *texView) sample(op texOp, c [4]uint32) [4]uint32 {
+	dims := [3]int{v.W, max(v.H, 1), max(v.D, 1)}
+	nd := 1
+	var xyz [3]uint32
+	layer := 0
+	switch op.geom {
+	case texGeom1D:
+		xyz[0] = c[0]
+	case texGeom2D:
+		nd, xyz[0], xyz[1] = 2, c[0], c[1]
+	case texGeom3D:
+		nd, xyz = 3, [3]uint32{c[0], c[1], c[2]}
+	case texGeomA1D:
+		layer, xyz[0] = texLayer(c[0], v.Layers), c[1]
+	case texGeomA2D:
+		nd, xyz[0], xyz[1] = 2, c[1], c[2]
+		layer = texLayer(c[0], v.Layers)
+	default:
+		return [4]uint32{}
+	}
+	linear := v.Linear && !op.intCoords
+	if linear && nd == 1 {
+		// A 1-D texture filters as a 2-D one of height 1 sampled at y = 0:
+		// half the weight goes to row -1, which is row 0 again except
+		// under border addressing.
+		nd, xyz[1] = 2, 0
+	}
+	var tc [3]texCoord
+	for d := 0; d < nd; d++ {
+		tc[d] = v.texAxis(xyz[d], dims[d], v.Addr[d], op.intCoords, linear)
+	}
+	fetch := func(ix [3]int64) [4]uint32 {
+		var p [3]int
+		for d := 0; d < 3; d++ {
+			if d >= nd {
+				continue
+			}
+			mode := v.Addr[d]
+			if !v.Norm && mode != texAddrBorder {
+				mode = texAddrClamp // wrap and mirror need normalized coordinates
+			}
+			q, ok := texAddress(mode, ix[d], dims[d])
+			if !ok {
+				return v.borderTexel()
+			}
+			p[d] = q
+		}
+		return v.texFetch(p[0], p[1], p[2], layer)
+	}
+	if !linear {
+		return fetch([3]int64{tc[0].i, tc[1].i, tc[2].i})
+	}
+	return v.filter(nd, tc, fetch)
+}
+
+func texLayer(c uint32, n int) int {
+	l := int64(int32(c))
+	return int(min(max(l, 0), int64(max(n, 1))-1))
+}
+
+// filter blends the 2, 4 or 8 texels around the coordinate.
+func (v *texView) filter(nd int, tc [3]texCoord, fetch func([3]int64) [4]uint32) [4]uint32 {
+	var w [8]int64
+	var tx [8][4]uint32
+	n := 1 << nd
+	for k := 0; k < n; k++ {
+		var ix [3]int64
+		for d := 0; d < nd; d++ {
+			ix[d] = tc[d].i + int64(k>>d&1)
+		}
+		tx[k] = fetch(ix)
+	}
+	switch nd {
+	case 1:
+		w[0], w[1] = 256-tc[0].a, tc[0].a
+	case 2:
+		a, b := tc[0].a, tc[1].a
+		w11 := (a*b + 128) >> 8
+		w[3], w[1], w[2] = w11, a-w11, b-w11
+		w[0] = 256 - a - b + w11
+	case 3:
+		w = tex3DWeights(tc[0].a, tc[1].a, tc[2].a)
+	}
+	var o [4]uint32
+	for ch := 0; ch < 4; ch++ {
+		var t [8]uint32
+		for k := 0; k < n; k++ {
+			t[k] = tx[k][ch]
+		}
+		o[ch] = texBlend(t[:n], w[:n])
+	}
+	return o
+}
+
+var texGuard = 27
+
+// texBlend is the weighted sum of float texels t with weights w (in 1/256
+// of the total): texels of weight 0 are skipped; the others are aligned to
+// the largest one's exponent E and cut toward zero to multiples of
+// 2^(E-27); the sum of products is exact and rounded once to float, ties
+// away from zero.
+func texBlend(t []uint32, w []int64) uint32 {
+	emax := -1 << 30
+	var inf uint32
+	nan := false
+	for k := range t {
+		if w[k] == 0 {
+			continue
+		}
+		e := int(t[k] >> 23 & 0xff)
+		if e == 0xff {
+			if t[k]&0x7fffff != 0 {
+				nan = true
+			} else if inf != 0 && inf != t[k] {
+				nan = true
+			} else {
+				inf = t[k]
+			}
+			continue
+		}
+		emax = max(emax, max(e, 1))
+	}
+	if nan {
+		return 0x7fffffff
+	}
+	if inf != 0 {
+		return inf
+	}
+	if emax < 0 {
+		return 0
+	}
+	// texel k is m * 2^(e-150) with m the 24-bit significand; in units of
+	// 2^(emax-127-guard) it is m >> (emax-e + 23-guard) (or << if negative).
+	var sum int64
+	for k := range t {
+		if w[k] == 0 {
+			continue
+		}
+		e := int(t[k] >> 23 & 0xff)
+		m := int64(t[k] & 0x7fffff)
+		if e == 0 {
+			e, m = 1, 0 // subnormal texels are read as zero
+		} else {
+			m |= 1 << 23
+		}
+		sh := emax - e + 23 - texGuard
+		if sh >= 0 {
+			if sh >= 63 {
+				m = 0
+			} else {
+				m >>= uint(sh)
+			}
+		} else {
+			m <<= uint(-sh)
+		}
+		if t[k]>>31 != 0 {
+			m = -m
+		}
+		sum += m * w[k]
+	}
+	// value = sum * 2^(emax-127-guard) / 256
+	return texRoundAway(sum, emax-127-texGuard-8)
+}
+
+// texRoundAway rounds v*2^e to float32 bits, ties away from zero.
+func texRoundAway(v int64, e int) uint32 {
+	if v == 0 {
+		return 0
+	}
+	var sgn uint32
+	if v < 0 {
+		sgn, v = 1<<31, -v
+	}
+	u := uint64(v)
+	n := 64 - bits.LeadingZeros64(u) // value in [2^(n-1+e), 2^(n+e))
+	exp := n - 1 + e                // unbiased exponent of the leading bit
+	keep := 24
+	if exp < -126 {
+		keep = 24 - (-126 - exp)
+	}
+	if keep < 24 {
+		return sgn // subnormal results are flushed to zero
+	}
+	if drop := n - keep; drop > 0 {
+		half := uint64(1) << uint(drop-1)
+		r := u >> uint(drop)
+		if u&(half<<1-1) >= half {
+			r++
+		}
+		u = r
+		e += drop
+		if u == 1<<uint(keep) {
+			u >>= 1
+			e++
+		}
+	} else {
+		u <<= uint(-drop)
+		e -= -drop
+	}
+	// u has keep bits, value u*2^e
+	if keep < 24 {
+		if u>>23 != 0 { // rounded up into the normals
+			return sgn | 1<<23
+		}
+		return sgn | uint32(u)
+	}
+	be := e + 23 + 127
+	if be >= 255 {
+		return sgn | 0x7f800000
+	}
+	return sgn | uint32(be)<<23 | uint32(u)&0x7fffff
+}
+
+// texHalf widens a half to float bits, NaN payloads kept as they are (the
+// texture unit does not quiet them).
+func texHalf(h uint32) uint32 {
+	s := (h >> 15) << 31
+	e := h >> 10 & 31
+	m := h & 0x3ff
+	switch {
+	case e == 31:
+		return s | 0x7f800000 | m<<13
+	case e == 0 && m == 0:
+		return s
+	case e == 0:
+		f := float32(m) / (1 << 24)
+		return s | math.Float32bits(f)
+	}
+	return s | (e+112)<<23 | m<<13
+}
+
+var tex3DVariant = 2
+
+func tex2DWeights(a, b int64) [4]int64 {
+	w11 := (a*b + 128) >> 8
+	return [4]int64{256 - a - b + w11, a - w11, b - w11, w11}
+}
+
+// tex3DWeights: weights of the 8 texels, index bit 0 x, bit 1 y, bit 2 z.
+func tex3DWeights(a, b, c int64) [8]int64 {
+	var w [8]int64
+	switch tex3DVariant {
+	case 0: // xy then z
+		xy := tex2DWeights(a, b)
+		for k := 0; k < 4; k++ {
+			hi := (xy[k]*c + 128) >> 8
+			w[k+4], w[k] = hi, xy[k]-hi
+		}
+	case 1: // yz then x
+		yz := tex2DWeights(b, c) // index bit0 y, bit1 z
+		for k := 0; k < 4; k++ {
+			hi := (yz[k]*a + 128) >> 8
+			base := (k&1)<<1 | (k>>1)<<2
+			w[base+1], w[base] = hi, yz[k]-hi
+		}
+	case 2: // xz then y
+		xz := tex2DWeights(a, c) // bit0 x, bit1 z
+		for k := 0; k < 4; k++ {
+			hi := (xz[k]*b + 128) >> 8
+			base := (k & 1) | (k>>1)<<2
+			w[base+2], w[base] = hi, xz[k]-hi
+		}
+	case 3: // z first (1-D), then each plane 2-D
+		zh := c
+		xy := tex2DWeights(a, b)
+		for k := 0; k < 4; k++ {
+			hi := (xy[k]*zh + 128) >> 8
+			lo := (xy[k]*(256-zh) + 128) >> 8
+			w[k+4], w[k] = hi, lo
+		}
+	case 4: // products
+		for k := 0; k < 8; k++ {
+			wa, wb, wc := 256-a, 256-b, 256-c
+			if k&1 != 0 {
+				wa = a
+			}
+			if k&2 != 0 {
+				wb = b
+			}
+			if k&4 != 0 {
+				wc = c
+			}
+			w[k] = (wa*wb*wc + 1<<15) >> 16
+		}
+	}
+	return w
+}
