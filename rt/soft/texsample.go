@@ -96,7 +96,6 @@ func (v *texView) texel(x, y, z, l int) [4]uint32 {
 	return c
 }
 
-
 // texOp is the instruction's part in a sample: geometry, coordinate and
 // result types, gather component, explicit level.
 type texOp struct {
@@ -251,6 +250,14 @@ func srgbToLinear(c float64) float32 {
 // borderTexel is the border colour as the sampler returns it.
 func (v *texView) borderTexel() [4]uint32 {
 	var o [4]uint32
+	if !v.floatResult() {
+		// integer element reads see the colour's float bits cut to the
+		// channel width
+		for i := 0; i < v.NChan; i++ {
+			o[i] = v.Border[i] & uint32(uint64(1)<<v.Bits-1)
+		}
+		return v.convert(o)
+	}
 	for i := 0; i < v.NChan; i++ {
 		b := float64(math.Float32frombits(v.Border[i]))
 		switch {
@@ -300,8 +307,14 @@ func (v *texView) sample(op texOp, c [4]uint32) [4]uint32 {
 	default:
 		return [4]uint32{}
 	}
-	linear := v.Linear && !op.intCoords
-	if linear && nd == 1 {
+	if op.intCoords {
+		if (op.geom == texGeomA1D || op.geom == texGeomA2D) && c[0] >= uint32(max(v.Layers, 1)) {
+			return [4]uint32{}
+		}
+		return v.fetchInt(op, nd, xyz, dims, layer)
+	}
+	linear := v.Linear
+	if linear && op.geom == texGeom1D {
 		// A 1-D texture filters as a 2-D one of height 1 sampled at y = 0:
 		// half the weight goes to row -1, which is row 0 again except
 		// under border addressing.
@@ -335,9 +348,9 @@ func (v *texView) sample(op texOp, c [4]uint32) [4]uint32 {
 	return v.filter(nd, tc, fetch)
 }
 
+// texLayer clamps a layer index, taken as unsigned, to the last layer.
 func texLayer(c uint32, n int) int {
-	l := int64(int32(c))
-	return int(min(max(l, 0), int64(max(n, 1))-1))
+	return int(min(uint64(c), uint64(max(n, 1)-1)))
 }
 
 // filter blends the 2, 4 or 8 texels around the coordinate.
@@ -455,7 +468,7 @@ func texRoundAway(v int64, e int) uint32 {
 	}
 	u := uint64(v)
 	n := 64 - bits.LeadingZeros64(u) // value in [2^(n-1+e), 2^(n+e))
-	exp := n - 1 + e                // unbiased exponent of the leading bit
+	exp := n - 1 + e                 // unbiased exponent of the leading bit
 	keep := 24
 	if exp < -126 {
 		keep = 24 - (-126 - exp)
@@ -567,3 +580,22 @@ func tex3DWeights(a, b, c int64) [8]int64 {
 	}
 	return w
 }
+
+// fetchInt is tex with integer coordinates: a plain texel fetch, with no
+// filtering and no address mode; out-of-range texels read as zero.
+func (v *texView) fetchInt(op texOp, nd int, xyz [3]uint32, dims [3]int, layer int) [4]uint32 {
+	if v.Res == texResArray && op.geom == texGeom1D && texInt1DZero {
+		return [4]uint32{}
+	}
+	var p [3]int
+	for d := 0; d < nd; d++ {
+		i := int64(int32(xyz[d]))
+		if i < 0 || i >= int64(dims[d]) {
+			return [4]uint32{}
+		}
+		p[d] = int(i)
+	}
+	return v.texFetch(p[0], p[1], p[2], layer)
+}
+
+var texInt1DZero = true
