@@ -599,3 +599,107 @@ func (v *texView) fetchInt(op texOp, nd int, xyz [3]uint32, dims [3]int, layer i
 }
 
 var texInt1DZero = true
+
+// Surface boundary modes (suld/sust .clamp, .zero, .trap).
+const (
+	surfClamp = iota
+	surfZero
+	surfTrap
+)
+
+// Surface access outcomes besides success.
+const (
+	surfOK         = iota
+	surfDropped    // .zero out of range: a load reads zeros, a store does nothing
+	surfOutOfRange // .trap out of range: an illegal-address fault
+	surfMisaligned // x not a multiple of the access size, whatever the mode
+)
+
+// surfOffset resolves a surface access of n bytes: x in bytes, y, z in
+// elements, layer; geom is the instruction's (texGeom1D, 2D, 3D, A1D, A2D).
+// It returns the byte offset of the access from element (0,0,0) of layer 0.
+func (v *texView) surfOffset(geom int, c [4]uint32, n int, mode int) (int, int) {
+	var x, y, z, l int64
+	switch geom {
+	case texGeom1D:
+		x = int64(int32(c[0]))
+	case texGeom2D:
+		x, y = int64(int32(c[0])), int64(int32(c[1]))
+	case texGeom3D:
+		x, y, z = int64(int32(c[0])), int64(int32(c[1])), int64(int32(c[2]))
+	case texGeomA1D:
+		l, x = int64(c[0]&0xffff), int64(int32(c[1]))
+	case texGeomA2D:
+		l, x, y = int64(c[0]&0xffff), int64(int32(c[1])), int64(int32(c[2]))
+	}
+	// (a surface's layer index is its low 16 bits)
+	if x%int64(n) != 0 {
+		return 0, surfMisaligned
+	}
+	rowBytes := int64(v.W * v.texelBytes())
+	h, d, nl := int64(max(v.H, 1)), int64(max(v.D, 1)), int64(max(v.Layers, 1))
+	if rowBytes < int64(n) {
+		return 0, surfDropped // wider than a row (not recorded)
+	}
+	in := x >= 0 && x+int64(n) <= rowBytes && y >= 0 && y < h && z >= 0 && z < d && l < nl
+	if !in {
+		switch mode {
+		case surfZero:
+			return 0, surfDropped
+		case surfTrap:
+			return 0, surfOutOfRange
+		}
+		x = min(max(x, 0), rowBytes-int64(n))
+		y = min(max(y, 0), h-1)
+		z = min(max(z, 0), d-1)
+		l = min(l, nl-1)
+	}
+	return int(((l*d+z)*h+y)*int64(v.rowPitch()) + x), surfOK
+}
+
+// surfLoad runs suld.b: cnt values of size bytes; b64 values fill two
+// result words each. A misaligned or trapping access returns zeros here;
+// the executor faults before calling it.
+func surfLoad(v *texView, geom int, c [4]uint32, size, cnt, mode int) [4]uint32 {
+	var o [4]uint32
+	off, st := v.surfOffset(geom, c, size*cnt, mode)
+	if st != surfOK {
+		return o
+	}
+	b := v.Data[off:]
+	for i := 0; i < cnt; i++ {
+		switch size {
+		case 1:
+			o[i] = uint32(b[i])
+		case 2:
+			o[i] = uint32(binary.LittleEndian.Uint16(b[2*i:]))
+		case 4:
+			o[i] = binary.LittleEndian.Uint32(b[4*i:])
+		case 8:
+			q := binary.LittleEndian.Uint64(b[8*i:])
+			o[2*i], o[2*i+1] = uint32(q), uint32(q>>32)
+		}
+	}
+	return o
+}
+
+// surfStore runs sust.b with the values in vals (b64 values as word pairs).
+func surfStore(v *texView, geom int, c [4]uint32, size, cnt, mode int, vals [4]uint32) {
+	off, st := v.surfOffset(geom, c, size*cnt, mode)
+	if st != surfOK {
+		return
+	}
+	b := v.Data[off:]
+	for i := 0; i < cnt; i++ {
+		switch size {
+		case 1:
+			b[i] = byte(vals[i])
+		case 2:
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(vals[i]))
+		case 4:
+			binary.LittleEndian.PutUint32(b[4*i:], vals[i])
+		case 8:
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(vals[2*i])|uint64(vals[2*i+1])<<32)
+		}
+	}
+}
