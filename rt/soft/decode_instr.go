@@ -98,6 +98,9 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 	case "ld", "ldu":
 		dc.ldst(in, sc, m, x, true)
 		return
+	case "tex", "tld4", "txq", "suld", "sust", "suq":
+		dc.texInstrDecode(in, sc, x)
+		return
 	case "st":
 		if m.flags["async"] {
 			dc.asyncStoreInstr(in, sc, m, x)

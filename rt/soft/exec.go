@@ -705,6 +705,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 				w.setPCs(group, pc+1)
 				return c.done(n, true)
 			}
+		case opTex:
+			if !c.texExec(w, in, m) {
+				return c.done(n, false)
+			}
 		case opBulk:
 			if !c.bulk(w, in, m) {
 				return c.done(n, false)

@@ -30,7 +30,12 @@ func TestTexRecorded(t *testing.T) {
 			byMode[key] = c
 		}
 		for i, co := range r.coords {
-			got := v.sample(op, co)
+			var got [4]uint32
+			if op.gather {
+				got = v.gather(op.comp, co)
+			} else {
+				got = v.sample(op, co)
+			}
 			c.n++
 			if got == r.res[i] {
 				c.ok++

@@ -152,12 +152,16 @@ func (v *texView) texAxis(c uint32, n int, mode int, intc, linear bool) texCoord
 	if linear {
 		f -= 0.5
 	}
-	fl := math.Floor(f)
-	t := texCoord{i: clampI64(fl)}
-	if linear && !math.IsInf(f, 0) {
-		t.a = int64(math.Floor((f-fl)*256 + 0.5))
+	if !linear {
+		return texCoord{i: clampI64(math.Floor(f))}
 	}
-	return t
+	// The filter position is f rounded (half up) to 1/256 of a texel: its
+	// integer part picks the texels, its fraction weighs them.
+	q := clampI64(math.Floor(f*256 + 0.5))
+	if math.IsInf(f, 0) {
+		q = clampI64(f) * 256
+	}
+	return texCoord{i: q >> 8, a: q & 255}
 }
 
 var texMirrorFold = false
@@ -702,4 +706,40 @@ func surfStore(v *texView, geom int, c [4]uint32, size, cnt, mode int, vals [4]u
 			binary.LittleEndian.PutUint64(b[8*i:], uint64(vals[2*i])|uint64(vals[2*i+1])<<32)
 		}
 	}
+}
+
+var texGatherOrder = [4][2]int{{0, 1}, {1, 1}, {1, 0}, {0, 0}}
+
+// gather runs tld4.2d: component comp of the four texels a bilinear
+// sample at c would blend, counter-clockwise from the lower left: (i, j+1),
+// (i+1, j+1), (i+1, j), (i, j).
+func (v *texView) gather(comp int, c [4]uint32) [4]uint32 {
+	tx := v.texAxis(c[0], v.W, v.Addr[0], false, true)
+	ty := v.texAxis(c[1], max(v.H, 1), v.Addr[1], false, true)
+	var o [4]uint32
+	for k, d := range texGatherOrder {
+		ix, okx := v.texAddr(0, tx.i+int64(d[0]), v.W)
+		iy, oky := v.texAddr(1, ty.i+int64(d[1]), max(v.H, 1))
+		var t [4]uint32
+		if okx && oky {
+			t = v.texFetch(ix, iy, 0, 0)
+		} else {
+			t = v.borderTexel()
+		}
+		o[k] = t[comp]
+		if v.floatResult() && o[k]&0x7fffffff > 0x7f800000 {
+			o[k] = 0x7fffffff // gathered NaNs come back canonical
+		}
+	}
+	return o
+}
+
+// texAddr applies dimension d's address mode (wrap and mirror act as clamp
+// with unnormalized coordinates).
+func (v *texView) texAddr(d int, i int64, n int) (int, bool) {
+	mode := v.Addr[d]
+	if !v.Norm && mode != texAddrBorder {
+		mode = texAddrClamp
+	}
+	return texAddress(mode, i, n)
 }

@@ -1,0 +1,395 @@
+// The texture and surface instructions (tex, tld4, txq, suld.b, sust.b,
+// suq): decoding, and execution against the texture and surface objects a
+// kernel names by handle (texture.go), through the sampler of texsample.go.
+
+package soft
+
+import (
+	"math"
+	"math/bits"
+	"strings"
+
+	"github.com/cugen/cugen/parse/ptx"
+	"github.com/cugen/cugen/rt"
+)
+
+// Texture instruction kinds.
+const (
+	tkTex = iota
+	tkTld4
+	tkTxq
+	tkSuld
+	tkSust
+	tkSuq
+)
+
+// Queries of txq and suq.
+const (
+	tqWidth = iota
+	tqHeight
+	tqDepth
+)
+
+// texInstr is one decoded texture or surface instruction (opTex's aux
+// indexes program.texs).
+type texInstr struct {
+	kind  int
+	geom  int // texGeom*
+	intc  bool
+	comp  int // tld4's component
+	query int
+	size  int       // suld/sust: bytes per value
+	cnt   int       // values
+	mode  int       // surf*
+	h     uint32    // handle register
+	dst   [4]uint32 // result registers (0: the sink)
+	crd   [4]uint32 // coordinate registers
+	val   [4]uint32 // sust's values
+	what  string
+}
+
+var texGeoms = map[string]int{"1d": texGeom1D, "2d": texGeom2D, "3d": texGeom3D, "a1d": texGeomA1D,
+	"a2d": texGeomA2D, "cube": texGeomCube, "acube": texGeomACube}
+
+// texCoordCount is the length of each geometry's coordinate vector.
+var texCoordCount = [...]int{1, 2, 4, 2, 4, 4, 4}
+
+// texInstrDecode decodes one texture or surface instruction.
+func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
+	ti := texInstr{geom: -1, cnt: 1, mode: surfTrap, what: in.Op + "." + strings.Join(in.Mods, ".")}
+	switch in.Op {
+	case "tex":
+		ti.kind = tkTex
+	case "tld4":
+		ti.kind = tkTld4
+	case "txq":
+		ti.kind = tkTxq
+	case "suld":
+		ti.kind = tkSuld
+	case "sust":
+		ti.kind = tkSust
+	case "suq":
+		ti.kind = tkSuq
+	}
+	for _, m := range in.Mods {
+		if g, ok := texGeoms[m]; ok {
+			ti.geom = g
+			continue
+		}
+		switch m {
+		case "v2", "v4":
+			ti.cnt = int(m[1] - '0')
+		case "b8", "b16", "b32", "b64":
+			if ti.kind == tkSuld || ti.kind == tkSust {
+				ti.size = map[string]int{"b8": 1, "b16": 2, "b32": 4, "b64": 8}[m]
+			}
+		case "clamp":
+			ti.mode = surfClamp
+		case "zero":
+			ti.mode = surfZero
+		case "trap":
+			ti.mode = surfTrap
+		case "width":
+			ti.query = tqWidth
+		case "height":
+			ti.query = tqHeight
+		case "depth":
+			ti.query = tqDepth
+		case "r", "g", "b", "a":
+			if ti.kind == tkTld4 {
+				ti.comp = strings.Index("rgba", m)
+			}
+		case "f32", "s32", "u32", "base", "level", "ca", "cg", "cs", "cv", "wb", "wt", "ci":
+		case "p":
+			dc.failIn(in, "%s: formatted surface stores (sust.p) are not supported", ti.what)
+		case "grad":
+			dc.failIn(in, "%s: tex.grad is not supported (no mipmaps)", ti.what)
+		default:
+			dc.failIn(in, "%s: modifier .%s is not supported", ti.what, m)
+		}
+	}
+	if in.Op == "tex" && len(in.Mods) > 0 && in.Mods[0] == "level" && len(in.Operands) == 3 {
+		// Textures have no mipmaps here, so tex.level samples level 0 and
+		// its lod operand has no effect (as recorded on the H100).
+		in = &ptx.Instr{Pos: in.Pos, Op: in.Op, Mods: in.Mods, Operands: in.Operands[:2]}
+	}
+	ops := in.Operands
+	tuple := func(o ptx.Operand) (ptx.Operand, ptx.Operand) {
+		switch t := o.(type) {
+		case *ptx.Tuple:
+			if len(t.Elems) == 2 {
+				return t.Elems[0], t.Elems[1]
+			}
+		case *ptx.Addr:
+			if t.Offset == 0 && t.Base != nil {
+				return t.Base, nil
+			}
+		}
+		dc.failIn(in, "%s: want [handle, {coordinates}]", ti.what)
+		return nil, nil
+	}
+	handle := func(o ptx.Operand) uint32 {
+		if _, ok := o.(*ptx.Reg); !ok {
+			dc.failIn(in, "%s: only texture and surface objects (a 64-bit handle in a register) are supported, not .texref/.surfref variables", ti.what)
+		}
+		return dc.src(in, sc, o, ptx.U64)
+	}
+	coords := func(o ptx.Operand) {
+		regs := dc.vecRegs(in, sc, o, ptx.B32, false)
+		if ti.geom < 0 {
+			dc.failIn(in, "%s: no geometry", ti.what)
+		}
+		if want := texCoordCount[ti.geom]; len(regs) != want {
+			dc.failIn(in, "%s: %d coordinates, want %d", ti.what, len(regs), want)
+		}
+		copy(ti.crd[:], regs)
+	}
+	dsts := func(o ptx.Operand, n int) {
+		regs := dc.vecRegs(in, sc, o, ptx.TypeNone, true)
+		if len(regs) != n {
+			dc.failIn(in, "%s: %d destinations, want %d", ti.what, len(regs), n)
+		}
+		copy(ti.dst[:], regs)
+	}
+	switch ti.kind {
+	case tkTex, tkTld4:
+		if len(ops) != 2 {
+			dc.failIn(in, "%s: offsets, depth compare and residency predicates are not supported", ti.what)
+		}
+		ti.intc = ti.kind == tkTex && in.Mods[len(in.Mods)-1] == "s32"
+		if ti.geom == texGeomCube || ti.geom == texGeomACube {
+			dc.failIn(in, "%s: cube map sampling is not supported yet", ti.what)
+		}
+		if ti.kind == tkTld4 && ti.geom != texGeom2D {
+			dc.failIn(in, "%s: only tld4.2d is supported", ti.what)
+		}
+		dsts(ops[0], 4)
+		h, c := tuple(ops[1])
+		ti.h = handle(h)
+		coords(c)
+	case tkTxq, tkSuq:
+		if len(ops) != 2 {
+			dc.failIn(in, "%s: want d, [handle]", ti.what)
+		}
+		if !strings.Contains(ti.what, ".width") && !strings.Contains(ti.what, ".height") && !strings.Contains(ti.what, ".depth") || strings.Contains(ti.what, ".level") {
+			dc.failIn(in, "%s: only the width, height and depth queries are supported", ti.what)
+		}
+		dsts(ops[0], 1)
+		h, _ := tuple(ops[1])
+		ti.h = handle(h)
+	case tkSuld, tkSust:
+		if ti.size == 0 {
+			dc.failIn(in, "%s: want .b8, .b16, .b32 or .b64", ti.what)
+		}
+		if ti.geom > texGeomA2D {
+			dc.failIn(in, "%s: cube surfaces are not supported", ti.what)
+		}
+		if len(ops) != 2 {
+			dc.failIn(in, "%s: want two operands", ti.what)
+		}
+		if ti.kind == tkSuld {
+			dsts(ops[0], ti.cnt)
+			h, c := tuple(ops[1])
+			ti.h = handle(h)
+			coords(c)
+		} else {
+			h, c := tuple(ops[0])
+			ti.h = handle(h)
+			coords(c)
+			regs := dc.vecRegs(in, sc, ops[1], ptx.TypeNone, false)
+			if len(regs) != ti.cnt {
+				dc.failIn(in, "%s: %d values, want %d", ti.what, len(regs), ti.cnt)
+			}
+			copy(ti.val[:], regs)
+		}
+	}
+	x.op, x.aux = opTex, int32(len(dc.p.texs))
+	dc.p.texs = append(dc.p.texs, ti)
+	dc.emit(in, x)
+}
+
+// texViewOf describes a texture or surface object to the sampler.
+func texViewOf(b *texBinding, data []byte) *texView {
+	v := &texView{Data: data, NChan: b.Channels, W: b.Width, H: max(b.Height, 1), D: 1, Pitch: int(b.Pitch)}
+	f := b.Format
+	switch {
+	case f >= rt.FormatUnorm8 && f <= rt.FormatSnorm16X4:
+		k := int(f-rt.FormatUnorm8) / 3
+		v.Chan = []int{texChanUnsigned, texChanUnsigned, texChanSigned, texChanSigned}[k]
+		v.Bits = []int{8, 16, 8, 16}[k]
+		v.ReadNorm = true
+	case f == rt.FormatHalf || f == rt.FormatFloat:
+		v.Chan, v.Bits = texChanFloat, f.Size()*8
+	default:
+		v.Chan, v.Bits = texChanUnsigned, f.Size()*8
+		if f.Signed() {
+			v.Chan = texChanSigned
+		}
+	}
+	switch b.Kind {
+	case rt.ResourceLinear:
+		v.Res = texResLinear
+	case rt.ResourcePitch2D:
+		v.Res = texResPitch2D
+	default:
+		v.Res = texResArray
+	}
+	switch {
+	case b.Cube:
+		v.Geom, v.Layers = texGeomCube, b.Depth
+	case b.Layered && b.Dims == 1:
+		v.Geom, v.Layers = texGeomA1D, b.Layers
+	case b.Layered:
+		v.Geom, v.Layers = texGeomA2D, b.Layers
+	case b.Dims == 3:
+		v.Geom, v.D = texGeom3D, max(b.Depth, 1)
+	case b.Dims == 2:
+		v.Geom = texGeom2D
+	default:
+		v.Geom = texGeom1D
+	}
+	if b.Dims == 1 {
+		v.H = 1
+	}
+	if !b.Surface {
+		t := b.Tex
+		for i := range v.Addr {
+			v.Addr[i] = int(t.AddressMode[i])
+		}
+		v.Linear = t.Filter == rt.FilterLinear
+		v.Norm = t.Flags&rt.TexNormalizedCoords != 0
+		v.SRGB = t.Flags&rt.TexSRGB != 0
+		if t.Flags&rt.TexReadAsInteger == 0 && v.Bits < 32 && v.Chan != texChanFloat {
+			v.ReadNorm = true
+		}
+		for i := range v.Border {
+			v.Border[i] = math.Float32bits(t.BorderColor[i])
+		}
+	}
+	return v
+}
+
+// texDims answers txq/suq width, height and depth as the H100 does (the
+// texture header's: a 1-D array texture has height 1, a 1-D surface and
+// linear memory 0; layers count in the next free dimension).
+func texDims(v *texView, surface bool, q int) uint32 {
+	switch q {
+	case tqWidth:
+		return uint32(v.W)
+	case tqHeight:
+		switch {
+		case v.Res == texResLinear:
+			return 0
+		case v.Geom == texGeom1D:
+			if surface {
+				return 0
+			}
+			return 1
+		case v.Geom == texGeomA1D:
+			return uint32(v.Layers)
+		}
+		return uint32(v.H)
+	}
+	switch v.Geom {
+	case texGeom3D:
+		return uint32(v.D)
+	case texGeomA2D:
+		return uint32(v.Layers)
+	case texGeomACube:
+		return uint32(v.Layers / 6)
+	}
+	return 0
+}
+
+// texExec runs one texture or surface instruction for the lanes of m.
+func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
+	ti := &c.p.texs[in.aux]
+	hs := lanes(w.r, ti.h)
+	var lastH uint64
+	var v *texView
+	var b *texBinding
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		h := hs[l]
+		if v == nil || h != lastH {
+			lastH = h
+			surface := ti.kind >= tkSuld
+			if surface {
+				b = c.l.d.surfObject(h)
+			} else {
+				b = c.l.d.texObject(h)
+			}
+			if b == nil {
+				kind := "texture"
+				if surface {
+					kind = "surface"
+				}
+				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: h,
+					msg: sprintf("%s: %#x is not a live %s object", ti.what, h, kind)}
+				return false
+			}
+			data, err := b.Bytes(c.l.d)
+			if err != nil {
+				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: b.Base,
+					msg: sprintf("%s: the memory of object %#x is gone: %v", ti.what, h, err)}
+				return false
+			}
+			v = texViewOf(b, data)
+		}
+		var crd [4]uint32
+		if ti.geom >= 0 {
+			for i := 0; i < texCoordCount[ti.geom]; i++ {
+				crd[i] = uint32(w.r[ti.crd[i]+uint32(l)])
+			}
+		}
+		var out [4]uint32
+		switch ti.kind {
+		case tkTex:
+			out = v.sample(texOp{geom: ti.geom, intCoords: ti.intc}, crd)
+		case tkTld4:
+			out = v.gather(ti.comp, crd)
+		case tkTxq, tkSuq:
+			w.r[ti.dst[0]+uint32(l)] = uint64(texDims(v, ti.kind == tkSuq, ti.query))
+			continue
+		case tkSuld, tkSust:
+			n := ti.size * ti.cnt
+			_, st := v.surfOffset(ti.geom, crd, n, ti.mode)
+			switch st {
+			case surfMisaligned:
+				c.fault = &fault{kind: fMisaligned, warp: w.id, lane: l, pc: c.pc, addr: uint64(crd[0]), size: uint64(n),
+					msg: sprintf("%s: x = %d bytes is not a multiple of the %d-byte access", ti.what, int32(crd[0]), n)}
+				return false
+			case surfOutOfRange:
+				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: uint64(crd[0]), size: uint64(n),
+					msg: sprintf("%s: coordinates %d are outside the %d×%d×%d surface", ti.what, crd, v.W, v.H, v.D)}
+				return false
+			}
+			if ti.kind == tkSust {
+				var vals [4]uint32
+				for i := 0; i < ti.cnt; i++ {
+					x := w.r[ti.val[i]+uint32(l)]
+					if ti.size == 8 {
+						vals[2*i], vals[2*i+1] = uint32(x), uint32(x>>32)
+					} else {
+						vals[i] = uint32(x)
+					}
+				}
+				surfStore(v, ti.geom, crd, ti.size, ti.cnt, ti.mode, vals)
+				continue
+			}
+			o := surfLoad(v, ti.geom, crd, ti.size, ti.cnt, ti.mode)
+			for i := 0; i < ti.cnt; i++ {
+				x := uint64(o[i])
+				if ti.size == 8 {
+					x = uint64(o[2*i]) | uint64(o[2*i+1])<<32
+				}
+				w.r[ti.dst[i]+uint32(l)] = x
+			}
+			continue
+		}
+		for i := 0; i < 4; i++ {
+			w.r[ti.dst[i]+uint32(l)] = uint64(out[i])
+		}
+	}
+	return true
+}
