@@ -52,6 +52,18 @@
 // refinement step and slow path around it (fpapprox.go,
 // testdata/fpapprox/NOTES.md).
 //
+// # Textures and surfaces
+//
+// tex (1d, 2d, 3d, a1d, a2d; f32 and s32 coordinates; tex.level on
+// textures without mipmaps), tld4.2d, suld.b, sust.b and the width,
+// height and depth queries of txq and suq run against the texture and
+// surface objects of rt's Texturer (texture.go). The sampler
+// (texsample.go) works on its own description of a texture (texView) and
+// reproduces the H100's fixed-point coordinates, 8-bit filter weights and
+// block-floating-point blend; testdata/tex holds the H100's answers and its
+// NOTES.md the rules and the gaps (cube maps, sRGB, filtering of half and
+// normalized-integer texels, 3-D weights are not yet exact).
+//
 // # Contraction
 //
 // A mul and an add or sub that name no rounding mode may be fused by ptxas

@@ -15,7 +15,7 @@ func TestTexRecorded(t *testing.T) {
 	}
 	type count struct{ ok, n int }
 	byMode := map[string]*count{}
-	bad := 0
+	bad, enforced := 0, 0
 	for _, r := range tr {
 		h := r.hdr
 		if h[21] != 0 {
@@ -28,6 +28,10 @@ func TestTexRecorded(t *testing.T) {
 		if c == nil {
 			c = &count{}
 			byMode[key] = c
+		}
+		gap := texRecKnownGap(h)
+		if !gap {
+			enforced += len(r.coords)
 		}
 		for i, co := range r.coords {
 			var got [4]uint32
@@ -62,7 +66,7 @@ func TestTexRecorded(t *testing.T) {
 		n += c.n
 		t.Logf("%-40s %6d/%6d exact", k, c.ok, c.n)
 	}
-	t.Logf("all: %d/%d exact; %d unexpected mismatches", ok, n, bad)
+	t.Logf("all: %d/%d exact; outside the known gaps %d/%d exact", ok, n, enforced-bad, enforced)
 }
 
 var texRecGeomNames = []string{"1d", "2d", "3d", "a1d", "a2d", "cube", "acube"}
@@ -94,73 +98,31 @@ func texRecKey(h []uint32) string {
 	return fmt.Sprintf("%s %s %s %s%s %s", op, texRecResNames[h[0]], texRecGeomNames[h[1]], fmtName, rm, filt)
 }
 
-// texRecKnownGap lists what the sampler does not yet reproduce (reported
-// in the counts, not failed).
+// texRecKnownGap says whether a recorded configuration is one the sampler
+// does not yet reproduce bit for bit; its samples are counted, not failed.
+// Everything else must match exactly. (NOTES.md in testdata/tex says what is
+// known about each gap.)
 func texRecKnownGap(h []uint32) bool {
-	return true
-}
-
-// surfRecView is the view of a recorded surface, over bytes b.
-func surfRecView(s *surfRecord, b []byte) *texView {
-	h := s.hdr
-	return &texView{Res: texResArray, Geom: int(h[0]), Chan: int(h[1]), Bits: int(h[2]), NChan: int(h[3]),
-		W: int(h[4]), H: int(h[5]), D: int(h[6]), Layers: int(h[7]), Data: b}
-}
-
-// surfRecForm splits a recorded surface form: geometry, bytes per value,
-// values, boundary mode.
-func surfRecForm(form uint32) (geom, size, cnt, mode int) {
-	geom = []int{texGeom1D, texGeom2D, texGeom3D, texGeomA1D, texGeomA2D}[form/100]
-	dt := int(form%100) / 4
-	size = []int{1, 1, 1, 2, 2, 2, 4, 4, 4, 8, 8}[dt]
-	cnt = []int{1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2}[dt]
-	return geom, size, cnt, int(form % 4)
-}
-
-// TestSurfRecorded replays the recorded suld.b and sust.b accesses.
-func TestSurfRecorded(t *testing.T) {
-	_, sr, err := loadTexRecords("testdata/tex")
-	if err != nil {
-		t.Fatal(err)
+	form, geom, linear := h[22], h[1], h[13] != 0
+	switch {
+	case form%10 >= 3 && form < 70:
+		return false // integer coordinates: exact everywhere
+	case h[16] != 0:
+		return true // sRGB: the H100's table is not fully recorded
+	case geom == texGeomCube || geom == texGeomACube:
+		return true // cube maps are not implemented
+	case h[0] == 1:
+		return true // float coordinates on linear memory
+	case form >= 70 && form < 100 && h[2] == texChanFloat:
+		return true // tld4 of f16/f32 texels: NaN and edge cases
+	case !linear:
+		return false
+	case h[2] == texChanFloat && h[3] == 16, h[14] != 0 && h[2] != texChanFloat:
+		return true // filtering of f16 and 8/16-bit normalized texels
+	case geom == texGeom3D:
+		return true // trilinear weights
+	case geom == texGeom2D && h[2] == texChanFloat:
+		return true // 11 of 15,872: coordinates near ±3e38
 	}
-	var ldOK, ldN, stOK, stN, gap int
-	for _, s := range sr {
-		geom, size, cnt, mode := surfRecForm(s.hdr[8])
-		if size*cnt != int(s.hdr[2]/8*s.hdr[3]) {
-			// An access wider or narrower than the element meets the
-			// arrays' tiled layout, which is not reproduced.
-			gap++
-			continue
-		}
-		if !s.st {
-			v := surfRecView(&s, s.img)
-			for i, c := range s.coords {
-				got := surfLoad(v, geom, c, size, cnt, mode)
-				ldN++
-				if got == s.res[i] {
-					ldOK++
-				} else if ldN-ldOK <= 10 {
-					t.Errorf("suld form %d %v: coords %08x: got %08x, H100 %08x", s.hdr[8], s.hdr[:8], c, got, s.res[i])
-				}
-			}
-			continue
-		}
-		img := append([]byte(nil), s.img...)
-		v := surfRecView(&s, img)
-		for i, c := range s.coords {
-			surfStore(v, geom, c, size, cnt, mode, s.res[i])
-		}
-		stN++
-		if string(img) == string(s.after) {
-			stOK++
-		} else if stN-stOK <= 10 {
-			for j := range img {
-				if img[j] != s.after[j] {
-					t.Errorf("sust form %d %v: image differs first at byte %d: got %02x, H100 %02x", s.hdr[8], s.hdr[:8], j, img[j], s.after[j])
-					break
-				}
-			}
-		}
-	}
-	t.Logf("suld: %d/%d exact; sust: %d/%d images exact; %d records of access size != element size skipped", ldOK, ldN, stOK, stN, gap)
+	return false
 }
