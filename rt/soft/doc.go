@@ -147,8 +147,7 @@
 // szext, dp4a, dp2a, fns, packed .u16x2/.s16x2 arithmetic and the SIMD
 // video instructions (intops.go); vector atomics; the tensor-core
 // instructions below; the PTX ISA 8.x forms of the table below. Textures,
-// surfaces, fp8 wgmma and sparse mma.sp (and wgmma .sp) are refused at load
-// time.
+// surfaces and sparse mma.sp (and wgmma .sp) are refused at load time.
 //
 // # PTX ISA 8.x forms
 //
@@ -196,7 +195,9 @@
 //	  non-tile load modes
 //	multimem.*                                   refused  decode_instr.go: no
 //	                                                      multicast objects
-//	wgmma fp8 and .sp                            refused  decode_wgmma.go
+//	wgmma .sp                                    refused  decode_wgmma.go
+//	wgmma e4m3/e5m2 (f16, f32 D)                 yes      79 forms in testdata/wgmma
+//	                                                      (wgmma_fp8.go)
 //	cvt.rs (stochastic rounding)                 refused  sm_100a
 //	cvt.{rni,rzi,rmi,rpi}.bf16.bf16, set with an refused  not recorded on the
 //	  .f16x2/.bf16x2 destination                          H100 (generic message)
@@ -260,13 +261,14 @@
 // active lanes, as warp collectives do.
 //
 // wgmma (sm_90a, wgmma.go): wgmma.fence, commit_group, wait_group and the
-// dense wgmma.mma_async forms with f16/bf16 (f16 or f32 D), tf32, s8/u8
-// (.satfinite) and b1 (.and.popc) multiplicands, every n, A from registers
+// dense wgmma.mma_async forms with f16/bf16 (f16 or f32 D), tf32,
+// e4m3/e5m2 (f16 or f32 D), s8/u8 (.satfinite) and b1 (.and.popc)
+// multiplicands, every n, A from registers
 // or a descriptor, scale-d, imm-scale-a/b and imm-trans-a/b. Warp q of a
 // warpgroup owns rows 16q..16q+15 of D, which need only its own A rows and
 // B, so each warp computes its slice with the mma.sync arithmetic above
 // (measured identical for these types: one HGMMA k-step sums like one
-// HMMA); mma_async records the operation with its descriptors and scale-d,
+// HMMA; fp8 excepted, below); mma_async records the operation with its descriptors and scale-d,
 // and wait_group N completes the warp's groups but the newest N, reading
 // the operands and writing D then. Shared-memory matrix descriptors follow
 // the PTX ISA (start, LBO, SBO in 16-byte units, base offset, swizzle
@@ -274,9 +276,14 @@
 // XORs address bits 4-6 with bits 7-9 less the base offset (H100,
 // measured). testdata/wgmma holds the H100's outputs (layout probes,
 // random, cancelling and designed inputs) that soft replays bit for bit.
-// fp8 wgmma is refused: the H100 accumulates it with fewer bits (about 13
-// significant bits in f32 results) in a way not yet fitted; its recordings
-// are kept for that. Mixed s8/u8 wgmma needs PTX 8.4 and was not recorded.
+// fp8 wgmma (QGMMA) sums differently from fp8 mma.sync and keeps fewer
+// bits (wgmma_fp8.go, fitted to the 79 recorded fp8 forms): the 32
+// products and C form one multi-term sum, each term truncated toward zero
+// to 13 fraction bits below the largest exponent (a product's being the
+// sum of its factors', a subnormal e4m3 factor counting as 2^-6 and an
+// e5m2 one as 2^-14), added exactly, then truncated to 14 significant
+// bits for an f32 D (its low 10 fraction bits are always zero) or rounded
+// to nearest f16. Mixed s8/u8 wgmma needs PTX 8.4 and was not recorded.
 //
 // # Clusters and asynchronous copies
 //
@@ -291,7 +298,7 @@
 // completion. A cooperative launch gets the grid-sync workspace that
 // cooperative_groups' grid.sync() expects (coop.go); tensormap.replace
 // rewrites a map in place (tensormap_replace.go). Refused at load, with the
-// reason: fp8 and sparse wgmma, multimem, im2col tensor copies and
+// reason: sparse wgmma, multimem, im2col tensor copies and
 // indirect branches.
 //
 // # Memcheck

@@ -34,6 +34,8 @@ type tcSum struct {
 	// register: the k with k%4 < 2, then those with k%4 >= 2, chained from
 	// zero; C is added last, rounded to nearest.
 	pairs bool
+	// fp8wg: fp8 wgmma's one reduced-width sum (wgmma_fp8.go).
+	fp8wg bool
 }
 
 // mmaSpec is one decoded mma.sync or wmma.mma instruction.
@@ -140,6 +142,9 @@ func (s *mmaSpec) compute(A, B, C, D []uint64) {
 						x, y := s.a.toFloat(a[i*K+k]), s.b.toFloat(b[k*N+j])
 						prods[k] = x * y
 						exps[k] = prodExp(s.a, x, s.b, y)
+						if s.sum.fp8wg {
+							exps[k] = fp8WGExp(s.a, x, s.b, y)
+						}
 					}
 					d[o] = s.sum.dot(s.c.toFloat(c[o]), prods, exps, s.d)
 				}
@@ -179,6 +184,9 @@ func (m tcSum) dot(acc float64, p []float64, pe []int, out mmaType) uint64 {
 		return outBits(math.Inf(1), out)
 	case ninf:
 		return outBits(math.Inf(-1), out)
+	}
+	if m.fp8wg {
+		return dotFP8(acc, p, pe, out)
 	}
 	if m.fma && out == mtF16 {
 		a := float32(acc)

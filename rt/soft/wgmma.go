@@ -58,6 +58,9 @@ func newWGSpec(n, k int, a, b, c, d mmaType) *wgSpec {
 	}
 	s.nd = ms.nregs[3]
 	ms.sum = tcModel(sh, k, a, c, d, false)
+	if a == mtE4M3 || a == mtE5M2 {
+		ms.sum = tcSum{fp8wg: true}
+	}
 	s.mma = ms
 	return s
 }
