@@ -28,6 +28,7 @@ type tensorOps struct {
 	mem []*wmmaMem
 	ldm []ldmSpec
 	wg  []*wgSpec // wgmma.mma_async (decode_wgmma.go)
+	sp  []*spSpec // mma.sp (mma_sp.go)
 }
 
 // tcMods is an instruction's modifiers sorted into what tensor-core forms
@@ -94,13 +95,14 @@ func (dc *decoder) tcMods(in *ptx.Instr) tcMods {
 // tensor decodes a tensor-core instruction.
 func (dc *decoder) tensor(in *ptx.Instr, sc *scope, x inst) {
 	m := dc.tcMods(in)
+	x.op = opTensor
+	if isSparseMMA(in, m) {
+		dc.mmaSp(in, sc, m, x)
+		return
+	}
 	if len(m.rest) > 0 {
-		if strings.HasPrefix(m.rest[0], "sp") {
-			dc.failIn(in, "sparse mma (mma.sp) is not supported by the soft backend")
-		}
 		dc.failIn(in, "modifier .%s is not supported", m.rest[0])
 	}
-	x.op = opTensor
 	switch {
 	case in.Op == "mma":
 		dc.mma(in, sc, m, x)

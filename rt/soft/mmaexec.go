@@ -19,6 +19,8 @@ func (c *cta) tensor(w *warp, in *inst, m uint32) bool {
 	switch in.fl {
 	case tcMMA:
 		c.mma(w, in, m)
+	case tcMMASp:
+		return c.mmaSp(w, in, m)
 	case tcWMMALoad, tcWMMAStore:
 		return c.wmmaMem(w, in, m)
 	case tcLdmatrix, tcStmatrix:
