@@ -16,6 +16,34 @@ const (
 	unrollMaxInstr = 256 // trips × body instructions, the most seen unrolled
 )
 
+// callLike reports whether ptxas fuses nothing across in: a call, or an
+// f32 division with an IEEE rounding mode, which ptxas expands into a fast
+// path and a call of a slow-path subroutine. The division's rule comes from
+// code written elsewhere: the CUDA sample BlackScholes gives the H100's bits
+// only if no product computed before a div.rn.f32 is fused into an add
+// after it (4M options, every output; see the package doc). SASS sweeps of
+// products of kernel parameters were fused across every such division,
+// which ptxas can recompute after it; the sweeps had no division between a
+// product of loaded values and its add, which is BlackScholes' case.
+func callLike(in *ptx.Instr) bool {
+	if in.Op == "call" {
+		return true
+	}
+	if in.Op != "div" {
+		return false
+	}
+	f32, ieee := false, false
+	for _, m := range in.Mods {
+		switch m {
+		case "f32":
+			f32 = true
+		case "rn", "rz", "rm", "rp":
+			ieee = true
+		}
+	}
+	return f32 && ieee
+}
+
 // block is a basic block of the PTX: sites[first:last+1].
 type block struct {
 	first, last int
@@ -70,7 +98,7 @@ func (c *contraction) split(code []ptx.Stmt) {
 			}
 			st := c.newSite(s, len(blocks)-1)
 			blocks[len(blocks)-1].last = st.idx
-			ended = endsBlock(s) || s.Op == "call"
+			ended = endsBlock(s) || callLike(s)
 		}
 	}
 	c.blocks, c.nounroll = blocks, nounroll
@@ -119,7 +147,7 @@ func (c *contraction) merge() {
 		return i
 	}
 	union := func(a, b int) { parent[find(b)] = find(a) }
-	endsInCall := func(b *block) bool { return b.last >= b.first && c.sites[b.last].in.Op == "call" }
+	endsInCall := func(b *block) bool { return b.last >= b.first && callLike(c.sites[b.last].in) }
 	// only reports a single edge p→b that is p's only way out and b's only way in
 	only := func(p, b int) bool {
 		return len(blocks[b].pred) == 1 && blocks[b].pred[0] == p && len(blocks[p].succ) == 1 && blocks[p].succ[0] == b && !endsInCall(blocks[p])

@@ -520,3 +520,58 @@ func TestContractRegions(t *testing.T) {
 		}
 	}
 }
+
+// TestContractAcrossDivision: a product of loaded values computed before a
+// div.rn.f32 is not fused into an add after it (the rule that makes the CUDA
+// sample BlackScholes bit-exact, see callLike), while without the division
+// it is. With -corpus.backend=cuda the H100 decides.
+func TestContractAcrossDivision(t *testing.T) {
+	kernel := func(between string) string {
+		return `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+	.reg .f32 %f<10>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u64 %rd2, [in];
+	ld.global.f32 %f1, [%rd2];
+	ld.global.f32 %f2, [%rd2+4];
+	ld.global.f32 %f3, [%rd2+8];
+	ld.global.f32 %f6, [%rd2+12];
+	mul.f32 %f4, %f1, %f2;
+` + between + `
+	add.f32 %f5, %f4, %f3;
+	st.global.f32 [%rd1], %f5;
+	st.global.f32 [%rd1+4], %f7;
+	ret;
+}
+`
+	}
+	a := math.Float32frombits(0x3f800800)  // 1+2^-12
+	c := -math.Float32frombits(0x3f801000) // -(1+2^-11)
+	fused, twice := float32(math.Ldexp(1, -24)), float32(0)
+	for _, tc := range []struct {
+		name, between string
+		want          float32
+	}{
+		{"no division", "\tadd.f32 %f7, %f6, %f6;", fused},
+		{"div.rn.f32 between", "\tdiv.rn.f32 %f7, %f6, %f3;", twice},
+		{"div.approx.f32 between", "\tdiv.approx.f32 %f7, %f6, %f3;", fused},
+		{"div.full.f32 between", "\tdiv.full.f32 %f7, %f6, %f3;", fused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newCorpusEnv(t, Options{Deterministic: true})
+			lib := e.loadSrc("contractdiv.ptx", kernel(tc.between))
+			in := e.buf([]float32{a, a, c, 3})
+			out := e.buf(make([]float32, 2))
+			e.launch(e.kernel(lib, "k"), rt.D1(1), rt.D1(1), 0, out, in)
+			got := make([]float32, 2)
+			e.get(out, got)
+			if got[0] != tc.want {
+				t.Errorf("a*b+c = %g, want %g", got[0], tc.want)
+			}
+		})
+	}
+}

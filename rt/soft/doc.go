@@ -79,9 +79,10 @@
 //     stored, multiplied or added to itself stays a rounded mul;
 //   - mul and add lie in one basic block as ptxas sees it: a label a branch
 //     names starts one, unless its only way in is a "bra" from the block
-//     before; a call ends one for good; a counted loop of constant trip
-//     count (at most 64 trips and 256 instructions unrolled, no
-//     .pragma "nounroll") is unrolled into the blocks around it;
+//     before; a call, or a div.rn.f32 (below), ends one for good; a
+//     counted loop of constant trip count (at most 64 trips and 256
+//     instructions unrolled, no .pragma "nounroll") is unrolled into the
+//     blocks around it;
 //   - the mul is unguarded and its register's only definition; the add may
 //     be guarded; neither has a rounding mode, the mul no .sat, and both
 //     the same .ftz (the add's .sat and .ftz carry over to the fma);
@@ -99,18 +100,23 @@
 //     (DWARF line tables without the debug target) are.
 //
 // What soft does not reproduce: ptxas forwarding a value through local
-// memory before fusing; and, in code written elsewhere, one kernel where
-// ptxas leaves a*b - c*d unfused although these rules fuse it: the CUDA
-// sample BlackScholes computes two options per thread, and ptxas 13.0
-// contracts the second option's two "a*b - c*d" subs but neither of the
-// first's, whose products are computed before the second option's code
-// (about 60 instructions earlier). With those four products unfused, soft
-// gives the H100's output bit for bit (4M options); with them fused, 1.4M
-// of 4M call prices differ by an ulp or more. Neither the distance nor an
-// intervening div.rn.f32 is the reason: ptxas fused a mul and an add
-// separated by up to 350 instructions, or by any one of div.rn, rcp.rn,
-// sqrt.rn (f32 and f64), 64-bit integer div/rem or MUFU ops, in SASS
-// sweeps on the H100.
+// memory before fusing; and a product of two kernel parameters computed
+// before a div.rn.f32 and added after it, which ptxas fuses (it can
+// recompute such a product after the division) and soft, by the rule
+// below, does not.
+//
+// A div.{rn,rz,rm,rp}.f32 is a boundary like a call: ptxas expands it into
+// a fast path and a call of a slow-path subroutine, and fuses no product of
+// loaded values across it. That rule was found in code written elsewhere:
+// the CUDA sample BlackScholes computes two options per thread, and ptxas
+// 13.0 leaves the first option's "a*b - c*d" subs unfused (their products
+// are computed before the second option's div.rn.f32) while it fuses the
+// second's. With the rule, soft gives the H100's bits on all 4M options
+// (before it, 1.4M of 4M call prices differed). SASS sweeps on the H100
+// fused products of kernel parameters across div.rn, rcp.rn, sqrt.rn (f32
+// and f64), 64-bit integer div/rem and MUFU ops, and at distances of up to
+// 350 instructions; whether rcp.rn, sqrt.rn or f64 divisions stop products
+// of loaded values was not measured, so they are no boundary here.
 //
 // # NaNs
 //
