@@ -117,8 +117,6 @@ func texRecKnownGap(h []uint32) bool {
 		return true // tld4 of f16/f32 texels: NaN and edge cases
 	case !linear:
 		return false
-	case h[2] == texChanFloat && h[3] == 16:
-		return true // filtering of f16 texels
 	case h[14] != 0 && h[2] == texChanSigned && h[3] == 8:
 		return true // filtering of s8 normalized texels: rounding not found
 	case geom == texGeom3D:

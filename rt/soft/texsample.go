@@ -396,13 +396,25 @@ func (v *texView) filter(nd int, tc [3]texCoord, fetch func([3]int64) ([4]uint32
 			tx[k] = v.convert(tx[k])
 		}
 	}
+	// live: texels that are not the far one of an axis with fraction 0
+	live := uint32(1)<<n - 1
+	for d := 0; d < nd; d++ {
+		if tc[d].a == 0 {
+			for k := 0; k < n; k++ {
+				if k>>d&1 != 0 {
+					live &^= 1 << k
+				}
+			}
+		}
+	}
+	half := v.Chan == texChanFloat && v.Bits == 16
 	var o [4]uint32
 	for ch := 0; ch < 4; ch++ {
 		var t [8]uint32
 		for k := 0; k < n; k++ {
 			t[k] = tx[k][ch]
 		}
-		o[ch] = texBlend(t[:n], w[:n])
+		o[ch] = texBlend(t[:n], w[:n], live, half)
 	}
 	return o
 }
@@ -470,23 +482,21 @@ func (v *texView) borderRaw() [4]uint32 {
 	return o
 }
 
-var texGuard = 27
-
 // texBlend is the weighted sum of float texels t with weights w (in 1/256
-// of the total): texels of weight 0 are skipped; the others are aligned to
-// the largest one's exponent E and cut toward zero to multiples of
-// 2^(E-27); the sum of products is exact and rounded once to float, ties
-// away from zero.
-func texBlend(t []uint32, w []int64) uint32 {
+// of the total). NaN and Inf texels count when live (live bit k: texel k
+// is not the far texel of an axis whose fraction is 0); the others only
+// when their weight is not 0. Finite texels of weight 0 are skipped; the
+// others are aligned to the largest one's exponent E and cut toward zero
+// to multiples of 2^(E-27) (f16 texels: 2^(E-14)); the sum of products is
+// exact and rounded once to float (f16: to half precision), ties away from
+// zero.
+func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
 	emax := -1 << 30
 	var inf uint32
 	nan := false
 	for k := range t {
-		if w[k] == 0 {
-			continue
-		}
 		e := int(t[k] >> 23 & 0xff)
-		if e == 0xff {
+		if e == 0xff && (w[k] != 0 || half && live>>k&1 != 0) {
 			if t[k]&0x7fffff != 0 {
 				nan = true
 			} else if inf != 0 && inf != t[k] {
@@ -496,9 +506,15 @@ func texBlend(t []uint32, w []int64) uint32 {
 			}
 			continue
 		}
+		if w[k] == 0 || e == 0xff {
+			continue
+		}
 		emax = max(emax, max(e, 1))
 	}
 	if nan {
+		if half {
+			return 0x7fffe000 // the canonical half NaN
+		}
 		return 0x7fffffff
 	}
 	if inf != 0 {
@@ -506,6 +522,10 @@ func texBlend(t []uint32, w []int64) uint32 {
 	}
 	if emax < 0 {
 		return 0
+	}
+	guard := 27
+	if half {
+		guard = 14
 	}
 	// texel k is m * 2^(e-150) with m the 24-bit significand; in units of
 	// 2^(emax-127-guard) it is m >> (emax-e + 23-guard) (or << if negative).
@@ -521,7 +541,7 @@ func texBlend(t []uint32, w []int64) uint32 {
 		} else {
 			m |= 1 << 23
 		}
-		sh := emax - e + 23 - texGuard
+		sh := emax - e + 23 - guard
 		if sh >= 0 {
 			if sh >= 63 {
 				m = 0
@@ -537,7 +557,43 @@ func texBlend(t []uint32, w []int64) uint32 {
 		sum += m * w[k]
 	}
 	// value = sum * 2^(emax-127-guard) / 256
-	return texRoundAway(sum, emax-127-texGuard-8)
+	if half {
+		return texHalfRoundAway(sum, emax-127-guard-8)
+	}
+	return texRoundAway(sum, emax-127-guard-8)
+}
+
+// texHalfRoundAway rounds v*2^e to half precision, ties away from zero
+// (half subnormals kept, overflow to Inf), and returns it widened to float
+// bits.
+func texHalfRoundAway(v int64, e int) uint32 {
+	if v == 0 {
+		return 0
+	}
+	var sgn uint32
+	if v < 0 {
+		sgn, v = 1<<31, -v
+	}
+	u := uint64(v)
+	n := 64 - bits.LeadingZeros64(u)
+	// keep the bits down to 2^q: 11 significant bits, or 2^-24 (the half
+	// subnormals' step) at the least
+	q := max(n-1+e-10, -24)
+	if drop := q - e; drop > 0 {
+		if drop >= 64 {
+			return sgn
+		}
+		r := u >> uint(drop)
+		if u>>uint(drop-1)&1 != 0 {
+			r++
+		}
+		u, e = r, q
+	}
+	f := math.Ldexp(float64(u), e) // exact: at most 12 bits
+	if f >= 65536 {
+		return sgn | 0x7f800000
+	}
+	return sgn | math.Float32bits(float32(f))
 }
 
 // texRoundAway rounds v*2^e to float32 bits, ties away from zero.
