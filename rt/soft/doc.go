@@ -60,9 +60,11 @@
 // surface objects of rt's Texturer (texture.go). The sampler
 // (texsample.go) works on its own description of a texture (texView) and
 // reproduces the H100's fixed-point coordinates, 8-bit filter weights and
-// block-floating-point blend; testdata/tex holds the H100's answers and its
-// NOTES.md the rules and the gaps (cube maps, sRGB, filtering of half and
-// normalized-integer texels, 3-D weights are not yet exact).
+// block-floating-point blend (f32 texels rounded to float, f16 texels to
+// half precision, ties away), and filters 8/16-bit normalized texels as
+// integers through a 16-bit fixed-point result (U/65535, S/32767);
+// testdata/tex holds the H100's answers and its NOTES.md the rules and the
+// gaps (cube maps, sRGB, s8 filtering, 3-D weights are not yet exact).
 //
 // # Contraction
 //

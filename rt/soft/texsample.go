@@ -317,6 +317,11 @@ func (v *texView) sample(op texOp, c [4]uint32) [4]uint32 {
 		}
 		return v.fetchInt(op, nd, xyz, dims, layer)
 	}
+	if v.Res == texResLinear {
+		// float coordinates on linear memory (tex1D rather than
+		// tex1Dfetch): the H100 read 0 in every recorded configuration
+		return [4]uint32{}
+	}
 	linear := v.Linear
 	if linear && op.geom == texGeom1D {
 		// A 1-D texture filters as a 2-D one of height 1 sampled at y = 0:
@@ -864,6 +869,9 @@ func (v *texView) gather(comp int, c [4]uint32) [4]uint32 {
 		o[k] = t[comp]
 		if v.floatResult() && o[k]&0x7fffffff > 0x7f800000 {
 			o[k] = 0x7fffffff // gathered NaNs come back canonical
+			if v.Chan == texChanFloat && v.Bits == 16 {
+				o[k] = 0x7fffe000
+			}
 		}
 	}
 	return o
