@@ -27,8 +27,9 @@
 // A write that does not change memory (every thread storing the same flag)
 // is benign: it is not reported, as compute-sanitizer does not report it
 // by default. The first hazard stops the launch with ErrLaunchFailed (so
-// the context is unusable, as after any fault) whose detail names the
-// kernel, the block, both threads, both PTX lines and the address.
+// the Driver is unusable afterwards, as after any fault: sticky.go) whose
+// detail names the kernel, the block, both threads, both PTX lines and the
+// address.
 //
 // How: racecheck rewrites a program's memory instructions to instrumented
 // ones (instrument), so the default executor is untouched. Each 4-byte word
