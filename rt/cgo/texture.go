@@ -215,8 +215,10 @@ static int cgt_tex_destroy(CUcontext ctx, unsigned long long o) {
 	CGT_CALL(ctx, cgt_obj_fn, "cuTexObjectDestroy", o);
 }
 
-static int cgt_tex_res_desc(CUcontext ctx, unsigned long long o, cgt_res *out) {
-	cgt_tex_res_fn f = (cgt_tex_res_fn)cg_sym("cuTexObjectGetResourceDesc");
+// cgt_obj_res_desc reads a texture's or surface's resource description
+// through sym, cuTexObjectGetResourceDesc or cuSurfObjectGetResourceDesc.
+static int cgt_obj_res_desc(CUcontext ctx, const char *sym, unsigned long long o, cgt_res *out) {
+	cgt_tex_res_fn f = (cgt_tex_res_fn)cg_sym(sym);
 	if (!f) return CG_MISSING | CG_NOT_SUPPORTED;
 	int r = cgt_push(ctx);
 	if (r) return CG_PUSH_FAILED | r;
@@ -253,17 +255,12 @@ static int cgt_surf_destroy(CUcontext ctx, unsigned long long o) {
 	CGT_CALL(ctx, cgt_obj_fn, "cuSurfObjectDestroy", o);
 }
 
+static int cgt_tex_res_desc(CUcontext ctx, unsigned long long o, cgt_res *out) {
+	return cgt_obj_res_desc(ctx, "cuTexObjectGetResourceDesc", o, out);
+}
+
 static int cgt_surf_res_desc(CUcontext ctx, unsigned long long o, cgt_res *out) {
-	cgt_tex_res_fn f = (cgt_tex_res_fn)cg_sym("cuSurfObjectGetResourceDesc");
-	if (!f) return CG_MISSING | CG_NOT_SUPPORTED;
-	int r = cgt_push(ctx);
-	if (r) return CG_PUSH_FAILED | r;
-	cgt_res_desc d;
-	memset(&d, 0, sizeof d);
-	r = f(&d, o);
-	cgt_pop(ctx);
-	cgt_res_out(&d, out);
-	return r;
+	return cgt_obj_res_desc(ctx, "cuSurfObjectGetResourceDesc", o, out);
 }
 */
 import "C"

@@ -210,22 +210,7 @@ func video(a, b, c uint64, fl uint16) uint64 {
 		case vMax:
 			t = max(x, y)
 		case vSet:
-			var ok bool
-			switch fl >> vCmpPos & 7 {
-			case 0:
-				ok = x == y
-			case 1:
-				ok = x != y
-			case 2:
-				ok = x < y
-			case 3:
-				ok = x <= y
-			case 4:
-				ok = x > y
-			case 5:
-				ok = x >= y
-			}
-			if ok {
+			if videoCompare(uint64(fl>>vCmpPos&7), x, y) {
 				t = 1
 			}
 		}
@@ -303,4 +288,24 @@ func (dc *decoder) videoInstr(in *ptx.Instr, sc *scope, m modset, x inst) {
 	x.d = dc.dst(in, sc, in.Operands[0])
 	x.a, x.b, x.c = dc.src(in, sc, in.Operands[1], ptx.B32), dc.src(in, sc, in.Operands[2], ptx.B32), dc.src(in, sc, in.Operands[3], ptx.B32)
 	dc.emit(in, x)
+}
+
+// videoCompare is vset's comparison: cmp numbers eq, ne, lt, le, gt, ge
+// from 0 (videoCmps), of the operands as the instruction widened them.
+func videoCompare(cmp uint64, x, y int64) bool {
+	switch cmp {
+	case 0:
+		return x == y
+	case 1:
+		return x != y
+	case 2:
+		return x < y
+	case 3:
+		return x <= y
+	case 4:
+		return x > y
+	case 5:
+		return x >= y
+	}
+	return false
 }

@@ -183,22 +183,7 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 			t = ta >> n
 		}
 	case vidSet:
-		var ok bool
-		switch p >> vsCmp & 7 {
-		case 0:
-			ok = ta == tb
-		case 1:
-			ok = ta != tb
-		case 2:
-			ok = ta < tb
-		case 3:
-			ok = ta <= tb
-		case 4:
-			ok = ta > tb
-		case 5:
-			ok = ta >= tb
-		}
-		if ok {
+		if videoCompare(uint64(p>>vsCmp&7), ta, tb) {
 			t = 1
 		}
 	}
