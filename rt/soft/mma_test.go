@@ -41,14 +41,7 @@ func TestMMAPack(t *testing.T) {
 	if *mmaRecord == "" || *mmaBundle == "" {
 		t.Skip("packing recordings needs -mma.record and -mma.bundle")
 	}
-	b, err := os.ReadFile(filepath.Join(*mmaBundle, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var man []bundleEntry
-	if err := json.Unmarshal(b, &man); err != nil {
-		t.Fatal(err)
-	}
+	man := readManifest(t, *mmaBundle)
 	forms := map[string]*recForm{}
 	for _, f := range allRecForms() {
 		forms[f.Name] = f
@@ -243,4 +236,19 @@ func TestMMARefused(t *testing.T) {
 			t.Errorf("%s:\n\tgot %v\n\twant an error at bad.ptx:9 mentioning %q", c.instr, err, c.want)
 		}
 	}
+}
+
+// readManifest reads a recording bundle's manifest.json (TestMMAPack,
+// TestWGMMAPack).
+func readManifest(t *testing.T, dir string) []bundleEntry {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man []bundleEntry
+	if err := json.Unmarshal(b, &man); err != nil {
+		t.Fatal(err)
+	}
+	return man
 }

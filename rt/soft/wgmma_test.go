@@ -289,14 +289,7 @@ func TestWGMMAPack(t *testing.T) {
 	if *wgRecord == "" || *wgBundle == "" {
 		t.Skip("packing recordings needs -wgmma.record and -wgmma.bundle")
 	}
-	b, err := os.ReadFile(filepath.Join(*wgBundle, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var man []bundleEntry
-	if err := json.Unmarshal(b, &man); err != nil {
-		t.Fatal(err)
-	}
+	man := readManifest(t, *wgBundle)
 	recs := map[string]*recForm{}
 	for _, r := range allWGRecs() {
 		recs[r.name()] = r.recForm()
