@@ -76,8 +76,10 @@ func texRecKey(h []uint32) string {
 	form := h[22]
 	op := "tex"
 	switch {
-	case form == 100:
+	case form == 100, form == 102:
 		op = "tex.level"
+	case form == 101:
+		op = "tex.grad"
 	case form >= 70:
 		op = "tld4"
 	case form%10 >= 3:

@@ -101,7 +101,9 @@ func readGz(path string) ([]byte, error) {
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	var tr []texRecord
 	var sr []surfRecord
-	for _, name := range []string{"tex.bin.gz", "surf.bin.gz"} {
+	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
+	// probes (rec tex2, targeted.inc); surf.bin.gz: surfaces.
+	for _, name := range []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "surf.bin.gz"} {
 		b, err := readGz(filepath.Join(dir, name))
 		if err != nil {
 			return nil, nil, err
@@ -180,6 +182,10 @@ func texRecForm(form uint32) (op texOp) {
 	switch {
 	case form == 100:
 		return texOp{geom: texGeom2D, level: true}
+	case form == 101: // tex.grad.2d on a texture without mipmaps
+		return texOp{geom: texGeom2D}
+	case form == 102:
+		return texOp{geom: texGeomCube, level: true}
 	case form >= 70:
 		f := int(form - 70)
 		return texOp{geom: texGeom2D, gather: true, comp: f / 3, rtype: f % 3}

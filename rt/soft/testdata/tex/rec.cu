@@ -27,6 +27,11 @@ __global__ void ktex(cudaTextureObject_t t, int form, const uint4* cs, uint4* re
 #ifndef NO_TEXLEVEL
     TEXLEVEL_CASES
 #endif
+#ifndef NO_GRAD
+    // targeted.inc: tex.grad.2d (gradients (z,w) and (w,z)), tex.level.cube (lod in w)
+    case 101: { float a,b,d,e; asm volatile("tex.grad.2d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6}], {%7,%8}, {%9,%10};" : "=f"(a),"=f"(b),"=f"(d),"=f"(e) : "l"(t), "f"(__uint_as_float(c.x)), "f"(__uint_as_float(c.y)), "f"(__uint_as_float(c.z)), "f"(__uint_as_float(c.w)), "f"(__uint_as_float(c.w)), "f"(__uint_as_float(c.z))); o = make_uint4(__float_as_uint(a),__float_as_uint(b),__float_as_uint(d),__float_as_uint(e)); } break;
+    case 102: { float a,b,d,e; asm volatile("tex.level.cube.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6,%7,%8}], %8;" : "=f"(a),"=f"(b),"=f"(d),"=f"(e) : "l"(t), "f"(__uint_as_float(c.x)), "f"(__uint_as_float(c.y)), "f"(__uint_as_float(c.z)), "f"(__uint_as_float(c.w))); o = make_uint4(__float_as_uint(a),__float_as_uint(b),__float_as_uint(d),__float_as_uint(e)); } break;
+#endif
   }
   res[i] = o;
 }
@@ -244,7 +249,7 @@ struct Res {  // one resource and its texels
 static void make_res(Res& r, int special) {
   size_t es = r.f.bits / 8 * r.f.nch;
   size_t n = (size_t)r.W * r.H * r.D * (r.L ? r.L : 1);
-  gen_texels(r.f, n, r.texels, special);
+  if (special >= 0) gen_texels(r.f, n, r.texels, special);  // -1: r.texels given
   cudaChannelFormatDesc cd = chdesc(r.f);
   if (r.rtype == 1) {
     CK(cudaMalloc(&r.mem, n * es));
@@ -271,6 +276,7 @@ static void free_res(Res& r) {
   if (r.mem) CK(cudaFree(r.mem));
 }
 
+#define MAXS (1 << 17)
 static uint4 *dC, *dR;
 static int g_block = 128;
 static void lcheck(const char* what) {
@@ -498,6 +504,8 @@ static void tex_sweep_E() {
   fprintf(stderr, "E done: %d configs %d samples\n", ncfg, nsamp);
 }
 
+#include "targeted.inc"
+
 // ---------------------------------------------------------------- surfaces
 static const int SG_W[5] = {13, 11, 5, 13, 11}, SG_H[5] = {1, 7, 4, 1, 7}, SG_D[5] = {1, 1, 3, 1, 1}, SG_L[5] = {0, 0, 0, 3, 3};
 // SDT index (genforms.py): 0 b8 1 v2.b8 2 v4.b8 3 b16 4 v2.b16 5 v4.b16 6 b32 7 v2.b32 8 v4.b32 9 b64 10 v2.b64
@@ -638,8 +646,8 @@ static void probe(int k) {
 
 int main(int argc, char** argv) {
   if (argc < 2) { fprintf(stderr, "usage: rec tex|surf OUT | probe K\n"); return 1; }
-  CK(cudaMalloc(&dC, 4096 * sizeof(uint4)));
-  CK(cudaMalloc(&dR, 4096 * sizeof(uint4)));
+  CK(cudaMalloc(&dC, MAXS * sizeof(uint4)));
+  CK(cudaMalloc(&dR, MAXS * sizeof(uint4)));
   CK(cudaMalloc(&dQ, 64 * sizeof(unsigned)));
   {
     cudaDeviceProp p;
@@ -665,6 +673,7 @@ int main(int argc, char** argv) {
   out = fopen(argv[2], "wb");
   w32(0x31584554);  // 'TEX1'
   if (!strcmp(argv[1], "tex")) { tex_sweep(); tex_sweep_E(); }
+  else if (!strcmp(argv[1], "tex2")) tex_targeted(argc > 3 ? argv[3] : "all");
   else surf_sweep();
   w32(0x444e4521);  // '!END'
   fclose(out);
