@@ -117,8 +117,6 @@ func texRecKnownGap(h []uint32) bool {
 		return true // tld4 of f32 texels: 52 of 12,288 (NaN and edge cases)
 	case !linear:
 		return false
-	case h[14] != 0 && h[2] == texChanSigned && h[3] == 8:
-		return true // filtering of s8 normalized texels: rounding not found
 	case geom == texGeom3D:
 		return true // trilinear weights
 	case geom == texGeom2D && h[2] == texChanFloat:

@@ -429,8 +429,8 @@ func (v *texView) filter(nd int, tc [3]texCoord, fetch func([3]int64) ([4]uint32
 // weighted sum of the integers is exact; the H100 rounds it (half up) to a
 // 16-bit fixed-point value, unorm U in [0, 65535] or snorm S in
 // [-32768, 32767], and returns that as U/65535 or max(S/32767, -1) rounded
-// to float. (s8: the H100's rounding is not found; this formula matches 95% of the
-// recorded samples and s8 filtering stays a known gap.)
+// to float. For s8 the rounding of sum*32767/(127*256) is the H100's
+// truncated series (texS8Snorm16), not the exact quotient.
 func (v *texView) filterNorm(tx [][4]uint32, bd []bool, w []int64) [4]uint32 {
 	var b [4]uint32
 	for k := range bd {
@@ -462,12 +462,20 @@ func (v *texView) filterNorm(tx [][4]uint32, bd []bool, w []int64) [4]uint32 {
 		case v.Bits == 16:
 			o[ch] = math.Float32bits(float32(max(float64((sum+128)>>8)/32767, -1)))
 		default:
-			// not exact: S = round(sum * 32767 / (127*256)) matches about 95%
-			q := math.Floor(float64(sum)*32767/(127*256) + 0.5)
-			o[ch] = math.Float32bits(float32(max(q/32767, -1)))
+			o[ch] = math.Float32bits(float32(max(float64(texS8Snorm16(sum))/32767, -1)))
 		}
 	}
 	return o
+}
+
+// texS8Snorm16 is the H100's widening of a weighted s8 sum (in 1/256 of
+// an s8 step) to its 16-bit snorm S: round(sum*32767/(127*256)) as the
+// series sum*(1 + 2^-7 + 2^-15) with the 2^-15 term cut to 3 fractional
+// bits toward -inf (sum>>12 / 8), the total rounded half up. Shifts are
+// arithmetic, so negative sums round as two's complement, not by
+// magnitude.
+func texS8Snorm16(sum int64) int64 {
+	return (sum*129 + 16*(sum>>12) + 64) >> 7
 }
 
 // borderRaw is the border colour rounded to an 8/16-bit normalized format,
