@@ -64,7 +64,7 @@
 // half precision, ties away), and filters 8/16-bit normalized texels as
 // integers through a 16-bit fixed-point result (U/65535, S/32767);
 // testdata/tex holds the H100's answers and its NOTES.md the rules and the
-// gaps (cube maps, sRGB, s8 filtering, 3-D weights are not yet exact).
+// gaps (cube maps, sRGB, 3-D weights are not yet exact).
 //
 // # Contraction
 //
