@@ -29,6 +29,11 @@ func TestTexRecorded(t *testing.T) {
 			c = &count{}
 			byMode[key] = c
 		}
+		for q := tqWidth; q <= tqDepth && q < len(r.txq); q++ {
+			if got := texDims(v, false, q); got != r.txq[q] {
+				t.Errorf("%s: txq query %d = %d, H100 %d", key, q, got, r.txq[q])
+			}
+		}
 		gap := texRecKnownGap(h)
 		if !gap {
 			enforced += len(r.coords)
@@ -111,8 +116,6 @@ func texRecKnownGap(h []uint32) bool {
 		return false // integer coordinates: exact everywhere
 	case h[16] != 0:
 		return true // sRGB: the H100's table is not fully recorded
-	case geom == texGeomCube || geom == texGeomACube:
-		return true // cube maps are not implemented
 	case form >= 70 && form < 100 && h[2] == texChanFloat && h[3] == 32:
 		return true // tld4 of f32 texels: 52 of 12,288 (NaN and edge cases)
 	case !linear:

@@ -157,8 +157,8 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 			dc.failIn(in, "%s: offsets, depth compare and residency predicates are not supported", ti.what)
 		}
 		ti.intc = ti.kind == tkTex && in.Mods[len(in.Mods)-1] == "s32"
-		if ti.geom == texGeomCube || ti.geom == texGeomACube {
-			dc.failIn(in, "%s: cube map sampling is not supported yet", ti.what)
+		if ti.intc && (ti.geom == texGeomCube || ti.geom == texGeomACube) {
+			dc.failIn(in, "%s: cube map coordinates are .f32 (a direction), not .s32", ti.what)
 		}
 		if ti.kind == tkTld4 && ti.geom != texGeom2D {
 			dc.failIn(in, "%s: only tld4.2d is supported", ti.what)
@@ -235,6 +235,8 @@ func texViewOf(b *texBinding, data []byte) *texView {
 		v.Res = texResArray
 	}
 	switch {
+	case b.Cube && b.Layered:
+		v.Geom, v.Layers = texGeomACube, b.Depth
 	case b.Cube:
 		v.Geom, v.Layers = texGeomCube, b.Depth
 	case b.Layered && b.Dims == 1:

@@ -130,7 +130,13 @@ func (v *texView) texAxis(c uint32, n int, mode int, intc, linear bool) texCoord
 	if math.IsNaN(f) {
 		f = 0
 	}
-	if v.Norm {
+	return v.texAxisF(f, n, mode, v.Norm, linear)
+}
+
+// texAxisF is texAxis from a coordinate already read as a number (not
+// NaN), normalized or not.
+func (v *texView) texAxisF(f float64, n int, mode int, norm, linear bool) texCoord {
+	if norm {
 		switch mode {
 		case texAddrWrap:
 			if math.IsInf(f, 0) {
@@ -308,6 +314,11 @@ func (v *texView) sample(op texOp, c [4]uint32) [4]uint32 {
 	case texGeomA2D:
 		nd, xyz[0], xyz[1] = 2, c[1], c[2]
 		layer = texLayer(c[0], v.Layers)
+	case texGeomCube, texGeomACube:
+		if op.intCoords || v.Geom != texGeomCube && v.Geom != texGeomACube || v.Layers < 6 {
+			return [4]uint32{} // not a cube map (or no .f32 direction)
+		}
+		return v.sampleCube(op.geom, c)
 	default:
 		return [4]uint32{}
 	}
@@ -333,6 +344,14 @@ func (v *texView) sample(op texOp, c [4]uint32) [4]uint32 {
 	for d := 0; d < nd; d++ {
 		tc[d] = v.texAxis(xyz[d], dims[d], v.Addr[d], op.intCoords, linear)
 	}
+	return v.sampleAt(nd, tc, layer, v.Norm, linear)
+}
+
+// sampleAt reads (point) or filters (linear) the texels of layer layer at
+// texel-space coordinates tc, applying the address modes; norm says
+// whether the coordinates were normalized (wrap and mirror need that).
+func (v *texView) sampleAt(nd int, tc [3]texCoord, layer int, norm, linear bool) [4]uint32 {
+	dims := [3]int{v.W, max(v.H, 1), max(v.D, 1)}
 	// fetch returns the raw channels of the texel at ix, or border true
 	fetch := func(ix [3]int64) (raw [4]uint32, border bool) {
 		var p [3]int
@@ -341,7 +360,7 @@ func (v *texView) sample(op texOp, c [4]uint32) [4]uint32 {
 				continue
 			}
 			mode := v.Addr[d]
-			if !v.Norm && mode != texAddrBorder {
+			if !norm && mode != texAddrBorder {
 				mode = texAddrClamp // wrap and mirror need normalized coordinates
 			}
 			q, ok := texAddress(mode, ix[d], dims[d])
@@ -893,4 +912,86 @@ func (v *texView) texAddr(d int, i int64, n int) (int, bool) {
 		mode = texAddrClamp
 	}
 	return texAddress(mode, i, n)
+}
+
+// Cube maps.
+//
+// The H100 projects a direction (x, y, z) onto a face as ptxas compiles
+// tex.cube: m = max(|x|, |y|, |z|) ignoring NaNs (FMNMX), r = MUFU.RCP(m)
+// (which flushes: m = 0 or subnormal gives Inf, m above 2^126 gives 0),
+// and each component multiplied by r (rounded to nearest, not flushed).
+// The face is the axis of the largest normalized component, ties going to
+// the later axis (z over y over x) and NaN components never chosen (all
+// NaN: z); it is the positive face unless that component is negative (-0
+// and NaN count as positive). The other two components give s and t by
+// CUDA's table (+x: -z, -y; -x: z, -y; +y: x, z; -y: x, -z; +z: x, -y;
+// -z: -x, -y), a NaN reading 0 and anything beyond ±1 (x*r can be
+// 1+2^-23) clamped to ±1. The face coordinates (s+1)/2 and (t+1)/2 are not
+// rounded to float: s = 1-2^-24 stays below 1. They are then sampled as
+// normalized 2-D coordinates of face 6*layer+face, whatever the texture's
+// normalized-coordinates flag, with its address modes and filter:
+// without cudaTextureDesc.seamlessCubemap (as recorded) filtering never
+// crosses to another face; wrap wraps within the face (s = 1 reads column
+// 0) and clamp clamps to its edge.
+
+// texCubeFaces are the face's (s, t) as signed axes: axis+1, negated if
+// negative.
+var texCubeFaces = [6][2]int{{-3, -2}, {3, -2}, {1, 3}, {1, -3}, {1, -2}, {-1, -2}}
+
+// texCubeProject returns the face a direction hits and the face
+// coordinates s, t in [-1, 1] (see above).
+func texCubeProject(d [3]uint32) (face int, s, t float32) {
+	var n [3]float32
+	m := float32(math.NaN())
+	for i, c := range d {
+		n[i] = math.Float32frombits(c)
+		if a := float32(math.Abs(float64(n[i]))); a == a && !(a <= m) {
+			m = a // FMNMX: a NaN loses to any number
+		}
+	}
+	r := b32f(mufuRcp(f32b(m)))
+	best := -1
+	for i := range n {
+		n[i] *= r
+		if n[i] != n[i] {
+			continue
+		}
+		if best < 0 || math.Abs(float64(n[i])) >= math.Abs(float64(n[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		best = 2
+	}
+	face = 2 * best
+	if n[best] < 0 {
+		face++
+	}
+	st := [2]float32{}
+	for k, a := range texCubeFaces[face] {
+		x := n[absI(int64(a))-1]
+		if a < 0 {
+			x = -x
+		}
+		if x != x {
+			x = 0
+		}
+		st[k] = min(max(x, -1), 1)
+	}
+	return face, st[0], st[1]
+}
+
+// sampleCube runs tex.cube (c: x, y, z) and tex.acube (c: layer, x, y, z).
+func (v *texView) sampleCube(geom int, c [4]uint32) [4]uint32 {
+	layer := 0
+	d := [3]uint32{c[0], c[1], c[2]}
+	if geom == texGeomACube {
+		layer = texLayer(c[0], v.Layers/6)
+		d = [3]uint32{c[1], c[2], c[3]}
+	}
+	face, s, t := texCubeProject(d)
+	var tc [3]texCoord
+	tc[0] = v.texAxisF((float64(s)+1)/2, v.W, v.Addr[0], true, v.Linear)
+	tc[1] = v.texAxisF((float64(t)+1)/2, max(v.H, 1), v.Addr[1], true, v.Linear)
+	return v.sampleAt(2, tc, 6*layer+face, true, v.Linear)
 }
