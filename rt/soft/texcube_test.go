@@ -42,6 +42,34 @@ END:
 	ret;
 }
 
+// levelcube: tex.level.cube with the direction's fourth word as the lod
+// (the recorder's form 102; textures without mipmaps read level 0).
+.visible .entry levelcube(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<10>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [tex];
+	ld.param.u64 %rd2, [crd];
+	ld.param.u64 %rd3, [res];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mad.lo.u32 %r5, %r3, %r4, %r2;
+	setp.ge.u32 %p1, %r5, %r1;
+	@%p1 bra END;
+	mul.wide.u32 %rd4, %r5, 16;
+	add.u64 %rd5, %rd2, %rd4;
+	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
+	tex.level.cube.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2, %f3, %f4}], %f4;
+	add.u64 %rd6, %rd3, %rd4;
+	st.global.v4.f32 [%rd6], {%f5, %f6, %f7, %f8};
+END:
+	ret;
+}
+
 .visible .entry sampleacube(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n, .param .u64 dims)
 {
 	.reg .pred %p<2>;
@@ -81,8 +109,8 @@ END:
 }
 `
 
-// TestTexCubeKernels runs the H100's recorded cube-map samples through
-// kernels: each recorded cube and layered-cube configuration becomes a
+// TestTexCubeKernels runs the H100's recorded cube-map samples (tex.cube,
+// tex.acube, tex.level.cube) through kernels: each recorded cube and layered-cube configuration becomes a
 // cubemap array (faces copied in CUDA's order, +x -x +y -y +z -z per
 // layer) and a texture object, and every sample must come back with the
 // H100's bits.
@@ -92,13 +120,14 @@ func TestTexCubeKernels(t *testing.T) {
 	p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
 	cube := lib.Kernel("samplecube", p(0, 8), p(8, 8), p(16, 8), p(24, 4))
 	acube := lib.Kernel("sampleacube", p(0, 8), p(8, 8), p(16, 8), p(24, 4), p(32, 8))
+	level := lib.Kernel("levelcube", p(0, 8), p(8, 8), p(16, 8), p(24, 4))
 
 	tr, _, err := loadTexRecords("testdata/tex")
 	mustT(t, err)
 	checked := map[uint32]int{}
 	for _, r := range tr {
 		h := r.hdr
-		if h[21] != 0 || h[22] != 50 && h[22] != 60 {
+		if h[21] != 0 || h[22] != 50 && h[22] != 60 && h[22] != 102 {
 			continue
 		}
 		layered := h[22] == 60
@@ -144,10 +173,13 @@ func TestTexCubeKernels(t *testing.T) {
 		binary.LittleEndian.PutUint64(b[16:], uint64(out.Ptr))
 		binary.LittleEndian.PutUint32(b[24:], uint32(n))
 		cfg := rt.Config{Grid: rt.D1((n + 127) / 128), Block: rt.D1(128), Stream: s}
-		if layered {
+		switch {
+		case layered:
 			binary.LittleEndian.PutUint64(b[32:], uint64(dims.Ptr))
 			mustT(t, acube.Launch(cfg, b[:]))
-		} else {
+		case h[22] == 102:
+			mustT(t, level.Launch(cfg, b[:28]))
+		default:
 			mustT(t, cube.Launch(cfg, b[:28]))
 		}
 		got, err := out.ToHost()
@@ -173,10 +205,10 @@ func TestTexCubeKernels(t *testing.T) {
 		out.Free()
 		dims.Free()
 	}
-	if checked[50] == 0 || checked[60] == 0 {
-		t.Fatalf("recorded samples checked: %v; want tex.cube (50) and tex.acube (60)", checked)
+	if checked[50] == 0 || checked[60] == 0 || checked[102] == 0 {
+		t.Fatalf("recorded samples checked: %v; want tex.cube (50), tex.acube (60) and tex.level.cube (102)", checked)
 	}
-	t.Logf("recorded samples through kernels, all exact: %d tex.cube, %d tex.acube", checked[50], checked[60])
+	t.Logf("recorded samples through kernels, all exact: %d tex.cube, %d tex.acube, %d tex.level.cube", checked[50], checked[60], checked[102])
 }
 
 // TestTexCubeDecode: what soft refuses in cube-map instructions, with a

@@ -919,20 +919,24 @@ func (v *texView) texAddr(d int, i int64, n int) (int, bool) {
 // The H100 projects a direction (x, y, z) onto a face as ptxas compiles
 // tex.cube: m = max(|x|, |y|, |z|) ignoring NaNs (FMNMX), r = MUFU.RCP(m)
 // (which flushes: m = 0 or subnormal gives Inf, m above 2^126 gives 0),
-// and each component multiplied by r (rounded to nearest, not flushed).
-// The face is the axis of the largest normalized component, ties going to
-// the later axis (z over y over x) and NaN components never chosen (all
-// NaN: z); it is the positive face unless that component is negative (-0
-// and NaN count as positive). The other two components give s and t by
-// CUDA's table (+x: -z, -y; -x: z, -y; +y: x, z; -y: x, -z; +z: x, -y;
-// -z: -x, -y), a NaN reading 0 and anything beyond ±1 (x*r can be
-// 1+2^-23) clamped to ±1. The face coordinates (s+1)/2 and (t+1)/2 are not
-// rounded to float: s = 1-2^-24 stays below 1. They are then sampled as
-// normalized 2-D coordinates of face 6*layer+face, whatever the texture's
-// normalized-coordinates flag, with its address modes and filter:
-// without cudaTextureDesc.seamlessCubemap (as recorded) filtering never
-// crosses to another face; wrap wraps within the face (s = 1 reads column
-// 0) and clamp clamps to its edge.
+// and each component multiplied by r, rounded to nearest; the texture
+// unit then flushes products below 2^-126 to zero (the components
+// themselves are not flushed: (1e-40, 0, 0) gives Inf, the +x face). The
+// face is the axis of the largest normalized component, ties going to the
+// later axis (z over y over x) and NaN components never chosen (all NaN:
+// z); it is the positive face unless that component is negative (-0 and
+// NaN count as positive). The other two components give s and t by CUDA's
+// table (+x: -z, -y; -x: z, -y; +y: x, z; -y: x, -z; +z: x, -y; -z: -x,
+// -y), a NaN reading 0 and anything beyond ±1 (x*r can be 1+2^-23) clamped
+// to ±1. The face coordinates (s+1)/2 and (t+1)/2 are exact, then cut
+// toward -inf to 21 fractional bits like any normalized coordinate
+// (s = 1-2^-24 reads the last texel, s = -2^-126 the texel left of the
+// middle). They are sampled as normalized 2-D coordinates of face
+// 6*layer+face, whatever the texture's normalized-coordinates flag, with
+// its address modes and filter: without cudaTextureDesc.seamlessCubemap
+// (as recorded) filtering never crosses to another face; wrap wraps within
+// the face (s = 1 reads column 0), clamp clamps to its edge, mirror
+// mirrors and border reads the border colour at s = 1.
 
 // texCubeFaces are the face's (s, t) as signed axes: axis+1, negated if
 // negative.
@@ -953,6 +957,9 @@ func texCubeProject(d [3]uint32) (face int, s, t float32) {
 	best := -1
 	for i := range n {
 		n[i] *= r
+		if tiny32(n[i]) {
+			n[i] = float32(math.Copysign(0, float64(n[i]))) // as tex flushes coordinates
+		}
 		if n[i] != n[i] {
 			continue
 		}
@@ -981,6 +988,13 @@ func texCubeProject(d [3]uint32) (face int, s, t float32) {
 	return face, st[0], st[1]
 }
 
+// texCubeCoord is the face coordinate (s+1)/2 of s in [-1, 1], cut toward
+// -inf to the 21 fractional bits of a normalized coordinate: computed
+// exactly, so that s = -2^-126 reads 1/2 - 2^-21.
+func texCubeCoord(s float32) float64 {
+	return (1<<20 + math.Floor(float64(s)*(1<<20))) / (1 << 21)
+}
+
 // sampleCube runs tex.cube (c: x, y, z) and tex.acube (c: layer, x, y, z).
 func (v *texView) sampleCube(geom int, c [4]uint32) [4]uint32 {
 	layer := 0
@@ -991,7 +1005,7 @@ func (v *texView) sampleCube(geom int, c [4]uint32) [4]uint32 {
 	}
 	face, s, t := texCubeProject(d)
 	var tc [3]texCoord
-	tc[0] = v.texAxisF((float64(s)+1)/2, v.W, v.Addr[0], true, v.Linear)
-	tc[1] = v.texAxisF((float64(t)+1)/2, max(v.H, 1), v.Addr[1], true, v.Linear)
+	tc[0] = v.texAxisF(texCubeCoord(s), v.W, v.Addr[0], true, v.Linear)
+	tc[1] = v.texAxisF(texCubeCoord(t), max(v.H, 1), v.Addr[1], true, v.Linear)
 	return v.sampleAt(2, tc, 6*layer+face, true, v.Linear)
 }
