@@ -2,6 +2,7 @@ package soft
 
 import (
 	"encoding/binary"
+	"errors"
 	"strings"
 	"testing"
 
@@ -238,5 +239,37 @@ func TestTexCubeDecode(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: load error %v, want one saying %q", tc.instr, err, tc.want)
 		}
+	}
+}
+
+// TestTexCubeSeamless: soft refuses seamless cube-map filtering (not
+// recorded on the H100) for cube maps, layered or not, and takes the flag
+// on other arrays, where it means nothing.
+func TestTexCubeSeamless(t *testing.T) {
+	_, ctx, _ := graphEnv(t, Options{})
+	seamless := rt.TextureDesc{Flags: rt.TexSeamlessCubemap, Filter: rt.FilterLinear}.Normalized(true)
+	for _, ad := range []rt.ArrayDesc{
+		{Width: 4, Height: 4, Depth: 6, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArrayCubemap},
+		{Width: 4, Height: 4, Depth: 12, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArrayCubemap | rt.ArrayLayered},
+		{Width: 4, Height: 4, Format: rt.FormatFloat, Channels: 1},
+	} {
+		arr, err := rt.NewArray(ctx, ad)
+		mustT(t, err)
+		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), seamless)
+		cube := ad.Flags&rt.ArrayCubemap != 0
+		switch {
+		case cube && !errors.Is(err, rt.ErrNotSupported):
+			t.Errorf("%v with TexSeamlessCubemap: %v, want ErrNotSupported", ad, err)
+		case !cube && err != nil:
+			t.Errorf("%v with TexSeamlessCubemap: %v, want a texture", ad, err)
+		}
+		if err == nil {
+			mustT(t, tex.Destroy())
+		}
+		// without the flag every one is a texture
+		tex, err = rt.NewTexture(ctx, rt.ArrayResource(arr), rt.TextureDesc{Filter: rt.FilterLinear}.Normalized(true))
+		mustT(t, err)
+		mustT(t, tex.Destroy())
+		mustT(t, arr.Destroy())
 	}
 }
