@@ -14,7 +14,7 @@ import (
 // configuration, the texels it samples and the H100's answers.
 
 type texRecord struct {
-	hdr    []uint32 // rtype geom kind bits nch W H D L pitch addr0 addr1 addr2 filter readMode norm srgb border0..3 err form
+	hdr    []uint32 // rtype geom kind bits nch W H D L pitch addr0 addr1 addr2 filter readMode norm srgb border0..3 err form [seamless]
 	texels []byte
 	txq    []uint32
 	coords [][4]uint32

@@ -286,6 +286,7 @@ static void lcheck(const char* what) {
 static unsigned* dQ;
 static const float BORDER[4] = {0.25f, -2.5f, 3.0f, 0.75f};
 static int ncfg = 0, nsamp = 0;
+static int g_seamless = 0;  // cudaTextureDesc.seamlessCubemap (targeted.inc's seamless probes set it)
 
 // Writes one config record: 'TEXC', the config words, the texels, the txq
 // answers, then the form, sample count, coordinates and results.
@@ -299,7 +300,7 @@ static void run_tex(Res& r, const int addr[3], int filter, int readMode, int nor
   for (int i = 0; i < 3; i++) td.addressMode[i] = (cudaTextureAddressMode)addr[i];
   td.filterMode = filter ? cudaFilterModeLinear : cudaFilterModePoint;
   td.readMode = readMode ? cudaReadModeNormalizedFloat : cudaReadModeElementType;
-  td.sRGB = srgb; td.normalizedCoords = norm;
+  td.sRGB = srgb; td.normalizedCoords = norm; td.seamlessCubemap = g_seamless;
   for (int i = 0; i < 4; i++) td.borderColor[i] = BORDER[i];
   cudaTextureObject_t t = 0;
   cudaError_t e = cudaCreateTextureObject(&t, &rd, &td, 0);
@@ -324,7 +325,7 @@ static void run_tex(Res& r, const int addr[3], int filter, int readMode, int nor
                     (uint32_t)r.W, (uint32_t)r.H, (uint32_t)r.D, (uint32_t)r.L, (uint32_t)r.pitch,
                     (uint32_t)addr[0], (uint32_t)addr[1], (uint32_t)addr[2], (uint32_t)filter, (uint32_t)readMode,
                     (uint32_t)norm, (uint32_t)srgb, fb(BORDER[0]), fb(BORDER[1]), fb(BORDER[2]), fb(BORDER[3]),
-                    (uint32_t)e, (uint32_t)form};
+                    (uint32_t)e, (uint32_t)form, (uint32_t)g_seamless};
   w32(sizeof hdr / 4);
   for (uint32_t h : hdr) w32(h);
   wbuf(r.texels.data(), r.texels.size());
