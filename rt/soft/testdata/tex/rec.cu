@@ -13,6 +13,7 @@
 #include <climits>
 #include <vector>
 #include "forms.inc"
+#include "forms2.inc"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(2); } } while (0)
 
@@ -31,6 +32,9 @@ __global__ void ktex(cudaTextureObject_t t, int form, const uint4* cs, uint4* re
     // targeted.inc: tex.grad.2d (gradients (z,w) and (w,z)), tex.level.cube (lod in w)
     case 101: { float a,b,d,e; asm volatile("tex.grad.2d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6}], {%7,%8}, {%9,%10};" : "=f"(a),"=f"(b),"=f"(d),"=f"(e) : "l"(t), "f"(__uint_as_float(c.x)), "f"(__uint_as_float(c.y)), "f"(__uint_as_float(c.z)), "f"(__uint_as_float(c.w)), "f"(__uint_as_float(c.w)), "f"(__uint_as_float(c.z))); o = make_uint4(__float_as_uint(a),__float_as_uint(b),__float_as_uint(d),__float_as_uint(e)); } break;
     case 102: { float a,b,d,e; asm volatile("tex.level.cube.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6,%7,%8}], %8;" : "=f"(a),"=f"(b),"=f"(d),"=f"(e) : "l"(t), "f"(__uint_as_float(c.x)), "f"(__uint_as_float(c.y)), "f"(__uint_as_float(c.z)), "f"(__uint_as_float(c.w))); o = make_uint4(__float_as_uint(a),__float_as_uint(b),__float_as_uint(d),__float_as_uint(e)); } break;
+#endif
+#ifndef NO_TEX3
+    TEX3_CASES
 #endif
   }
   res[i] = o;
@@ -92,7 +96,7 @@ __global__ void ksuq(cudaSurfaceObject_t s, unsigned* o) {
   asm volatile("suq.width.b32 %0, [%1];" : "=r"(v) : "l"(s)); o[0] = v;
   asm volatile("suq.height.b32 %0, [%1];" : "=r"(v) : "l"(s)); o[1] = v;
   asm volatile("suq.depth.b32 %0, [%1];" : "=r"(v) : "l"(s)); o[2] = v;
-#ifndef TXQ_DIMS_ONLY
+#if !defined(TXQ_DIMS_ONLY) && !defined(SUQ_DIMS_ONLY)
   asm volatile("suq.channel_data_type.b32 %0, [%1];" : "=r"(v) : "l"(s)); o[3] = v;
   asm volatile("suq.channel_order.b32 %0, [%1];" : "=r"(v) : "l"(s)); o[4] = v;
   asm volatile("suq.array_size.b32 %0, [%1];" : "=r"(v) : "l"(s)); o[5] = v;
@@ -131,6 +135,14 @@ static const Fmt F_F32x1 = {"f32x1", 2, 32, 1}, F_F32x2 = {"f32x2", 2, 32, 2}, F
                  F_S16x2 = {"s16x2", 1, 16, 2}, F_U32x1 = {"u32x1", 0, 32, 1}, F_U32x2 = {"u32x2", 0, 32, 2},
                  F_U32x4 = {"u32x4", 0, 32, 4}, F_S32x1 = {"s32x1", 1, 32, 1}, F_S32x2 = {"s32x2", 1, 32, 2};
 static cudaChannelFormatDesc chdesc(const Fmt& f) {
+  if (f.kind >= 3) {  // 3 unsigned normalized, 4 signed normalized (targeted.inc's surfaces)
+    static const cudaChannelFormatKind un[2][3] = {{cudaChannelFormatKindUnsignedNormalized8X1, cudaChannelFormatKindUnsignedNormalized8X2, cudaChannelFormatKindUnsignedNormalized8X4},
+                                                   {cudaChannelFormatKindUnsignedNormalized16X1, cudaChannelFormatKindUnsignedNormalized16X2, cudaChannelFormatKindUnsignedNormalized16X4}};
+    static const cudaChannelFormatKind sn[2][3] = {{cudaChannelFormatKindSignedNormalized8X1, cudaChannelFormatKindSignedNormalized8X2, cudaChannelFormatKindSignedNormalized8X4},
+                                                   {cudaChannelFormatKindSignedNormalized16X1, cudaChannelFormatKindSignedNormalized16X2, cudaChannelFormatKindSignedNormalized16X4}};
+    int bi = f.bits == 16, ci = f.nch == 4 ? 2 : f.nch - 1;
+    return cudaCreateChannelDesc(f.bits, f.nch > 1 ? f.bits : 0, f.nch > 2 ? f.bits : 0, f.nch > 3 ? f.bits : 0, f.kind == 3 ? un[bi][ci] : sn[bi][ci]);
+  }
   cudaChannelFormatKind k = f.kind == 0 ? cudaChannelFormatKindUnsigned : f.kind == 1 ? cudaChannelFormatKindSigned : cudaChannelFormatKindFloat;
   return cudaCreateChannelDesc(f.bits, f.nch > 1 ? f.bits : 0, f.nch > 2 ? f.bits : 0, f.nch > 3 ? f.bits : 0, k);
 }

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# Emits forms2.inc for targeted.inc's third round (rec tex2 ... txq/offs/sustp/sured):
+# TEX3_CASES (ktex forms 103-120), SUSTP_CASES (ksustp), SURED_CASES (ksured).
+# Form numbers are shared with the Go replay tests, which decode them the same way.
+out = []
+defs = []
+F = '"f"(__uint_as_float(c.%s))'
+R = '"r"(c.%s)'
+RES = 'o = make_uint4(__float_as_uint(a),__float_as_uint(b),__float_as_uint(d),__float_as_uint(e));'
+def case(form, asm, ins, pred=False):
+    outs = '"=f"(a),"=f"(b),"=f"(d),"=f"(e)'
+    if pred:
+        out.append('case %d: { float a,b,d,e; unsigned p; asm volatile("{ .reg .pred q; %s selp.u32 %%4, 1, 0, q; }" : %s, "=r"(p) : "l"(t), %s); %s o.w = p; } break; \\' % (asm, outs, ", ".join(ins), RES))
+    else:
+        out.append('case %d: { float a,b,d,e; asm volatile("%s" : %s : "l"(t), %s); %s } break; \\' % (form, asm, outs, ", ".join(ins), RES))
+out.append("#define TEX3_CASES \\")
+# 103: tex.2d with integer texel offsets (z, w as s32)
+case(103, "tex.2d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6}], {%7,%8};", [F % "x", F % "y", R % "z", R % "w"])
+# 104: tex.2d with a depth-compare operand (z)
+case(104, "tex.2d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6}], %7;", [F % "x", F % "y", F % "z"])
+# 105: tex.2d with offsets (z, w) and depth compare (w as float)
+case(105, "tex.2d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6}], {%7,%7}, %8;", [F % "x", F % "y", R % "z", F % "w"])
+# 106: tex.2d with a residency predicate: result channel w is the predicate (0/1)
+out.append('case 106: { float a,b,d,e; unsigned p; asm volatile("{ .reg .pred q; tex.2d.v4.f32.f32 {%0,%1,%2,%3}|q, [%5, {%6,%7}]; selp.u32 %4, 1, 0, q; }" : "=f"(a),"=f"(b),"=f"(d),"=f"(e), "=r"(p) : "l"(t), ' + F % "x" + ', ' + F % "y" + '); ' + RES + ' o.w = p; } break; \\')
+# 107: tld4.r.2d with offsets (z, w)
+case(107, "tld4.r.2d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6}], {%7,%8};", [F % "x", F % "y", R % "z", R % "w"])
+# 108-111: tld4.{r,g,b,a}.a2d (layer x, coords y z); 112-115: tld4.{r,g,b,a}.cube (x y z)
+for k, comp in enumerate("rgba"):
+    case(108 + k, "tld4.%s.a2d.v4.f32.f32 {%%0,%%1,%%2,%%3}, [%%4, {%%5,%%6,%%7,%%7}];" % comp, [R % "x", F % "y", F % "z"])
+    case(112 + k, "tld4.%s.cube.v4.f32.f32 {%%0,%%1,%%2,%%3}, [%%4, {%%5,%%6,%%7,%%7}];" % comp, [F % "x", F % "y", F % "z"])
+# 116 tex.grad.3d, 117 tex.grad.cube, 118 tex.grad.a2d, 119 tex.level.acube, 120 tex.grad.1d (gradients all w)
+case(116, "tex.grad.3d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6,%7,%7}], {%8,%8,%8,%8}, {%8,%8,%8,%8};", [F % "x", F % "y", F % "z", F % "w"])
+case(117, "tex.grad.cube.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6,%7,%7}], {%8,%8,%8,%8}, {%8,%8,%8,%8};", [F % "x", F % "y", F % "z", F % "w"])
+case(118, "tex.grad.a2d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6,%7,%7}], {%8,%8}, {%8,%8};", [R % "x", F % "y", F % "z", F % "w"])
+case(119, "tex.level.acube.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6,%7,%8}], %9;", [R % "x", F % "y", F % "z", F % "w", F % "w"])
+case(120, "tex.grad.1d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5}], {%6}, {%6};", [F % "x", F % "w"])
+out.append("")
+
+# sust.p: form = geom*100 + vec*10 + mode; geom 0 1d, 1 2d, 2 3d; vec 0 scalar, 1 v2, 2 v4; mode 0 clamp, 1 zero
+out.append("#define SUSTP_CASES \\")
+NC = [1, 2, 4]
+for g, gn in enumerate(["1d", "2d", "3d"]):
+    for v, nv in enumerate([1, 2, 4]):
+        for m, mn in enumerate(["clamp", "zero"]):
+            form = g * 100 + v * 10 + m
+            nc = NC[g]
+            cv = ",".join("%%%d" % (1 + i) for i in range(nc))
+            dv = ",".join("%%%d" % (1 + nc + i) for i in range(nv))
+            vs = "" if nv == 1 else ".v%d" % nv
+            ins = ['"l"(s)'] + ['"r"(c.%s)' % "xyzw"[i] for i in range(nc)] + ['"r"(w.%s)' % "xyzw"[i] for i in range(nv)]
+            d = "{" + dv + "}"
+            out.append('case %d: asm volatile("sust.p.%s%s.b32.%s [%%0, {%s}], %s;" :: %s : "memory"); break; \\' % (form, gn, vs, mn, cv, d, ", ".join(ins)))
+out.append("")
+
+# sured.{b,p}: form = kind*200 + op*40 + ty*10 + geom*2 + mode; kind 0 .b (x in bytes), 1 .p (x in elements);
+# ops add min max (types u32 s32 u64), and or (b32 b64). Each (kind, op, type) can be left out with
+# -DNO_SURED_<kind>_<op>_<type> when ptxas refuses it (the run script probes first).
+out.append("#define SURED_CASES \\")
+OPS = [("add", ["u32", "s32", "u64"]), ("min", ["u32", "s32", "u64"]), ("max", ["u32", "s32", "u64"]), ("and", ["b32", "b64"]), ("or", ["b32", "b64"])]
+for ki, kn in enumerate(["b", "p"]):
+    for oi, (op, tys) in enumerate(OPS):
+        for ti, ty in enumerate(tys):
+            guard = "NO_SURED_%s_%s_%s" % (kn, op, ty)
+            cases = []
+            for g, gn in enumerate(["1d", "2d"]):
+                for m, mn in enumerate(["clamp", "zero"]):
+                    form = ki * 200 + oi * 40 + ti * 10 + g * 2 + m
+                    nc = [1, 2][g]
+                    cv = ",".join("%%%d" % (1 + i) for i in range(nc))
+                    ins = ['"l"(s)'] + ['"r"(c.%s)' % "xyzw"[i] for i in range(nc)]
+                    if ty.endswith("64"):
+                        ins.append('"l"(((unsigned long long)w.y << 32) | w.x)')
+                    else:
+                        ins.append('"r"(w.x)')
+                    cases.append('case %d: asm volatile("sured.%s.%s.%s.%s.%s [%%0, {%s}], %%%d;" :: %s : "memory"); break;' % (form, kn, op, gn, ty, mn, cv, 1 + nc, ", ".join(ins)))
+            out.append("SURED_%s_%s_%s \\" % (kn, op, ty))
+            defs.append("#ifndef %s\n#define SURED_%s_%s_%s %s\n#else\n#define SURED_%s_%s_%s\n#endif" % (guard, kn, op, ty, " ".join(cases), kn, op, ty))
+out.append("")
+open("forms2.inc", "w").write("\n".join(defs) + "\n" + "\n".join(out) + "\n")
