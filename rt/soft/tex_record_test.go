@@ -102,6 +102,9 @@ func texRecKey(h []uint32) string {
 	if h[13] != 0 {
 		filt = "linear"
 	}
+	if len(h) > 23 && h[23] != 0 {
+		filt += " seamless"
+	}
 	return fmt.Sprintf("%s %s %s %s%s %s", op, texRecResNames[h[0]], texRecGeomNames[h[1]], fmtName, rm, filt)
 }
 

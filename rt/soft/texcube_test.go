@@ -2,7 +2,8 @@ package soft
 
 import (
 	"encoding/binary"
-	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -110,6 +111,48 @@ END:
 }
 `
 
+// texCubeIntPTX: tex.cube and tex.acube with .u32 and .s32 results (the
+// recorder's forms 51, 52 and 62), storing the four result words.
+func texCubeIntPTX() string {
+	var b strings.Builder
+	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
+	for _, k := range []struct{ name, geom, typ, crd string }{
+		{"cube_s32", "cube", "s32", "{%f1, %f2, %f3, %f4}"},
+		{"cube_u32", "cube", "u32", "{%f1, %f2, %f3, %f4}"},
+		{"acube_u32", "acube", "u32", "{%r6, %f2, %f3, %f4}"},
+	} {
+		fmt.Fprintf(&b, `
+.visible .entry %s(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n)
+{
+	.reg .pred %%p<2>;
+	.reg .b32 %%r<16>;
+	.reg .f32 %%f<10>;
+	.reg .b64 %%rd<8>;
+	ld.param.u64 %%rd1, [tex];
+	ld.param.u64 %%rd2, [crd];
+	ld.param.u64 %%rd3, [res];
+	ld.param.u32 %%r1, [n];
+	mov.u32 %%r2, %%tid.x;
+	mov.u32 %%r3, %%ctaid.x;
+	mov.u32 %%r4, %%ntid.x;
+	mad.lo.u32 %%r5, %%r3, %%r4, %%r2;
+	setp.ge.u32 %%p1, %%r5, %%r1;
+	@%%p1 bra END;
+	mul.wide.u32 %%rd4, %%r5, 16;
+	add.u64 %%rd5, %%rd2, %%rd4;
+	ld.global.v4.f32 {%%f1, %%f2, %%f3, %%f4}, [%%rd5];
+	mov.b32 %%r6, %%f1;
+	tex.%s.v4.%s.f32 {%%r8, %%r9, %%r10, %%r11}, [%%rd1, %s];
+	add.u64 %%rd6, %%rd3, %%rd4;
+	st.global.v4.u32 [%%rd6], {%%r8, %%r9, %%r10, %%r11};
+END:
+	ret;
+}
+`, k.name, k.geom, k.typ, k.crd)
+	}
+	return b.String()
+}
+
 // TestTexCubeKernels runs the H100's recorded cube-map samples (tex.cube,
 // tex.acube, tex.level.cube) through kernels: each recorded cube and layered-cube configuration becomes a
 // cubemap array (faces copied in CUDA's order, +x -x +y -y +z -z per
@@ -122,22 +165,34 @@ func TestTexCubeKernels(t *testing.T) {
 	cube := lib.Kernel("samplecube", p(0, 8), p(8, 8), p(16, 8), p(24, 4))
 	acube := lib.Kernel("sampleacube", p(0, 8), p(8, 8), p(16, 8), p(24, 4), p(32, 8))
 	level := lib.Kernel("levelcube", p(0, 8), p(8, 8), p(16, 8), p(24, 4))
+	ilib := rt.NewLibrary("cubeint.ptx", []byte(texCubeIntPTX()))
+	intKernels := map[uint32]*rt.Kernel{
+		51: ilib.Kernel("cube_s32", p(0, 8), p(8, 8), p(16, 8), p(24, 4)),
+		52: ilib.Kernel("cube_u32", p(0, 8), p(8, 8), p(16, 8), p(24, 4)),
+		62: ilib.Kernel("acube_u32", p(0, 8), p(8, 8), p(16, 8), p(24, 4)),
+	}
 
 	tr, _, err := loadTexRecords("testdata/tex")
 	mustT(t, err)
 	checked := map[uint32]int{}
+	seamlessN := 0
 	for _, r := range tr {
 		h := r.hdr
-		if h[21] != 0 || h[22] != 50 && h[22] != 60 && h[22] != 102 {
+		ik := intKernels[h[22]]
+		if h[21] != 0 || h[22] != 50 && h[22] != 60 && h[22] != 102 && ik == nil {
 			continue
 		}
-		layered := h[22] == 60
+		layered := h[22] == 60 || h[22] == 62
 		ad := rt.ArrayDesc{Width: int(h[5]), Height: int(h[6]), Depth: int(h[8]), Channels: int(h[4]), Flags: rt.ArrayCubemap}
 		switch {
 		case h[2] == texChanFloat && h[3] == 32:
 			ad.Format = rt.FormatFloat
 		case h[2] == texChanUnsigned && h[3] == 8:
 			ad.Format = rt.FormatUint8
+		case h[2] == texChanSigned && h[3] == 8:
+			ad.Format = rt.FormatInt8
+		case h[2] == texChanUnsigned && h[3] == 32:
+			ad.Format = rt.FormatUint32
 		default:
 			t.Fatalf("%s: a texel format this test does not make", texRecKey(h))
 		}
@@ -152,6 +207,10 @@ func TestTexCubeKernels(t *testing.T) {
 			td.AddressMode[i] = rt.AddressMode(h[10+i])
 		}
 		td = td.Normalized(h[15] != 0).Read(rt.ReadMode(h[14]))
+		seamless := len(h) > 23 && h[23] != 0
+		if seamless {
+			td.Flags |= rt.TexSeamlessCubemap
+		}
 		for i := range td.BorderColor {
 			td.BorderColor[i] = mathF32(h[17+i])
 		}
@@ -175,6 +234,8 @@ func TestTexCubeKernels(t *testing.T) {
 		binary.LittleEndian.PutUint32(b[24:], uint32(n))
 		cfg := rt.Config{Grid: rt.D1((n + 127) / 128), Block: rt.D1(128), Stream: s}
 		switch {
+		case ik != nil:
+			mustT(t, ik.Launch(cfg, b[:28]))
 		case layered:
 			binary.LittleEndian.PutUint64(b[32:], uint64(dims.Ptr))
 			mustT(t, acube.Launch(cfg, b[:]))
@@ -192,7 +253,7 @@ func TestTexCubeKernels(t *testing.T) {
 				}
 			}
 		}
-		if layered {
+		if layered && ik == nil {
 			dd, err := dims.ToHost()
 			mustT(t, err)
 			if dd[0] != r.txq[0] || dd[1] != r.txq[1] || dd[2] != r.txq[2] {
@@ -200,16 +261,22 @@ func TestTexCubeKernels(t *testing.T) {
 			}
 		}
 		checked[h[22]] += n
+		if seamless {
+			seamlessN += n
+		}
 		mustT(t, tex.Destroy())
 		mustT(t, arr.Destroy())
 		in.Free()
 		out.Free()
 		dims.Free()
 	}
-	if checked[50] == 0 || checked[60] == 0 || checked[102] == 0 {
-		t.Fatalf("recorded samples checked: %v; want tex.cube (50), tex.acube (60) and tex.level.cube (102)", checked)
+	for _, f := range []uint32{50, 51, 52, 60, 62, 102} {
+		if checked[f] == 0 || seamlessN == 0 {
+			t.Fatalf("recorded samples checked: %v, %d seamless; want tex.cube (50, .s32 51, .u32 52), tex.acube (60, .u32 62), tex.level.cube (102) and seamless ones", checked, seamlessN)
+		}
 	}
-	t.Logf("recorded samples through kernels, all exact: %d tex.cube, %d tex.acube, %d tex.level.cube", checked[50], checked[60], checked[102])
+	t.Logf("recorded samples through kernels, all exact: %d tex.cube (.s32 %d, .u32 %d), %d tex.acube (.u32 %d), %d tex.level.cube; %d of them seamless",
+		checked[50], checked[51], checked[52], checked[60], checked[62], checked[102], seamlessN)
 }
 
 // TestTexCubeDecode: what soft refuses in cube-map instructions, with a
@@ -242,9 +309,10 @@ func TestTexCubeDecode(t *testing.T) {
 	}
 }
 
-// TestTexCubeSeamless: soft refuses seamless cube-map filtering (not
-// recorded on the H100) for cube maps, layered or not, and takes the flag
-// on other arrays, where it means nothing.
+// TestTexCubeSeamless: a texture object takes TexSeamlessCubemap on cube
+// maps, layered or not, and on other arrays (where it means nothing).
+// (Its sampling is checked against the H100 by TestTexCubeKernels and
+// TestTexRecorded.)
 func TestTexCubeSeamless(t *testing.T) {
 	_, ctx, _ := graphEnv(t, Options{})
 	seamless := rt.TextureDesc{Flags: rt.TexSeamlessCubemap, Filter: rt.FilterLinear}.Normalized(true)
@@ -256,20 +324,85 @@ func TestTexCubeSeamless(t *testing.T) {
 		arr, err := rt.NewArray(ctx, ad)
 		mustT(t, err)
 		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), seamless)
-		cube := ad.Flags&rt.ArrayCubemap != 0
-		switch {
-		case cube && !errors.Is(err, rt.ErrNotSupported):
-			t.Errorf("%v with TexSeamlessCubemap: %v, want ErrNotSupported", ad, err)
-		case !cube && err != nil:
+		if err != nil {
 			t.Errorf("%v with TexSeamlessCubemap: %v, want a texture", ad, err)
-		}
-		if err == nil {
+		} else {
 			mustT(t, tex.Destroy())
 		}
-		// without the flag every one is a texture
-		tex, err = rt.NewTexture(ctx, rt.ArrayResource(arr), rt.TextureDesc{Filter: rt.FilterLinear}.Normalized(true))
-		mustT(t, err)
-		mustT(t, tex.Destroy())
 		mustT(t, arr.Destroy())
+	}
+}
+
+// TestTexCubeNeighbour checks the seamless filter's texel across an edge
+// against the cube's geometry: the centre of texel (i, j) of a face, one
+// texel beyond an edge, folded over that edge (keeping its distance to
+// it), projected with texCubeProject and read back as a texel of the face
+// it lands on. Every texel one beyond an edge is that of another face,
+// next to the edge, whose own neighbour across the edge is a texel of the
+// first face next to the edge; the corners have none.
+func TestTexCubeNeighbour(t *testing.T) {
+	for n := 1; n <= 6; n++ {
+		for face := 0; face < 6; face++ {
+			for i := -1; i <= n; i++ {
+				for j := -1; j <= n; j++ {
+					f, fi, fj, ok := texCubeNeighbour(face, i, j, n)
+					outI, outJ := i < 0 || i >= n, j < 0 || j >= n
+					if outI && outJ {
+						if ok {
+							t.Errorf("n %d face %d texel (%d, %d): a corner, got face %d (%d, %d)", n, face, i, j, f, fi, fj)
+						}
+						continue
+					}
+					if !ok || fi < 0 || fi >= n || fj < 0 || fj >= n {
+						t.Fatalf("n %d face %d texel (%d, %d): got face %d (%d, %d) ok %v", n, face, i, j, f, fi, fj, ok)
+					}
+					if !outI && !outJ {
+						if f != face || fi != i || fj != j {
+							t.Errorf("n %d face %d texel (%d, %d) inside: got face %d (%d, %d)", n, face, i, j, f, fi, fj)
+						}
+						continue
+					}
+					// geometry: the texel centre in face coordinates,
+					// folded onto the next face half a texel from the edge
+					st := [2]float64{-1 + float64(2*i+1)/float64(n), -1 + float64(2*j+1)/float64(n)}
+					var p [3]float64
+					p[face/2] = 1 - 1/float64(n)
+					if face&1 != 0 {
+						p[face/2] = -p[face/2]
+					}
+					for k, a := range texCubeFaces[face] {
+						x := math.Max(-1, math.Min(1, st[k]))
+						if a < 0 {
+							x = -x
+						}
+						p[absI(int64(a))-1] = x
+					}
+					var d [3]uint32
+					for k := range p {
+						d[k] = math.Float32bits(float32(p[k]))
+					}
+					gf, s, tt := texCubeProject(d)
+					gi := int(math.Floor((float64(s) + 1) / 2 * float64(n)))
+					gj := int(math.Floor((float64(tt) + 1) / 2 * float64(n)))
+					if f != gf || fi != gi || fj != gj {
+						t.Errorf("n %d face %d texel (%d, %d): face %d (%d, %d), geometry says face %d (%d, %d)", n, face, i, j, f, fi, fj, gf, gi, gj)
+					}
+					if f == face || f/2 == face/2 {
+						t.Errorf("n %d face %d texel (%d, %d): face %d is not a neighbour", n, face, i, j, f)
+					}
+					// and back: the neighbour's texel across the same edge
+					back := false
+					for _, q := range [][2]int{{fi - 1, fj}, {fi + 1, fj}, {fi, fj - 1}, {fi, fj + 1}} {
+						bf, bi, bj, bok := texCubeNeighbour(f, q[0], q[1], n)
+						if bok && bf == face && absI(int64(bi-min(max(i, 0), n-1)))+absI(int64(bj-min(max(j, 0), n-1))) == 0 {
+							back = true
+						}
+					}
+					if !back {
+						t.Errorf("n %d face %d texel (%d, %d) -> face %d (%d, %d): no way back across the edge", n, face, i, j, f, fi, fj)
+					}
+				}
+			}
+		}
 	}
 }

@@ -261,6 +261,7 @@ func texViewOf(b *texBinding, data []byte) *texView {
 		v.Linear = t.Filter == rt.FilterLinear
 		v.Norm = t.Flags&rt.TexNormalizedCoords != 0
 		v.SRGB = t.Flags&rt.TexSRGB != 0
+		v.Seamless = t.Flags&rt.TexSeamlessCubemap != 0
 		if t.Flags&rt.TexReadAsInteger == 0 && v.Bits < 32 && v.Chan != texChanFloat {
 			v.ReadNorm = true
 		}

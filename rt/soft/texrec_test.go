@@ -103,7 +103,7 @@ func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	var sr []surfRecord
 	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
 	// probes (rec tex2, targeted.inc); surf.bin.gz: surfaces.
-	for _, name := range []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "surf.bin.gz"} {
+	for _, name := range []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "surf.bin.gz"} {
 		b, err := readGz(filepath.Join(dir, name))
 		if err != nil {
 			return nil, nil, err
@@ -162,6 +162,9 @@ func texRecView(t *texRecord) *texView {
 		Linear: h[13] != 0, ReadNorm: h[14] != 0, Norm: h[15] != 0, SRGB: h[16] != 0,
 		Border: [4]uint32{h[17], h[18], h[19], h[20]},
 		Data:   t.texels,
+	}
+	if len(h) > 23 {
+		v.Seamless = h[23] != 0
 	}
 	switch h[0] {
 	case 1:

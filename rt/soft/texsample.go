@@ -65,6 +65,7 @@ type texView struct {
 	Norm     bool   // normalized coordinates
 	ReadNorm bool   // 8/16-bit integers read as normalized floats
 	SRGB     bool
+	Seamless bool      // cube maps: cudaTextureDesc.seamlessCubemap
 	Border   [4]uint32 // border colour, float bits
 }
 
@@ -1004,8 +1005,135 @@ func (v *texView) sampleCube(geom int, c [4]uint32) [4]uint32 {
 		d = [3]uint32{c[1], c[2], c[3]}
 	}
 	face, s, t := texCubeProject(d)
+	if v.Seamless {
+		return v.sampleCubeSeamless(layer, face, s, t)
+	}
 	var tc [3]texCoord
 	tc[0] = v.texAxisF(texCubeCoord(s), v.W, v.Addr[0], true, v.Linear)
 	tc[1] = v.texAxisF(texCubeCoord(t), max(v.H, 1), v.Addr[1], true, v.Linear)
 	return v.sampleAt(2, tc, 6*layer+face, true, v.Linear)
+}
+
+// Seamless cube maps (cudaTextureDesc.seamlessCubemap).
+//
+// The face and its coordinates are found as without the flag, but the
+// address modes no longer apply: a point sample reads the texel at the
+// face coordinate clamped to the face (border reads no border colour, wrap
+// does not wrap), and a linear filter whose 2×2 footprint leaves the face
+// takes the texels beyond an edge from the neighbouring face (the texel
+// row along that edge), with the ordinary 2-D weights. Where three faces
+// meet, the footprint's fourth texel does not exist: its weight wc is
+// shared out, round(wc/3) to each of the two texels beside it and the rest
+// to the one diagonally opposite (so the three weights still sum to 256).
+// Read off the H100 (testdata/tex/tex2-e.bin.gz: impulses on every texel
+// of the three faces around a corner, texel-numbered cubes in every
+// address mode, u8 normalized and layered cubes).
+
+// texCubeNeighbour returns the texel (i, j) of face, 0 <= i, j < n or one
+// beyond on a single axis, as face f and texel (fi, fj) of the cube: a
+// texel beyond an edge is the neighbouring face's texel along that edge.
+// ok is false for a texel beyond two edges (a corner of the cube).
+func texCubeNeighbour(face, i, j, n int) (f, fi, fj int, ok bool) {
+	outI, outJ := i < 0 || i >= n, j < 0 || j >= n
+	if !outI && !outJ {
+		return face, i, j, true
+	}
+	if outI && outJ {
+		return 0, 0, 0, false
+	}
+	// Positions in units of half a texel, the cube spanning [-n, n]: the
+	// texel centre (2i+1-n, 2j+1-n) on the face, folded over the edge onto
+	// the next face, where it lies half a texel (n-1) from the edge.
+	var p [3]int
+	p[face/2] = n - 1
+	if face&1 != 0 {
+		p[face/2] = 1 - n
+	}
+	st := [2]int{min(max(2*i+1-n, -n), n), min(max(2*j+1-n, -n), n)}
+	for k, a := range texCubeFaces[face] {
+		x := st[k]
+		if a < 0 {
+			x = -x
+		}
+		p[absI(int64(a))-1] = x
+	}
+	for ax := range p {
+		if ax == face/2 || absI(int64(p[ax])) != int64(n) {
+			continue
+		}
+		f = 2 * ax
+		if p[ax] < 0 {
+			f++
+		}
+	}
+	var ij [2]int
+	for k, a := range texCubeFaces[f] {
+		x := p[absI(int64(a))-1]
+		if a < 0 {
+			x = -x
+		}
+		ij[k] = (x + n - 1) / 2
+	}
+	return f, ij[0], ij[1], true
+}
+
+// sampleCubeSeamless samples face of layer at face coordinates s, t of a
+// seamless cube map (see above).
+func (v *texView) sampleCubeSeamless(layer, face int, s, t float32) [4]uint32 {
+	n := v.W
+	tx := v.texAxisF(texCubeCoord(s), n, texAddrClamp, true, v.Linear)
+	ty := v.texAxisF(texCubeCoord(t), n, texAddrClamp, true, v.Linear)
+	if !v.Linear {
+		i := int(min(max(tx.i, 0), int64(n-1)))
+		j := int(min(max(ty.i, 0), int64(n-1)))
+		return v.convert(v.texel(i, j, 0, 6*layer+face))
+	}
+	a, b := tx.a, ty.a
+	w11 := (a*b + 128) >> 8
+	w := [4]int64{256 - a - b + w11, a - w11, b - w11, w11} // index bit 0 x, bit 1 y
+	var raw [4][4]uint32
+	corner := -1
+	for k := range raw {
+		f, i, j, ok := texCubeNeighbour(face, int(tx.i)+k&1, int(ty.i)+k>>1, n)
+		if !ok {
+			corner = k
+			continue
+		}
+		raw[k] = v.texel(i, j, 0, 6*layer+f)
+	}
+	if corner >= 0 {
+		wc := w[corner]
+		side := (wc + 1) / 3 // round(wc/3)
+		w[corner^1] += side
+		w[corner^2] += side
+		w[corner^3] += wc - 2*side
+		w[corner] = 0
+	}
+	var bd [4]bool
+	if v.ReadNorm && v.Chan != texChanFloat && !v.SRGB {
+		return v.filterNorm(raw[:], bd[:], w[:])
+	}
+	// As filter's blend: texels that are the far one of an axis whose
+	// fraction is 0 do not count even as NaN or Inf (nor does the missing
+	// corner, which has weight 0).
+	live := uint32(15)
+	if a == 0 {
+		live &^= 0b1010
+	}
+	if b == 0 {
+		live &^= 0b1100
+	}
+	if corner >= 0 {
+		live &^= 1 << corner
+	}
+	half := v.Chan == texChanFloat && v.Bits == 16
+	var tv [4][4]uint32
+	for k := range raw {
+		tv[k] = v.convert(raw[k])
+	}
+	var o [4]uint32
+	for ch := 0; ch < 4; ch++ {
+		o[ch] = texBlend([]uint32{tv[0][ch], tv[1][ch], tv[2][ch], tv[3][ch]}, w[:], live, half)
+	}
+	return o
 }
