@@ -521,7 +521,7 @@ const (
 	TexNormalizedCoords    uint32 = 0x02
 	TexSRGB                uint32 = 0x10
 	TexDisableTrilinearOpt uint32 = 0x20
-	TexSeamlessCubemap     uint32 = 0x40
+	TexSeamlessCubemap     uint32 = 0x40 // cube maps filter across faces (address modes off)
 
 	texFlagsKnown      = TexReadAsInteger | TexNormalizedCoords | TexSRGB | TexDisableTrilinearOpt | TexSeamlessCubemap
 	maxAnisotropyLimit = 16
@@ -529,7 +529,10 @@ const (
 
 // TextureDesc is a CUDA_TEXTURE_DESC without mipmaps: how a texture samples.
 type TextureDesc struct {
-	// AddressMode is per dimension: x, y, z (a cube map's are ignored).
+	// AddressMode is per dimension: x, y, z. On a cube map x's mode
+	// applies to a face's s coordinate and y's to its t, within the face
+	// (wrap wraps to the same face's far edge, border reads the border
+	// colour at its edges); with TexSeamlessCubemap they are ignored.
 	AddressMode [3]AddressMode
 	Filter      FilterMode
 	// Flags are TexReadAsInteger, TexNormalizedCoords, TexSRGB,

@@ -934,10 +934,11 @@ func (v *texView) texAddr(d int, i int64, n int) (int, bool) {
 // (s = 1-2^-24 reads the last texel, s = -2^-126 the texel left of the
 // middle). They are sampled as normalized 2-D coordinates of face
 // 6*layer+face, whatever the texture's normalized-coordinates flag, with
-// its address modes and filter: without cudaTextureDesc.seamlessCubemap
-// (as recorded) filtering never crosses to another face; wrap wraps within
-// the face (s = 1 reads column 0), clamp clamps to its edge, mirror
-// mirrors and border reads the border colour at s = 1.
+// its filter and address modes (x's mode for s, y's for t): without
+// cudaTextureDesc.seamlessCubemap filtering never crosses to another face;
+// wrap wraps within the face (s = 1 reads column 0), clamp clamps to its
+// edge, mirror mirrors and border reads the border colour at s = 1.
+// Seamless cube maps are below.
 
 // texCubeFaces are the face's (s, t) as signed axes: axis+1, negated if
 // negative.
