@@ -64,8 +64,9 @@
 // half precision, ties away), and filters 8/16-bit normalized texels as
 // integers through a 16-bit fixed-point result (U/65535, S/32767), and
 // projects cube-map directions through MUFU.RCP onto faces sampled as 2-D
-// textures (seamless ones filtering across faces); testdata/tex holds the H100's answers and its NOTES.md the
-// rules and the gaps (sRGB, 3-D weights are not yet exact).
+// textures (seamless ones filtering across faces); testdata/tex holds
+// the H100's answers and its NOTES.md the rules and the gaps (sRGB, 3-D
+// weights are not yet exact).
 //
 // # Contraction
 //
