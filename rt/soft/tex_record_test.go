@@ -40,10 +40,17 @@ func TestTexRecorded(t *testing.T) {
 		}
 		for i, co := range r.coords {
 			var got [4]uint32
+			op := texRecOperands(h[22], op, co)
 			if op.gather {
-				got = v.gather(op.comp, co)
+				got = v.gatherOp(op, co)
 			} else {
 				got = v.sample(op, co)
+			}
+			if texRecResidency(h[22]) {
+				got[3] = 0
+				if texResident {
+					got[3] = 1
+				}
 			}
 			c.n++
 			if got == r.res[i] {
@@ -81,10 +88,22 @@ func texRecKey(h []uint32) string {
 	form := h[22]
 	op := "tex"
 	switch {
-	case form == 100, form == 102:
+	case form == 100, form == 102, form == 119:
 		op = "tex.level"
-	case form == 101:
+	case form == 101, form >= 116 && form <= 120:
 		op = "tex.grad"
+	case form == 103:
+		op = "tex+offsets"
+	case form == 104:
+		op = "tex+depth"
+	case form == 105:
+		op = "tex+offsets+depth"
+	case form == 106:
+		op = "tex|p"
+	case form == 107:
+		op = "tld4+offsets"
+	case form >= 108 && form <= 115:
+		op = "tld4"
 	case form >= 70:
 		op = "tld4"
 	case form%10 >= 3:
@@ -117,6 +136,8 @@ func texRecKnownGap(h []uint32) bool {
 	switch {
 	case form%10 >= 3 && form < 70:
 		return false // integer coordinates: exact everywhere
+	case form >= 103 && form <= 120:
+		return false // offsets, depth compare, residency, tld4.a2d/.cube, tex.grad: all exact
 	case h[16] != 0:
 		return true // sRGB: the H100's table is not fully recorded
 	case form >= 70 && form < 100 && h[2] == texChanFloat && h[3] == 32:

@@ -286,7 +286,7 @@ func TestTexCubeDecode(t *testing.T) {
 	for _, tc := range []struct{ instr, want string }{
 		{"tex.cube.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2, %r3, %r4}];", "not .s32"},
 		{"tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3}];", "3 coordinates, want 4"},
-		{"tld4.r.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3, %f4}];", "only tld4.2d"},
+		{"tld4.r.acube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f1, %f2, %f3}];", "tld4 is supported on .2d, .a2d and .cube"},
 	} {
 		src := `
 .version 8.0

@@ -45,6 +45,10 @@ type texInstr struct {
 	dst   [4]uint32 // result registers (0: the sink)
 	crd   [4]uint32 // coordinate registers
 	val   [4]uint32 // sust's values
+	offs  bool      // tex/tld4 with texel offsets (operand e)
+	off   [3]uint32 // their registers
+	resid bool      // tex/tld4 d|p: p, the residency predicate, is set
+	pred  uint32    // p's slot
 	what  string
 }
 
@@ -108,11 +112,6 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 			dc.failIn(in, "%s: modifier .%s is not supported", ti.what, m)
 		}
 	}
-	if in.Op == "tex" && len(in.Mods) > 0 && in.Mods[0] == "level" && len(in.Operands) == 3 {
-		// Textures have no mipmaps here, so tex.level samples level 0 and
-		// its lod operand has no effect (as recorded on the H100).
-		in = &ptx.Instr{Pos: in.Pos, Op: in.Op, Mods: in.Mods, Operands: in.Operands[:2]}
-	}
 	ops := in.Operands
 	tuple := func(o ptx.Operand) (ptx.Operand, ptx.Operand) {
 		switch t := o.(type) {
@@ -153,20 +152,27 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 	}
 	switch ti.kind {
 	case tkTex, tkTld4:
-		if len(ops) != 2 {
-			dc.failIn(in, "%s: offsets, depth compare and residency predicates are not supported", ti.what)
-		}
 		ti.intc = ti.kind == tkTex && in.Mods[len(in.Mods)-1] == "s32"
 		if ti.intc && (ti.geom == texGeomCube || ti.geom == texGeomACube) {
 			dc.failIn(in, "%s: cube map coordinates are .f32 (a direction), not .s32", ti.what)
 		}
-		if ti.kind == tkTld4 && ti.geom != texGeom2D {
-			dc.failIn(in, "%s: only tld4.2d is supported", ti.what)
+		if ti.kind == tkTld4 && ti.geom != texGeom2D && ti.geom != texGeomA2D && ti.geom != texGeomCube {
+			dc.failIn(in, "%s: tld4 is supported on .2d, .a2d and .cube (.acube is not recorded)", ti.what)
 		}
-		dsts(ops[0], 4)
+		if len(ops) < 2 {
+			dc.failIn(in, "%s: want d, [handle, {coordinates}]", ti.what)
+		}
+		d := ops[0]
+		if pr, ok := d.(*ptx.Pair); ok {
+			d = pr.First
+			ti.resid = true
+			ti.pred, _ = dc.pred(in, sc, pr.Second)
+		}
+		dsts(d, 4)
 		h, c := tuple(ops[1])
 		ti.h = handle(h)
 		coords(c)
+		dc.texExtras(in, sc, &ti, ops[2:])
 	case tkTxq, tkSuq:
 		if len(ops) != 2 {
 			dc.failIn(in, "%s: want d, [handle]", ti.what)
@@ -206,6 +212,65 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 	x.op, x.aux = opTex, int32(len(dc.p.texs))
 	dc.p.texs = append(dc.p.texs, ti)
 	dc.emit(in, x)
+}
+
+// texExtras decodes the operands of tex and tld4 after [a, c]: tex.level's
+// lod (textures have no mipmaps here, so tex.level samples level 0 and its
+// lod has no effect, as recorded on the H100), then the optional texel
+// offsets e (a vector of .s32, one element per dimension, four for .3d)
+// and depth-compare value f (an .f32 scalar). CUDA's samplers have no
+// compare mode and the H100 ignores f (tex.2d, 8,192 recorded samples); the
+// offsets are applied as texOffset says. Only the recorded combinations
+// load (see testdata/tex/NOTES.md, "Offsets, depth compare, residency");
+// the others are refused rather than guessed.
+func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.Operand) {
+	level := ti.kind == tkTex && len(in.Mods) > 0 && in.Mods[0] == "level"
+	if level {
+		if len(ops) == 0 {
+			dc.failIn(in, "%s: want the lod operand", ti.what)
+		}
+		if _, ok := ops[0].(*ptx.Vec); ok {
+			dc.failIn(in, "%s: the lod is a scalar", ti.what)
+		}
+		dc.src(in, sc, ops[0], ptx.B32) // checked, not used
+		ops = ops[1:]
+	}
+	var offs, depth ptx.Operand
+	if len(ops) > 0 {
+		if _, ok := ops[0].(*ptx.Vec); ok {
+			offs, ops = ops[0], ops[1:]
+		}
+	}
+	if len(ops) > 0 {
+		if _, ok := ops[0].(*ptx.Vec); ok {
+			dc.failIn(in, "%s: the depth-compare operand is an .f32 scalar", ti.what)
+		}
+		depth, ops = ops[0], ops[1:]
+	}
+	if len(ops) > 0 {
+		dc.failIn(in, "%s: too many operands", ti.what)
+	}
+	plain2D := ti.geom == texGeom2D && !ti.intc && !level
+	if ti.resid && (ti.kind != tkTex || !plain2D) {
+		dc.failIn(in, "%s: residency predicates (d|p) are supported on tex.2d with .f32 coordinates only (the others are not recorded)", ti.what)
+	}
+	if offs != nil {
+		if !plain2D {
+			dc.failIn(in, "%s: texel offsets are supported on tex.2d and tld4.2d with .f32 coordinates only (the others are not recorded)", ti.what)
+		}
+		regs := dc.vecRegs(in, sc, offs, ptx.S32, false)
+		if len(regs) != 2 {
+			dc.failIn(in, "%s: %d offsets, want 2", ti.what, len(regs))
+		}
+		ti.offs = true
+		copy(ti.off[:], regs)
+	}
+	if depth != nil {
+		if ti.kind != tkTex || !plain2D {
+			dc.failIn(in, "%s: depth compare is supported on tex.2d with .f32 coordinates only (the others are not recorded)", ti.what)
+		}
+		dc.src(in, sc, depth, ptx.F32) // checked, not used
+	}
 }
 
 // texViewOf describes a texture or surface object to the sampler.
@@ -347,10 +412,25 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 		}
 		var out [4]uint32
 		switch ti.kind {
-		case tkTex:
-			out = v.sample(texOp{geom: ti.geom, intCoords: ti.intc}, crd)
-		case tkTld4:
-			out = v.gather(ti.comp, crd)
+		case tkTex, tkTld4:
+			op := texOp{geom: ti.geom, intCoords: ti.intc, gather: ti.kind == tkTld4, comp: ti.comp, offs: ti.offs}
+			if ti.offs {
+				for i := 0; i < 2; i++ {
+					op.off[i] = int32(w.r[ti.off[i]+uint32(l)])
+				}
+			}
+			if op.gather && op.geom == texGeomCube && v.Seamless {
+				// not recorded: which texels a gather takes across a
+				// seamless cube's edges and corners
+				c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc, addr: h,
+					msg: sprintf("%s on a seamless cube map (TexSeamlessCubemap) is not supported: not recorded on the H100", ti.what)}
+				return false
+			}
+			if op.gather {
+				out = v.gatherOp(op, crd)
+			} else {
+				out = v.sample(op, crd)
+			}
 		case tkTxq, tkSuq:
 			w.r[ti.dst[0]+uint32(l)] = uint64(texDims(v, ti.kind == tkSuq, ti.query))
 			continue
@@ -392,6 +472,13 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 		}
 		for i := 0; i < 4; i++ {
 			w.r[ti.dst[i]+uint32(l)] = uint64(out[i])
+		}
+	}
+	if ti.resid {
+		if texResident {
+			w.pr[ti.pred] |= m
+		} else {
+			w.pr[ti.pred] &^= m
 		}
 	}
 	return true

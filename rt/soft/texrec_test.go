@@ -103,7 +103,7 @@ func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	var sr []surfRecord
 	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
 	// probes (rec tex2, targeted.inc); surf.bin.gz: surfaces.
-	for _, name := range []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "surf.bin.gz"} {
+	for _, name := range []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "surf.bin.gz"} {
 		b, err := readGz(filepath.Join(dir, name))
 		if err != nil {
 			return nil, nil, err
@@ -189,6 +189,18 @@ func texRecForm(form uint32) (op texOp) {
 		return texOp{geom: texGeom2D}
 	case form == 102:
 		return texOp{geom: texGeomCube, level: true}
+	case form == 103, form == 105: // tex.2d with offsets (105: and a depth compare)
+		return texOp{geom: texGeom2D, offs: true}
+	case form == 104, form == 106: // tex.2d with a depth compare; with a residency predicate
+		return texOp{geom: texGeom2D}
+	case form == 107: // tld4.r.2d with offsets
+		return texOp{geom: texGeom2D, gather: true, offs: true}
+	case form >= 108 && form <= 111: // tld4.{r,g,b,a}.a2d
+		return texOp{geom: texGeomA2D, gather: true, comp: int(form - 108)}
+	case form >= 112 && form <= 115: // tld4.{r,g,b,a}.cube
+		return texOp{geom: texGeomCube, gather: true, comp: int(form - 112)}
+	case form >= 116 && form <= 120: // tex.grad.{3d,cube,a2d}, tex.level.acube, tex.grad.1d
+		return texOp{geom: []int{texGeom3D, texGeomCube, texGeomA2D, texGeomACube, texGeom1D}[form-116], level: form == 119}
 	case form >= 70:
 		f := int(form - 70)
 		return texOp{geom: texGeom2D, gather: true, comp: f / 3, rtype: f % 3}
@@ -197,3 +209,21 @@ func texRecForm(form uint32) (op texOp) {
 		return texOp{geom: f / 10, intCoords: f%10 >= 3, rtype: f % 10 % 3}
 	}
 }
+
+// texRecOperands completes a recorded form's op with the operands that
+// targeted.inc's t_tex3 passed in coordinate words: texel offsets from z
+// and w (forms 103 and 107) or z twice (105). Word w of form 104 and 105
+// is the depth-compare value, which the H100 ignores.
+func texRecOperands(form uint32, op texOp, co [4]uint32) texOp {
+	switch form {
+	case 103, 107:
+		op.off = [3]int32{int32(co[2]), int32(co[3])}
+	case 105:
+		op.off = [3]int32{int32(co[2]), int32(co[2])}
+	}
+	return op
+}
+
+// texRecResidency says whether a recorded form stored tex's residency
+// predicate (0 or 1) in result word w instead of channel a.
+func texRecResidency(form uint32) bool { return form == 106 }

@@ -106,6 +106,24 @@ type texOp struct {
 	gather    bool
 	comp      int
 	level     bool
+	offs      bool     // texel offsets (tex and tld4 with an offset vector)
+	off       [3]int32 // the offsets, as the instruction's registers hold them
+}
+
+// texResident is tex's residency predicate (d|p): every texel of a
+// texture here is resident (no sparse arrays), and the H100 answered true
+// for every recorded sample (8,192 on tex.2d, out-of-range coordinates and
+// border texels included).
+const texResident = true
+
+// texOffset is a texel offset as the H100 applies it: the low 4 bits
+// (tex, -8..7) or 6 bits (tld4, -32..31) of the register, signed, added to
+// the texel index after scaling (before the address mode).
+func texOffset(o int32, gather bool) int64 {
+	if gather {
+		return int64(o << 26 >> 26)
+	}
+	return int64(o << 28 >> 28)
 }
 
 // texCoord is one dimension's coordinate after scaling: the integer texel
@@ -344,6 +362,9 @@ func (v *texView) sample(op texOp, c [4]uint32) [4]uint32 {
 	var tc [3]texCoord
 	for d := 0; d < nd; d++ {
 		tc[d] = v.texAxis(xyz[d], dims[d], v.Addr[d], op.intCoords, linear)
+		if op.offs {
+			tc[d].i += texOffset(op.off[d], false)
+		}
 	}
 	return v.sampleAt(nd, tc, layer, v.Norm, linear)
 }
@@ -882,19 +903,51 @@ var texGatherOrder = [4][2]int{{0, 1}, {1, 1}, {1, 0}, {0, 0}}
 // sample at c would blend, counter-clockwise from the lower left: (i, j+1),
 // (i+1, j+1), (i+1, j), (i, j).
 func (v *texView) gather(comp int, c [4]uint32) [4]uint32 {
-	tx := v.texAxis(c[0], v.W, v.Addr[0], false, true)
-	ty := v.texAxis(c[1], max(v.H, 1), v.Addr[1], false, true)
+	return v.gatherOp(texOp{geom: texGeom2D, gather: true, comp: comp}, c)
+}
+
+// gatherOp runs tld4 of any geometry: .2d (c: x, y), .a2d (c: layer, x,
+// y; the layer clamped as unsigned like tex.a2d's) and .cube (c: a
+// direction, projected on a face as tex.cube does, the face coordinates
+// normalized whatever the texture's flag), with texel offsets when op has
+// them (added to the first texel's indices).
+func (v *texView) gatherOp(op texOp, c [4]uint32) [4]uint32 {
+	layer, norm := 0, v.Norm
+	var tx, ty texCoord
+	switch op.geom {
+	case texGeom2D:
+		tx = v.texAxis(c[0], v.W, v.Addr[0], false, true)
+		ty = v.texAxis(c[1], max(v.H, 1), v.Addr[1], false, true)
+	case texGeomA2D:
+		layer = texLayer(c[0], v.Layers)
+		tx = v.texAxis(c[1], v.W, v.Addr[0], false, true)
+		ty = v.texAxis(c[2], max(v.H, 1), v.Addr[1], false, true)
+	case texGeomCube:
+		if v.Geom != texGeomCube && v.Geom != texGeomACube || v.Layers < 6 {
+			return [4]uint32{}
+		}
+		face, s, t := texCubeProject([3]uint32{c[0], c[1], c[2]})
+		layer, norm = face, true
+		tx = v.texAxisF(texCubeCoord(s), v.W, v.Addr[0], true, true)
+		ty = v.texAxisF(texCubeCoord(t), max(v.H, 1), v.Addr[1], true, true)
+	default:
+		return [4]uint32{}
+	}
+	if op.offs {
+		tx.i += texOffset(op.off[0], true)
+		ty.i += texOffset(op.off[1], true)
+	}
 	var o [4]uint32
 	for k, d := range texGatherOrder {
-		ix, okx := v.texAddr(0, tx.i+int64(d[0]), v.W)
-		iy, oky := v.texAddr(1, ty.i+int64(d[1]), max(v.H, 1))
+		ix, okx := v.texAddr(0, tx.i+int64(d[0]), v.W, norm)
+		iy, oky := v.texAddr(1, ty.i+int64(d[1]), max(v.H, 1), norm)
 		var t [4]uint32
 		if okx && oky {
-			t = v.texFetch(ix, iy, 0, 0)
+			t = v.texFetch(ix, iy, 0, layer)
 		} else {
 			t = v.borderTexel()
 		}
-		o[k] = t[comp]
+		o[k] = t[op.comp]
 		if v.floatResult() && o[k]&0x7fffffff > 0x7f800000 {
 			o[k] = 0x7fffffff // gathered NaNs come back canonical
 			if v.Chan == texChanFloat && v.Bits == 16 {
@@ -906,10 +959,10 @@ func (v *texView) gather(comp int, c [4]uint32) [4]uint32 {
 }
 
 // texAddr applies dimension d's address mode (wrap and mirror act as clamp
-// with unnormalized coordinates).
-func (v *texView) texAddr(d int, i int64, n int) (int, bool) {
+// with unnormalized coordinates, norm false).
+func (v *texView) texAddr(d int, i int64, n int, norm bool) (int, bool) {
 	mode := v.Addr[d]
-	if !v.Norm && mode != texAddrBorder {
+	if !norm && mode != texAddrBorder {
 		mode = texAddrClamp
 	}
 	return texAddress(mode, i, n)

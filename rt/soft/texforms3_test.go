@@ -1,0 +1,276 @@
+package soft
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// texForms3 are the recorder's round-3 forms (testdata/tex/genforms2.py,
+// TEX3_CASES) as PTX: each reads the coordinate words x, y, z, w of a
+// sample into %r1..%r4 and leaves the four result words in %r5..%r8, the
+// way rec.cu's ktex stores them (form 106: word w is the residency
+// predicate).
+var texForms3 = map[uint32]string{
+	103: "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2}], {%r3, %r4};",
+	104: "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2}], %r3;",
+	105: "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2}], {%r3, %r3}, %r4;",
+	106: "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}|%p2, [%rd1, {%r1, %r2}];\n\tselp.u32 %r8, 1, 0, %p2;",
+	107: "tld4.r.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2}], {%r3, %r4};",
+	108: "tld4.r.a2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r3}];",
+	109: "tld4.g.a2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r3}];",
+	110: "tld4.b.a2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r3}];",
+	111: "tld4.a.a2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r3}];",
+	112: "tld4.r.cube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r3}];",
+	113: "tld4.g.cube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r3}];",
+	114: "tld4.b.cube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r3}];",
+	115: "tld4.a.cube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r3}];",
+	119: "tex.level.acube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r4}], %r4;",
+	// immediate offsets: run on the form-103 samples whose z, w are -3, 7
+	1103: "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2}], {-3, 7};",
+	// the same through tld4 (form 107)
+	1107: "tld4.r.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2}], {-3, 7};",
+}
+
+// texForms3PTX is one kernel per form: f<form>(tex, crd, res, n).
+func texForms3PTX() string {
+	var b strings.Builder
+	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
+	for form, instr := range texForms3 {
+		fmt.Fprintf(&b, `
+.visible .entry f%d(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n)
+{
+	.reg .pred %%p<3>;
+	.reg .b32 %%r<16>;
+	.reg .b64 %%rd<8>;
+	ld.param.u64 %%rd1, [tex];
+	ld.param.u64 %%rd2, [crd];
+	ld.param.u64 %%rd3, [res];
+	ld.param.u32 %%r10, [n];
+	mov.u32 %%r11, %%tid.x;
+	mov.u32 %%r12, %%ctaid.x;
+	mov.u32 %%r13, %%ntid.x;
+	mad.lo.u32 %%r14, %%r12, %%r13, %%r11;
+	setp.ge.u32 %%p1, %%r14, %%r10;
+	@%%p1 bra END;
+	mul.wide.u32 %%rd4, %%r14, 16;
+	add.u64 %%rd5, %%rd2, %%rd4;
+	ld.global.v4.u32 {%%r1, %%r2, %%r3, %%r4}, [%%rd5];
+	%s
+	add.u64 %%rd6, %%rd3, %%rd4;
+	st.global.v4.u32 [%%rd6], {%%r5, %%r6, %%r7, %%r8};
+END:
+	ret;
+}
+`, form, instr)
+	}
+	return b.String()
+}
+
+// TestTexForms3Kernels runs the H100's round-3 recordings (tex2-f.bin.gz:
+// texel offsets, depth compare, residency predicates, tld4 on layered 2-D
+// and cube textures, tex.level.acube) through kernels: each configuration
+// becomes a CUDA array and a texture object, and every sample must come
+// back with the H100's bits.
+func TestTexForms3Kernels(t *testing.T) {
+	_, ctx, s := graphEnv(t, Options{})
+	lib := rt.NewLibrary("forms3.ptx", []byte(texForms3PTX()))
+	p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
+	kernels := map[uint32]*rt.Kernel{}
+	for form := range texForms3 {
+		kernels[form] = lib.Kernel(fmt.Sprintf("f%d", form), p(0, 8), p(8, 8), p(16, 8), p(24, 4))
+	}
+	tr, _, err := loadTexRecords("testdata/tex")
+	mustT(t, err)
+	checked := map[uint32]int{}
+	run := func(r *texRecord, form uint32, coords, want [][4]uint32) {
+		h := r.hdr
+		ad := rt.ArrayDesc{Width: int(h[5]), Height: int(h[6]), Channels: int(h[4])}
+		switch h[0] {
+		case 0:
+		case 3:
+			ad.Depth, ad.Flags = int(h[8]), rt.ArrayLayered
+		case 4:
+			ad.Depth, ad.Flags = int(h[8]), rt.ArrayCubemap
+		case 5:
+			ad.Depth, ad.Flags = int(h[8]), rt.ArrayCubemap|rt.ArrayLayered
+		default:
+			t.Fatalf("%s: a resource this test does not make", texRecKey(h))
+		}
+		switch {
+		case h[2] == texChanFloat && h[3] == 32:
+			ad.Format = rt.FormatFloat
+		case h[2] == texChanUnsigned && h[3] == 8:
+			ad.Format = rt.FormatUint8
+		default:
+			t.Fatalf("%s: a texel format this test does not make", texRecKey(h))
+		}
+		arr, err := rt.NewArray(ctx, ad)
+		mustT(t, err)
+		mustT(t, rt.CopyToArray(arr, r.texels))
+		td := rt.TextureDesc{Filter: rt.FilterMode(h[13])}
+		for i := range td.AddressMode {
+			td.AddressMode[i] = rt.AddressMode(h[10+i])
+		}
+		td = td.Normalized(h[15] != 0).Read(rt.ReadMode(h[14]))
+		for i := range td.BorderColor {
+			td.BorderColor[i] = mathF32(h[17+i])
+		}
+		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td)
+		mustT(t, err)
+		n := len(coords)
+		crd := make([]uint32, 4*n)
+		for i, c := range coords {
+			copy(crd[4*i:], c[:])
+		}
+		in, err := rt.AllocFrom(ctx, crd)
+		mustT(t, err)
+		out, err := rt.Alloc[uint32](ctx, 4*n)
+		mustT(t, err)
+		var b [28]byte
+		binary.LittleEndian.PutUint64(b[0:], uint64(tex.Object))
+		binary.LittleEndian.PutUint64(b[8:], uint64(in.Ptr))
+		binary.LittleEndian.PutUint64(b[16:], uint64(out.Ptr))
+		binary.LittleEndian.PutUint32(b[24:], uint32(n))
+		mustT(t, kernels[form].Launch(rt.Config{Grid: rt.D1((n + 127) / 128), Block: rt.D1(128), Stream: s}, b[:]))
+		got, err := out.ToHost()
+		mustT(t, err)
+		for i, c := range coords {
+			for j := 0; j < 4; j++ {
+				if got[4*i+j] != want[i][j] {
+					t.Fatalf("form %d, %s: coords %08x: word %d is %08x, H100 %08x", form, texRecKey(h), c, j, got[4*i+j], want[i][j])
+				}
+			}
+		}
+		checked[form] += n
+		mustT(t, tex.Destroy())
+		mustT(t, arr.Destroy())
+		in.Free()
+		out.Free()
+	}
+	for i := range tr {
+		r := &tr[i]
+		form := r.hdr[22]
+		if r.hdr[21] != 0 || texForms3[form] == "" {
+			continue
+		}
+		run(r, form, r.coords, r.res)
+		if form == 103 || form == 107 {
+			var cs, rs [][4]uint32
+			for k, c := range r.coords {
+				if int32(c[2]) == -3 && int32(c[3]) == 7 {
+					cs, rs = append(cs, c), append(rs, r.res[k])
+				}
+			}
+			if len(cs) > 0 {
+				run(r, 1000+form, cs, rs)
+			}
+		}
+	}
+	for form := range texForms3 {
+		if checked[form] == 0 {
+			t.Errorf("form %d: no recorded sample checked", form)
+		}
+	}
+	t.Logf("recorded samples through kernels, all exact: %v", checked)
+}
+
+// TestTexForms3Decode: what soft refuses among the optional tex and tld4
+// operands (the combinations the H100 recordings do not cover), with a
+// message naming it.
+func TestTexForms3Decode(t *testing.T) {
+	d, _, _ := graphEnv(t, Options{})
+	for _, tc := range []struct{ instr, want string }{
+		{"tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1}], {%r1};", "texel offsets are supported on tex.2d"},
+		{"tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2}], {%r1, %r2};", "texel offsets are supported on tex.2d"},
+		{"tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3, %f4}], {%r1, %r2};", "texel offsets are supported on tex.2d"},
+		{"tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], %f3, {%r1, %r2};", "texel offsets are supported on tex.2d"},
+		{"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%r1, %r2, %r3};", "3 offsets, want 2"},
+		{"tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f1, %f2, %f3}], %f4;", "depth compare is supported on tex.2d"},
+		{"tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], %f3;", "depth compare is supported on tex.2d"},
+		{"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%r1, %r2}, {%r3, %r4};", "the depth-compare operand is an .f32 scalar"},
+		{"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], %f3, {%r1, %r2};", "too many operands"},
+		{"tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}];", "want the lod operand"},
+		{"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%r1, %r2}, %f3, %f4;", "too many operands"},
+		{"tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f1, %f2, %f3, %f4}];", "residency predicates (d|p) are supported on tex.2d"},
+		{"tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f1, %f2}];", "residency predicates (d|p) are supported on tex.2d"},
+		{"tld4.r.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f1, %f2, %f3}], {%r1, %r2};", "texel offsets are supported on tex.2d"},
+		{"tld4.r.acube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f1, %f2, %f3}];", "tld4 is supported on .2d, .a2d and .cube"},
+		{"tld4.r.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1}];", "tld4 is supported on .2d, .a2d and .cube"},
+	} {
+		src := `
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 tex)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<8>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [tex];
+	` + tc.instr + `
+	ret;
+}
+`
+		_, err := rt.NewLibrary("bad.ptx", []byte(src)).Load(d)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: load error %v, want one saying %q", tc.instr, err, tc.want)
+		}
+	}
+}
+
+// TestTexForms3SeamlessGather: tld4.cube on a seamless cube map (which
+// texels a gather takes across edges and corners is not recorded) stops
+// the kernel with an illegal-instruction error naming it, where the same
+// gather on a cube without the flag runs.
+func TestTexForms3SeamlessGather(t *testing.T) {
+	for _, seamless := range []bool{false, true} {
+		_, ctx, s := graphEnv(t, Options{})
+		lib := rt.NewLibrary("forms3.ptx", []byte(texForms3PTX()))
+		p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
+		k := lib.Kernel("f112", p(0, 8), p(8, 8), p(16, 8), p(24, 4))
+		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: 2, Height: 2, Depth: 6, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArrayCubemap})
+		mustT(t, err)
+		texels := make([]float32, 24)
+		for i := range texels {
+			texels[i] = float32(i + 1)
+		}
+		mustT(t, rt.CopyToArray(arr, texels))
+		td := rt.TextureDesc{}.Normalized(true)
+		if seamless {
+			td.Flags |= rt.TexSeamlessCubemap
+		}
+		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td)
+		mustT(t, err)
+		in, err := rt.AllocFrom(ctx, []float32{1, 0.25, 0.25, 0.25})
+		mustT(t, err)
+		out, err := rt.Alloc[float32](ctx, 4)
+		mustT(t, err)
+		var b [28]byte
+		binary.LittleEndian.PutUint64(b[0:], uint64(tex.Object))
+		binary.LittleEndian.PutUint64(b[8:], uint64(in.Ptr))
+		binary.LittleEndian.PutUint64(b[16:], uint64(out.Ptr))
+		binary.LittleEndian.PutUint32(b[24:], 1)
+		err = k.Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
+		if err == nil {
+			err = s.Synchronize()
+		}
+		if !seamless {
+			mustT(t, err)
+			// +x face (texels 1..4), s = -z, t = -y: face coordinates
+			// (0.375, 0.375), the footprint of all four texels, gathered
+			// (0,1) (1,1) (1,0) (0,0).
+			got, err := out.ToHost()
+			mustT(t, err)
+			if want := []float32{3, 4, 2, 1}; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("tld4.r.cube without the flag: %v, want %v", got, want)
+			}
+			continue
+		}
+		wantErr(t, err, rt.ErrIllegalInstruction, `tld4\.r\.cube.* seamless cube map .*not supported`)
+	}
+}
