@@ -54,10 +54,12 @@
 //
 // # Textures and surfaces
 //
-// tex (1d, 2d, 3d, a1d, a2d; f32 and s32 coordinates; tex.level on
-// textures without mipmaps), tld4.2d, suld.b, sust.b and the width,
-// height and depth queries of txq and suq run against the texture and
-// surface objects of rt's Texturer (texture.go). The sampler
+// tex (1d, 2d, 3d, a1d, a2d, cube, acube; f32 and s32 coordinates;
+// tex.level on textures without mipmaps; on tex.2d, texel offsets, a
+// depth-compare value, which the H100 ignores, and the residency
+// predicate d|p), tld4 (2d, also with offsets, a2d, cube), suld.b, sust.b
+// and the width, height and depth queries of txq and suq run against the
+// texture and surface objects of rt's Texturer (texture.go). The sampler
 // (texsample.go) works on its own description of a texture (texView) and
 // reproduces the H100's fixed-point coordinates, 8-bit filter weights and
 // block-floating-point blend (f32 texels rounded to float, f16 texels to
