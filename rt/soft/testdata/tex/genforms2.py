@@ -36,6 +36,38 @@ case(119, "tex.level.acube.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5,%6,%7,%8}], %9;", 
 case(120, "tex.grad.1d.v4.f32.f32 {%0,%1,%2,%3}, [%4, {%5}], {%6}, {%6};", [F % "x", F % "w"])
 out.append("")
 
+# Round 4 (targeted.inc's t_tex4, forms 121-135): the combinations of offsets, depth compare and
+# residency that round 3 left out. Offsets come from word w as signed bytes (ox = bits 0-7, oy = 8-15,
+# oz = 16-23, the 3-D vector's ignored fourth element = 24-31). Each form is its own macro T4_<form>,
+# left out with -DNO_T4_<form>, or alone with -DT4_ONLY=<form> (the run script probes each form first).
+B = ['"r"((int)(signed char)(c.w >> %d))' % s for s in (0, 8, 16, 24)]
+T4 = []
+def case4(form, asm, ins, pred=False):
+    if pred:
+        body = '{ float a,b,d,e; unsigned p; asm volatile("{ .reg .pred q; %s selp.u32 %%4, 1, 0, q; }" : "=f"(a),"=f"(b),"=f"(d),"=f"(e), "=r"(p) : "l"(t), %s); %s o.w = p; }' % (asm, ", ".join(ins), RES)
+    else:
+        body = '{ float a,b,d,e; asm volatile("%s" : "=f"(a),"=f"(b),"=f"(d),"=f"(e) : "l"(t), %s); %s }' % (asm, ", ".join(ins), RES)
+    defs.append("#if !defined(NO_T4_%d) && (!defined(T4_ONLY) || T4_ONLY == %d)\n#define T4_%d case %d: %s break;\n#else\n#define T4_%d\n#endif" % (form, form, form, form, body, form))
+    T4.append(form)
+V4 = "{%0,%1,%2,%3}"
+case4(121, "tex.1d.v4.f32.f32 " + V4 + ", [%4, {%5}], {%6};", [F % "x", B[0]])
+case4(122, "tex.a1d.v4.f32.f32 " + V4 + ", [%4, {%5, %6}], {%7};", [R % "x", F % "y", B[0]])
+case4(123, "tex.a2d.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], {%8, %9};", [R % "x", F % "y", F % "z", B[0], B[1]])
+case4(124, "tex.3d.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], {%8, %9, %10, %11};", [F % "x", F % "y", F % "z"] + B)
+case4(125, "tex.2d.v4.f32.s32 " + V4 + ", [%4, {%5, %6}], {%7, %8};", [R % "x", R % "y", B[0], B[1]])
+case4(126, "tex.level.2d.v4.f32.f32 " + V4 + ", [%4, {%5, %6}], %7, {%8, %9};", [F % "x", F % "y", F % "z", B[0], B[1]])
+case4(127, "tld4.r.a2d.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], {%8, %9};", [R % "x", F % "y", F % "z", B[0], B[1]])
+case4(128, "tld4.r.2d.v4.f32.f32 {%0,%1,%2,%3}|q, [%5, {%6, %7}];", [F % "x", F % "y"], pred=True)
+case4(129, "tex.3d.v4.f32.f32 {%0,%1,%2,%3}|q, [%5, {%6, %7, %8, %8}];", [F % "x", F % "y", F % "z"], pred=True)
+case4(130, "tex.a2d.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], %8;", [R % "x", F % "y", F % "z", F % "w"])
+case4(131, "tex.cube.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], %8;", [F % "x", F % "y", F % "z", F % "w"])
+case4(132, "tex.1d.v4.f32.f32 " + V4 + ", [%4, {%5}], %6;", [F % "x", F % "w"])
+case4(133, "tld4.r.acube.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %8}];", [R % "x", F % "y", F % "z", F % "w"])
+case4(134, "tld4.r.2d.v4.f32.f32 " + V4 + ", [%4, {%5, %6}], %7;", [F % "x", F % "y", F % "z"])
+case4(135, "tex.2d.v4.f32.f32 {%0,%1,%2,%3}|q, [%5, {%6, %7}], {%8, %9};", [F % "x", F % "y", B[0], B[1]], pred=True)
+out.append("#define TEX4_CASES " + " ".join("T4_%d" % f for f in T4))
+out.append("")
+
 # sust.p: form = geom*100 + vec*10 + mode; geom 0 1d, 1 2d, 2 3d; vec 0 scalar, 1 v2, 2 v4; mode 0 clamp, 1 zero
 out.append("#define SUSTP_CASES \\")
 NC = [1, 2, 4]
