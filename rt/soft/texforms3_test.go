@@ -193,7 +193,7 @@ func TestTexForms3Decode(t *testing.T) {
 		{"tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], %f3;", "depth compare is supported on tex.2d"},
 		{"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%r1, %r2}, {%r3, %r4};", "the depth-compare operand is an .f32 scalar"},
 		{"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], %f3, {%r1, %r2};", "too many operands"},
-		{"tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}];", "want the lod operand"},
+		{"tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%r1, %r2}, %f3;", "the lod is a scalar"},
 		{"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%r1, %r2}, %f3, %f4;", "too many operands"},
 		{"tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f1, %f2, %f3, %f4}];", "residency predicates (d|p) are supported on tex.2d"},
 		{"tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f1, %f2}];", "residency predicates (d|p) are supported on tex.2d"},

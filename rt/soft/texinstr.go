@@ -112,6 +112,11 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 			dc.failIn(in, "%s: modifier .%s is not supported", ti.what, m)
 		}
 	}
+	if in.Op == "tex" && len(in.Mods) > 0 && in.Mods[0] == "level" && len(in.Operands) == 3 {
+		// Textures have no mipmaps here, so tex.level samples level 0 and
+		// its lod operand has no effect (as recorded on the H100).
+		in = &ptx.Instr{Pos: in.Pos, Op: in.Op, Mods: in.Mods, Operands: in.Operands[:2]}
+	}
 	ops := in.Operands
 	tuple := func(o ptx.Operand) (ptx.Operand, ptx.Operand) {
 		switch t := o.(type) {
@@ -214,21 +219,27 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 	dc.emit(in, x)
 }
 
-// texExtras decodes the operands of tex and tld4 after [a, c]: tex.level's
-// lod (textures have no mipmaps here, so tex.level samples level 0 and its
-// lod has no effect, as recorded on the H100), then the optional texel
-// offsets e (a vector of .s32, one element per dimension, four for .3d)
-// and depth-compare value f (an .f32 scalar). CUDA's samplers have no
-// compare mode and the H100 ignores f (tex.2d, 8,192 recorded samples); the
-// offsets are applied as texOffset says. Only the recorded combinations
-// load (see testdata/tex/NOTES.md, "Offsets, depth compare, residency");
-// the others are refused rather than guessed.
+// texExtras decodes the operands of tex and tld4 after [a, c] (and after
+// tex.level's lod when optional operands follow it; with none, the lod was
+// dropped above): the optional texel offsets e (a vector of .s32, one
+// element per dimension, four for .3d) and depth-compare value f (an .f32
+// scalar). CUDA's samplers have no compare mode and the H100 ignores f
+// (tex.2d, 24,576 recorded samples); the offsets are applied as texOffset
+// says. Only the recorded combinations load (testdata/tex/NOTES.md,
+// "Offsets, depth compare, residency"); the others are refused rather than
+// guessed.
 func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.Operand) {
-	level := ti.kind == tkTex && len(in.Mods) > 0 && in.Mods[0] == "level"
-	if level {
-		if len(ops) == 0 {
-			dc.failIn(in, "%s: want the lod operand", ti.what)
-		}
+	var level, grad bool
+	for _, m := range in.Mods {
+		level = level || m == "level"
+		grad = grad || m == "grad"
+	}
+	if grad && len(ops) > 0 {
+		// (tex.grad's gradients are decoded before; what is left here is
+		// e or f, which nothing has recorded with .grad)
+		dc.failIn(in, "%s: texel offsets and depth compare with tex.grad are not recorded", ti.what)
+	}
+	if level && len(ops) > 0 {
 		if _, ok := ops[0].(*ptx.Vec); ok {
 			dc.failIn(in, "%s: the lod is a scalar", ti.what)
 		}
