@@ -255,8 +255,8 @@ func (v *texView) convert(raw [4]uint32) [4]uint32 {
 			o[i] = uint32(int32(r<<(32-v.Bits)) >> (32 - v.Bits))
 		case v.Chan == texChanUnsigned:
 			m := float64(uint32(1)<<v.Bits - 1)
-			if v.SRGB && i < 3 {
-				o[i] = math.Float32bits(srgbToLinear(float64(r) / m))
+			if v.SRGB && v.Bits == 8 && texSRGBChan(i, v.NChan) {
+				o[i] = uint32(texSRGB[r]) << 16
 			} else {
 				o[i] = math.Float32bits(float32(float64(r) / m))
 			}
@@ -269,11 +269,45 @@ func (v *texView) convert(raw [4]uint32) [4]uint32 {
 	return o
 }
 
-func srgbToLinear(c float64) float32 {
-	if c <= 0.04045 {
-		return float32(c / 12.92)
-	}
-	return float32(math.Pow((c+0.055)/1.055, 2.4))
+// texSRGB is the H100's sRGB decode of an 8-bit channel value, as the top
+// 16 bits of the float it returns (every entry has 8 significant bits).
+// Measured on the H100 (testdata/tex/tex2-a.bin.gz, rec tex2 srgb: a point
+// sample of every value in every channel): the table follows the sRGB curve
+// ((c+0.055)/1.055)^2.4, c/12.92 below 0.04045, but is not that formula
+// rounded to 8 bits (entries 1-12 are v*5/16384, up to 1.4 of their ulps
+// above c/12.92, and the rest differ by up to one ulp either way), so it is
+// kept as recorded.
+var texSRGB = [256]uint16{
+	0x0000, 0x39a0, 0x3a20, 0x3a70, 0x3aa0, 0x3ac8, 0x3af0, 0x3b0c, 0x3b20, 0x3b34, 0x3b48, 0x3b5c,
+	0x3b70, 0x3b84, 0x3b90, 0x3b9c, 0x3baa, 0x3bb8, 0x3bc6, 0x3bd6, 0x3be6, 0x3bf6, 0x3c03, 0x3c0c,
+	0x3c16, 0x3c1f, 0x3c29, 0x3c34, 0x3c3e, 0x3c49, 0x3c55, 0x3c60, 0x3c6c, 0x3c7a, 0x3c83, 0x3c8a,
+	0x3c91, 0x3c98, 0x3c9f, 0x3ca6, 0x3cae, 0x3cb6, 0x3cbe, 0x3cc6, 0x3cce, 0x3cd7, 0x3ce0, 0x3ce9,
+	0x3cf2, 0x3cfc, 0x3d03, 0x3d08, 0x3d0d, 0x3d12, 0x3d17, 0x3d1c, 0x3d22, 0x3d28, 0x3d2d, 0x3d33,
+	0x3d39, 0x3d3f, 0x3d45, 0x3d4c, 0x3d52, 0x3d58, 0x3d60, 0x3d66, 0x3d6c, 0x3d74, 0x3d7a, 0x3d81,
+	0x3d85, 0x3d88, 0x3d8c, 0x3d90, 0x3d94, 0x3d98, 0x3d9c, 0x3da0, 0x3da4, 0x3da9, 0x3dad, 0x3db1,
+	0x3db6, 0x3dba, 0x3dbf, 0x3dc3, 0x3dc8, 0x3dcd, 0x3dd1, 0x3dd6, 0x3ddb, 0x3de0, 0x3de5, 0x3dea,
+	0x3df0, 0x3df4, 0x3dfa, 0x3e00, 0x3e02, 0x3e05, 0x3e08, 0x3e0b, 0x3e0e, 0x3e11, 0x3e14, 0x3e17,
+	0x3e1a, 0x3e1d, 0x3e20, 0x3e23, 0x3e26, 0x3e29, 0x3e2c, 0x3e30, 0x3e33, 0x3e36, 0x3e3a, 0x3e3d,
+	0x3e40, 0x3e44, 0x3e47, 0x3e4b, 0x3e4e, 0x3e52, 0x3e56, 0x3e59, 0x3e5d, 0x3e61, 0x3e65, 0x3e68,
+	0x3e6c, 0x3e70, 0x3e74, 0x3e78, 0x3e7c, 0x3e80, 0x3e82, 0x3e84, 0x3e86, 0x3e88, 0x3e8a, 0x3e8d,
+	0x3e8f, 0x3e91, 0x3e93, 0x3e95, 0x3e98, 0x3e9a, 0x3e9c, 0x3e9e, 0x3ea1, 0x3ea3, 0x3ea5, 0x3ea8,
+	0x3eaa, 0x3ead, 0x3eaf, 0x3eb2, 0x3eb4, 0x3eb6, 0x3eb9, 0x3ebc, 0x3ebe, 0x3ec1, 0x3ec3, 0x3ec6,
+	0x3ec8, 0x3ecb, 0x3ece, 0x3ed1, 0x3ed3, 0x3ed6, 0x3ed9, 0x3edb, 0x3ede, 0x3ee1, 0x3ee4, 0x3ee7,
+	0x3eea, 0x3eed, 0x3ef0, 0x3ef2, 0x3ef6, 0x3ef8, 0x3efc, 0x3efe, 0x3f01, 0x3f02, 0x3f04, 0x3f05,
+	0x3f07, 0x3f09, 0x3f0a, 0x3f0c, 0x3f0d, 0x3f0f, 0x3f11, 0x3f12, 0x3f14, 0x3f16, 0x3f17, 0x3f19,
+	0x3f1b, 0x3f1c, 0x3f1e, 0x3f20, 0x3f21, 0x3f23, 0x3f25, 0x3f27, 0x3f29, 0x3f2a, 0x3f2c, 0x3f2e,
+	0x3f30, 0x3f32, 0x3f33, 0x3f35, 0x3f37, 0x3f39, 0x3f3b, 0x3f3d, 0x3f3f, 0x3f41, 0x3f43, 0x3f45,
+	0x3f47, 0x3f49, 0x3f4b, 0x3f4d, 0x3f4f, 0x3f51, 0x3f53, 0x3f55, 0x3f57, 0x3f59, 0x3f5b, 0x3f5d,
+	0x3f5f, 0x3f61, 0x3f63, 0x3f65, 0x3f68, 0x3f6a, 0x3f6c, 0x3f6e, 0x3f70, 0x3f72, 0x3f74, 0x3f76,
+	0x3f7a, 0x3f7c, 0x3f7e, 0x3f80,
+}
+
+// texSRGBChan says whether channel i of an nch-channel sRGB texture is
+// decoded: red, green and blue of four-channel textures, only the first
+// channel of one- and two-channel ones (the second reads as plain unorm, like
+// alpha).
+func texSRGBChan(i, nch int) bool {
+	return i == 0 || nch == 4 && i < 3
 }
 
 // borderTexel is the border colour as the sampler returns it.
@@ -294,6 +328,10 @@ func (v *texView) borderTexel() [4]uint32 {
 			o[i] = v.Border[i]
 		case v.Chan == texChanFloat:
 			o[i] = texHalf(uint32(fmtF16.round(b, rnRN)))
+		case v.SRGB && v.Bits == 8 && v.ReadNorm && texSRGBChan(i, v.NChan):
+			// an sRGB-decoded channel's border colour is not decoded nor
+			// rounded to 8 bits, only clamped
+			o[i] = math.Float32bits(float32(min(max(b, 0), 1)))
 		case v.Chan == texChanUnsigned:
 			m := float64(uint32(1)<<v.Bits - 1)
 			q := math.RoundToEven(min(max(b, 0), 1) * m)
@@ -432,8 +470,12 @@ func (v *texView) filter(nd int, tc [3]texCoord, fetch func([3]int64) ([4]uint32
 	case 3:
 		w = tex3DWeights(tc[0].a, tc[1].a, tc[2].a)
 	}
-	if v.ReadNorm && v.Chan != texChanFloat && !v.SRGB {
-		return v.filterNorm(tx[:n], bd[:n], w[:n])
+	if v.ReadNorm && v.Chan != texChanFloat {
+		o := v.filterNorm(tx[:n], bd[:n], w[:n])
+		if v.SRGB && v.Bits == 8 {
+			v.filterSRGB(&o, tx[:n], bd[:n], w[:n])
+		}
+		return o
 	}
 	for k := 0; k < n; k++ {
 		if bd[k] {
@@ -534,6 +576,64 @@ func (v *texView) borderRaw() [4]uint32 {
 		}
 	}
 	return o
+}
+
+// filterSRGB filters the sRGB-decoded channels of 8-bit texels (raw
+// channels in tx), replacing them in o. Each texel's code is decoded through
+// texSRGB (8 significant bits); the decoded values are aligned to the
+// exponent E of the decoded value of (c|7), c the largest code among the
+// texels of nonzero weight (the H100 picks the exponent from the code's top
+// five bits, so E can be one more than the largest texel's exponent), and
+// cut to multiples of 2^(E-7); the weighted sum is exact and rounded to half
+// precision, ties away from zero. A border texel is the clamped border colour
+// (its exponent counts towards E).
+func (v *texView) filterSRGB(o *[4]uint32, tx [][4]uint32, bd []bool, w []int64) {
+	var b [4]uint32
+	for k := range bd {
+		if bd[k] {
+			b = v.borderTexel()
+			break
+		}
+	}
+	for ch := 0; ch < v.NChan; ch++ {
+		if !texSRGBChan(ch, v.NChan) {
+			continue
+		}
+		var t [8]uint32
+		emax := 0
+		for k := range tx {
+			if bd[k] {
+				t[k] = b[ch]
+				if w[k] != 0 {
+					emax = max(emax, int(t[k]>>23&0xff))
+				}
+				continue
+			}
+			c := tx[k][ch] & 0xff
+			t[k] = uint32(texSRGB[c]) << 16
+			if w[k] != 0 {
+				emax = max(emax, int(texSRGB[c|7]>>7))
+			}
+		}
+		if emax == 0 {
+			o[ch] = 0
+			continue
+		}
+		// in units of 2^(emax-127-7), texel k is m >> (emax-e+16)
+		var sum int64
+		for k := range tx {
+			e := int(t[k] >> 23 & 0xff)
+			if w[k] == 0 || e == 0 {
+				continue
+			}
+			sh := emax - e + 16
+			if sh >= 32 {
+				continue
+			}
+			sum += int64((t[k]&0x7fffff|1<<23)>>uint(sh)) * w[k]
+		}
+		o[ch] = texHalfRoundAway(sum, emax-127-7-8)
+	}
 }
 
 // texBlend is the weighted sum of float texels t with weights w (in 1/256
