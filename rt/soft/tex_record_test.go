@@ -138,8 +138,6 @@ func texRecKnownGap(h []uint32) bool {
 		return false // integer coordinates: exact everywhere
 	case form >= 103 && form <= 120:
 		return false // offsets, depth compare, residency, tld4.a2d/.cube, tex.grad: all exact
-	case form >= 70 && form < 100 && h[2] == texChanFloat && h[3] == 32:
-		return true // tld4 of f32 texels: 52 of 12,288 (NaN and edge cases)
 	case !linear:
 		return false
 	case geom == texGeom3D:

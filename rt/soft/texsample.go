@@ -1001,7 +1001,8 @@ var texGatherOrder = [4][2]int{{0, 1}, {1, 1}, {1, 0}, {0, 0}}
 
 // gather runs tld4.2d: component comp of the four texels a bilinear
 // sample at c would blend, counter-clockwise from the lower left: (i, j+1),
-// (i+1, j+1), (i+1, j), (i, j).
+// (i+1, j+1), (i+1, j), (i, j). NaNs come back canonical and subnormal f32
+// texels flushed to a zero of their sign; Infs, -0 and the rest as stored.
 func (v *texView) gather(comp int, c [4]uint32) [4]uint32 {
 	return v.gatherOp(texOp{geom: texGeom2D, gather: true, comp: comp}, c)
 }
@@ -1053,6 +1054,9 @@ func (v *texView) gatherOp(op texOp, c [4]uint32) [4]uint32 {
 			if v.Chan == texChanFloat && v.Bits == 16 {
 				o[k] = 0x7fffe000
 			}
+		}
+		if v.Chan == texChanFloat && v.Bits == 32 && o[k]&0x7f800000 == 0 {
+			o[k] &= 0x80000000 // subnormal f32 texels are flushed, sign kept
 		}
 	}
 	return o
