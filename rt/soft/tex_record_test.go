@@ -142,8 +142,6 @@ func texRecKnownGap(h []uint32) bool {
 		return false
 	case geom == texGeom3D:
 		return true // trilinear weights
-	case geom == texGeom2D && h[2] == texChanFloat:
-		return true // 11 of 15,872: coordinates near ±3e38
 	}
 	return false
 }

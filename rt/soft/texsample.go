@@ -643,7 +643,7 @@ func (v *texView) filterSRGB(o *[4]uint32, tx [][4]uint32, bd []bool, w []int64)
 // others are aligned to the largest one's exponent E and cut toward zero
 // to multiples of 2^(E-27) (f16 texels: 2^(E-14)); the sum of products is
 // exact and rounded once to float (f16: to half precision), ties away from
-// zero.
+// zero; a zero sum is -0 when all the texels it adds are negative zeros.
 func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
 	emax := -1 << 30
 	var inf uint32
@@ -710,11 +710,26 @@ func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
 		}
 		sum += m * w[k]
 	}
+	if sum == 0 && texAllNegZero(t, w) {
+		return 0x80000000
+	}
 	// value = sum * 2^(emax-127-guard) / 256
 	if half {
 		return texHalfRoundAway(sum, emax-127-guard-8)
 	}
 	return texRoundAway(sum, emax-127-guard-8)
+}
+
+// texAllNegZero says whether every texel of nonzero weight is a negative
+// zero or (read as one) a negative subnormal: then a zero sum is -0, as in
+// IEEE arithmetic; otherwise it is +0.
+func texAllNegZero(t []uint32, w []int64) bool {
+	for k := range t {
+		if w[k] != 0 && (t[k]>>31 == 0 || t[k]&0x7f800000 != 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // texHalfRoundAway rounds v*2^e to half precision, ties away from zero
