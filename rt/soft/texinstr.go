@@ -38,6 +38,7 @@ type texInstr struct {
 	intc  bool
 	comp  int // tld4's component
 	query int
+	grad  bool      // tex.grad (sampled at level 0 like plain tex)
 	size  int       // suld/sust: bytes per value
 	cnt   int       // values
 	mode  int       // surf*
@@ -107,7 +108,10 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 		case "p":
 			dc.failIn(in, "%s: formatted surface stores (sust.p) are not supported", ti.what)
 		case "grad":
-			dc.failIn(in, "%s: tex.grad is not supported (no mipmaps)", ti.what)
+			if ti.kind != tkTex {
+				dc.failIn(in, "%s: modifier .grad is only for tex", ti.what)
+			}
+			ti.grad = true
 		default:
 			dc.failIn(in, "%s: modifier .%s is not supported", ti.what, m)
 		}
@@ -115,6 +119,27 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 	if in.Op == "tex" && len(in.Mods) > 0 && in.Mods[0] == "level" && len(in.Operands) == 3 {
 		// Textures have no mipmaps here, so tex.level samples level 0 and
 		// its lod operand has no effect (as recorded on the H100).
+		in = &ptx.Instr{Pos: in.Pos, Op: in.Op, Mods: in.Mods, Operands: in.Operands[:2]}
+	}
+	if ti.grad && len(in.Operands) < 4 {
+		dc.failIn(in, "%s: want d, [handle, {coordinates}], dPdx, dPdy", ti.what)
+	}
+	if ti.grad && len(in.Operands) == 4 {
+		// tex.grad d, [t, c], dPdx, dPdy: likewise the gradients only
+		// choose a level, and level 0 is the only one (the H100 answered
+		// plain level-0 samples for every gradient, NaN, Inf and 1e30
+		// included). They are checked and read, never used: .f32 vectors
+		// of one element for 1d and a1d, two for 2d and a2d, four for 3d,
+		// cube and acube.
+		if ti.geom < 0 {
+			dc.failIn(in, "%s: no geometry", ti.what)
+		}
+		want := [...]int{1, 2, 4, 1, 2, 4, 4}[ti.geom]
+		for k, o := range in.Operands[2:] {
+			if n := len(dc.vecRegs(in, sc, o, ptx.F32, false)); n != want {
+				dc.failIn(in, "%s: %s has %d elements, want %d", ti.what, [2]string{"dPdx", "dPdy"}[k], n, want)
+			}
+		}
 		in = &ptx.Instr{Pos: in.Pos, Op: in.Op, Mods: in.Mods, Operands: in.Operands[:2]}
 	}
 	ops := in.Operands
