@@ -20,16 +20,17 @@ func texGradPTX() string {
 	var b strings.Builder
 	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
 	for _, g := range []struct {
-		name     string
-		crd      string // coordinate vector
-		dx, dy   string // gradient vectors
-		nd, ngrd int
+		name   string
+		crd    string // coordinate vector
+		dx, dy string // gradient vectors
 	}{
-		{"1d", "{%f1}", "{%g1}", "{%g5}", 1, 1},
-		{"2d", "{%f1, %f2}", "{%g1, %g2}", "{%g5, %g6}", 2, 2},
-		{"3d", "{%f1, %f2, %f3, %f4}", "{%g1, %g2, %g3, %g4}", "{%g5, %g6, %g7, %g8}", 4, 4},
-		{"a1d", "{%r9, %f2}", "%g1", "%g5", 2, 1}, // a scalar is a singleton
-		{"a2d", "{%r9, %f2, %f3, %f4}", "{%g1, %g2}", "{%g5, %g6}", 4, 2},
+		{"1d", "{%f1}", "{%g1}", "{%g5}"},
+		{"2d", "{%f1, %f2}", "{%g1, %g2}", "{%g5, %g6}"},
+		{"3d", "{%f1, %f2, %f3, %f4}", "{%g1, %g2, %g3, %g4}", "{%g5, %g6, %g7, %g8}"},
+		{"a1d", "{%r9, %f2}", "%g1", "%g5"}, // a scalar is a singleton
+		{"a2d", "{%r9, %f2, %f3, %f4}", "{%g1, %g2}", "{%g5, %g6}"},
+		{"cube", "{%f1, %f2, %f3, %f4}", "{%g1, %g2, %g3, %g4}", "{%g5, %g6, %g7, %g8}"},
+		{"acube", "{%r9, %f2, %f3, %f4}", "{%g1, %g2, %g3, %g4}", "{%g5, %g6, %g7, %g8}"}, // loaded (TestTexGradDecode), not run: nothing recorded
 	} {
 		fmt.Fprintf(&b, `
 .visible .entry grad_%[1]s(.param .u64 tex, .param .u64 crd, .param .u64 grd, .param .u64 res, .param .u32 n)
@@ -76,10 +77,11 @@ END:
 // on textures without mipmaps with the level-0 sample whatever they were.
 var texGradSpecials = []float32{0, 1, -1, 0.01, 100, 1e30, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0.5, 4, -3e38}
 
-// TestTexGrad runs tex.grad in kernels: on the H100's recorded tex.grad.2d
-// samples (form 101 of testdata/tex: gradients {z, w} and {w, z}), and on
-// 1-D, 3-D and layered textures, where tex.grad must answer what tex and
-// the sampler do at the same coordinates (level 0: rt has no mipmaps).
+// TestTexGrad runs tex.grad in kernels: on the H100's recorded tex.grad
+// samples (2d, 3d, a2d, cube, 1d; gradients of every kind, NaN, Inf and 1e30
+// included), and on 1-D, 3-D and layered textures of every address mode,
+// where tex.grad must answer what tex and the sampler do at the same
+// coordinates (level 0: rt has no mipmaps).
 func TestTexGrad(t *testing.T) {
 	_, ctx, s := graphEnv(t, Options{})
 	lib := rt.NewLibrary("texgrad.ptx", []byte(texGradPTX()))
@@ -126,48 +128,72 @@ func TestTexGrad(t *testing.T) {
 		return gr, pl
 	}
 
-	// The recorded tex.grad.2d samples.
+	// The recorded tex.grad samples: form 101 (tex.grad.2d, gradients
+	// {z, w} and {w, z}) of testdata/tex, and tex2-f's forms 116 (3d), 117
+	// (cube), 118 (a2d) and 120 (1d) with every gradient element w.
 	tr, _, err := loadTexRecords("testdata/tex")
 	mustT(t, err)
-	recorded := 0
-	for _, r := range tr {
+	tf, _, err := loadTexFiles("testdata/tex", "tex2-f.bin.gz")
+	mustT(t, err)
+	recorded := map[string]int{}
+	for _, r := range append(tr, tf...) {
 		h := r.hdr
-		if h[22] != 101 || h[21] != 0 {
+		geom := map[uint32]string{101: "2d", 116: "3d", 117: "cube", 118: "a2d", 120: "1d"}[h[22]]
+		if geom == "" || h[21] != 0 {
 			continue
 		}
-		if h[0] != 0 || h[1] != texGeom2D || h[2] != texChanFloat || h[3] != 32 {
-			t.Fatalf("%s: a tex.grad record of an unexpected configuration", texRecKey(h))
+		if h[2] != texChanFloat || h[3] != 32 {
+			t.Fatalf("%s: a tex.grad record of an unexpected texel format", texRecKey(h))
 		}
-		texels := make([]uint32, len(r.texels)/4)
-		for i := range texels {
-			texels[i] = binary.LittleEndian.Uint32(r.texels[4*i:])
+		ad := rt.ArrayDesc{Width: int(h[5]), Format: rt.FormatFloat, Channels: int(h[4])}
+		switch geom {
+		case "2d":
+			ad.Height = int(h[6])
+		case "3d":
+			ad.Height, ad.Depth = int(h[6]), int(h[7])
+		case "a2d":
+			ad.Height, ad.Depth, ad.Flags = int(h[6]), int(h[8]), rt.ArrayLayered
+		case "cube":
+			ad.Height, ad.Depth, ad.Flags = int(h[6]), int(h[8]), rt.ArrayCubemap
 		}
-		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: int(h[5]), Height: int(h[6]), Format: rt.FormatFloat, Channels: int(h[4])})
+		arr, err := rt.NewArray(ctx, ad)
 		mustT(t, err)
-		mustT(t, rt.CopyToArray(arr, texels))
+		mustT(t, rt.CopyToArray(arr, r.texels))
 		td := rt.TextureDesc{Filter: rt.FilterMode(h[13])}
 		for i := range td.AddressMode {
 			td.AddressMode[i] = rt.AddressMode(h[10+i])
 		}
-		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td.Normalized(h[15] != 0))
+		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td.Normalized(h[15] != 0).Read(rt.ReadMode(h[14])))
 		mustT(t, err)
+		crd := make([][4]uint32, len(r.coords))
 		grd := make([][8]uint32, len(r.coords))
 		for i, c := range r.coords {
-			// as rec.cu: dPdx = {z, w}, dPdy = {w, z}
-			grd[i] = [8]uint32{c[2], c[3], 0, 0, c[3], c[2], 0, 0}
-		}
-		gr, _ := run("2d", tex, r.coords, grd)
-		for i := range r.coords {
-			if gr[i] != r.res[i] {
-				t.Fatalf("%s: tex.grad.2d at %08x, gradients %08x: %08x, H100 %08x", texRecKey(h), r.coords[i], grd[i], gr[i], r.res[i])
+			crd[i] = c
+			if geom == "2d" {
+				grd[i] = [8]uint32{c[2], c[3], 0, 0, c[3], c[2], 0, 0} // as rec.cu's form 101
+				continue
+			}
+			if geom != "1d" {
+				crd[i][3] = c[2] // the recorded instruction's {x, y, z, z}
+			}
+			for j := range grd[i] {
+				grd[i][j] = c[3]
 			}
 		}
-		recorded += len(r.coords)
+		gr, _ := run(geom, tex, crd, grd)
+		for i := range r.coords {
+			if gr[i] != r.res[i] {
+				t.Fatalf("%s (form %d): tex.grad.%s at %08x, gradients %08x: %08x, H100 %08x", texRecKey(h), h[22], geom, crd[i], grd[i], gr[i], r.res[i])
+			}
+		}
+		recorded[geom] += len(r.coords)
 		mustT(t, tex.Destroy())
 		mustT(t, arr.Destroy())
 	}
-	if recorded == 0 {
-		t.Fatal("no recorded tex.grad configuration found")
+	for _, g := range []string{"1d", "2d", "3d", "a2d", "cube"} {
+		if recorded[g] == 0 {
+			t.Fatalf("no recorded tex.grad.%s configuration found", g)
+		}
 	}
 
 	// Other geometries: f32 texels, linear filtering, every address mode.
@@ -254,7 +280,7 @@ func TestTexGrad(t *testing.T) {
 		}
 		mustT(t, arr.Destroy())
 	}
-	t.Logf("%d recorded tex.grad.2d samples exact; tex.grad.{1d,3d,a1d,a2d} equal tex and the sampler", recorded)
+	t.Logf("recorded tex.grad samples exact through kernels: %v; tex.grad.{1d,3d,a1d,a2d} equal tex and the sampler", recorded)
 }
 
 // TestTexGradDecode: malformed tex.grad instructions are refused at load
