@@ -54,21 +54,29 @@
 //
 // # Textures and surfaces
 //
+<<<<<<< HEAD
 // tex (1d, 2d, 3d, a1d, a2d, cube, acube; f32 and s32 coordinates;
 // tex.level on textures without mipmaps; on tex.2d, texel offsets, a
 // depth-compare value, which the H100 ignores, and the residency
 // predicate d|p), tld4 (2d, also with offsets, a2d, cube), suld.b, sust.b
 // and the width, height and depth queries of txq and suq run against the
 // texture and surface objects of rt's Texturer (texture.go). The sampler
+=======
+// tex (1d, 2d, 3d, a1d, a2d; f32 and s32 coordinates; tex.level and
+// tex.grad on textures without mipmaps), tld4.2d, suld.b, sust.b and the
+// width, height and depth queries of txq and suq run against the texture
+// and surface objects of rt's Texturer (texture.go). The sampler
+>>>>>>> 03304ab (docs: sRGB, tld4 f32 subnormals, the zero-sum sign and tex.grad (testdata/tex/NOTES.md rules and counts: 2,540,157 of 2,552,798 exact, outside the gaps 2,173,662 of 2,173,662; README, rt/soft doc))
 // (texsample.go) works on its own description of a texture (texView) and
 // reproduces the H100's fixed-point coordinates, 8-bit filter weights and
 // block-floating-point blend (f32 texels rounded to float, f16 texels to
 // half precision, ties away), and filters 8/16-bit normalized texels as
-// integers through a 16-bit fixed-point result (U/65535, S/32767), and
+// integers through a 16-bit fixed-point result (U/65535, S/32767), decodes
+// sRGB through the H100's table and filters it at half precision, and
 // projects cube-map directions through MUFU.RCP onto faces sampled as 2-D
 // textures (seamless ones filtering across faces); testdata/tex holds
-// the H100's answers and its NOTES.md the rules and the gaps (sRGB, 3-D
-// weights are not yet exact).
+// the H100's answers and its NOTES.md the rules and the gaps (3-D weights
+// are not yet exact).
 //
 // # Contraction
 //
