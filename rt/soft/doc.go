@@ -54,19 +54,12 @@
 //
 // # Textures and surfaces
 //
-<<<<<<< HEAD
 // tex (1d, 2d, 3d, a1d, a2d, cube, acube; f32 and s32 coordinates;
-// tex.level on textures without mipmaps; on tex.2d, texel offsets, a
-// depth-compare value, which the H100 ignores, and the residency
+// tex.level and tex.grad on textures without mipmaps; on tex.2d, texel
+// offsets, a depth-compare value, which the H100 ignores, and the residency
 // predicate d|p), tld4 (2d, also with offsets, a2d, cube), suld.b, sust.b
 // and the width, height and depth queries of txq and suq run against the
 // texture and surface objects of rt's Texturer (texture.go). The sampler
-=======
-// tex (1d, 2d, 3d, a1d, a2d; f32 and s32 coordinates; tex.level and
-// tex.grad on textures without mipmaps), tld4.2d, suld.b, sust.b and the
-// width, height and depth queries of txq and suq run against the texture
-// and surface objects of rt's Texturer (texture.go). The sampler
->>>>>>> 03304ab (docs: sRGB, tld4 f32 subnormals, the zero-sum sign and tex.grad (testdata/tex/NOTES.md rules and counts: 2,540,157 of 2,552,798 exact, outside the gaps 2,173,662 of 2,173,662; README, rt/soft doc))
 // (texsample.go) works on its own description of a texture (texView) and
 // reproduces the H100's fixed-point coordinates, 8-bit filter weights and
 // block-floating-point blend (f32 texels rounded to float, f16 texels to

@@ -101,10 +101,7 @@ func readGz(path string) ([]byte, error) {
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
 	// probes (rec tex2, targeted.inc); surf.bin.gz: surfaces.
-<<<<<<< HEAD
-	for _, name := range []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "surf.bin.gz"} {
-=======
-	return loadTexFiles(dir, "tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "surf.bin.gz")
+	return loadTexFiles(dir, "tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "surf.bin.gz")
 }
 
 // loadTexFiles reads the named recordings of dir.
@@ -112,7 +109,6 @@ func loadTexFiles(dir string, names ...string) ([]texRecord, []surfRecord, error
 	var tr []texRecord
 	var sr []surfRecord
 	for _, name := range names {
->>>>>>> 6570373 (rt/soft: TestTexGrad also runs tex2-f's recorded tex.grad.{1d,3d,a2d,cube} through kernels (loadTexFiles reads named recordings); all equal level-0 sampling)
 		b, err := readGz(filepath.Join(dir, name))
 		if err != nil {
 			return nil, nil, err
