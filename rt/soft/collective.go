@@ -125,42 +125,58 @@ func (c *cta) match(w *warp, in *inst, m uint32) {
 	}
 }
 
+// redux reduces over each lane's membermask: the lanes that pass the same
+// mask form one group (a cg::labeled_partition passes a different mask per
+// label, all in one converged warp), so each group gets its own result.
 func (c *cta) redux(w *warp, in *inst, m uint32) {
 	a := lanes(w.r, in.a)
-	signed := in.fl&16 != 0
-	var acc uint32
-	first := true
-	for k := m; k != 0; k &= k - 1 {
-		v := uint32(a[bits.TrailingZeros32(k)&31])
-		if first {
-			acc, first = v, false
-			continue
-		}
-		switch in.fl & 15 {
-		case rdAdd:
-			acc += v
-		case rdMin:
-			if signed {
-				acc = uint32(min(int32(acc), int32(v)))
-			} else {
-				acc = min(acc, v)
-			}
-		case rdMax:
-			if signed {
-				acc = uint32(max(int32(acc), int32(v)))
-			} else {
-				acc = max(acc, v)
-			}
-		case rdAnd:
-			acc &= v
-		case rdOr:
-			acc |= v
-		case rdXor:
-			acc ^= v
-		}
-	}
+	mk := lanes(w.r, in.b)
 	d := lanes(w.r, in.d)
-	for mm := m; mm != 0; mm &= mm - 1 {
-		d[bits.TrailingZeros32(mm)&31] = uint64(acc)
+	signed := in.fl&16 != 0
+	for todo := m; todo != 0; {
+		mask := uint32(mk[bits.TrailingZeros32(todo)&31])
+		// the lanes executing with this mask, reducing over those in it
+		var same uint32
+		for k := todo; k != 0; k &= k - 1 {
+			if l := bits.TrailingZeros32(k) & 31; uint32(mk[l]) == mask {
+				same |= 1 << l
+			}
+		}
+		todo &^= same
+		grp := mask & m
+		var acc uint32
+		first := true
+		for k := grp; k != 0; k &= k - 1 {
+			v := uint32(a[bits.TrailingZeros32(k)&31])
+			if first {
+				acc, first = v, false
+				continue
+			}
+			switch in.fl & 15 {
+			case rdAdd:
+				acc += v
+			case rdMin:
+				if signed {
+					acc = uint32(min(int32(acc), int32(v)))
+				} else {
+					acc = min(acc, v)
+				}
+			case rdMax:
+				if signed {
+					acc = uint32(max(int32(acc), int32(v)))
+				} else {
+					acc = max(acc, v)
+				}
+			case rdAnd:
+				acc &= v
+			case rdOr:
+				acc |= v
+			case rdXor:
+				acc ^= v
+			}
+		}
+		for k := same; k != 0; k &= k - 1 {
+			d[bits.TrailingZeros32(k)&31] = uint64(acc)
+		}
 	}
 }

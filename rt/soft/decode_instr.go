@@ -272,6 +272,7 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 			x.fl |= 16
 		}
 		x.d, x.a = dc.dst(in, sc, ops[0]), dc.src(in, sc, ops[1], t)
+		x.b = dc.src(in, sc, ops[2], ptx.U32) // membermask: lanes may pass different ones
 		dc.emit(in, x)
 		return
 	case "activemask":

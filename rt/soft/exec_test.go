@@ -416,3 +416,39 @@ func TestFusedLoadLoadFma(t *testing.T) {
 	err := e.launchErr(e.kernel(lib2, "k"), rt.D1(1), rt.D1(32), 0, out)
 	wantErr(t, err, rt.ErrIllegalAddress, `thread \(5,0,0\)`, `fuse2\.ptx:24:\d+ \(ld\.shared\.f32\)`)
 }
+
+func mx(a, b uint32) uint32 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// TestReduxLabeledGroups: lanes of one converged warp pass different
+// membermasks (cg::labeled_partition's, from match.any.sync), and each
+// group reduces over its own lanes only, as the CUDA sample
+// warpAggregatedAtomicsCG's per-bucket maxima need.
+func TestReduxLabeledGroups(t *testing.T) {
+	got := warpKernel(t, "reduxlabel.ptx", `
+	.reg .b32 %l, %lab, %m, %v, %s, %x;`, `
+	mov.u32 %l, %laneid;
+	rem.u32 %lab, %l, 3;
+	match.any.sync.b32 %m, %lab, -1;
+	mul.lo.u32 %v, %l, 7;
+	xor.b32 %v, %v, 21;
+	redux.sync.max.u32 %x, %v, %m;
+	redux.sync.add.u32 %s, %l, %m;
+	mad.lo.u32 %r9, %s, 65536, %x;`, 32)
+	for l, v := range got {
+		var max, sum uint32
+		for k := 0; k < 32; k++ {
+			if k%3 == l%3 {
+				max = mx(max, uint32(k*7^21))
+				sum += uint32(k)
+			}
+		}
+		if want := sum*65536 + max; v != want {
+			t.Fatalf("lane %d: %#x, want %#x (max %d, sum %d of lanes ≡ %d mod 3)", l, v, want, max, sum, l%3)
+		}
+	}
+}

@@ -36,7 +36,7 @@ const (
 	opShfl     // fl = mode; d, a (value), b (lane), c (clamp), aux: pred dest
 	opVote     // fl = mode; d (reg or pred), a pred, neg in e
 	opMatch    // fl = any/all|b64; d, a, aux: pred dest
-	opRedux    // fl = kind; d, a
+	opRedux    // fl = kind; d, a, b (membermask)
 	opActMask  // d = group mask
 	opElect    // d (reg), aux: pred dest
 	opAddCC    // carry ops: fl = kind|width
