@@ -299,7 +299,8 @@ static void lcheck(const char* what) {
   if (e != cudaSuccess) { fprintf(stderr, "launch %s: %s\n", what, cudaGetErrorString(e)); exit(3); }
 }
 static unsigned* dQ;
-static const float BORDER[4] = {0.25f, -2.5f, 3.0f, 0.75f};
+static const float BORDER0[4] = {0.25f, -2.5f, 3.0f, 0.75f};
+static const float* BORDER = BORDER0;  // targeted.inc's sRGB border probes point it elsewhere
 static int ncfg = 0, nsamp = 0;
 static int g_seamless = 0;  // cudaTextureDesc.seamlessCubemap (targeted.inc's seamless probes set it)
 
