@@ -98,7 +98,7 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 	case "ld", "ldu":
 		dc.ldst(in, sc, m, x, true)
 		return
-	case "tex", "tld4", "txq", "suld", "sust", "suq":
+	case "tex", "tld4", "txq", "suld", "sust", "sured", "suq":
 		dc.texInstrDecode(in, sc, x)
 		return
 	case "st":

@@ -53,7 +53,7 @@ const (
 	opMbar     // mbarrier.* (mbarrier.go): fl = mbInit…|flags, aux2 = space, [a+imm], b operand, d result
 	opBulk     // cp.async.bulk*, cp.reduce.async.bulk* (bulk.go): aux = bulk form index
 	opCallInd  // call through a register (call.go): a = target, aux2 = prototype index, imm as opCall
-	opTex      // tex, tld4, txq, suld, sust, suq (texinstr.go): aux indexes program.texs
+	opTex      // tex, tld4, txq, suld, sust, sured, suq (texinstr.go): aux indexes program.texs
 
 	opALU opcode = 256
 	opCmp opcode = 2048

@@ -1,5 +1,5 @@
 // The texture and surface instructions (tex, tld4, txq, suld.b, sust.b,
-// suq): decoding, and execution against the texture and surface objects a
+// sust.p, sured.b, sured.p, suq): decoding, and execution against the texture and surface objects a
 // kernel names by handle (texture.go), through the sampler of texsample.go.
 
 package soft
@@ -21,6 +21,7 @@ const (
 	tkSuld
 	tkSust
 	tkSuq
+	tkSured
 )
 
 // Queries of txq and suq.
@@ -39,9 +40,12 @@ type texInstr struct {
 	comp  int // tld4's component
 	query int
 	grad  bool      // tex.grad (sampled at level 0 like plain tex)
-	size  int       // suld/sust: bytes per value
+	size  int       // suld/sust/sured: bytes per value
 	cnt   int       // values
 	mode  int       // surf*
+	elems bool      // sust.p, sured.p: x counts elements, not bytes
+	red   int       // sured: the operation (atAdd, atMin, atMax, atAnd, atOr)
+	rcls  int       // sured: acU32, acS32, acU64 or acS64; -1 for .b32/.b64 (bitwise, or by the format for .p)
 	h     uint32    // handle register
 	dst   [4]uint32 // result registers (0: the sink)
 	crd   [4]uint32 // coordinate registers
@@ -75,8 +79,39 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 		ti.kind = tkSust
 	case "suq":
 		ti.kind = tkSuq
+	case "sured":
+		ti.kind = tkSured
 	}
-	for _, m := range in.Mods {
+	surf := ti.kind == tkSuld || ti.kind == tkSust || ti.kind == tkSured
+	var rop, rty string // sured's operation and type
+	for i, m := range in.Mods {
+		if surf && i == 0 {
+			// .b (unformatted: x in bytes) or .p (formatted: x in elements)
+			switch {
+			case m == "p" && ti.kind == tkSuld:
+				dc.failIn(in, "formatted surface loads (suld.p) are not part of PTX; use suld.b")
+			case m == "p":
+				ti.elems = true
+			case m != "b":
+				dc.failIn(in, "want %s.b or %s.p", in.Op, in.Op)
+			}
+			continue
+		}
+		if ti.kind == tkSured {
+			switch m {
+			case "add", "min", "max", "and", "or":
+				ti.red = map[string]int{"add": atAdd, "min": atMin, "max": atMax, "and": atAnd, "or": atOr}[m]
+				rop = m
+				continue
+			case "u32", "s32", "u64", "s64", "b32", "b64":
+				ti.size = map[byte]int{'3': 4, '6': 8}[m[1]]
+				ti.rcls = map[string]int{"u32": acU32, "s32": acS32, "u64": acU64, "s64": acS64, "b32": -1, "b64": -1}[m]
+				rty = m
+				continue
+			case "f16", "f32", "f64":
+				dc.failIn(in, "sured has no .%s reductions (ptxas refuses them)", m)
+			}
+		}
 		if g, ok := texGeoms[m]; ok {
 			ti.geom = g
 			continue
@@ -105,8 +140,6 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 				ti.comp = strings.Index("rgba", m)
 			}
 		case "f32", "s32", "u32", "base", "level", "ca", "cg", "cs", "cv", "wb", "wt", "ci":
-		case "p":
-			dc.failIn(in, "%s: formatted surface stores (sust.p) are not supported", ti.what)
 		case "grad":
 			if ti.kind != tkTex {
 				dc.failIn(in, "%s: modifier .grad is only for tex", ti.what)
@@ -213,7 +246,23 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 		dsts(ops[0], 1)
 		h, _ := tuple(ops[1])
 		ti.h = handle(h)
+	case tkSured:
+		suredCheck(dc, in, &ti, rop, rty)
+		if len(ops) != 2 {
+			dc.failIn(in, "want [handle, {coordinates}], value")
+		}
+		h, c := tuple(ops[0])
+		ti.h = handle(h)
+		coords(c)
+		t := ptx.U32
+		if ti.size == 8 {
+			t = ptx.U64
+		}
+		ti.val[0] = dc.src(in, sc, ops[1], t)
 	case tkSuld, tkSust:
+		if ti.elems && ti.size != 4 {
+			dc.failIn(in, "formatted surface stores (sust.p) take .b32 values")
+		}
 		if ti.size == 0 {
 			dc.failIn(in, "%s: want .b8, .b16, .b32 or .b64", ti.what)
 		}
@@ -470,9 +519,24 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 		case tkTxq, tkSuq:
 			w.r[ti.dst[0]+uint32(l)] = uint64(texDims(v, ti.kind == tkSuq, ti.query))
 			continue
-		case tkSuld, tkSust:
+		case tkSuld, tkSust, tkSured:
 			n := ti.size * ti.cnt
-			_, st := v.surfOffset(ti.geom, crd, n, ti.mode)
+			bc, cls := crd, ti.rcls
+			if ti.elems {
+				// x counts elements (sust.p, sured.p)
+				bc, n = surfElemX(v, ti.geom, crd), v.texelBytes()
+				if ti.kind == tkSured {
+					if cls = surfRedClass(v, ti.size); cls < 0 {
+						c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc,
+							msg: sprintf("%s on a surface of %d-bit %s elements: only sured.p on 32-bit (.b32) or 2×32-bit (.b64) integer elements is implemented (what the H100 does with other formats is not recorded)",
+								ti.what, 8*v.texelBytes(), texChanNames[v.Chan])}
+						return false
+					}
+				}
+			} else if ti.kind == tkSured && cls < 0 {
+				cls = acU32 // .and, .or: bitwise
+			}
+			_, st := v.surfOffset(ti.geom, bc, n, ti.mode)
 			switch st {
 			case surfMisaligned:
 				c.fault = &fault{kind: fMisaligned, warp: w.id, lane: l, pc: c.pc, addr: uint64(crd[0]), size: uint64(n),
@@ -482,6 +546,18 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: uint64(crd[0]), size: uint64(n),
 					msg: sprintf("%s: coordinates %d are outside the %d×%d×%d surface", ti.what, crd, v.W, v.H, v.D)}
 				return false
+			}
+			if ti.kind == tkSured {
+				surfReduce(v, ti.geom, bc, ti.size, ti.mode, ti.red, cls, w.r[ti.val[0]+uint32(l)])
+				continue
+			}
+			if ti.kind == tkSust && ti.elems {
+				var vals [4]uint32
+				for i := 0; i < ti.cnt; i++ {
+					vals[i] = uint32(w.r[ti.val[i]+uint32(l)])
+				}
+				surfStoreP(v, ti.geom, crd, ti.cnt, ti.mode, vals)
+				continue
 			}
 			if ti.kind == tkSust {
 				var vals [4]uint32

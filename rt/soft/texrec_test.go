@@ -22,14 +22,23 @@ type texRecord struct {
 }
 
 type surfRecord struct {
-	st     bool
+	tag    uint32   // surfRecLoad, surfRecStore, surfRecStoreP or surfRecRed
+	st     bool     // a store or reduction record (values and an image after)
 	hdr    []uint32 // geom kind bits nch W H D L form
 	img    []byte
 	suq    []uint32
 	coords [][4]uint32
-	res    [][4]uint32 // suld results or sust values
-	after  []byte      // sust: the image after the stores
+	res    [][4]uint32 // suld results or sust/sured values
+	after  []byte      // sust, sured: the image after the stores
 }
+
+// Surface record tags.
+const (
+	surfRecLoad   = 0x444c5553 // 'SULD': suld.b
+	surfRecStore  = 0x54535553 // 'SUST': sust.b
+	surfRecStoreP = 0x50535553 // 'SUSP': sust.p (surf2-sustp.bin.gz)
+	surfRecRed    = 0x44525553 // 'SURD': sured.b, sured.p (surf2-sured.bin.gz)
+)
 
 type recReader struct {
 	b   []byte
@@ -98,10 +107,15 @@ func readGz(path string) ([]byte, error) {
 	return io.ReadAll(z)
 }
 
+// surfRecFiles are the surface recordings: surf.bin.gz: suld.b and sust.b
+// (rec surf); surf2-*.bin.gz: sust.p and sured (rec tex2, targeted.inc).
+var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bin.gz"}
+
+// loadTexRecords reads every recording of dir.
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
-	// probes (rec tex2, targeted.inc); surf.bin.gz: surfaces.
-	return loadTexFiles(dir, "tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "surf.bin.gz")
+	// probes (rec tex2, targeted.inc); then the surfaces.
+	return loadTexFiles(dir, append([]string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz"}, surfRecFiles...)...)
 }
 
 // loadTexFiles reads the named recordings of dir.
@@ -131,9 +145,8 @@ func loadTexFiles(dir string, names ...string) ([]texRecord, []surfRecord, error
 				t.coords = r.vecs(n)
 				t.res = r.vecs(n)
 				tr = append(tr, t)
-			case 0x444c5553, 0x54535553:
-				var s surfRecord
-				s.st = tag == 0x54535553
+			case surfRecLoad, surfRecStore, surfRecStoreP, surfRecRed:
+				s := surfRecord{tag: tag, st: tag != surfRecLoad}
 				s.hdr = r.words(r.u32())
 				s.img = r.buf()
 				if !s.st {

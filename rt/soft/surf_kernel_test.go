@@ -1,0 +1,229 @@
+package soft
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// Kernels that run the H100's recorded formatted stores and reductions
+// through rt's arrays and surface objects.
+const surfKernelPTX = `
+.version 8.0
+.target sm_90
+.address_size 64
+
+// sustp2d: one thread stores n values in order, vals[i] (4 words) at
+// element (crd[i].x, crd[i].y) with sust.p.2d.v4.b32.clamp.
+.visible .entry sustp2d(.param .u64 surf, .param .u64 crd, .param .u64 vals, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [surf];
+	ld.param.u64 %rd2, [crd];
+	ld.param.u64 %rd3, [vals];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, 0;
+LOOP:
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra END;
+	mul.wide.u32 %rd4, %r2, 16;
+	add.u64 %rd5, %rd2, %rd4;
+	ld.global.v2.u32 {%r3, %r4}, [%rd5];
+	add.u64 %rd6, %rd3, %rd4;
+	ld.global.v4.u32 {%r5, %r6, %r7, %r8}, [%rd6];
+	sust.p.2d.v4.b32.clamp [%rd1, {%r3, %r4}], {%r5, %r6, %r7, %r8};
+	add.u32 %r2, %r2, 1;
+	bra LOOP;
+END:
+	ret;
+}
+
+// sured_add, sured_min64, sured_or: thread i reduces vals[i] into the
+// surface at (crd[i].x, crd[i].y): x in bytes for sured.b, in elements
+// for sured.p.
+.visible .entry sured_add(.param .u64 surf, .param .u64 crd, .param .u64 vals, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [surf];
+	ld.param.u64 %rd2, [crd];
+	ld.param.u64 %rd3, [vals];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mad.lo.u32 %r5, %r3, %r4, %r2;
+	setp.ge.u32 %p1, %r5, %r1;
+	@%p1 bra END;
+	mul.wide.u32 %rd4, %r5, 16;
+	add.u64 %rd5, %rd2, %rd4;
+	ld.global.v2.u32 {%r6, %r7}, [%rd5];
+	add.u64 %rd6, %rd3, %rd4;
+	ld.global.u32 %r8, [%rd6];
+	sured.b.add.2d.u32.clamp [%rd1, {%r6, %r7}], %r8;
+END:
+	ret;
+}
+
+.visible .entry sured_min64(.param .u64 surf, .param .u64 crd, .param .u64 vals, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [surf];
+	ld.param.u64 %rd2, [crd];
+	ld.param.u64 %rd3, [vals];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mad.lo.u32 %r5, %r3, %r4, %r2;
+	setp.ge.u32 %p1, %r5, %r1;
+	@%p1 bra END;
+	mul.wide.u32 %rd4, %r5, 16;
+	add.u64 %rd5, %rd2, %rd4;
+	ld.global.v2.u32 {%r6, %r7}, [%rd5];
+	add.u64 %rd6, %rd3, %rd4;
+	ld.global.u64 %rd7, [%rd6];
+	sured.b.min.2d.u64.zero [%rd1, {%r6, %r7}], %rd7;
+END:
+	ret;
+}
+
+.visible .entry sured_or(.param .u64 surf, .param .u64 crd, .param .u64 vals, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [surf];
+	ld.param.u64 %rd2, [crd];
+	ld.param.u64 %rd3, [vals];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mad.lo.u32 %r5, %r3, %r4, %r2;
+	setp.ge.u32 %p1, %r5, %r1;
+	@%p1 bra END;
+	mul.wide.u32 %rd4, %r5, 16;
+	add.u64 %rd5, %rd2, %rd4;
+	ld.global.v2.u32 {%r6, %r7}, [%rd5];
+	add.u64 %rd6, %rd3, %rd4;
+	ld.global.u32 %r8, [%rd6];
+	sured.p.or.2d.b32.zero [%rd1, {%r6, %r7}], %r8;
+END:
+	ret;
+}
+`
+
+// surfRecFormat is the rt format of a recorded surface's header.
+func surfRecFormat(h []uint32) rt.ArrayFormat {
+	kind, bits, nch := h[1], h[2], h[3]
+	switch kind {
+	case 0:
+		return map[uint32]rt.ArrayFormat{8: rt.FormatUint8, 16: rt.FormatUint16, 32: rt.FormatUint32}[bits]
+	case 1:
+		return map[uint32]rt.ArrayFormat{8: rt.FormatInt8, 16: rt.FormatInt16, 32: rt.FormatInt32}[bits]
+	case 2:
+		return map[uint32]rt.ArrayFormat{16: rt.FormatHalf, 32: rt.FormatFloat}[bits]
+	}
+	base := map[[2]uint32]rt.ArrayFormat{{3, 8}: rt.FormatUnorm8, {3, 16}: rt.FormatUnorm16, {4, 8}: rt.FormatSnorm8, {4, 16}: rt.FormatSnorm16}[[2]uint32{kind, bits}]
+	return base + rt.ArrayFormat(map[uint32]int{1: 0, 2: 1, 4: 2}[nch])
+}
+
+// TestSurfKernels runs recorded sust.p and sured sequences (2-D) through
+// kernels, rt's arrays and surface objects, and requires the H100's
+// images.
+func TestSurfKernels(t *testing.T) {
+	_, ctx, s := graphEnv(t, Options{})
+	lib := rt.NewLibrary("surf.ptx", []byte(surfKernelPTX))
+	p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
+	kernel := func(name string) *rt.Kernel {
+		return lib.Kernel(name, p(0, 8), p(8, 8), p(16, 8), p(24, 4))
+	}
+	type form struct{ tag, form uint32 }
+	kernels := map[form]*rt.Kernel{
+		{surfRecStoreP, 120}: kernel("sustp2d"), // 2d v4 clamp
+		{surfRecRed, 2}:      kernel("sured_add"),
+		{surfRecRed, 63}:     kernel("sured_min64"),
+		{surfRecRed, 363}:    kernel("sured_or"),
+	}
+	_, sr, err := loadTexFiles("testdata/tex", "surf2-sustp.bin.gz", "surf2-sured.bin.gz")
+	mustT(t, err)
+	ran := map[string]int{}
+	for _, r := range sr {
+		h := r.hdr
+		k := kernels[form{r.tag, h[8]}]
+		if k == nil {
+			continue
+		}
+		f := surfRecFormat(h)
+		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: int(h[4]), Height: int(h[5]), Format: f, Channels: int(h[3]), Flags: rt.ArraySurfaceLoadStore})
+		mustT(t, err)
+		mustT(t, rt.CopyToArray(arr, r.img))
+		surf, err := rt.NewSurface(arr)
+		mustT(t, err)
+		n := len(r.coords)
+		crd, vals := make([]uint32, 4*n), make([]uint32, 4*n)
+		for i := range r.coords {
+			copy(crd[4*i:], r.coords[i][:])
+			copy(vals[4*i:], r.res[i][:])
+		}
+		cb, err := rt.AllocFrom(ctx, crd)
+		mustT(t, err)
+		vb, err := rt.AllocFrom(ctx, vals)
+		mustT(t, err)
+		var b [28]byte
+		binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
+		binary.LittleEndian.PutUint64(b[8:], uint64(cb.Ptr))
+		binary.LittleEndian.PutUint64(b[16:], uint64(vb.Ptr))
+		binary.LittleEndian.PutUint32(b[24:], uint32(n))
+		cfg := rt.Config{Grid: rt.D1((n + 127) / 128), Block: rt.D1(128), Stream: s}
+		if r.tag == surfRecStoreP {
+			cfg.Grid, cfg.Block = rt.D1(1), rt.D1(1) // one thread, stores in order
+		}
+		mustT(t, k.Launch(cfg, b[:]))
+		got := make([]byte, len(r.after))
+		mustT(t, rt.CopyFromArray(arr, got))
+		name := fmt.Sprintf("%s form %d on %v", map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured"}[r.tag], h[8], f)
+		if d := imageDiff(got, r.after); d != "" {
+			t.Errorf("%s: image differs %s", name, d)
+		}
+		ran[map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured"}[r.tag]]++
+		mustT(t, surf.Destroy())
+		mustT(t, arr.Destroy())
+		cb.Free()
+		vb.Free()
+	}
+	if ran["sust.p"] < 16 || ran["sured"] < 3 {
+		t.Fatalf("ran %v recorded sequences, want 16 sust.p (every format) and 3 sured", ran)
+	}
+	t.Logf("recorded sequences through kernels, all exact: %v", ran)
+
+	// sured.p on a float surface: the H100's answer is not recorded, so
+	// the launch fails saying so rather than guessing.
+	arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: 4, Height: 2, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
+	mustT(t, err)
+	surf, err := rt.NewSurface(arr)
+	mustT(t, err)
+	cb, err := rt.AllocFrom(ctx, make([]uint32, 4))
+	mustT(t, err)
+	var b [28]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
+	binary.LittleEndian.PutUint64(b[8:], uint64(cb.Ptr))
+	binary.LittleEndian.PutUint64(b[16:], uint64(cb.Ptr))
+	binary.LittleEndian.PutUint32(b[24:], 1)
+	err = kernels[form{surfRecRed, 363}].Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
+	if err == nil {
+		err = s.Synchronize()
+	}
+	if err == nil || !strings.Contains(err.Error(), "not recorded") {
+		t.Fatalf("sured.p on an f32 surface: %v, want an error saying it is not implemented", err)
+	}
+}

@@ -1,0 +1,244 @@
+// Formatted surface stores (sust.p) and surface reductions (sured.b,
+// sured.p), bit-exact with the H100 (testdata/tex/NOTES.md, "Formatted
+// stores and reductions"; replayed by TestSurfRecorded).
+
+package soft
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+	"unsafe"
+
+	"github.com/cugen/cugen/parse/ptx"
+)
+
+// suredCheck refuses the sured forms ptxas refuses (CUDA 13.0, probed on
+// the H100's machine: testdata/tex/probe-forms.txt), which are the PTX
+// ISA's rules: sured.b takes .add on .u32, .s32, .u64; .min and .max on
+// .u32, .s32, .u64, .s64; .and and .or on .b32; sured.p takes .b32 for
+// every operation and .b64 for .min and .max; the geometry is .1d, .2d or
+// .3d.
+func suredCheck(dc *decoder, in *ptx.Instr, ti *texInstr, op, ty string) {
+	if ti.geom < 0 || ti.geom > texGeom3D {
+		dc.failIn(in, "sured takes .1d, .2d or .3d")
+	}
+	if op == "" || ty == "" {
+		dc.failIn(in, "want sured.{b,p}.op.geom.type (op .add, .min, .max, .and or .or)")
+	}
+	ok := false
+	switch {
+	case ti.elems:
+		ok = ti.rcls < 0 && (ti.size == 4 || ti.red == atMin || ti.red == atMax)
+	case ti.red == atAdd:
+		ok = ti.rcls == acU32 || ti.rcls == acS32 || ti.rcls == acU64
+	case ti.red == atMin, ti.red == atMax:
+		ok = ti.rcls >= 0
+	default: // and, or
+		ok = ti.rcls < 0 && ti.size == 4
+	}
+	if !ok {
+		want := map[int]string{atAdd: ".u32, .s32 or .u64", atMin: ".u32, .s32, .u64 or .s64", atMax: ".u32, .s32, .u64 or .s64",
+			atAnd: ".b32", atOr: ".b32"}[ti.red]
+		kind := "b"
+		if ti.elems {
+			kind, want = "p", ".b32"
+			if ti.red == atMin || ti.red == atMax {
+				want = ".b32 or .b64"
+			}
+		}
+		dc.failIn(in, "sured.%s.%s takes %s, not .%s (ptxas refuses the rest)", kind, op, want, ty)
+	}
+}
+
+// surfElemX turns the element coordinate x of a formatted access (sust.p,
+// sured.p) into the byte coordinate surfOffset takes. Coordinates outside
+// the row stay outside on the same side, so that .clamp, .zero and .trap
+// see them as the H100 does (x counts elements; no misalignment is
+// possible).
+func surfElemX(v *texView, geom int, c [4]uint32) [4]uint32 {
+	i := 0
+	if geom == texGeomA1D || geom == texGeomA2D {
+		i = 1
+	}
+	es := int64(v.texelBytes())
+	switch x := int64(int32(c[i])); {
+	case x < 0:
+		c[i] = uint32(int32(-es))
+	case x >= int64(v.W):
+		c[i] = uint32(int32(int64(v.W) * es))
+	default:
+		c[i] = uint32(int32(x * es))
+	}
+	return c
+}
+
+// surfStoreP runs sust.p: the cnt values, channel 0 first, converted to the
+// format of element c (x in elements). Channels the vector does not give
+// are written 0; values beyond the element's channels are dropped.
+func surfStoreP(v *texView, geom int, c [4]uint32, cnt, mode int, vals [4]uint32) {
+	es := v.texelBytes()
+	off, st := v.surfOffset(geom, surfElemX(v, geom, c), es, mode)
+	if st != surfOK {
+		return
+	}
+	b := v.Data[off : off+es]
+	for i := 0; i < v.NChan; i++ {
+		var r uint32
+		if i < cnt {
+			r = surfConvert(v, vals[i])
+		}
+		switch v.Bits {
+		case 8:
+			b[i] = byte(r)
+		case 16:
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(r))
+		default:
+			binary.LittleEndian.PutUint32(b[4*i:], r)
+		}
+	}
+}
+
+// surfConvert converts one sust.p value to a channel of v's format (the
+// raw channel bits). Integer formats take the word as .u32 (unsigned) or
+// .s32 (signed) and saturate to the channel; 32-bit channels take the word
+// as it is (float NaN payloads included). Half channels round the f32
+// toward zero (see surfHalfRZ). Normalized channels: see surfNorm.
+func surfConvert(v *texView, w uint32) uint32 {
+	switch {
+	case v.Bits == 32:
+		return w
+	case v.ReadNorm:
+		return surfNorm(w, v.Bits, v.Chan == texChanSigned)
+	case v.Chan == texChanFloat:
+		return surfHalfRZ(w)
+	case v.Chan == texChanSigned:
+		lim := int32(1)<<(v.Bits-1) - 1
+		return uint32(min(max(int32(w), -lim-1), lim)) & (1<<v.Bits - 1)
+	}
+	return min(w, 1<<v.Bits-1)
+}
+
+// surfHalfRZ converts f32 bits to half bits rounding toward zero, as the
+// H100's formatted stores do: finite values too large for a half become
+// ±65504 (0x7bff), not Inf; half subnormals are kept; ±Inf stay Inf; a NaN
+// keeps its sign and the top 10 bits of its payload (0xffff8000 →
+// 0xfffc). A NaN whose payload lies in the low 13 bits only would so
+// become Inf; it was not recorded, and is given the quiet bit here
+// (0x7e00) so that it stays a NaN.
+func surfHalfRZ(w uint32) uint32 {
+	s := w >> 16 & 0x8000
+	e, m := int(w>>23&0xff), w&0x7fffff
+	switch {
+	case e == 0xff && m == 0:
+		return s | 0x7c00
+	case e == 0xff:
+		if m>>13 == 0 {
+			return s | 0x7e00
+		}
+		return s | 0x7c00 | m>>13
+	case e >= 127+16:
+		return s | 0x7bff
+	case e >= 127-14:
+		return s | uint32(e-127+15)<<10 | m>>13
+	case e <= 126-32:
+		return s
+	}
+	return s | (0x800000|m)>>(126-e)
+}
+
+// surfNorm converts f32 bits to an n-bit unorm (or snorm) channel as the
+// H100's formatted stores do. With k the channel's magnitude bits (n for
+// unorm, n-1 for snorm) and M = 2^k - 1: NaN gives 0; values are
+// saturated to [0, 1] (unorm) or [-1, 1] (snorm, so -1 gives -M, never
+// -M-1); a magnitude a in between is first cut toward zero to k+4
+// fractional bits, Q = floor(a·2^(k+4)), then rounded to the nearest
+// multiple, ties toward zero: u = (Q·M + 2^(k+3) - 1) >> (k+4); a negative
+// value gives -u. So 0.5 stores 127 (unorm8) and 0.378571659 (Q = 1550,
+// 96.4966 before rounding) 96, where round(0.378571659·255) is 97.
+// (Negative ties were not recorded: -u assumes the hardware works on the
+// magnitude.)
+func surfNorm(w uint32, n int, signed bool) uint32 {
+	k := n
+	if signed {
+		k--
+	}
+	mask := uint32(1)<<n - 1
+	f := float64(math.Float32frombits(w))
+	M := uint64(1)<<k - 1
+	var u uint64
+	a := math.Abs(f)
+	switch {
+	case f != f, a == 0, f < 0 && !signed:
+		return 0
+	case a >= 1:
+		u = M
+	default:
+		q := uint64(a * float64(uint64(1)<<(k+4))) // exact: a is an f32 below 1
+		u = (q*M + 1<<(k+3) - 1) >> (k + 4)
+	}
+	if f < 0 {
+		return uint32(-int64(u)) & mask
+	}
+	return uint32(u) & mask
+}
+
+// surfRedMu guards the rare reduction whose address is not aligned to its
+// size (a .b64 access clamped into a surface of 4-byte elements), which
+// sync/atomic cannot do.
+var surfRedMu sync.Mutex
+
+// surfReduce runs sured at c (x in bytes; surfElemX has scaled a .p
+// coordinate): op (atAdd, atMin, atMax, atAnd, atOr) of class cls (acU32,
+// acS32, acU64, acS64) with value val, atomically, so that concurrent
+// reductions from every CTA add up whatever their order (as they do on the
+// H100). Out of range under .zero it does nothing; the executor faults
+// for .trap and misalignment before calling it.
+func surfReduce(v *texView, geom int, c [4]uint32, size, mode, op, cls int, val uint64) {
+	off, st := v.surfOffset(geom, c, size, mode)
+	if st != surfOK {
+		return
+	}
+	p := unsafe.Pointer(&v.Data[off])
+	if uintptr(p)%uintptr(size) != 0 {
+		surfRedMu.Lock()
+		defer surfRedMu.Unlock()
+		b := v.Data[off : off+size]
+		if size == 4 {
+			x := binary.LittleEndian.Uint32(b)
+			atomic32(&x, op, cls, uint32(val), 0)
+			binary.LittleEndian.PutUint32(b, x)
+		} else {
+			x := binary.LittleEndian.Uint64(b)
+			atomic64(&x, op, cls, val, 0)
+			binary.LittleEndian.PutUint64(b, x)
+		}
+		return
+	}
+	if size == 4 {
+		atomic32((*uint32)(p), op, cls, uint32(val), 0)
+	} else {
+		atomic64((*uint64)(p), op, cls, val, 0)
+	}
+}
+
+var texChanNames = [...]string{texChanUnsigned: "unsigned", texChanSigned: "signed", texChanFloat: "float"}
+
+// surfRedClass is the class a sured.p of size bytes (.b32: 4, .b64: 8)
+// works in on v's elements: the format's integers, unsigned (.u32, .u64) or
+// signed (.s32, .s64), as the PTX ISA says; -1 for other formats (floats,
+// normalized, elements of another size: not recorded).
+func surfRedClass(v *texView, size int) int {
+	if v.texelBytes() != size || v.Bits != 32 || v.ReadNorm || v.Chan == texChanFloat {
+		return -1
+	}
+	switch {
+	case v.Chan == texChanSigned && size == 4:
+		return acS32
+	case v.Chan == texChanSigned:
+		return acS64
+	case size == 4:
+		return acU32
+	}
+	return acU64
+}
