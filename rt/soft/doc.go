@@ -57,10 +57,14 @@
 // tex (1d, 2d, 3d, a1d, a2d, cube, acube; f32 and s32 coordinates;
 // tex.level and tex.grad on textures without mipmaps; on tex.2d, texel
 // offsets, a depth-compare value, which the H100 ignores, and the residency
-// predicate d|p), tld4 (2d, also with offsets, a2d, cube), suld.b, sust.b
-// and the width, height and depth queries of txq and suq run against the
-// texture and surface objects of rt's Texturer (texture.go). The sampler
-// (texsample.go) works on its own description of a texture (texView) and
+// predicate d|p), tld4 (2d, also with offsets, a2d, cube), suld.b, sust.b,
+// sust.p, sured.b, sured.p and the width, height and depth queries of txq
+// and suq run against the texture and surface objects of rt's Texturer
+// (texture.go). Formatted stores convert as the H100 does (texsurf.go:
+// integers saturate, f16 rounds toward zero, unorm/snorm are cut to k+4
+// fractional bits and rounded ties toward zero, channels the vector lacks
+// become 0); reductions are atomic, and the forms ptxas refuses are
+// refused at load. The sampler (texsample.go) works on its own description of a texture (texView) and
 // reproduces the H100's fixed-point coordinates, 8-bit filter weights and
 // block-floating-point blend (f32 texels rounded to float, f16 texels to
 // half precision, ties away), and filters 8/16-bit normalized texels as
