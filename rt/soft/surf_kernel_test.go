@@ -227,3 +227,87 @@ func TestSurfKernels(t *testing.T) {
 		t.Fatalf("sured.p on an f32 surface: %v, want an error saying it is not implemented", err)
 	}
 }
+
+const surfEdgePTX = `
+.version 8.0
+.target sm_90
+.address_size 64
+
+// sustp_trap: sust.p.2d.b32.trap of v at (x, 0).
+.visible .entry sustp_trap(.param .u64 surf, .param .u32 x, .param .u32 v)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [surf];
+	ld.param.u32 %r1, [x];
+	ld.param.u32 %r3, [v];
+	mov.u32 %r2, 0;
+	sust.p.2d.b32.trap [%rd1, {%r1, %r2}], {%r3};
+	ret;
+}
+
+// sured_trap: sured.b.add.2d.u32.trap of v at (x bytes, 0).
+.visible .entry sured_trap(.param .u64 surf, .param .u32 x, .param .u32 v)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [surf];
+	ld.param.u32 %r1, [x];
+	ld.param.u32 %r3, [v];
+	mov.u32 %r2, 0;
+	sured.b.add.2d.u32.trap [%rd1, {%r1, %r2}], %r3;
+	ret;
+}
+`
+
+// TestSurfEdges: sust.p counts x in elements (x = 3 on a 4-byte element is
+// element 3, not a misaligned byte offset) and sured.b in bytes; under
+// .trap an access outside the surface is an illegal address and a
+// misaligned sured.b a misaligned address, as for suld.b/sust.b.
+func TestSurfEdges(t *testing.T) {
+	for _, c := range []struct {
+		kernel string
+		format rt.ArrayFormat
+		x, v   uint32
+		want   []byte // the 4×1 image after, from zeros
+		err    string
+	}{
+		{"sustp_trap", rt.FormatUnorm8X4, 3, 0x3f000000, []byte{12: 127}, ""}, // 0.5 → 127 in r; g, b, a 0
+		{"sustp_trap", rt.FormatUnorm8X4, 4, 0x3f800000, nil, "outside"},
+		{"sustp_trap", rt.FormatUint32, 0xffffffff, 1, nil, "outside"},
+		{"sured_trap", rt.FormatUint32, 12, 7, []byte{12: 7}, ""},
+		{"sured_trap", rt.FormatUint32, 2, 7, nil, "not a multiple"},
+		{"sured_trap", rt.FormatUint32, 16, 7, nil, "outside"},
+	} {
+		name := fmt.Sprintf("%s(%v, x=%d)", c.kernel, c.format, int32(c.x))
+		_, ctx, s := graphEnv(t, Options{})
+		lib := rt.NewLibrary("edge.ptx", []byte(surfEdgePTX))
+		k := lib.Kernel(c.kernel, rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 4}, rt.ParamSpec{Offset: 12, Size: 4})
+		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: 4, Height: 1, Format: c.format, Channels: max(c.format.Channels(), 1), Flags: rt.ArraySurfaceLoadStore})
+		mustT(t, err)
+		mustT(t, rt.CopyToArray(arr, make([]byte, 16)))
+		surf, err := rt.NewSurface(arr)
+		mustT(t, err)
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
+		binary.LittleEndian.PutUint32(b[8:], c.x)
+		binary.LittleEndian.PutUint32(b[12:], c.v)
+		err = k.Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
+		if err == nil {
+			err = s.Synchronize()
+		}
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want an error saying %q", name, err, c.err)
+			}
+			continue
+		}
+		mustT(t, err)
+		got := make([]byte, 16)
+		mustT(t, rt.CopyFromArray(arr, got))
+		want := append(c.want, make([]byte, 16-len(c.want))...)
+		if d := imageDiff(got, want); d != "" {
+			t.Errorf("%s: image differs %s", name, d)
+		}
+	}
+}
