@@ -30,24 +30,32 @@ func surfRecForm(form uint32) (geom, size, cnt, mode int) {
 	return geom, size, cnt, int(form % 4)
 }
 
-// suredRecForm splits a recorded sured form (genforms2.py): form = kind*200
-// + op*40 + ty*10 + geom*2 + mode, kind 0 .b, 1 .p; op add, min, max, and,
-// or; ty u32, s32, u64 for add/min/max and b32, b64 for and/or; geom 1d,
-// 2d; mode clamp, zero.
-func suredRecForm(form uint32) (elems bool, op, cls, size, geom, mode int, name string) {
+// suredRecForm splits a recorded sured form. 'SURD' (genforms2.py): form
+// = kind*200 + op*40 + ty*10 + geom*2 + mode, ty indexing u32, s32, u64
+// for add/min/max and b32, b64 for and/or; 'SUR2' (surf3.cu): form =
+// kind*1000 + op*100 + ty*10 + geom*2 + mode, ty indexing u32, s32, u64,
+// s64, b32, b64. kind 0 .b, 1 .p; op add, min, max, and, or; geom 1d, 2d,
+// 3d; mode clamp, zero.
+func suredRecForm(tag, form uint32) (elems bool, op, cls, size, geom, mode int, name string) {
 	f := int(form)
-	elems, op, ty := f/200 == 1, f%200/40, f%40/10
-	geom, mode = f%10/2, f%2
-	ops := []string{"add", "min", "max", "and", "or"}
-	tys := [][]string{{"u32", "s32", "u64"}, {"u32", "s32", "u64"}, {"u32", "s32", "u64"}, {"b32", "b64"}, {"b32", "b64"}}[op]
-	ty = min(ty, len(tys)-1)
+	var kind, ty int
+	var ts []string
+	if tag == surfRecRed2 {
+		kind, op, ty = f/1000, f%1000/100, f%100/10
+		ts = []string{"u32", "s32", "u64", "s64", "b32", "b64"}
+	} else {
+		kind, op, ty = f/200, f%200/40, f%40/10
+		ts = [][]string{{"u32", "s32", "u64"}, {"u32", "s32", "u64"}, {"u32", "s32", "u64"}, {"b32", "b64"}, {"b32", "b64"}}[op]
+	}
+	ty = min(ty, len(ts)-1)
+	elems, geom, mode = kind == 1, f%10/2, f%2
 	size = 4
-	if tys[ty][1:] == "64" {
+	if ts[ty][1:] == "64" {
 		size = 8
 	}
-	cls = map[string]int{"u32": acU32, "s32": acS32, "u64": acU64, "b32": -1, "b64": -1}[tys[ty]]
+	cls = map[string]int{"u32": acU32, "s32": acS32, "u64": acU64, "s64": acS64, "b32": -1, "b64": -1}[ts[ty]]
+	name = fmt.Sprintf("sured.%c.%s.%s.%s.%s", "bp"[kind], []string{"add", "min", "max", "and", "or"}[op], []string{"1d", "2d", "3d"}[geom], ts[ty], []string{"clamp", "zero"}[mode])
 	op = []int{atAdd, atMin, atMax, atAnd, atOr}[op]
-	name = fmt.Sprintf("sured.%c.%s.%s.%s.%s", "bp"[f/200], ops[f%200/40], []string{"1d", "2d"}[geom], tys[ty], []string{"clamp", "zero"}[mode])
 	return
 }
 
@@ -148,8 +156,8 @@ func TestSurfRecorded(t *testing.T) {
 			if d != "" {
 				fail("sust.p %s form %d: image differs %s", surfRecFmt(h), f, d)
 			}
-		case surfRecRed:
-			elems, op, cls, size, geom, mode, name := suredRecForm(h[8])
+		case surfRecRed, surfRecRed2:
+			elems, op, cls, size, geom, mode, name := suredRecForm(s.tag, h[8])
 			img := append([]byte(nil), s.img...)
 			v := surfRecView(&s, img)
 			if cls < 0 {

@@ -22,7 +22,7 @@ type texRecord struct {
 }
 
 type surfRecord struct {
-	tag    uint32   // surfRecLoad, surfRecStore, surfRecStoreP or surfRecRed
+	tag    uint32   // surfRecLoad, surfRecStore, surfRecStoreP, surfRecRed or surfRecRed2
 	st     bool     // a store or reduction record (values and an image after)
 	hdr    []uint32 // geom kind bits nch W H D L form
 	img    []byte
@@ -38,6 +38,7 @@ const (
 	surfRecStore  = 0x54535553 // 'SUST': sust.b
 	surfRecStoreP = 0x50535553 // 'SUSP': sust.p (surf2-sustp.bin.gz)
 	surfRecRed    = 0x44525553 // 'SURD': sured.b, sured.p (surf2-sured.bin.gz)
+	surfRecRed2   = 0x32525553 // 'SUR2': sured, every type (testdata/tex/surf3.cu; not recorded yet)
 )
 
 type recReader struct {
@@ -145,7 +146,7 @@ func loadTexFiles(dir string, names ...string) ([]texRecord, []surfRecord, error
 				t.coords = r.vecs(n)
 				t.res = r.vecs(n)
 				tr = append(tr, t)
-			case surfRecLoad, surfRecStore, surfRecStoreP, surfRecRed:
+			case surfRecLoad, surfRecStore, surfRecStoreP, surfRecRed, surfRecRed2:
 				s := surfRecord{tag: tag, st: tag != surfRecLoad}
 				s.hdr = r.words(r.u32())
 				s.img = r.buf()
