@@ -51,6 +51,7 @@ func TestSurfForms(t *testing.T) {
 		form{"sured.b.xor.2d.b32.clamp [%rd0, {%r1, %r2}], %r3", false},
 		form{"sured.b.2d.u32.clamp [%rd0, {%r1, %r2}], %r3", false},
 		form{"sured.b.add.2d.u32.clamp [%rd0, {%r1}], %r3", false},
+		form{"sured.b.add.2d.v2.u32.clamp [%rd0, {%r1, %r2}], {%r3, %r4}", false},
 	)
 	e := newEnv(t, Options{})
 	accepted := 0

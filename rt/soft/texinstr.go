@@ -1,6 +1,7 @@
 // The texture and surface instructions (tex, tld4, txq, suld.b, sust.b,
-// sust.p, sured.b, sured.p, suq): decoding, and execution against the texture and surface objects a
-// kernel names by handle (texture.go), through the sampler of texsample.go.
+// sust.p, sured.b, sured.p, suq): decoding, and execution against the
+// texture and surface objects a kernel names by handle (texture.go),
+// through the sampler of texsample.go and the surface code of texsurf.go.
 
 package soft
 

@@ -23,6 +23,9 @@ func suredCheck(dc *decoder, in *ptx.Instr, ti *texInstr, op, ty string) {
 	if ti.geom < 0 || ti.geom > texGeom3D {
 		dc.failIn(in, "sured takes .1d, .2d or .3d")
 	}
+	if ti.cnt != 1 {
+		dc.failIn(in, "sured takes one value, not a vector")
+	}
 	if op == "" || ty == "" {
 		dc.failIn(in, "want sured.{b,p}.op.geom.type (op .add, .min, .max, .and or .or)")
 	}
