@@ -64,16 +64,16 @@
 // integers saturate, f16 rounds toward zero, unorm/snorm are cut to k+4
 // fractional bits and rounded ties toward zero, channels the vector lacks
 // become 0); reductions are atomic, and the forms ptxas refuses are
-// refused at load. The sampler (texsample.go) works on its own description of a texture (texView) and
-// reproduces the H100's fixed-point coordinates, 8-bit filter weights and
-// block-floating-point blend (f32 texels rounded to float, f16 texels to
-// half precision, ties away), and filters 8/16-bit normalized texels as
-// integers through a 16-bit fixed-point result (U/65535, S/32767), decodes
-// sRGB through the H100's table and filters it at half precision, and
-// projects cube-map directions through MUFU.RCP onto faces sampled as 2-D
-// textures (seamless ones filtering across faces); testdata/tex holds
-// the H100's answers and its NOTES.md the rules and the gaps (3-D weights
-// are not yet exact).
+// refused at load. The sampler (texsample.go) works on its own
+// description of a texture (texView) and reproduces the H100's
+// fixed-point coordinates, 8-bit filter weights and block-floating-point
+// blend (f32 texels rounded to float, f16 texels to half precision, ties
+// away), and filters 8/16-bit normalized texels as integers through a
+// 16-bit fixed-point result (U/65535, S/32767), decodes sRGB through the
+// H100's table and filters it at half precision, and projects cube-map
+// directions through MUFU.RCP onto faces sampled as 2-D textures (seamless
+// ones filtering across faces); testdata/tex holds the H100's answers and
+// its NOTES.md the rules and the gaps (3-D weights are not yet exact).
 //
 // # Contraction
 //
