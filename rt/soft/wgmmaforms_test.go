@@ -27,9 +27,22 @@ type wgForm struct {
 	chain          bool // two wgmmas in two groups (descriptors 2 and 3)
 	smem           int  // bytes of shared memory
 	tag            string
+	sp             bool // wgmma.mma_async.sp: A compressed (64×k/2), a metadata register, selector sel
+	sel            int
 }
 
-func (f wgForm) k() int { return wgmmaK(f.a) }
+// k is the form's K; kc the columns of A as stored (k/2 when sparse).
+func (f wgForm) k() int {
+	if f.sp {
+		return 2 * wgmmaK(f.a)
+	}
+	return wgmmaK(f.a)
+}
+
+func (f wgForm) kc() int { return wgmmaK(f.a) }
+
+// nmeta is the metadata registers per thread (1 when sparse).
+func (f wgForm) nmeta() int { return b2i(f.sp) }
 
 func (f wgForm) nd() int { return f.n / 2 / f.d.perReg() }
 
@@ -41,7 +54,11 @@ func (f wgForm) na() int {
 }
 
 func (f wgForm) instr() string {
-	s := fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk%d", f.n, f.k())
+	sp := ""
+	if f.sp {
+		sp = ".sp"
+	}
+	s := fmt.Sprintf("wgmma.mma_async%s.sync.aligned.m64n%dk%d", sp, f.n, f.k())
 	if f.sat {
 		s += ".satfinite"
 	}
@@ -65,6 +82,9 @@ func (f wgForm) name() string {
 	if f.chain {
 		s += ".chain"
 	}
+	if f.sp {
+		s += fmt.Sprintf(".sel%d", f.sel)
+	}
 	if f.tag != "" {
 		s += "." + f.tag
 	}
@@ -81,7 +101,7 @@ func b2i(b bool) int {
 const wgHdr = 64 // descriptors (4×8 bytes) and scale-d flags (2×4 bytes)
 
 // perCTA is the input size of one case.
-func (f wgForm) perCTA() int { return wgHdr + f.smem + 128*(f.na()+f.nd())*4 }
+func (f wgForm) perCTA() int { return wgHdr + f.smem + 128*(f.na()+f.nd()+f.nmeta())*4 }
 
 func (f wgForm) ptx() string {
 	var b strings.Builder
@@ -93,6 +113,9 @@ func (f wgForm) ptx() string {
 	fmt.Fprintf(&b, ".version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry k(.param .u64 k_in, .param .u64 k_out)\n{\n")
 	fmt.Fprintf(&b, "\t.reg .b32 %%utid, %%ucta, %%i, %%v, %%sb;\n\t.reg .b64 %%in, %%out, %%t, %%g, %%sh, %%ds0, %%ds1, %%ds2, %%ds3;\n\t.reg .pred %%p, %%p1, %%lp;\n")
 	fmt.Fprintf(&b, "\t.reg .b32 %%a<4>;\n\t.reg %s %%d<%d>;\n", dt, nd)
+	if f.sp {
+		b.WriteString("\t.reg .b32 %e;\n")
+	}
 	fmt.Fprintf(&b, "\t.shared .align 1024 .b8 sm[%d];\n", f.smem)
 	b.WriteString("\tld.param.u64 %in, [k_in];\n\tld.param.u64 %out, [k_out];\n\tcvta.to.global.u64 %in, %in;\n\tcvta.to.global.u64 %out, %out;\n")
 	b.WriteString("\tmov.u32 %utid, %tid.x;\n\tmov.u32 %ucta, %ctaid.x;\n")
@@ -110,12 +133,15 @@ func (f wgForm) ptx() string {
 		fmt.Fprintf(&b, "\tld.global.b64 %%ds%d, [%%in+%d];\n\tadd.u64 %%ds%d, %%ds%d, %%sh;\n", i, 8*i, i, i)
 	}
 	b.WriteString("\tld.global.b32 %v, [%in+32];\n\tsetp.ne.b32 %p, %v, 0;\n\tld.global.b32 %v, [%in+36];\n\tsetp.ne.b32 %p1, %v, 0;\n")
-	fmt.Fprintf(&b, "\tmul.wide.u32 %%t, %%utid, %d;\n\tadd.u64 %%g, %%in, %%t;\n", (na+nd)*4)
+	fmt.Fprintf(&b, "\tmul.wide.u32 %%t, %%utid, %d;\n\tadd.u64 %%g, %%in, %%t;\n", (na+nd+f.nmeta())*4)
 	for i := 0; i < na; i++ {
 		fmt.Fprintf(&b, "\tld.global.b32 %%a%d, [%%g+%d];\n", i, wgHdr+f.smem+4*i)
 	}
 	for i := 0; i < nd; i++ {
 		fmt.Fprintf(&b, "\tld.global%s %%d%d, [%%g+%d];\n", dt, i, wgHdr+f.smem+4*(na+i))
+	}
+	if f.sp {
+		fmt.Fprintf(&b, "\tld.global.b32 %%e, [%%g+%d];\n", wgHdr+f.smem+4*(na+nd))
 	}
 	b.WriteString("\twgmma.fence.sync.aligned;\n")
 	mma := func(da, db, p string) {
@@ -125,7 +151,11 @@ func (f wgForm) ptx() string {
 		} else {
 			ops = append(ops, regList("%a", 0, 4))
 		}
-		ops = append(ops, db, p)
+		ops = append(ops, db)
+		if f.sp {
+			ops = append(ops, "%e", fmt.Sprint(f.sel))
+		}
+		ops = append(ops, p)
 		if f.a.isFloat() {
 			sc := func(neg bool) string {
 				if neg {
@@ -175,7 +205,8 @@ type wgCase struct {
 	la, lb         wgLayout
 	la2, lb2       wgLayout
 	scaleD, scale2 bool
-	raw            []byte // a shared-memory image given as is (layout probes)
+	raw            []byte   // a shared-memory image given as is (layout probes)
+	meta           []uint32 // sparse: each thread's metadata register
 }
 
 // canonLayouts lists valid layouts for an operand of rows×k elements at
@@ -249,7 +280,7 @@ func putOperand(img []byte, l wgLayout, rows, k int, t mmaType, mnMajor bool, el
 
 // pack builds a case's input.
 func (f wgForm) pack(c *wgCase) []byte {
-	K, N := f.k(), f.n
+	K, N, Kc := f.k(), f.n, f.kc()
 	out := make([]byte, f.perCTA())
 	img := out[wgHdr : wgHdr+f.smem]
 	if c.raw != nil {
@@ -257,7 +288,7 @@ func (f wgForm) pack(c *wgCase) []byte {
 	}
 	place := func(la, lb wgLayout, A, B []uint64) {
 		if A != nil && f.aDesc {
-			putOperand(img, la, 64, K, f.a, f.transA, func(mn, k int) uint64 { return A[mn*K+k] })
+			putOperand(img, la, 64, Kc, f.a, f.transA, func(mn, k int) uint64 { return A[mn*Kc+k] })
 		}
 		if B != nil {
 			putOperand(img, lb, N, K, f.b, f.transB, func(mn, k int) uint64 { return B[k*N+mn] })
@@ -277,8 +308,8 @@ func (f wgForm) pack(c *wgCase) []byte {
 		out[36] = 1
 	}
 	regs := out[wgHdr+f.smem:]
-	nr := f.na() + f.nd()
-	s := newWGSpec(N, K, f.a, f.b, f.d, f.d)
+	nr := f.na() + f.nd() + f.nmeta()
+	s := newWGSpec(N, Kc, f.a, f.b, f.d, f.d)
 	for t := 0; t < 128; t++ {
 		w, lane := t/32, t%32
 		put := func(reg int, v uint64, sh int) {
@@ -289,7 +320,7 @@ func (f wgForm) pack(c *wgCase) []byte {
 			ne := 4 * f.a.perReg()
 			for e := 0; e < ne; e++ {
 				p := int(s.mma.maps[0][lane*ne+e])
-				put(e/f.a.perReg(), c.A[(16*w+p/K)*K+p%K], e%f.a.perReg()*f.a.bits())
+				put(e/f.a.perReg(), c.A[(16*w+p/Kc)*Kc+p%Kc], e%f.a.perReg()*f.a.bits())
 			}
 		}
 		if c.C != nil {
@@ -298,6 +329,9 @@ func (f wgForm) pack(c *wgCase) []byte {
 				p := int(s.mma.maps[2][lane*ne+e])
 				put(f.na()+e/f.d.perReg(), c.C[(16*w+p/N)*N+p%N], e%f.d.perReg()*f.d.bits())
 			}
+		}
+		if f.sp {
+			put(f.na()+f.nd(), uint64(c.meta[t]), 0)
 		}
 	}
 	return out
@@ -320,10 +354,10 @@ func (f wgForm) layoutsFor(rnd *rand.Rand) (la, lb wgLayout, end uint64) {
 	la = ls[rnd.Intn(len(ls))]
 	end = 0
 	if f.aDesc {
-		end = la.extent(64, K, f.a.bits(), f.transA)
+		end = la.extent(64, f.kc(), f.a.bits(), f.transA)
 	}
 	end = (end + 1023) &^ 1023
-	ls = canonLayouts(f.n, f.b.bits(), f.transB, end)
+	ls = f.bLayouts(end)
 	lb = ls[rnd.Intn(len(ls))]
 	end = (end + lb.extent(f.n, K, f.b.bits(), f.transB) + 1023) &^ 1023
 	return la, lb, end
@@ -335,10 +369,10 @@ func (f wgForm) smemNeed() int {
 	var a, b uint64
 	if f.aDesc {
 		for _, l := range canonLayouts(64, f.a.bits(), f.transA, 0) {
-			a = max(a, l.extent(64, K, f.a.bits(), f.transA))
+			a = max(a, l.extent(64, f.kc(), f.a.bits(), f.transA))
 		}
 	}
-	for _, l := range canonLayouts(f.n, f.b.bits(), f.transB, 0) {
+	for _, l := range f.bLayouts(0) {
 		b = max(b, l.extent(f.n, K, f.b.bits(), f.transB))
 	}
 	a = (a + 1023) &^ 1023
@@ -353,7 +387,10 @@ func (f wgForm) smemNeed() int {
 func (f wgForm) randomCase(rnd *rand.Rand, e, ec int) *wgCase {
 	K, N := f.k(), f.n
 	c := &wgCase{scaleD: rnd.Intn(8) != 0, scale2: rnd.Intn(8) != 0}
-	c.A, c.B, c.C = randMat(rnd, f.a, 64*K, e), randMat(rnd, f.b, K*N, e), randMat(rnd, f.d, 64*N, ec)
+	c.A, c.B, c.C = randMat(rnd, f.a, 64*f.kc(), e), randMat(rnd, f.b, K*N, e), randMat(rnd, f.d, 64*N, ec)
+	if f.sp {
+		c.meta = randMeta(rnd, f.a, 128, false)
+	}
 	var end uint64
 	c.la, c.lb, end = f.layoutsFor(rnd)
 	if f.chain {
@@ -371,11 +408,12 @@ func (f wgForm) cancelCase(rnd *rand.Rand) *wgCase {
 	c := f.randomCase(rnd, 8, 8)
 	c.scaleD = true
 	K, N := f.k(), f.n
+	A := f.denseA(c)
 	for i := 0; i < 64; i++ {
 		for j := 0; j < N; j++ {
 			dot := 0.0
 			for k := 0; k < K; k++ {
-				dot += f.a.toFloat(c.A[i*K+k]) * f.b.toFloat(c.B[k*N+j])
+				dot += f.a.toFloat(A[i*K+k]) * f.b.toFloat(c.B[k*N+j])
 			}
 			if f.negA != f.negB {
 				dot = -dot
