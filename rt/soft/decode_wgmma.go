@@ -82,7 +82,7 @@ func (dc *decoder) wgmma(in *ptx.Instr, sc *scope, x inst) {
 // wgmmaMMA decodes wgmma.mma_async.sync.aligned.shape.dtype.atype.btype.
 func (dc *decoder) wgmmaMMA(in *ptx.Instr, sc *scope, mods []string, x inst) {
 	var types []mmaType
-	shape, sat, and := "", false, false
+	shape, sat, and, sp := "", false, false, false
 	for _, f := range mods {
 		switch t := lookupMMAType(f); {
 		case t != mtNone:
@@ -94,8 +94,8 @@ func (dc *decoder) wgmmaMMA(in *ptx.Instr, sc *scope, mods []string, x inst) {
 		case f == "and":
 			and = true
 		case f == "popc":
-		case strings.HasPrefix(f, "sp"):
-			dc.failIn(in, "sparse wgmma (.sp) is not supported by the soft backend")
+		case f == "sp":
+			sp = true
 		default:
 			dc.failIn(in, "modifier .%s is not supported", f)
 		}
@@ -109,7 +109,8 @@ func (dc *decoder) wgmmaMMA(in *ptx.Instr, sc *scope, mods []string, x inst) {
 		dc.failIn(in, "expected a shape .m64nNkK")
 	}
 	fl := a.isFloat()
-	ok := wgmmaValidN(a, n) && k == wgmmaK(a) && !(sat && fl) && and == (a == mtB1) && !(a == mtB1 && sat)
+	kc := wgmmaK(a) // the k of A as stored (all of it unless sparse)
+	ok := wgmmaValidN(a, n) && k == kc*(1+int(b2u(sp))) && !(sat && fl) && and == (a == mtB1) && !(a == mtB1 && sat) && !(sp && a == mtB1)
 	switch a {
 	case mtF16:
 		ok = ok && b == a && (d == mtF16 || d == mtF32)
@@ -127,19 +128,41 @@ func (dc *decoder) wgmmaMMA(in *ptx.Instr, sc *scope, mods []string, x inst) {
 	if !ok {
 		dc.failIn(in, "this wgmma.mma_async form (shape and types) does not exist on sm_90a")
 	}
+	if sp && !wgSpValid(a, b, d) {
+		dc.failIn(in, "this sparse wgmma form is not supported by the soft backend (supported, as recorded on the H100: %s)", wgSpSupported)
+	}
 	c := d
 	if !fl {
 		c = mtS32
 	}
-	s := newWGSpec(n, k, a, b, c, d)
+	s := newWGSpec(n, kc, a, b, c, d)
+	if sp {
+		s.sparse(k)
+	}
 	s.mma.sat = sat
 	if and {
 		s.mma.bop = popcAnd
 	}
-	// Operands: d, a or a-desc, b-desc, scale-d, then for the floating
-	// point types imm-scale-a, imm-scale-b and, for f16/bf16,
-	// imm-trans-a (with a-desc only) and imm-trans-b.
+	// Operands: d, a or a-desc, b-desc, (sparse: sp-meta, sp-sel,)
+	// scale-d, then for the floating point types imm-scale-a, imm-scale-b
+	// and, for f16/bf16, imm-trans-a (with a-desc only) and imm-trans-b.
 	ops := in.Operands
+	var meta ptx.Operand
+	if sp {
+		if len(ops) < 6 {
+			dc.failIn(in, "expected the operands d, a, b-desc, sp-meta, sp-sel, scale-d and the immediates")
+		}
+		f, isImm := ops[4].(*ptx.Imm)
+		if !isImm || f.Val > 3 {
+			dc.failIn(in, "the sparsity selector must be an integer constant 0..3")
+		}
+		s.sp.sel = int(f.Val)
+		if selMax := 4/s.sp.spThreads() - 1; s.sp.sel > selMax {
+			dc.failIn(in, "sparsity selector %d is out of range for %s.%s (0..%d)", s.sp.sel, shape, a, selMax)
+		}
+		meta = ops[3]
+		ops = append(append([]ptx.Operand{}, ops[:3]...), ops[5:]...)
+	}
 	if len(ops) < 4 {
 		dc.failIn(in, "expected the operands d, a, b-desc, scale-d and the immediates")
 	}
@@ -156,7 +179,11 @@ func (dc *decoder) wgmmaMMA(in *ptx.Instr, sc *scope, mods []string, x inst) {
 		}
 	}
 	if len(ops) != want {
-		dc.failIn(in, "expected %d operands, got %d", want, len(ops))
+		extra := 0
+		if sp {
+			extra = 2
+		}
+		dc.failIn(in, "expected %d operands, got %d", want+extra, len(ops)+extra)
 	}
 	imm := func(i int, what string, vals ...int64) bool {
 		v, ok := ops[i].(*ptx.Imm)
@@ -193,6 +220,10 @@ func (dc *decoder) wgmmaMMA(in *ptx.Instr, sc *scope, mods []string, x inst) {
 			dc.failIn(in, "operand a must be a vector of 4 registers")
 		}
 		regs = append(regs, dc.vecRegs(in, sc, av, ptx.B32, false)...)
+	}
+	if sp {
+		// The metadata register, last in the vector.
+		regs = append(regs, dc.vecRegs(in, sc, meta, ptx.B32, false)...)
 	}
 	x.b = dc.src(in, sc, ops[2], ptx.B64)
 	switch p := ops[3].(type) {

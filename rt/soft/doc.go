@@ -164,8 +164,7 @@
 // szext, dp4a, dp2a, fns, packed .u16x2/.s16x2 arithmetic and the SIMD
 // video instructions (intops.go); vector atomics; the tensor-core
 // instructions below; the PTX ISA 8.x forms of the table below. Textures,
-// surfaces, sparse wgmma (.sp) and the mma.sp forms not recorded on the
-// H100 are refused at load time.
+// surfaces and sparse wgmma (.sp) are refused at load time.
 //
 // # PTX ISA 8.x forms
 //
@@ -278,17 +277,23 @@
 // Each runs once per warp on the registers of all 32 lanes and writes the
 // active lanes, as warp collectives do.
 //
-// Sparse mma.sp and mma.sp::ordered_metadata (mma_sp.go) run the recorded
-// forms: m16n8k16/k32 .f16 and m16n8k32 .bf16 with .f32 accumulators,
-// m16n8k16 .tf32 and m16n8k32/k64 .s8/.u8. The compressed A is the dense A
-// fragment of m16n8k(k/2); the metadata's nibbles (two 2-bit positions per
-// chunk of 4, tf32: 0b0100 or 0b1110 per chunk of 2) are read from the
+// Sparse mma.sp and mma.sp::ordered_metadata (mma_sp.go) run every form
+// ptxas accepts for sm_90, all recorded on the H100 (testdata/spfit, 136
+// forms with every valid selector, and testdata/wgmma): m16n8k16/k32 .f16
+// (f16 or f32 accumulators, C and D alike) and .bf16, m16n8k8/k16 .tf32,
+// m16n8k64 .e4m3/.e5m2 (f32 accumulators), m16n8k32/k64 .s8/.u8 and
+// m16n8k64/k128 .s4/.u4, mixed signedness and .satfinite included. The
+// compressed A is the dense A fragment of m16n8k(k/2); the metadata's
+// nibbles (two 2-bit positions per chunk of 4 elements, of 4 pairs for
+// s4/u4; tf32: 0b0100 or 0b1110 per chunk of 2) are read from the
 // selector's lanes of each group of four, 32 bytes of a row's k at a time,
 // row g before row g+8, 8 nibbles per register (H100, measured); A is then
-// expanded with zeros and summed as the dense m16n8k form. Metadata that
-// repeats a position (undefined in PTX) stops the launch; f16
-// accumulators, m16n8k16 .bf16, m16n8k8 .tf32, s4/u4 and fp8 mma.sp were
-// not recorded and are refused.
+// expanded with zeros and summed as the dense m16n8k form, fp8 as two
+// chained f16 sums, the even chunks of 4 k first, then C. Metadata that
+// repeats a position (undefined in PTX) stops the launch. Refused at load,
+// as ptxas refuses them: f16 multiplicands with one f16 and one f32 of C
+// and D, fp8 with f16 accumulators (not on sm_90), selectors beyond the
+// PTX ISA's range.
 //
 // wgmma (sm_90a, wgmma.go): wgmma.fence, commit_group, wait_group and the
 // dense wgmma.mma_async forms with f16/bf16 (f16 or f32 D), tf32,

@@ -34,6 +34,7 @@ type tcSum struct {
 	// register: the k with k%4 < 2, then those with k%4 >= 2, chained from
 	// zero; C is added last, rounded to nearest.
 	pairs bool
+	pairW int // pairs: k with k%(2·pairW) < pairW go first (0: 2; mma.sp: 4, even chunks first)
 	// fp8wg: fp8 wgmma's one reduced-width sum (wgmma_fp8.go).
 	fp8wg bool
 }
@@ -205,8 +206,12 @@ func (m tcSum) dot(acc float64, p []float64, pe []int, out mmaType) uint64 {
 	if m.pairs {
 		var lo, hi []float64
 		var loe, hie []int
+		pw := m.pairW
+		if pw == 0 {
+			pw = 2
+		}
 		for k := range p {
-			if k%4 < 2 {
+			if k%(2*pw) < pw {
 				lo, loe = append(lo, p[k]), append(loe, pe[k])
 			} else {
 				hi, hie = append(hi, p[k]), append(hie, pe[k])

@@ -5,30 +5,32 @@
 // constant sparsity selector f telling where each kept element sits.
 //
 // Metadata (PTX ISA "Sparse matrix storage"; lanes and bits fitted to the
-// H100's recordings in testdata/wgmma): row r of A is chunked into groups
-// of 4 elements (2 for tf32), and each chunk has a 4-bit nibble: bits 0-1
-// give the position of the chunk's first kept element, bits 2-3 the
+// H100's recordings in testdata/wgmma and testdata/spfit): row r of A is
+// chunked into groups of 4 elements (4 pairs for s4/u4, whose sparsity is
+// on pairs; 2 elements for tf32), and each chunk has a 4-bit nibble: bits
+// 0-1 give the position of the chunk's first kept element, bits 2-3 the
 // second's (for tf32, the nibble is 0b0100 for position 0 and 0b1110 for
 // position 1: positions of 16-bit halves). Each 32 bytes of a row's k
-// (4 chunks of 16-bit or tf32 elements, 8 chunks of 8-bit ones) take
-// consecutive nibbles, those of row g (g = lane/4) before those of row
-// g + 8, and a group of four lanes' nibbles fill, 8 per register, the
-// metadata registers of the threads the selector picks: with n = k/16
-// (tf32: k/8) threads needed, threads n·f .. n·f+n-1 of the group. So
-// m16n8k16 .f16 reads T_f alone (row g in bits 0-15, row g+8 in bits
-// 16-31), m16n8k32 .f16/.bf16 and m16n8k16 .tf32 the pair T0,T1 (f = 0)
-// or T2,T3 (f = 1), m16n8k32 .s8 the pair with row g in the first
-// register and row g+8 in the second, m16n8k64 .s8 all four threads
-// (f = 0). Measured on the H100 for every recorded form, with f = 0 and,
-// for m16n8k16 .f16, f = 1; other lanes' metadata is ignored.
+// (4 chunks of 16-bit or tf32 elements, 8 chunks of 8-bit ones or of 4-bit
+// pairs) take consecutive nibbles, those of row g (g = lane/4) before
+// those of row g + 8, and a group of four lanes' nibbles fill, 8 per
+// register, the metadata registers of the threads the selector picks:
+// with n = chunks/4 threads needed, threads n·f .. n·f+n-1 of the group.
+// So m16n8k16 .f16/.bf16 and m16n8k8 .tf32 read T_f alone (f = 0..3),
+// m16n8k32 .f16/.bf16, m16n8k16 .tf32, m16n8k32 .s8 and m16n8k64 .s4 the
+// pair T0,T1 (f = 0) or T2,T3 (f = 1), m16n8k64 .s8/.e4m3 and m16n8k128
+// .s4 all four threads (f = 0). Measured on the H100 for every form and
+// selector; other lanes' metadata is ignored.
 //
 // The expanded A (zeros where the metadata says) then goes through the
 // dense mma arithmetic of mma.go for m16n8k: the zero products change no
-// sum, and the recordings show the kept products summed as one block.
-// Metadata with a repeated position (0b0000, 0b0101, 0b1010, 0b1111, and
-// for tf32 anything but 0b0100 and 0b1110), or unordered positions with
-// ::ordered_metadata, is undefined in PTX: soft stops the launch and names
-// the lane.
+// sum, and the recordings show the kept products summed as one block (fp8:
+// two blocks, the even chunks then the odd ones, as the two HMMA.SP
+// m16n8k32 the compiler emits, then C). Unordered positions are fine for
+// plain .sp (recorded). Metadata with a repeated position (0b0000, 0b0101,
+// 0b1010, 0b1111, and for tf32 anything but 0b0100 and 0b1110), or
+// unordered positions with ::ordered_metadata, is undefined in PTX: soft
+// stops the launch and names the lane.
 
 package soft
 
@@ -49,18 +51,26 @@ type spSpec struct {
 	na      int      // registers of compressed A
 	sel     int      // sparsity selector
 	ordered bool     // ::ordered_metadata
+	wg      bool     // part of a sparse wgmma (for messages)
 }
 
-// spValid reports whether soft runs the mma.sp form: the shapes and types
-// recorded on the H100 (and u8, whose arithmetic and layout are s8's).
+// spValid reports whether soft runs the mma.sp form: every form of PTX
+// ISA 8.x that ptxas accepts for sm_90, all recorded on the H100 (f16 with
+// f16 or f32 accumulators, both the same; bf16; tf32; e4m3/e5m2 with f32
+// accumulators; s8/u8; s4/u4).
 func spValid(shape string, a, b, c, d mmaType) bool {
 	switch {
-	case (a == mtF16 || a == mtBF16) && b == a && c == mtF32 && d == mtF32:
-		return shape == "m16n8k32" || shape == "m16n8k16" && a == mtF16
+	case a == mtF16 && b == a && c == d && (c == mtF16 || c == mtF32),
+		a == mtBF16 && b == a && c == mtF32 && d == mtF32:
+		return shape == "m16n8k16" || shape == "m16n8k32"
 	case a == mtTF32 && b == a && c == mtF32 && d == mtF32:
-		return shape == "m16n8k16"
+		return shape == "m16n8k8" || shape == "m16n8k16"
+	case (a == mtE4M3 || a == mtE5M2) && (b == mtE4M3 || b == mtE5M2) && c == mtF32 && d == mtF32:
+		return shape == "m16n8k64"
 	case (a == mtS8 || a == mtU8) && (b == mtS8 || b == mtU8) && c == mtS32 && d == mtS32:
 		return shape == "m16n8k32" || shape == "m16n8k64"
+	case (a == mtS4 || a == mtU4) && (b == mtS4 || b == mtU4) && c == mtS32 && d == mtS32:
+		return shape == "m16n8k64" || shape == "m16n8k128"
 	}
 	return false
 }
@@ -88,9 +98,14 @@ func (dc *decoder) mmaSp(in *ptx.Instr, sc *scope, m tcMods, x inst) {
 		dc.failIn(in, "the sparsity selector must be an integer constant 0..3")
 	}
 	if !known || !spValid(m.shape, a, b, c, d) {
-		dc.failIn(in, "this mma.sp form is not supported by the soft backend (supported, as recorded on the H100: m16n8k16/k32 .f16 and m16n8k32 .bf16 with .f32 accumulators, m16n8k16 .tf32, m16n8k32/k64 .s8/.u8)")
+		dc.failIn(in, "this mma.sp form is not supported by the soft backend (supported, as recorded on the H100: m16n8k16/k32 .f16 (f16 or f32 accumulators, C and D alike) and .bf16, m16n8k8/k16 .tf32, m16n8k64 .e4m3/.e5m2 with .f32 accumulators, m16n8k32/k64 .s8/.u8, m16n8k64/k128 .s4/.u4)")
 	}
 	ms := newMMASpec(shape, a, b, c, d, true, false)
+	if ms.sum.pairs {
+		// fp8 (H100): unpacked to f16 and run as two chained HMMA.SP
+		// m16n8k32, the even chunks of 4 k then the odd ones.
+		ms.sum.pairW = 4
+	}
 	ms.sat = m.sat
 	s := &spSpec{mma: ms, sel: int(f.Val), ordered: ordered}
 	// The selector picks one of 4/threads sets of lanes in each group of
@@ -129,13 +144,23 @@ func isSparseMMA(in *ptx.Instr, m tcMods) bool {
 	return in.Op == "mma" && len(m.rest) > 0 && strings.HasPrefix(m.rest[0], "sp")
 }
 
-// spChunks is the number of metadata chunks per row of A, and spThreads
-// the lanes of a group of four whose metadata the form reads.
+// spUnit is the elements one metadata position stands for: 2 for the
+// 4-bit types (their sparsity is on pairs), else 1.
+func (s *spSpec) spUnit() int {
+	if s.mma.a.bits() == 4 {
+		return 2
+	}
+	return 1
+}
+
+// spChunks is the number of metadata chunks per row of A (a chunk is 4
+// units, 2 for tf32), and spThreads the lanes of a group of four whose
+// metadata the form reads.
 func (s *spSpec) spChunks() int {
 	if s.mma.a == mtTF32 {
 		return s.mma.shape.k / 2
 	}
-	return s.mma.shape.k / 4
+	return s.mma.shape.k / 4 / s.spUnit()
 }
 
 func (s *spSpec) spThreads() int { return s.spChunks() / 4 }
@@ -147,7 +172,7 @@ func (s *spSpec) spThreads() int { return s.spChunks() / 4 }
 // selected lanes in order, 8 per lane.
 func (s *spSpec) spMeta(meta *[32]uint64, r, c int) (nib uint32, lane int) {
 	per := 4 // nibbles per row per 32 bytes of k
-	if s.mma.a.bits() == 8 {
+	if s.mma.a.bits() <= 8 {
 		per = 8
 	}
 	q := (c/per*2+r/8)*per + c%per
@@ -185,8 +210,24 @@ func (c *cta) mmaSp(w *warp, in *inst, m uint32) bool {
 		}
 	}
 	// Expanded by the metadata.
-	tf32 := t == mtTF32
-	for r := 0; r < sh.m; r++ {
+	if !c.spExpand(w, s, comp, meta, A) {
+		return false
+	}
+	ms.gather(1, b[:ms.nregs[1]], B)
+	ms.gather(2, cr[:ms.nregs[2]], C)
+	ms.compute(A, B, C, D)
+	ms.scatter(D, d, m)
+	return true
+}
+
+// spExpand expands the compressed A (16 rows of k/2 elements) into A (16 ×
+// k) by the metadata of the lanes s.sel picks; false (and a fault naming
+// the lane) for metadata the PTX ISA leaves undefined.
+func (c *cta) spExpand(w *warp, s *spSpec, comp []uint64, meta *[32]uint64, A []uint64) bool {
+	K := s.mma.shape.k
+	tf32 := s.mma.a == mtTF32
+	u := s.spUnit()
+	for r := 0; r < 16; r++ {
 		for ch := 0; ch < s.spChunks(); ch++ {
 			nib, lane := s.spMeta(meta, r, ch)
 			i0, i1 := int(nib&3), int(nib>>2)
@@ -196,21 +237,19 @@ func (c *cta) mmaSp(w *warp, in *inst, m uint32) bool {
 			}
 			if bad {
 				c.fault = &fault{kind: fInvalid, warp: w.id, lane: lane, pc: c.pc,
-					msg: sprintf("mma.sp: invalid sparsity metadata %#x (bits %d..%d of lane %d's metadata, row %d of A): the positions of a chunk's elements must differ%s",
-						nib, 4*(ch%8), 4*(ch%8)+3, lane, r, map[bool]string{true: " (tf32: 0b0100 or 0b1110)", false: map[bool]string{true: " and be in order (::ordered_metadata)", false: ""}[s.ordered]}[tf32])}
+					msg: sprintf("%s: invalid sparsity metadata %#x (bits %d..%d of lane %d's metadata, row %d of A): the positions of a chunk's elements must differ%s",
+						map[bool]string{true: "wgmma.mma_async.sp", false: "mma.sp"}[s.wg], nib, 4*(ch%8), 4*(ch%8)+3, lane, r, map[bool]string{true: " (tf32: 0b0100 or 0b1110)", false: map[bool]string{true: " and be in order (::ordered_metadata)", false: ""}[s.ordered]}[tf32])}
 				return false
 			}
 			if tf32 {
 				A[r*K+ch*2+i0/2] = comp[r*K/2+ch]
 				continue
 			}
-			A[r*K+ch*4+i0] = comp[r*K/2+2*ch]
-			A[r*K+ch*4+i1] = comp[r*K/2+2*ch+1]
+			for j := 0; j < u; j++ {
+				A[r*K+(ch*4+i0)*u+j] = comp[r*K/2+2*ch*u+j]
+				A[r*K+(ch*4+i1)*u+j] = comp[r*K/2+(2*ch+1)*u+j]
+			}
 		}
 	}
-	ms.gather(1, b[:ms.nregs[1]], B)
-	ms.gather(2, cr[:ms.nregs[2]], C)
-	ms.compute(A, B, C, D)
-	ms.scatter(D, d, m)
 	return true
 }

@@ -217,7 +217,7 @@ func TestMMARefused(t *testing.T) {
 		{"mma.sync.aligned.m16n8k16.row.row.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f4,%f5,%f6,%f7}", "does not exist on sm_90"},
 		{"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2}, {%r4,%r5}, {%f4,%f5,%f6,%f7}", "vector of 4 registers"},
 		{"mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f4,%f5,%f6,%f7}", "does not exist on sm_90"},
-		{"mma.sp.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r0,%r1}, {%r0,%r1}, {%r4,%r5}, {%r2,%r3}, %r6, 0x0", "mma.sp form is not supported"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32 {%r0,%r1}, {%r0,%r1}, {%r4,%r5}, {%f4,%f5,%f6,%f7}, %r6, 0x0", "mma.sp form is not supported"},
 		{"mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f4,%f5,%f6,%f7}", "does not exist on sm_90"},
 		{"wmma.load.a.sync.aligned.col.m8n8k32.s4 {%r0}, [%rd0]", "does not exist on sm_90"},
 		{"wmma.load.a.sync.aligned.row.m16n16k8.f16 {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd0]", "does not exist on sm_90"},

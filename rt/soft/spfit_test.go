@@ -8,18 +8,23 @@ package soft
 // ptxas refuses is logged and skipped there).
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/cugen/cugen/parse/ptx"
+	"github.com/cugen/cugen/rt"
 )
 
 var spfitBundle = flag.String("spfit.bundle", "", "write the sparse tensor-core recording kernels and inputs to this directory (for record.py)")
@@ -128,10 +133,10 @@ func randMeta(rnd *rand.Rand, a mmaType, n int, unordered bool) []uint32 {
 	return out
 }
 
-// spExpand expands a compressed A (rows × k/2) of a warp's 16 rows by the
+// spExpandModel expands a compressed A (rows × k/2) of a warp's 16 rows by the
 // metadata of its lanes, as soft's model reads it (16 × k; used only to
 // design cancelling inputs).
-func spExpand(shape mmaShape, a mmaType, sel int, comp []uint64, meta []uint32) []uint64 {
+func spExpandModel(shape mmaShape, a mmaType, sel int, comp []uint64, meta []uint32) []uint64 {
 	s := &spSpec{mma: &mmaSpec{shape: shape, a: a}, sel: sel}
 	if sel*s.spThreads() >= 4 {
 		s.sel = 0
@@ -192,7 +197,7 @@ func (f spfForm) cases() []*spfCase {
 			e = 5
 		}
 		c := random(e, 4, false)
-		A := spExpand(sh, f.a, f.sel, c.A, c.meta[:])
+		A := spExpandModel(sh, f.a, f.sel, c.A, c.meta[:])
 		for i := 0; i < 16; i++ {
 			for j := 0; j < 8; j++ {
 				dot := 0.0
@@ -321,7 +326,7 @@ func (f wgForm) denseA(c *wgCase) []uint64 {
 	K, Kc := f.k(), f.kc()
 	A := make([]uint64, 64*K)
 	for w := 0; w < 4; w++ {
-		x := spExpand(mmaShape{16, f.n, K}, f.a, f.sel, c.A[16*w*Kc:16*(w+1)*Kc], c.meta[32*w:32*w+32])
+		x := spExpandModel(mmaShape{16, f.n, K}, f.a, f.sel, c.A[16*w*Kc:16*(w+1)*Kc], c.meta[32*w:32*w+32])
 		copy(A[16*w*K:], x)
 	}
 	return A
@@ -543,4 +548,222 @@ func TestSpfitBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d forms, %d bytes of inputs and outputs", len(fs), total)
+}
+
+var spfitRecord = flag.String("spfit.record", "", "pack the GPU's outputs in this directory (record.py's OUT, spfit.tar.xz extracted) into testdata/spfit")
+
+const spfitArchive = "testdata/spfit/spfit.zip"
+
+// spfitKeep says which recordings go into the archive (all of mma.sp;
+// sparse wgmma but its largest forms).
+func spfitKeep(f *recForm) bool {
+	return f.Grid*f.OutSize <= 64<<10
+}
+
+// TestSpfitPack packs the GPU's outputs (only: the inputs are regenerated)
+// into testdata/spfit, with the names of the forms ptxas refused.
+func TestSpfitPack(t *testing.T) {
+	if *spfitRecord == "" {
+		t.Skip("packing recordings needs -spfit.record")
+	}
+	fs := spfitRecForms()
+	var st []struct {
+		I    int    `json:"i"`
+		Name string `json:"name"`
+		OK   bool   `json:"ok"`
+		Err  string `json:"err"`
+	}
+	b, err := os.ReadFile(filepath.Join(*spfitRecord, "status.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var s struct {
+			I    int    `json:"i"`
+			Name string `json:"name"`
+			OK   bool   `json:"ok"`
+			Err  string `json:"err"`
+		}
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatal(err)
+		}
+		st = append(st, s)
+	}
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	var refused []string
+	n := 0
+	for _, s := range st {
+		if s.I >= len(fs) || fs[s.I].Name != s.Name {
+			t.Fatalf("status line %d (%s) does not match the generated forms", s.I, s.Name)
+		}
+		f := fs[s.I]
+		if !s.OK {
+			refused = append(refused, f.Name+"\t"+s.Err)
+			continue
+		}
+		if !spfitKeep(f) {
+			continue
+		}
+		out, err := os.ReadFile(filepath.Join(*spfitRecord, fmt.Sprintf("k/%03d.out", s.I)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := z.Create(f.Name + "." + wgInHash(f.In) + ".out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(out)
+		n++
+	}
+	sort.Strings(refused)
+	w, _ := z.Create("failed.txt")
+	w.Write([]byte(strings.Join(refused, "\n") + "\n"))
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(spfitArchive), 0o755)
+	if err := os.WriteFile(spfitArchive, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d recordings packed (%d bytes), %d forms failed on the GPU", n, buf.Len(), len(refused))
+}
+
+// loadSpfit reads testdata/spfit: name.hash → output, and the forms that
+// failed on the GPU (mostly refused by ptxas) → why.
+func loadSpfit(t *testing.T) (map[string][]byte, map[string]string) {
+	zr, err := zip.OpenReader(spfitArchive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	out, failed := map[string][]byte{}, map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name == "failed.txt" {
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				if name, why, ok := strings.Cut(l, "\t"); ok {
+					failed[name] = why
+				}
+			}
+			continue
+		}
+		out[strings.TrimSuffix(f.Name, ".out")] = b
+	}
+	return out, failed
+}
+
+// TestSpfitRecordings runs every form of testdata/spfit soft accepts and
+// compares D with the H100's, bit for bit; every other form must be
+// refused at load with the reason, and every form ptxas refused must be
+// refused by soft too.
+func TestSpfitRecordings(t *testing.T) {
+	recs, failed := loadSpfit(t)
+	e := newEnv(t, Options{})
+	var exact, refused, gpuFailed, notKept, cases int
+	for _, f := range spfitRecForms() {
+		h, err := e.loadNamed([]byte(f.ptx), f.Name+".ptx")
+		if err == nil {
+			e.r.LibraryUnload(h)
+		} else if !strings.Contains(err.Error(), "not supported by the soft backend") && !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("%s: refused without the reason: %v", f.Name, err)
+		}
+		if why, ok := failed[f.Name]; ok {
+			gpuFailed++
+			if err == nil {
+				t.Errorf("%s: soft runs a form the H100 did not (%s)", f.Name, why)
+			}
+			continue
+		}
+		want, ok := recs[f.Name+"."+wgInHash(f.In)]
+		switch {
+		case !ok && !spfitKeep(f):
+			notKept++
+			continue
+		case !ok:
+			t.Errorf("%s: not recorded (or its inputs changed)", f.Name)
+			continue
+		case err != nil:
+			refused++
+			continue
+		}
+		got := runRecForm(e, f, f.In, f.Grid)
+		if got == nil {
+			continue
+		}
+		if d := firstDiff(got, want); d >= 0 {
+			t.Errorf("%s: differs from the H100 from byte %d of %d (%s)", f.Name, d, len(got), diffAt(got, want, d, f.OutSize))
+			continue
+		}
+		exact++
+		cases += f.Grid
+	}
+	if exact == 0 {
+		t.Fatal("no sparse form checked")
+	}
+	t.Logf("%d forms (%d cases) bit for bit, %d recorded but refused by soft, %d refused on the GPU (and by soft), %d not kept", exact, cases, refused, gpuFailed, notKept)
+}
+
+var spfitEval = flag.Bool("spfit.eval", false, "list, form by form, whether soft reproduces each spfit recording (refused forms are listed as such)")
+
+// TestSpfitEval lists every recorded spfit form with soft's outcome (with
+// -spfit.eval): exact, differs (where and how much), refused.
+func TestSpfitEval(t *testing.T) {
+	if !*spfitEval {
+		t.Skip("needs -spfit.eval")
+	}
+	recs, failed := loadSpfit(t)
+	for _, f := range spfitRecForms() {
+		if why, ok := failed[f.Name]; ok {
+			t.Logf("GPU-FAILED %s: %s", f.Name, why)
+			continue
+		}
+		want, ok := recs[f.Name+"."+wgInHash(f.In)]
+		if !ok {
+			t.Logf("MISSING %s", f.Name)
+			continue
+		}
+		e := newEnv(t, Options{})
+		h, err := e.loadNamed([]byte(f.ptx), f.Name+".ptx")
+		if err != nil {
+			t.Logf("REFUSED %s: %v", f.Name, err)
+			continue
+		}
+		e.r.LibraryUnload(h)
+		got, err := runRecFormErr(e, f)
+		switch {
+		case err != nil:
+			t.Logf("ERROR %s: %v", f.Name, err)
+		case firstDiff(got, want) >= 0:
+			d := firstDiff(got, want)
+			t.Logf("DIFF %s: from byte %d of %d (%s)", f.Name, d, len(got), diffAt(got, want, d, f.OutSize))
+		default:
+			t.Logf("EXACT %s", f.Name)
+		}
+	}
+}
+
+// runRecFormErr runs a form in soft, returning the launch's error.
+func runRecFormErr(e *env, f *recForm) ([]byte, error) {
+	h, err := e.loadNamed([]byte(f.ptx), f.Name+".ptx")
+	if err != nil {
+		return nil, err
+	}
+	defer e.r.LibraryUnload(h)
+	inp := e.buf(f.In)
+	out := bytes.Repeat([]byte{recFill}, f.Grid*f.OutSize)
+	outp := e.buf(out)
+	if err := e.launchErr(e.kernel(h, "k"), rt.Dim3{X: uint32(f.Grid), Y: 1, Z: 1}, rt.Dim3{X: uint32(f.Block), Y: 1, Z: 1}, 0, inp, outp); err != nil {
+		return nil, err
+	}
+	e.get(outp, out)
+	return out, nil
 }

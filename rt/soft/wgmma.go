@@ -26,7 +26,37 @@ type wgSpec struct {
 	aDesc          bool
 	negA, negB     bool
 	transA, transB bool
+	// sp: wgmma.mma_async.sp, A compressed to 64 × k/2 (its registers and
+	// descriptor those of a dense A of k/2 columns), expanded by the
+	// metadata register (last in the vector) as mma.sp m16nNk reads it.
+	sp *spSpec
 }
+
+// sparse turns a spec built for k/2 (A's stored columns) into the sparse
+// wgmma of k.
+func (s *wgSpec) sparse(k int) {
+	ms := s.mma
+	s.k = k
+	ms.shape.k = k
+	if !ms.sum.fp8wg {
+		ms.sum = tcModel(ms.shape, k, ms.a, ms.c, ms.d, false)
+	}
+	s.sp = &spSpec{mma: ms, wg: true}
+}
+
+// wgSpValid reports whether soft runs the sparse wgmma of these types.
+func wgSpValid(a, b, d mmaType) bool {
+	if true {
+		return false // not yet recorded
+	}
+	switch a {
+	case mtF16, mtBF16, mtTF32, mtE4M3, mtE5M2, mtS8, mtU8:
+		return true
+	}
+	return false
+}
+
+const wgSpSupported = "f16, bf16, tf32, e4m3/e5m2, s8/u8"
 
 // newWGSpec builds the spec for the types (c: the accumulator's type as
 // read, which is d's).
@@ -168,6 +198,11 @@ func (c *cta) wgRun(w *warp, op *wgOp) bool {
 	C := B[K*N:]
 	D := C[16*N:]
 	vec := c.p.vec[op.vec:]
+	Ka, Aa := K, A // A as stored: compressed when sparse
+	if s.sp != nil {
+		Ka = K / 2
+		Aa = make([]uint64, 16*Ka)
+	}
 	regs := make([]*[32]uint64, 0, s.nd+4)
 	for _, slot := range vec[:s.nd] {
 		regs = append(regs, lanes(w.r, slot))
@@ -184,12 +219,12 @@ func (c *cta) wgRun(w *warp, op *wgOp) bool {
 	if s.aDesc {
 		row0 := 16 * (w.id % 4)
 		for i := 0; i < 16; i++ {
-			for k := 0; k < K; k++ {
+			for k := 0; k < Ka; k++ {
 				v, ok := c.wgElem(w, op.descA, row0+i, k, ms.a, s.transA)
 				if !ok {
 					return false
 				}
-				A[i*K+k] = v
+				Aa[i*Ka+k] = v
 			}
 		}
 	} else {
@@ -197,10 +232,19 @@ func (c *cta) wgRun(w *warp, op *wgOp) bool {
 		for _, slot := range vec[s.nd : s.nd+4] {
 			ar = append(ar, lanes(w.r, slot))
 		}
-		ms.gather(0, ar, A)
+		ms.gather(0, ar, Aa)
 	}
 	if s.negA {
-		negElems(A[:16*K], ms.a)
+		negElems(Aa[:16*Ka], ms.a)
+	}
+	if s.sp != nil {
+		na := 4
+		if s.aDesc {
+			na = 0
+		}
+		if !c.spExpand(w, s.sp, Aa, lanes(w.r, vec[s.nd+na]), A) {
+			return false
+		}
 	}
 	if s.negB {
 		negElems(B[:K*N], ms.b)

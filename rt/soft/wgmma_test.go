@@ -32,7 +32,7 @@ type wgRec struct {
 func (r *wgRec) name() string { return r.f.name() }
 
 func (r *wgRec) recForm() *recForm {
-	return &recForm{Name: r.name(), Grid: len(r.cases), Block: 128, OutSize: 128 * r.f.nd() * 4, In: r.in, ptx: r.f.ptx(), minVer: "8.0"}
+	return &recForm{Name: r.name(), Grid: len(r.cases), Block: 128, OutSize: 128 * r.f.nd() * 4, In: r.in, ptx: r.f.ptx(), minVer: r.f.ptxVersion()}
 }
 
 // Layout probes: shared memory holds distinct f16 values (slot i holds

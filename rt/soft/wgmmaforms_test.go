@@ -32,6 +32,15 @@ type wgForm struct {
 }
 
 // k is the form's K; kc the columns of A as stored (k/2 when sparse).
+// ptxVersion is the PTX ISA version the form needs (sparse wgmma: 8.2,
+// with mixed integer types 8.4).
+func (f wgForm) ptxVersion() string {
+	if f.sp {
+		return "8.5"
+	}
+	return "8.0"
+}
+
 func (f wgForm) k() int {
 	if f.sp {
 		return 2 * wgmmaK(f.a)
@@ -110,7 +119,7 @@ func (f wgForm) ptx() string {
 	if f.d == mtF32 {
 		dt = ".f32"
 	}
-	fmt.Fprintf(&b, ".version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry k(.param .u64 k_in, .param .u64 k_out)\n{\n")
+	fmt.Fprintf(&b, ".version %s\n.target sm_90a\n.address_size 64\n\n.visible .entry k(.param .u64 k_in, .param .u64 k_out)\n{\n", f.ptxVersion())
 	fmt.Fprintf(&b, "\t.reg .b32 %%utid, %%ucta, %%i, %%v, %%sb;\n\t.reg .b64 %%in, %%out, %%t, %%g, %%sh, %%ds0, %%ds1, %%ds2, %%ds3;\n\t.reg .pred %%p, %%p1, %%lp;\n")
 	fmt.Fprintf(&b, "\t.reg .b32 %%a<4>;\n\t.reg %s %%d<%d>;\n", dt, nd)
 	if f.sp {

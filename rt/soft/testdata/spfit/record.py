@@ -42,7 +42,9 @@ def compile_one(bundle, out, e):
         return e["name"], None, "nvcc: %s" % ex, str(ex)
     if r.returncode != 0:
         err = r.stderr.strip()
-        return e["name"], None, (err.splitlines() or ["nvcc failed"])[0][:300], err
+        lines = err.splitlines() or ["nvcc failed"]
+        first = ([l for l in lines if "error" in l] or lines)[0]
+        return e["name"], None, first[:300], err
     try:
         s = subprocess.run(["cuobjdump", "-sass", cubin], capture_output=True, text=True, timeout=60).stdout
     except Exception:
