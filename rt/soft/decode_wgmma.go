@@ -1,6 +1,7 @@
 // The decoder's half of wgmma (warpgroup MMA, sm_90a): wgmma.fence,
-// wgmma.commit_group, wgmma.wait_group and the dense wgmma.mma_async forms
-// of PTX ISA 8.x become opTensor instructions; wgmma.go runs them.
+// wgmma.commit_group, wgmma.wait_group and the dense and sparse (.sp)
+// wgmma.mma_async forms of PTX ISA 8.x become opTensor instructions;
+// wgmma.go runs them.
 
 package soft
 
@@ -127,9 +128,6 @@ func (dc *decoder) wgmmaMMA(in *ptx.Instr, sc *scope, mods []string, x inst) {
 	}
 	if !ok {
 		dc.failIn(in, "this wgmma.mma_async form (shape and types) does not exist on sm_90a")
-	}
-	if sp && !wgSpValid(a, b, d) {
-		dc.failIn(in, "this sparse wgmma form is not supported by the soft backend (supported, as recorded on the H100: %s)", wgSpSupported)
 	}
 	c := d
 	if !fl {

@@ -163,8 +163,7 @@
 // and the CDP2 device runtime (cdp.go); the special registers; bmsk,
 // szext, dp4a, dp2a, fns, packed .u16x2/.s16x2 arithmetic and the SIMD
 // video instructions (intops.go); vector atomics; the tensor-core
-// instructions below; the PTX ISA 8.x forms of the table below. Textures,
-// surfaces and sparse wgmma (.sp) are refused at load time.
+// instructions below; the PTX ISA 8.x forms of the table below.
 //
 // # PTX ISA 8.x forms
 //
@@ -212,7 +211,12 @@
 //	  non-tile load modes
 //	multimem.*                                   refused  decode_instr.go: no
 //	                                                      multicast objects
-//	wgmma .sp                                    refused  decode_wgmma.go
+//	wgmma .sp (f16/bf16/tf32/e4m3/e5m2/s8/u8)    yes      73 forms in testdata/spfit
+//	                                                      (96 recorded), probes
+//	mma.sp{::ordered_metadata}, every shape and  yes      136 forms, every valid
+//	  type ptxas takes for sm_90                          selector (testdata/spfit)
+//	mma.sp with C and D of different widths,     refused  ptxas refuses
+//	  fp8 mma.sp with f16 accumulators
 //	wgmma e4m3/e5m2 (f16, f32 D)                 yes      79 forms in testdata/wgmma
 //	                                                      (wgmma_fp8.go)
 //	cvt.rs (stochastic rounding)                 refused  sm_100a
@@ -320,6 +324,18 @@
 // bits for an f32 D (its low 10 fraction bits are always zero) or rounded
 // to nearest f16. Mixed s8/u8 wgmma needs PTX 8.4 and was not recorded.
 //
+// Sparse wgmma (wgmma.mma_async.sp, PTX 8.2) runs for every type (f16 and
+// bf16 k32, tf32 k16, e4m3/e5m2 k64 with f16 or f32 D, s8/u8 k64 with
+// mixed signedness and .satfinite), A from registers or a descriptor: A is
+// stored compressed (64 × k/2, its registers and descriptor those of a
+// dense A of k/2 columns) and each warp expands its 16 rows by its lanes'
+// metadata exactly as mma.sp m16nNk does (selector 0..1 for k32/k16, 0 for
+// k64), then sums as the dense wgmma of k (fp8: the QGMMA sum above, the
+// zeros included). B has k of 64 bytes; with 32-byte swizzling the second
+// 32 bytes of each row lie LBO bytes on (H100, measured). testdata/spfit
+// holds the 209 sparse wgmma and mma.sp forms soft replays bit for bit
+// (layout probes, random and cancelling inputs; 232 recorded and checked).
+//
 // # Clusters and asynchronous copies
 //
 // A cluster's CTAs run together on one worker, taking turns warp by warp
@@ -333,7 +349,7 @@
 // completion. A cooperative launch gets the grid-sync workspace that
 // cooperative_groups' grid.sync() expects (coop.go); tensormap.replace
 // rewrites a map in place (tensormap_replace.go). Refused at load, with the
-// reason: sparse wgmma, multimem, im2col tensor copies and
+// reason: multimem, im2col tensor copies and
 // indirect branches.
 //
 // # Memcheck

@@ -44,20 +44,6 @@ func (s *wgSpec) sparse(k int) {
 	s.sp = &spSpec{mma: ms, wg: true}
 }
 
-// wgSpValid reports whether soft runs the sparse wgmma of these types.
-func wgSpValid(a, b, d mmaType) bool {
-	if true {
-		return false // not yet recorded
-	}
-	switch a {
-	case mtF16, mtBF16, mtTF32, mtE4M3, mtE5M2, mtS8, mtU8:
-		return true
-	}
-	return false
-}
-
-const wgSpSupported = "f16, bf16, tf32, e4m3/e5m2, s8/u8"
-
 // newWGSpec builds the spec for the types (c: the accumulator's type as
 // read, which is d's).
 func newWGSpec(n, k int, a, b, c, d mmaType) *wgSpec {
@@ -302,7 +288,9 @@ func (d wgDesc) width() uint64 {
 // are 8 rows of 16 bytes. K-major: rows (mn) are 16 bytes apart in a core
 // matrix with no swizzle, and core matrices LBO apart along k and SBO
 // apart along mn; with a swizzle, rows are the swizzle's width apart, k
-// runs along the row, and groups of 8 rows are SBO apart. MN-major: the
+// runs along the row (and on, LBO apart, for each further width of k:
+// only sparse B with 32-byte swizzling has more k than one row holds), and
+// groups of 8 rows are SBO apart. MN-major: the
 // roles of mn and k swap (16-byte rows along mn, 8 k per core matrix);
 // with no swizzle core matrices are SBO apart along mn and LBO along k,
 // with a swizzle a row holds width bytes of mn, repeats along mn are LBO
@@ -319,7 +307,10 @@ func (d wgDesc) addr(mn, k, elemBits int, mnMajor bool) (uint64, uint) {
 		if d.swz == swzNone {
 			off = g*d.sbo + r*16 + kb/16*d.lbo + kb%16
 		} else {
-			off = g*d.sbo + r*W + kb
+			// k beyond the swizzle's width (sparse B with 32-byte
+			// swizzling: 64 bytes of k) goes on LBO bytes further (H100,
+			// measured).
+			off = g*d.sbo + r*W + kb%W + kb/W*d.lbo
 		}
 	} else {
 		mb := uint64(mn * elemBits / 8)

@@ -376,8 +376,8 @@ func TestWGMMARecordings(t *testing.T) {
 	t.Logf("%d forms (%d of them fp8), %d cases checked bit for bit", n, fp8, cases)
 }
 
-// TestWGMMARefused: forms that do not exist, sparse wgmma, and
-// malformed operands fail at load with the PTX position and a reason.
+// TestWGMMARefused: forms that do not exist and malformed operands (dense
+// and sparse) fail at load with the PTX position and a reason.
 func TestWGMMARefused(t *testing.T) {
 	e := newEnv(t, Options{})
 	d4 := "{%f0,%f1,%f2,%f3}"
@@ -394,7 +394,16 @@ func TestWGMMARefused(t *testing.T) {
 		{"wgmma.mma_async.sync.aligned.m64n8k32.f16.e5m2.e4m3 {%r0,%r1}, %rd0, %rd1, %p0, 1, 1", ""},
 		{"wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 " + d4 + ", %rd0, %rd1, %p0, 1, 1, 0, 0", "expected 6 operands"},
 		{"wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.f16 " + d4 + ", %rd0, %rd1, %p0, 1, 1", "does not exist on sm_90a"},
-		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 + ", %rd0, %rd1, %r0, 0, %p0, 1, 1, 0, 0", "sparse wgmma"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 + ", %rd0, %rd1, %r0, 0, %p0, 1, 1, 0, 0", ""},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.bf16.bf16 " + d4 + ", {%r0,%r1,%r2,%r3}, %rd1, %r4, 1, %p0, 1, -1, 1", ""},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.u8 {%r0,%r1,%r2,%r3}, %rd0, %rd1, %r4, 0, %p0", ""},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.f16.f16 " + d4 + ", %rd0, %rd1, %r0, 0, %p0, 1, 1, 0, 0", "does not exist on sm_90a"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k512.s32.b1.b1.and.popc {%r0,%r1,%r2,%r3}, %rd0, %rd1, %r0, 0, %p0", "does not exist on sm_90a"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 + ", %rd0, %rd1, %r0, 2, %p0, 1, 1, 0, 0", "out of range"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 " + d4 + ", %rd0, %rd1, %r0, 1, %p0, 1, 1", "out of range"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 + ", %rd0, %rd1, %r0, %r1, %p0, 1, 1, 0, 0", "integer constant"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 + ", %rd0, %rd1, %r0, 0, %p0, 1, 1, 0", "expected 10 operands"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 + ", %rd0, %rd1, %r0", "sp-meta, sp-sel"},
 		{"wgmma.fence.aligned", "expected wgmma."},
 		{"wgmma.wait_group.sync.aligned %r0", "integer constant N"},
 	} {
