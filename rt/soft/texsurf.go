@@ -126,9 +126,8 @@ func surfConvert(v *texView, w uint32) uint32 {
 // H100's formatted stores do: finite values too large for a half become
 // ±65504 (0x7bff), not Inf; half subnormals are kept; ±Inf stay Inf; a NaN
 // keeps its sign and the top 10 bits of its payload (0xffff8000 →
-// 0xfffc). A NaN whose payload lies in the low 13 bits only would so
-// become Inf; it was not recorded, and is given the quiet bit here
-// (0x7e00) so that it stays a NaN.
+// 0xfffc); a NaN whose payload lies in the low 13 bits only becomes
+// 0x7c01 with its sign (surf3.bin.gz, recorded on the H100).
 func surfHalfRZ(w uint32) uint32 {
 	s := w >> 16 & 0x8000
 	e, m := int(w>>23&0xff), w&0x7fffff
@@ -137,7 +136,7 @@ func surfHalfRZ(w uint32) uint32 {
 		return s | 0x7c00
 	case e == 0xff:
 		if m>>13 == 0 {
-			return s | 0x7e00
+			return s | 0x7c01
 		}
 		return s | 0x7c00 | m>>13
 	case e >= 127+16:
