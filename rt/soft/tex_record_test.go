@@ -81,6 +81,11 @@ func TestTexRecorded(t *testing.T) {
 	t.Logf("all: %d/%d exact; outside the known gaps %d/%d exact", ok, n, enforced-bad, enforced)
 }
 
+// texRecKey4 names round 4's forms 121-135 (tex2-g).
+var texRecKey4 = []string{"tex+offsets", "tex+offsets", "tex+offsets", "tex+offsets", "tex(int)+offsets",
+	"tex.level+offsets", "tld4+offsets", "tld4|p", "tex|p", "tex+depth", "tex+depth", "tex+depth", "tld4",
+	"tld4+depth", "tex+offsets|p"}
+
 var texRecGeomNames = []string{"1d", "2d", "3d", "a1d", "a2d", "cube", "acube"}
 var texRecResNames = []string{"array", "linear", "pitch2d", "layered", "cube", "cube-layered"}
 
@@ -88,6 +93,8 @@ func texRecKey(h []uint32) string {
 	form := h[22]
 	op := "tex"
 	switch {
+	case form >= 121 && form <= 135:
+		op = texRecKey4[form-121]
 	case form == 100, form == 102, form == 119:
 		op = "tex.level"
 	case form == 101, form >= 116 && form <= 120:
@@ -136,8 +143,8 @@ func texRecKnownGap(h []uint32) bool {
 	switch {
 	case form%10 >= 3 && form < 70:
 		return false // integer coordinates: exact everywhere
-	case form >= 103 && form <= 120:
-		return false // offsets, depth compare, residency, tld4.a2d/.cube, tex.grad: all exact
+	case form >= 103 && form <= 135 && !(geom == texGeom3D && linear):
+		return false // offsets, depth compare, residency, tld4.a2d/.cube/.acube, tex.grad: all exact
 	case !linear:
 		return false
 	case geom == texGeom3D:

@@ -191,6 +191,10 @@ func TestTexCubeKernels(t *testing.T) {
 			ad.Format = rt.FormatUint8
 		case h[2] == texChanSigned && h[3] == 8:
 			ad.Format = rt.FormatInt8
+		case h[2] == texChanUnsigned && h[3] == 16:
+			ad.Format = rt.FormatUint16
+		case h[2] == texChanFloat && h[3] == 16:
+			ad.Format = rt.FormatHalf
 		case h[2] == texChanUnsigned && h[3] == 32:
 			ad.Format = rt.FormatUint32
 		default:
@@ -286,7 +290,7 @@ func TestTexCubeDecode(t *testing.T) {
 	for _, tc := range []struct{ instr, want string }{
 		{"tex.cube.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2, %r3, %r4}];", "not .s32"},
 		{"tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3}];", "3 coordinates, want 4"},
-		{"tld4.r.acube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f1, %f2, %f3}];", "tld4 is supported on .2d, .a2d and .cube"},
+		{"tld4.r.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3, %f4}];", "tld4 is for .2d, .a2d, .cube and .acube"},
 	} {
 		src := `
 .version 8.0

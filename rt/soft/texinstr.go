@@ -220,8 +220,8 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 		if ti.intc && (ti.geom == texGeomCube || ti.geom == texGeomACube) {
 			dc.failIn(in, "%s: cube map coordinates are .f32 (a direction), not .s32", ti.what)
 		}
-		if ti.kind == tkTld4 && ti.geom != texGeom2D && ti.geom != texGeomA2D && ti.geom != texGeomCube {
-			dc.failIn(in, "%s: tld4 is supported on .2d, .a2d and .cube (.acube is not recorded)", ti.what)
+		if ti.kind == tkTld4 && ti.geom != texGeom2D && ti.geom != texGeomA2D && ti.geom != texGeomCube && ti.geom != texGeomACube {
+			dc.failIn(in, "%s: tld4 is for .2d, .a2d, .cube and .acube", ti.what)
 		}
 		if len(ops) < 2 {
 			dc.failIn(in, "%s: want d, [handle, {coordinates}]", ti.what)
@@ -297,11 +297,12 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 // texExtras decodes the operands of tex and tld4 after [a, c] (and after
 // tex.level's lod when optional operands follow it; with none, the lod was
 // dropped above): the optional texel offsets e (a vector of .s32, one
-// element per dimension, four for .3d) and depth-compare value f (an .f32
-// scalar). CUDA's samplers have no compare mode and the H100 ignores f
-// (tex.2d, 24,576 recorded samples); the offsets are applied as texOffset
-// says. Only the recorded combinations load (testdata/tex/NOTES.md,
-// "Offsets, depth compare, residency"); the others are refused rather than
+// element per dimension, four for .3d, the fourth ignored) and
+// depth-compare value f (an .f32 scalar). CUDA's samplers have no compare
+// mode and the H100 ignores f; the offsets are applied as texOffset says;
+// the residency predicate of d|p is always true. Only the recorded
+// combinations load (testdata/tex/NOTES.md, "Offsets, depth compare,
+// residency"; see texExtrasRecorded); the others are refused rather than
 // guessed.
 func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.Operand) {
 	var level, grad bool
@@ -336,28 +337,77 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 	if len(ops) > 0 {
 		dc.failIn(in, "%s: too many operands", ti.what)
 	}
-	plain2D := ti.geom == texGeom2D && !ti.intc && !level
-	if ti.resid && (ti.kind != tkTex || !plain2D) {
-		dc.failIn(in, "%s: residency predicates (d|p) are supported on tex.2d with .f32 coordinates only (the others are not recorded)", ti.what)
+	if msg := texExtrasRecorded(ti, level, offs != nil, depth != nil); msg != "" {
+		dc.failIn(in, "%s: %s", ti.what, msg)
 	}
 	if offs != nil {
-		if !plain2D {
-			dc.failIn(in, "%s: texel offsets are supported on tex.2d and tld4.2d with .f32 coordinates only (the others are not recorded)", ti.what)
-		}
 		regs := dc.vecRegs(in, sc, offs, ptx.S32, false)
-		if len(regs) != 2 {
-			dc.failIn(in, "%s: %d offsets, want 2", ti.what, len(regs))
+		if want := [...]int{1, 2, 4, 1, 2, 0, 0}[ti.geom]; len(regs) != want {
+			dc.failIn(in, "%s: %d offsets, want %d", ti.what, len(regs), want)
 		}
 		ti.offs = true
-		copy(ti.off[:], regs)
+		copy(ti.off[:], regs) // (3d: the fourth is ignored)
 	}
 	if depth != nil {
-		if ti.kind != tkTex || !plain2D {
-			dc.failIn(in, "%s: depth compare is supported on tex.2d with .f32 coordinates only (the others are not recorded)", ti.what)
-		}
 		dc.src(in, sc, depth, ptx.F32) // checked, not used
 	}
 }
+
+// texExtrasRecorded says why a combination of texel offsets, depth
+// compare and residency predicate with tex or tld4 of ti's geometry is
+// refused ("" if it loads): only what tex2-f and tex2-g recorded on the
+// H100 loads. Offsets: tex.{1d,2d,3d,a1d,a2d} with .f32 coordinates,
+// tex.2d with .s32 coordinates, tex.level.2d, tld4.{2d,a2d} (PTX has no
+// offsets on cubes). Depth compare: tex.{1d,2d,a2d,cube} with .f32
+// coordinates, tld4.2d; with offsets on tex.2d. d|p: tex.2d and tex.3d
+// with .f32 coordinates and tld4.2d (the predicate is true and the
+// channels the plain sample's whatever the other operands, offsets
+// included).
+func texExtrasRecorded(ti *texInstr, level, offs, depth bool) string {
+	g := ti.geom
+	name := texGeomNames[g]
+	kind := "tex"
+	if ti.kind == tkTld4 {
+		kind = "tld4"
+	}
+	plain := ti.kind == tkTex && !ti.intc && !level
+	if offs {
+		ok := false
+		switch {
+		case plain:
+			ok = g == texGeom1D || g == texGeom2D || g == texGeom3D || g == texGeomA1D || g == texGeomA2D
+		case ti.kind == tkTex:
+			ok = g == texGeom2D && !(ti.intc && level)
+		default:
+			ok = g == texGeom2D || g == texGeomA2D
+		}
+		if g == texGeomCube || g == texGeomACube {
+			return "texel offsets on cube maps are not allowed"
+		}
+		if !ok {
+			return "texel offsets are supported on tex.{1d,2d,3d,a1d,a2d} with .f32 coordinates, tex.2d with .s32 coordinates, tex.level.2d and tld4.{2d,a2d}; " + kind + "." + name + " here is not recorded"
+		}
+	}
+	if depth {
+		ok := plain && (g == texGeom1D || g == texGeom2D || g == texGeomA2D || g == texGeomCube) ||
+			ti.kind == tkTld4 && g == texGeom2D
+		if ok && offs {
+			ok = plain && g == texGeom2D
+		}
+		if !ok {
+			return "depth compare is supported on tex.{1d,2d,a2d,cube} with .f32 coordinates and tld4.2d (with texel offsets on tex.2d only); the others are not recorded"
+		}
+	}
+	if ti.resid {
+		ok := plain && (g == texGeom2D || g == texGeom3D) || ti.kind == tkTld4 && g == texGeom2D
+		if !ok {
+			return "residency predicates (d|p) are supported on tex.2d and tex.3d with .f32 coordinates and tld4.2d; the others are not recorded"
+		}
+	}
+	return ""
+}
+
+var texGeomNames = [...]string{"1d", "2d", "3d", "a1d", "a2d", "cube", "acube"}
 
 // texViewOf describes a texture or surface object to the sampler.
 func texViewOf(b *texBinding, data []byte) *texView {
@@ -501,11 +551,11 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 		case tkTex, tkTld4:
 			op := texOp{geom: ti.geom, intCoords: ti.intc, gather: ti.kind == tkTld4, comp: ti.comp, offs: ti.offs}
 			if ti.offs {
-				for i := 0; i < 2; i++ {
+				for i := 0; i < [...]int{1, 2, 3, 1, 2, 0, 0}[ti.geom]; i++ {
 					op.off[i] = int32(w.r[ti.off[i]+uint32(l)])
 				}
 			}
-			if op.gather && op.geom == texGeomCube && v.Seamless {
+			if op.gather && (op.geom == texGeomCube || op.geom == texGeomACube) && v.Seamless {
 				// not recorded: which texels a gather takes across a
 				// seamless cube's edges and corners
 				c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc, addr: h,

@@ -116,7 +116,7 @@ var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bi
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
 	// probes (rec tex2, targeted.inc); then the surfaces.
-	return loadTexFiles(dir, append([]string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz"}, surfRecFiles...)...)
+	return loadTexFiles(dir, append([]string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz"}, surfRecFiles...)...)
 }
 
 // loadTexFiles reads the named recordings of dir.
@@ -220,6 +220,8 @@ func texRecForm(form uint32) (op texOp) {
 		return texOp{geom: texGeomCube, gather: true, comp: int(form - 112)}
 	case form >= 116 && form <= 120: // tex.grad.{3d,cube,a2d}, tex.level.acube, tex.grad.1d
 		return texOp{geom: []int{texGeom3D, texGeomCube, texGeomA2D, texGeomACube, texGeom1D}[form-116], level: form == 119}
+	case form >= 121 && form <= 135: // tex2-g (t_tex4): see texRecForm4
+		return texRecForm4(form)
 	case form >= 70:
 		f := int(form - 70)
 		return texOp{geom: texGeom2D, gather: true, comp: f / 3, rtype: f % 3}
@@ -229,20 +231,58 @@ func texRecForm(form uint32) (op texOp) {
 	}
 }
 
+// texRecForm4 is texRecForm for round 4's forms 121-135 (genforms2.py).
+func texRecForm4(form uint32) texOp {
+	switch form {
+	case 121, 132: // tex.1d with offsets; with a depth compare
+		return texOp{geom: texGeom1D, offs: form == 121}
+	case 122: // tex.a1d with offsets
+		return texOp{geom: texGeomA1D, offs: true}
+	case 123, 130: // tex.a2d with offsets; with a depth compare
+		return texOp{geom: texGeomA2D, offs: form == 123}
+	case 124, 129: // tex.3d with offsets; with a residency predicate
+		return texOp{geom: texGeom3D, offs: form == 124}
+	case 125: // tex.2d.v4.f32.s32 with offsets
+		return texOp{geom: texGeom2D, intCoords: true, offs: true}
+	case 126: // tex.level.2d with offsets
+		return texOp{geom: texGeom2D, level: true, offs: true}
+	case 127: // tld4.r.a2d with offsets
+		return texOp{geom: texGeomA2D, gather: true, offs: true}
+	case 128, 134: // tld4.r.2d with a residency predicate; with a depth compare
+		return texOp{geom: texGeom2D, gather: true}
+	case 131: // tex.cube with a depth compare
+		return texOp{geom: texGeomCube}
+	case 133: // tld4.r.acube
+		return texOp{geom: texGeomACube, gather: true}
+	case 135: // tex.2d with offsets and a residency predicate
+		return texOp{geom: texGeom2D, offs: true}
+	}
+	return texOp{geom: -1}
+}
+
 // texRecOperands completes a recorded form's op with the operands that
-// targeted.inc's t_tex3 passed in coordinate words: texel offsets from z
-// and w (forms 103 and 107) or z twice (105). Word w of form 104 and 105
-// is the depth-compare value, which the H100 ignores.
+// targeted.inc's t_tex3 and t_tex4 passed in coordinate words: texel
+// offsets from z and w (forms 103 and 107), z twice (105) or the signed
+// bytes of w (121-127, 135). Word w of forms 104, 105, 130-132 and z of
+// 134 are depth-compare values, which the H100 ignores; z of 126 is
+// tex.level's lod.
 func texRecOperands(form uint32, op texOp, co [4]uint32) texOp {
 	switch form {
 	case 103, 107:
 		op.off = [3]int32{int32(co[2]), int32(co[3])}
 	case 105:
 		op.off = [3]int32{int32(co[2]), int32(co[2])}
+	case 121, 122, 123, 124, 125, 126, 127, 135:
+		// t_tex4: signed bytes of word w, x in bits 0-7, y 8-15, z 16-23
+		for d := range op.off {
+			op.off[d] = int32(int8(co[3] >> (8 * d)))
+		}
 	}
 	return op
 }
 
 // texRecResidency says whether a recorded form stored tex's residency
 // predicate (0 or 1) in result word w instead of channel a.
-func texRecResidency(form uint32) bool { return form == 106 }
+func texRecResidency(form uint32) bool {
+	return form == 106 || form == 128 || form == 129 || form == 135
+}

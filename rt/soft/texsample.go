@@ -397,6 +397,12 @@ func (v *texView) sample(op texOp, c [4]uint32) [4]uint32 {
 		// under border addressing.
 		nd, xyz[1] = 2, 0
 	}
+	if op.offs && op.geom == texGeom1D {
+		// tex.1d's offset register goes to the texture unit unmasked:
+		// bits 4-7 are a y offset into the 1-D texture's single row
+		nd, xyz[1] = 2, 0
+		op.off[1] = op.off[0] >> 4
+	}
 	var tc [3]texCoord
 	for d := 0; d < nd; d++ {
 		tc[d] = v.texAxis(xyz[d], dims[d], v.Addr[d], op.intCoords, linear)
@@ -638,8 +644,9 @@ func (v *texView) filterSRGB(o *[4]uint32, tx [][4]uint32, bd []bool, w []int64)
 
 // texBlend is the weighted sum of float texels t with weights w (in 1/256
 // of the total). NaN and Inf texels count when live (live bit k: texel k
-// is not the far texel of an axis whose fraction is 0); the others only
-// when their weight is not 0. Finite texels of weight 0 are skipped; the
+// is not the far texel of an axis whose fraction is 0, so a 2-D weight of
+// 0 from rounding a*b does not hide them; f32 as f16) or when their weight
+// is not 0. Finite texels of weight 0 are skipped; the
 // others are aligned to the largest one's exponent E and cut toward zero
 // to multiples of 2^(E-27) (f16 texels: 2^(E-14)); the sum of products is
 // exact and rounded once to float (f16: to half precision), ties away from
@@ -650,7 +657,7 @@ func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
 	nan := false
 	for k := range t {
 		e := int(t[k] >> 23 & 0xff)
-		if e == 0xff && (w[k] != 0 || half && live>>k&1 != 0) {
+		if e == 0xff && (w[k] != 0 || live>>k&1 != 0) {
 			if t[k]&0x7fffff != 0 {
 				nan = true
 			} else if inf != 0 && inf != t[k] {
@@ -898,6 +905,9 @@ func (v *texView) fetchInt(op texOp, nd int, xyz [3]uint32, dims [3]int, layer i
 	var p [3]int
 	for d := 0; d < nd; d++ {
 		i := int64(int32(xyz[d]))
+		if op.offs {
+			i += texOffset(op.off[d], false)
+		}
 		if i < 0 || i >= int64(dims[d]) {
 			return [4]uint32{}
 		}
@@ -1023,10 +1033,11 @@ func (v *texView) gather(comp int, c [4]uint32) [4]uint32 {
 }
 
 // gatherOp runs tld4 of any geometry: .2d (c: x, y), .a2d (c: layer, x,
-// y; the layer clamped as unsigned like tex.a2d's) and .cube (c: a
+// y; the layer clamped as unsigned like tex.a2d's), .cube (c: a
 // direction, projected on a face as tex.cube does, the face coordinates
-// normalized whatever the texture's flag), with texel offsets when op has
-// them (added to the first texel's indices).
+// normalized whatever the texture's flag) and .acube (c: layer, then the
+// direction; the cube index clamped as unsigned like tex.acube's), with
+// texel offsets when op has them (added to the first texel's indices).
 func (v *texView) gatherOp(op texOp, c [4]uint32) [4]uint32 {
 	layer, norm := 0, v.Norm
 	var tx, ty texCoord
@@ -1038,12 +1049,17 @@ func (v *texView) gatherOp(op texOp, c [4]uint32) [4]uint32 {
 		layer = texLayer(c[0], v.Layers)
 		tx = v.texAxis(c[1], v.W, v.Addr[0], false, true)
 		ty = v.texAxis(c[2], max(v.H, 1), v.Addr[1], false, true)
-	case texGeomCube:
+	case texGeomCube, texGeomACube:
 		if v.Geom != texGeomCube && v.Geom != texGeomACube || v.Layers < 6 {
 			return [4]uint32{}
 		}
-		face, s, t := texCubeProject([3]uint32{c[0], c[1], c[2]})
-		layer, norm = face, true
+		d := [3]uint32{c[0], c[1], c[2]}
+		if op.geom == texGeomACube {
+			layer = texLayer(c[0], v.Layers/6)
+			d = [3]uint32{c[1], c[2], c[3]}
+		}
+		face, s, t := texCubeProject(d)
+		layer, norm = 6*layer+face, true
 		tx = v.texAxisF(texCubeCoord(s), v.W, v.Addr[0], true, true)
 		ty = v.texAxisF(texCubeCoord(t), max(v.H, 1), v.Addr[1], true, true)
 	default:
@@ -1197,10 +1213,12 @@ func (v *texView) sampleCube(geom int, c [4]uint32) [4]uint32 {
 // row along that edge), with the ordinary 2-D weights. Where three faces
 // meet, the footprint's fourth texel does not exist: its weight wc is
 // shared out, round(wc/3) to each of the two texels beside it and the rest
-// to the one diagonally opposite (so the three weights still sum to 256).
-// Read off the H100 (testdata/tex/tex2-e.bin.gz: impulses on every texel
-// of the three faces around a corner, texel-numbered cubes in every
-// address mode, u8 normalized and layered cubes).
+// to the one diagonally opposite (so the three weights still sum to 256),
+// and NaN or Inf in any of the three counts whatever its weight. Read off
+// the H100 (testdata/tex/tex2-e.bin.gz: impulses on every texel of the
+// three faces around a corner, texel-numbered cubes in every address
+// mode, u8 normalized and layered cubes; tex2-h.bin.gz: widths 1, 2, 3, 5,
+// f16, u16 and u8 texels, NaN and Inf texels at the corners).
 
 // texCubeNeighbour returns the texel (i, j) of face, 0 <= i, j < n or one
 // beyond on a single axis, as face f and texel (fi, fj) of the cube: a
@@ -1287,8 +1305,10 @@ func (v *texView) sampleCubeSeamless(layer, face int, s, t float32) [4]uint32 {
 		return v.filterNorm(raw[:], bd[:], w[:])
 	}
 	// As filter's blend: texels that are the far one of an axis whose
-	// fraction is 0 do not count even as NaN or Inf (nor does the missing
-	// corner, which has weight 0).
+	// fraction is 0 do not count even as NaN or Inf. But where the
+	// footprint meets a corner of the cube, all three texels count, even
+	// at weight 0 (the H100 answered NaN for a NaN texel there at a = b =
+	// 0, tex2-h); the missing corner itself holds nothing.
 	live := uint32(15)
 	if a == 0 {
 		live &^= 0b1010
@@ -1297,7 +1317,7 @@ func (v *texView) sampleCubeSeamless(layer, face int, s, t float32) [4]uint32 {
 		live &^= 0b1100
 	}
 	if corner >= 0 {
-		live &^= 1 << corner
+		live = 15 &^ (1 << corner)
 	}
 	half := v.Chan == texChanFloat && v.Bits == 16
 	var tv [4][4]uint32
