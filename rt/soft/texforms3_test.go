@@ -51,7 +51,10 @@ var texForms3 = map[uint32]string{
 	132: "tex.1d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1}], %r4;",
 	133: "tld4.r.acube.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2, %r3, %r4}];",
 	134: "tld4.r.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2}], %r3;",
-	135: texB4 + "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}|%p2, [%rd1, {%r1, %r2}], {%r16, %r17};\n\tselp.u32 %r8, 1, 0, %p2;",
+	// an immediate offset on tex.1d (bits 4-7 clear, so unambiguous): run
+	// on the form-121 samples whose x offset byte is 15
+	1121: "tex.1d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1}], {15};",
+	135:  texB4 + "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}|%p2, [%rd1, {%r1, %r2}], {%r16, %r17};\n\tselp.u32 %r8, 1, 0, %p2;",
 }
 
 // texB4 unpacks round 4's offsets, the signed bytes of %r4, into
@@ -222,6 +225,17 @@ func TestTexForms3Kernels(t *testing.T) {
 				run(r, 1000+form, cs, rs)
 			}
 		}
+		if form == 121 {
+			var cs, rs [][4]uint32
+			for k, c := range r.coords {
+				if int8(c[3]) == 15 {
+					cs, rs = append(cs, c), append(rs, r.res[k])
+				}
+			}
+			if len(cs) > 0 {
+				run(r, 1121, cs, rs)
+			}
+		}
 	}
 	for form := range texForms3 {
 		if checked[form] == 0 {
@@ -237,6 +251,8 @@ func TestTexForms3Kernels(t *testing.T) {
 func TestTexForms3Decode(t *testing.T) {
 	d, _, _ := graphEnv(t, Options{})
 	for _, tc := range []struct{ instr, want string }{
+		{"tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1}], {-3};", "an immediate texel offset on tex.1d outside 0..15 is not recorded"},
+		{"tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1}], {16};", "an immediate texel offset on tex.1d outside 0..15 is not recorded"},
 		{"tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}], {%r1};", "texel offsets are supported on tex.{1d,2d,3d,a1d,a2d} with .f32 coordinates, tex.2d with .s32"},
 		{"tex.a2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2, %r3, %r3}], {%r1, %r2};", "tex.a2d here is not recorded"},
 		{"tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3, %f4}], {%r1, %r2};", "texel offsets on cube maps are not allowed"},

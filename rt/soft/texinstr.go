@@ -340,6 +340,17 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 	if msg := texExtrasRecorded(ti, level, offs != nil, depth != nil); msg != "" {
 		dc.failIn(in, "%s: %s", ti.what, msg)
 	}
+	if offs != nil && ti.geom == texGeom1D {
+		// tex.1d's offset register is not masked to 4 bits: its bits 4-7
+		// are a y offset (texsample.go). Whether ptxas encodes an
+		// immediate the same way is not recorded; immediates whose bits
+		// 4-7 are 0 mean the same either way.
+		for _, e := range offs.(*ptx.Vec).Elems {
+			if im, ok := e.(*ptx.Imm); ok && im.Val&0xf0 != 0 {
+				dc.failIn(in, "%s: an immediate texel offset on tex.1d outside 0..15 is not recorded (use a register)", ti.what)
+			}
+		}
+	}
 	if offs != nil {
 		regs := dc.vecRegs(in, sc, offs, ptx.S32, false)
 		if want := [...]int{1, 2, 4, 1, 2, 0, 0}[ti.geom]; len(regs) != want {
