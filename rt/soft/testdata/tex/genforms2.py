@@ -68,6 +68,41 @@ case4(135, "tex.2d.v4.f32.f32 {%0,%1,%2,%3}|q, [%5, {%6, %7}], {%8, %9};", [F % 
 out.append("#define TEX4_CASES " + " ".join("T4_%d" % f for f in T4))
 out.append("")
 
+# Round 5 (targeted.inc's t_tex5, forms 136-155): what soft still refuses after round 4. Offsets as in
+# round 4 (signed bytes of w); depth compare in w; lods and gradients in z. Each form is its own macro
+# T5_<form>, left out with -DNO_T5_<form>, or alone with -DT5_ONLY=<form>.
+T5 = []
+def case5(form, asm, ins, pred=False):
+    if pred:
+        body = '{ float a,b,d,e; unsigned p; asm volatile("{ .reg .pred q; %s selp.u32 %%4, 1, 0, q; }" : "=f"(a),"=f"(b),"=f"(d),"=f"(e), "=r"(p) : "l"(t), %s); %s o.w = p; }' % (asm, ", ".join(ins), RES)
+    else:
+        body = '{ float a,b,d,e; asm volatile("%s" : "=f"(a),"=f"(b),"=f"(d),"=f"(e) : "l"(t), %s); %s }' % (asm, ", ".join(ins), RES)
+    defs.append("#if !defined(NO_T5_%d) && (!defined(T5_ONLY) || T5_ONLY == %d)\n#define T5_%d case %d: %s break;\n#else\n#define T5_%d\n#endif" % (form, form, form, form, body, form))
+    T5.append(form)
+P4 = "{%0,%1,%2,%3}|q"
+case5(136, "tex.1d.v4.f32.f32 " + V4 + ", [%4, {%5}], {-3};", [F % "x"])        # immediate offsets on tex.1d
+case5(137, "tex.1d.v4.f32.f32 " + V4 + ", [%4, {%5}], {100};", [F % "x"])
+case5(138, "tex.a1d.v4.f32.f32 " + V4 + ", [%4, {%5, %6}], %7;", [R % "x", F % "y", F % "w"])  # depth compare
+case5(139, "tex.3d.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], %8;", [F % "x", F % "y", F % "z", F % "w"])
+case5(140, "tex.acube.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %8}], %8;", [R % "x", F % "y", F % "z", F % "w"])
+case5(141, "tld4.r.a2d.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], %8;", [R % "x", F % "y", F % "z", F % "w"])
+case5(142, "tld4.r.cube.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], %8;", [F % "x", F % "y", F % "z", F % "w"])
+case5(143, "tex.1d.v4.f32.s32 " + V4 + ", [%4, {%5}], {%6};", [R % "x", B[0]])  # offsets with .s32 coordinates
+case5(144, "tex.a1d.v4.f32.s32 " + V4 + ", [%4, {%5, %6}], {%7};", [R % "x", R % "y", B[0]])
+case5(145, "tex.a2d.v4.f32.s32 " + V4 + ", [%4, {%5, %6, %7, %7}], {%8, %9};", [R % "x", R % "y", R % "z", B[0], B[1]])
+case5(146, "tex.3d.v4.f32.s32 " + V4 + ", [%4, {%5, %6, %7, %7}], {%8, %9, %10, %11};", [R % "x", R % "y", R % "z"] + B)
+case5(147, "tex.level.1d.v4.f32.f32 " + V4 + ", [%4, {%5}], %6, {%7};", [F % "x", F % "z", B[0]])  # tex.level + offsets
+case5(148, "tex.level.a2d.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], %7, {%8, %9};", [R % "x", F % "y", F % "z", B[0], B[1]])
+case5(149, "tex.level.3d.v4.f32.f32 " + V4 + ", [%4, {%5, %6, %7, %7}], %7, {%8, %9, %10, %11};", [F % "x", F % "y", F % "z"] + B)
+case5(150, "tex.grad.2d.v4.f32.f32 " + V4 + ", [%4, {%5, %6}], {%7, %7}, {%7, %7}, {%8, %9};", [F % "x", F % "y", F % "z", B[0], B[1]])
+case5(151, "tex.a2d.v4.f32.f32 " + P4 + ", [%5, {%6, %7, %8, %8}];", [R % "x", F % "y", F % "z"], pred=True)  # d|p
+case5(152, "tex.cube.v4.f32.f32 " + P4 + ", [%5, {%6, %7, %8, %8}];", [F % "x", F % "y", F % "z"], pred=True)
+case5(153, "tld4.r.a2d.v4.f32.f32 " + P4 + ", [%5, {%6, %7, %8, %8}];", [R % "x", F % "y", F % "z"], pred=True)
+case5(154, "tex.1d.v4.f32.f32 " + P4 + ", [%5, {%6}];", [F % "x"], pred=True)
+case5(155, "tex.2d.v4.f32.s32 " + P4 + ", [%5, {%6, %7}];", [R % "x", R % "y"], pred=True)
+out.append("#define TEX5_CASES " + " ".join("T5_%d" % f for f in T5))
+out.append("")
+
 # sust.p: form = geom*100 + vec*10 + mode; geom 0 1d, 1 2d, 2 3d; vec 0 scalar, 1 v2, 2 v4; mode 0 clamp, 1 zero
 out.append("#define SUSTP_CASES \\")
 NC = [1, 2, 4]

@@ -39,6 +39,9 @@ __global__ void ktex(cudaTextureObject_t t, int form, const uint4* cs, uint4* re
 #ifndef NO_TEX4
     TEX4_CASES
 #endif
+#ifndef NO_TEX5
+    TEX5_CASES
+#endif
   }
   res[i] = o;
 }
