@@ -542,6 +542,8 @@ type TextureDesc struct {
 	// MaxAnisotropy is 0 or 1 (off) up to 16.
 	MaxAnisotropy uint32
 	// BorderColor is what AddressBorder reads outside, as RGBA floats.
+	// Normalized-float reads see it converted to the texel format (sRGB
+	// channels: encoded to an 8-bit sRGB code, then decoded like a texel).
 	BorderColor [4]float32
 }
 
@@ -563,7 +565,10 @@ func (t TextureDesc) Normalized(on bool) TextureDesc {
 	return t
 }
 
-// SRGB sets the sRGB-to-linear conversion of 8-bit unsigned texels.
+// SRGB sets the sRGB-to-linear conversion of 8-bit unsigned texels read as
+// normalized floats: red, green and blue of four-channel formats, the first
+// channel of one- and two-channel ones. On 16-bit formats the H100 accepts
+// the flag and ignores it.
 func (t TextureDesc) SRGB(on bool) TextureDesc {
 	t.Flags &^= TexSRGB
 	if on {

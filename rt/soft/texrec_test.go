@@ -116,7 +116,7 @@ var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bi
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
 	// probes (rec tex2, targeted.inc); then the surfaces.
-	return loadTexFiles(dir, append([]string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz"}, surfRecFiles...)...)
+	return loadTexFiles(dir, append([]string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz", "tex2-i.bin.gz"}, surfRecFiles...)...)
 }
 
 // loadTexFiles reads the named recordings of dir.

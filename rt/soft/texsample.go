@@ -302,6 +302,29 @@ var texSRGB = [256]uint16{
 	0x3f7a, 0x3f7c, 0x3f7e, 0x3f80,
 }
 
+// texSRGBEncode is the 8-bit sRGB code of a linear border colour (float
+// bits): NaN and negatives 0, 1 and above 255, else the sRGB curve
+// 1.055*c^(1/2.4) - 0.055 (12.92*c up to 0.0031308) times 255, rounded to
+// nearest. The sampler reads a decoded channel's border colour as a texel
+// of that code (texSRGB: 0.1 reads 0x3dcd0000 from code 89, 1/3 0x3eaa0000
+// from 156, 0.5 0x3f010000 from 188), as measured on the H100
+// (testdata/tex/tex2-i.bin.gz). No recorded colour lies near a tie, so how
+// the curve is rounded there is not known.
+func texSRGBEncode(w uint32) uint8 {
+	c := float64(math.Float32frombits(w))
+	switch {
+	case !(c > 0):
+		return 0
+	case c >= 1:
+		return 255
+	case c <= 0.0031308:
+		c *= 12.92
+	default:
+		c = 1.055*math.Pow(c, 1/2.4) - 0.055
+	}
+	return uint8(math.Floor(c*255 + 0.5))
+}
+
 // texSRGBChan says whether channel i of an nch-channel sRGB texture is
 // decoded: red, green and blue of four-channel textures, only the first
 // channel of one- and two-channel ones (the second reads as plain unorm, like
@@ -321,6 +344,11 @@ func (v *texView) borderTexel() [4]uint32 {
 		}
 		return v.convert(o)
 	}
+	if v.Chan == texChanUnsigned {
+		// the colour as a texel of the format (sRGB-decoded channels: its
+		// 8-bit sRGB code), read as one
+		return v.convert(v.borderRaw())
+	}
 	for i := 0; i < v.NChan; i++ {
 		b := float64(math.Float32frombits(v.Border[i]))
 		switch {
@@ -328,18 +356,6 @@ func (v *texView) borderTexel() [4]uint32 {
 			o[i] = v.Border[i]
 		case v.Chan == texChanFloat:
 			o[i] = texHalf(uint32(fmtF16.round(b, rnRN)))
-		case v.SRGB && v.Bits == 8 && v.ReadNorm && texSRGBChan(i, v.NChan):
-			// an sRGB-decoded channel's border colour is not decoded nor
-			// rounded to 8 bits, only clamped
-			o[i] = math.Float32bits(float32(min(max(b, 0), 1)))
-		case v.Chan == texChanUnsigned:
-			m := float64(uint32(1)<<v.Bits - 1)
-			q := math.RoundToEven(min(max(b, 0), 1) * m)
-			if v.ReadNorm {
-				o[i] = math.Float32bits(float32(q / m))
-			} else {
-				o[i] = uint32(q)
-			}
 		default:
 			m := float64(int32(1)<<(v.Bits-1) - 1)
 			q := math.RoundToEven(min(max(b, -1), 1) * m)
@@ -514,7 +530,7 @@ func (v *texView) filter(nd int, tc [3]texCoord, fetch func([3]int64) ([4]uint32
 }
 
 // filterNorm filters 8/16-bit normalized integer texels (raw channels in
-// tx; border texels are the border colour rounded to the format). The
+// tx; border texels are the border colour in the format, borderRaw). The
 // weighted sum of the integers is exact; the H100 rounds it (half up) to a
 // 16-bit fixed-point value, unorm U in [0, 65535] or snorm S in
 // [-32768, 32767], and returns that as U/65535 or max(S/32767, -1) rounded
@@ -567,16 +583,22 @@ func texS8Snorm16(sum int64) int64 {
 	return (sum*129 + 16*(sum>>12) + 64) >> 7
 }
 
-// borderRaw is the border colour rounded to an 8/16-bit normalized format,
-// as raw channels.
+// borderRaw is the border colour converted to an 8/16-bit normalized
+// format, as raw channels: unorm channels as formatted stores convert
+// (surfNorm: NaN 0, cut to k+4 fractional bits, rounded ties toward zero,
+// so 0.1 gives 6553 and 0.5 32767 in 16 bits, where rounding to nearest
+// gives 6554 and 32768), sRGB-decoded ones to their 8-bit sRGB code, snorm
+// ones rounded to nearest even (no snorm tie recorded).
 func (v *texView) borderRaw() [4]uint32 {
 	var o [4]uint32
 	for i := 0; i < v.NChan; i++ {
-		b := float64(math.Float32frombits(v.Border[i]))
-		if v.Chan == texChanUnsigned {
-			m := float64(uint32(1)<<v.Bits - 1)
-			o[i] = uint32(math.RoundToEven(min(max(b, 0), 1) * m))
-		} else {
+		switch {
+		case v.Chan == texChanUnsigned && v.SRGB && v.Bits == 8 && texSRGBChan(i, v.NChan):
+			o[i] = uint32(texSRGBEncode(v.Border[i]))
+		case v.Chan == texChanUnsigned:
+			o[i] = surfNorm(v.Border[i], v.Bits, false)
+		default:
+			b := float64(math.Float32frombits(v.Border[i]))
 			m := float64(int32(1)<<(v.Bits-1) - 1)
 			o[i] = uint32(int32(math.RoundToEven(min(max(b, -1), 1)*m))) & (uint32(1)<<v.Bits - 1)
 		}
@@ -591,13 +613,13 @@ func (v *texView) borderRaw() [4]uint32 {
 // texels of nonzero weight (the H100 picks the exponent from the code's top
 // five bits, so E can be one more than the largest texel's exponent), and
 // cut to multiples of 2^(E-7); the weighted sum is exact and rounded to half
-// precision, ties away from zero. A border texel is the clamped border colour
-// (its exponent counts towards E).
+// precision, ties away from zero. A border texel is a texel of the border
+// colour's sRGB code (texSRGBEncode), like any other.
 func (v *texView) filterSRGB(o *[4]uint32, tx [][4]uint32, bd []bool, w []int64) {
 	var b [4]uint32
 	for k := range bd {
 		if bd[k] {
-			b = v.borderTexel()
+			b = v.borderRaw()
 			break
 		}
 	}
@@ -608,14 +630,10 @@ func (v *texView) filterSRGB(o *[4]uint32, tx [][4]uint32, bd []bool, w []int64)
 		var t [8]uint32
 		emax := 0
 		for k := range tx {
-			if bd[k] {
-				t[k] = b[ch]
-				if w[k] != 0 {
-					emax = max(emax, int(t[k]>>23&0xff))
-				}
-				continue
-			}
 			c := tx[k][ch] & 0xff
+			if bd[k] {
+				c = b[ch]
+			}
 			t[k] = uint32(texSRGB[c]) << 16
 			if w[k] != 0 {
 				emax = max(emax, int(texSRGB[c|7]>>7))
@@ -1301,8 +1319,12 @@ func (v *texView) sampleCubeSeamless(layer, face int, s, t float32) [4]uint32 {
 		w[corner] = 0
 	}
 	var bd [4]bool
-	if v.ReadNorm && v.Chan != texChanFloat && !v.SRGB {
-		return v.filterNorm(raw[:], bd[:], w[:])
+	if v.ReadNorm && v.Chan != texChanFloat {
+		o := v.filterNorm(raw[:], bd[:], w[:])
+		if v.SRGB && v.Bits == 8 {
+			v.filterSRGB(&o, raw[:], bd[:], w[:]) // as filter (no sRGB cube recorded)
+		}
+		return o
 	}
 	// As filter's blend: texels that are the far one of an axis whose
 	// fraction is 0 do not count even as NaN or Inf. But where the
