@@ -74,7 +74,8 @@
 // blend (f32 texels rounded to float, f16 texels to half precision, ties
 // away), and filters 8/16-bit normalized texels as integers through a
 // 16-bit fixed-point result (U/65535, S/32767), decodes sRGB through the
-// H100's table and filters it at half precision, and projects cube-map
+// H100's table (border colours as their 8-bit sRGB code; 16-bit formats
+// ignore the flag) and filters it at half precision, and projects cube-map
 // directions through MUFU.RCP onto faces sampled as 2-D textures (seamless
 // ones filtering across faces); testdata/tex holds the H100's answers and
 // its NOTES.md the rules and the gaps (3-D weights are not yet exact).
