@@ -52,32 +52,52 @@ func (c *cta) shfl(w *warp, in *inst, m uint32) {
 	w.pr[in.aux] = w.pr[in.aux]&^m | pbits
 }
 
+// vote computes over each lane's membermask, as redux does: lanes of one
+// converged warp that pass different masks (cg::labeled_partition) each
+// see only their own group's predicates. The non-.sync form has the whole
+// executing group as its mask.
 func (c *cta) vote(w *warp, in *inst, m uint32) {
 	p := w.pr[in.a]
 	if in.fl&16 != 0 {
 		p = ^p
 	}
-	p &= m
+	mk := lanes(w.r, in.b)
+	var d *[32]uint64
 	if in.fl&15 == voteBallot {
-		d := lanes(w.r, in.d)
-		for mm := m; mm != 0; mm &= mm - 1 {
-			d[bits.TrailingZeros32(mm)&31] = uint64(p)
+		d = lanes(w.r, in.d)
+	}
+	var set uint32 // lanes whose predicate result is true
+	for todo := m; todo != 0; {
+		mask := uint32(mk[bits.TrailingZeros32(todo)&31])
+		var same uint32
+		for k := todo; k != 0; k &= k - 1 {
+			if l := bits.TrailingZeros32(k) & 31; uint32(mk[l]) == mask {
+				same |= 1 << l
+			}
 		}
-		return
+		todo &^= same
+		grp := mask & m
+		q := p & grp
+		var v bool
+		switch in.fl & 15 {
+		case voteBallot:
+			for k := same; k != 0; k &= k - 1 {
+				d[bits.TrailingZeros32(k)&31] = uint64(q)
+			}
+			continue
+		case voteAll:
+			v = q == grp
+		case voteAny:
+			v = q != 0
+		case voteUni:
+			v = q == 0 || q == grp
+		}
+		if v {
+			set |= same
+		}
 	}
-	var v bool
-	switch in.fl & 15 {
-	case voteAll:
-		v = p == m
-	case voteAny:
-		v = p != 0
-	case voteUni:
-		v = p == 0 || p == m
-	}
-	if v {
-		w.pr[in.d] |= m
-	} else {
-		w.pr[in.d] &^= m
+	if in.fl&15 != voteBallot {
+		w.pr[in.d] = w.pr[in.d]&^m | set
 	}
 }
 

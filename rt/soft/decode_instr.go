@@ -232,6 +232,11 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		if neg {
 			x.fl |= 16
 		}
+		if n == 3 { // membermask: lanes may pass different ones
+			x.b = dc.src(in, sc, ops[2], ptx.U32)
+		} else {
+			x.b = dc.constSlot(0xffffffff)
+		}
 		dc.emit(in, x)
 		return
 	case "match":

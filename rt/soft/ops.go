@@ -34,7 +34,7 @@ const (
 	opSpecial  // d = dynamic special register (aux: which)
 	opBar      // barrier; a = id slot, b = count slot (fl&barCount), fl flags
 	opShfl     // fl = mode; d, a (value), b (lane), c (clamp), aux: pred dest
-	opVote     // fl = mode; d (reg or pred), a pred, neg in e
+	opVote     // fl = mode; d (reg or pred), a pred, neg in e, b (membermask)
 	opMatch    // fl = any/all|b64; d, a, aux: pred dest
 	opRedux    // fl = kind; d, a, b (membermask)
 	opActMask  // d = group mask
