@@ -107,7 +107,7 @@ func (c *cta) targets(w *warp, op *bulkOp, l int, dst uint64) ([]*cta, uint64, b
 // fault.
 func (c *cta) sharedSpan(t *cta, off, n uint64, write bool, l int) []byte {
 	if off >= t.shLen && n > 0 || n > t.shLen-off {
-		c.memFault(off, n, spShared, write, l, sprintf("a bulk copy of %d bytes at shared address %#x runs past the CTA's %d bytes of shared memory", n, off, t.shLen))
+		c.memFault(off, n, spShared, write, l, sprintf("a bulk copy of %d bytes at shared address %#x runs past the CTA's %s", n, off, sharedDesc(t.shLen)))
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Add(t.shPtr, off)), n)

@@ -266,7 +266,7 @@ func (c *cta) clusterPtr(w *warp, addr, n uint64, write bool, l int) unsafe.Poin
 		if t != c {
 			who = sprintf("the cluster's CTA of rank %d", t.rank)
 		}
-		c.memFault(addr, n, spShared, write, l, sprintf("shared address %#x is out of bounds: %s has %d bytes of shared memory", addr, who, t.shLen))
+		c.memFault(addr, n, spShared, write, l, sprintf("shared address %#x is out of bounds: %s has %s", addr, who, sharedDesc(t.shLen)))
 		return nil
 	}
 	return unsafe.Add(t.shPtr, off)

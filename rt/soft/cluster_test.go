@@ -159,7 +159,7 @@ func TestClusterErrors(t *testing.T) {
 	}{
 		{"badRank", []string{"mapa to the CTA of rank 7, but the cluster has 2", "cl.ptx:12"}},
 		{"halfArrive", []string{"deadlock", "barrier 1 has 32 of 64 threads", "the cluster barrier has 64 of 128 threads"}},
-		{"oob", []string{"out of bounds", "the cluster's CTA of rank 1 has 16 bytes", "cl.ptx:41"}},
+		{"oob", []string{"out of bounds", "the cluster's CTA of rank 1 has 1040 bytes of shared memory (the 1024 the system reserves at 0, then 16 of its own)", "cl.ptx:41"}},
 	} {
 		err := e.launchEx(e.kernel(lib, c.kernel), rt.D1(2), rt.D1(64), rt.D1(2), 0, nil)
 		e.reset() // the fault is sticky

@@ -410,9 +410,14 @@ func (dc *decoder) findRecursion() {
 }
 
 // layoutShared places the static shared variables of the module and of
-// every reachable function, then the dynamic (.extern) area.
+// every reachable function, then the dynamic (.extern) area. As on the
+// H100, the first sharedPerBlockRes bytes of a CTA's shared window are the
+// system's (cooperative groups keep scratch there, at the
+// %reserved_smem_offset_* addresses): static shared memory starts after
+// them, dynamic after static, 16-aligned (or as aligned as its .extern
+// declarations ask).
 func (dc *decoder) layoutShared(entry *ptx.Func) {
-	var off uint32
+	off := uint32(sharedPerBlockRes)
 	dynAlign := uint32(16)
 	place := func(v *ptx.Var) {
 		if v.Space != ptx.SpaceShared {
@@ -447,7 +452,7 @@ func (dc *decoder) layoutShared(entry *ptx.Func) {
 			walk(fi.f.Body)
 		}
 	}
-	dc.p.sharedSize = off
+	dc.p.sharedSize = off - sharedPerBlockRes
 	dc.p.dynOff = align(off, dynAlign)
 }
 

@@ -352,7 +352,16 @@
 // tensorcopy.go) move their data when issued and then complete their tx
 // bytes on the mbarrier, which no valid program can tell from a later
 // completion. A cooperative launch gets the grid-sync workspace that
-// cooperative_groups' grid.sync() expects (coop.go); tensormap.replace
+// cooperative_groups' grid.sync() expects (coop.go). A CTA's shared
+// window is laid out as the H100's: the first 1 KB is the system's
+// (%reserved_smem_offset_begin/end/cap read 0/288/1024, _0 and _1 read 0;
+// cooperative groups keep scratch there), static shared memory starts at
+// 1024 and dynamic after it, 16-aligned; %total_smem_size is the kernel's
+// own part in 128-byte units. The reserved KB counts toward no limit a
+// program sees (sharedSizeBytes, the 227 KB opt-in). A backward branch
+// closing a polling loop (one that reads with ld.volatile, .relaxed or
+// .acquire) lets the warp's siblings run before it goes round again, so a
+// warp may wait for a later one. tensormap.replace
 // rewrites a map in place (tensormap_replace.go). Refused at load, with the
 // reason: multimem, im2col tensor copies and
 // indirect branches.

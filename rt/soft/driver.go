@@ -255,6 +255,8 @@ func (d *Driver) DeviceAttribute(ord int, attr rt.DeviceAttr) (int, error) {
 		return 1, nil
 	case rt.AttrMaxSharedMemoryPerBlockOptin:
 		return sharedPerBlockOpt, nil
+	case 111: // RESERVED_SHARED_MEMORY_PER_BLOCK: the H100 reports 1024
+		return sharedPerBlockRes, nil
 	}
 	return 0, nil
 }

@@ -170,7 +170,7 @@ func newCTA(l *launch, smid int) *cta {
 		}
 		c.warps = append(c.warps, w)
 	}
-	shLen := uint64(p.sharedSize)
+	shLen := sharedPerBlockRes + uint64(p.sharedSize)
 	if l.dynShared > 0 {
 		shLen = uint64(p.dynOff) + uint64(l.dynShared)
 	}
@@ -471,6 +471,14 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 		}
 		switch op {
 		case opNop:
+		case opBraSpin:
+			// A backward branch closing a polling loop: the warp gives way.
+			if m == group {
+				w.setPCs(group, in.aux)
+				c.yield = true
+				return c.done(n, true)
+			}
+			fallthrough
 		case opBraYield:
 			// A backward branch under Options.ShuffleSeed: it may end the
 			// run here, so a loop (a spin-wait) cannot keep its warp on.

@@ -452,3 +452,43 @@ func TestReduxLabeledGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestSpinWaitYields: warp 0 polls a shared flag (ld.acquire, as cg::reduce
+// does in the reserved shared memory) that only warp 1, scheduled after it,
+// sets. The polling loop must give way to warp 1; without that the launch
+// runs out of its instruction budget.
+func TestSpinWaitYields(t *testing.T) {
+	for _, ld := range []string{"ld.acquire.cta.shared.u32", "ld.volatile.shared.u32", "ld.relaxed.cta.shared.u32"} {
+		e := newEnv(t, Options{Deterministic: true, InstrBudget: 1 << 24})
+		src := kernelSrc(".param .u64 out", `
+	.reg .b32 %t, %f, %n;
+	.reg .b64 %a<2>;
+	.reg .pred %p;
+	.shared .align 4 .b32 flag;
+	mov.u32 %t, %tid.x;
+	mov.u32 %n, 0;
+	setp.ge.u32 %p, %t, 32;
+	@%p bra SET;
+WAIT:
+	add.u32 %n, %n, 1;
+	`+ld+` %f, [flag];
+	setp.eq.u32 %p, %f, 0;
+	@%p bra WAIT;
+	ld.param.u64 %a1, [out];
+	st.global.u32 [%a1], %f;
+	ret;
+SET:
+	mov.u32 %f, 5;
+	st.release.cta.shared.u32 [flag], %f;
+	ret;`)
+		out := e.buf(make([]uint32, 1))
+		if err := e.launchErr(e.kernel(e.loadSrc("spin.ptx", src), "k"), rt.D1(1), rt.D1(64), 0, out); err != nil {
+			t.Fatalf("%s: %v", ld, err)
+		}
+		got := make([]uint32, 1)
+		e.get(out, got)
+		if got[0] != 5 {
+			t.Errorf("%s: warp 0 read the flag as %d, want 5", ld, got[0])
+		}
+	}
+}

@@ -133,9 +133,9 @@ func (d *Driver) checkLaunch(op string, p *program, c *context, la rt.LaunchArgs
 	if err := checkNTID(p, b); err != nil {
 		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.name, err)
 	}
-	shared := uint64(p.sharedSize)
+	shared := uint64(p.sharedSize) // not counting the reserved KB, as the device's limit does not
 	if la.SharedMem > 0 {
-		shared = uint64(p.dynOff) + uint64(la.SharedMem)
+		shared = uint64(p.dynOff) - sharedPerBlockRes + uint64(la.SharedMem)
 	}
 	if shared > sharedPerBlockOpt {
 		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %d bytes of shared memory exceed the device's %d", p.name, shared, sharedPerBlockOpt)

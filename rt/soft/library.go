@@ -76,6 +76,7 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 		if d.opt.RaceCheck != RaceOff {
 			instrument(p)
 		}
+		yieldInSpins(p)
 		if d.opt.ShuffleSeed != 0 {
 			yieldInLoops(p)
 		}

@@ -116,7 +116,7 @@ func (c *cta) mbTarget(w *warp, space int, addr uint64, l int) (*cta, uint64, *u
 		return nil, 0, nil
 	}
 	if off >= t.shLen || 8 > t.shLen-off {
-		c.memFault(addr, 8, spShared, true, l, sprintf("mbarrier address %#x is outside the CTA's %d bytes of shared memory", addr, t.shLen))
+		c.memFault(addr, 8, spShared, true, l, sprintf("mbarrier address %#x is outside the CTA's %s", addr, sharedDesc(t.shLen)))
 		return nil, 0, nil
 	}
 	return t, off, (*uint64)(unsafe.Add(t.shPtr, off))

@@ -146,7 +146,7 @@ func TestMbarrierErrors(t *testing.T) {
 		args   []any
 		want   []string
 	}{
-		{"wait", 64, []any{rt.DevPtr(0)}, []string{"deadlock", "mbarrier at shared address 0x0 waits for 1 of 65 arrivals", "mbar.ptx:22"}},
+		{"wait", 64, []any{rt.DevPtr(0)}, []string{"deadlock", "mbarrier at shared address 0x400 waits for 1 of 65 arrivals", "mbar.ptx:22"}},
 		{"uninit", 1, nil, []string{"not initialised", "mbar.ptx:33"}},
 		{"over", 1, nil, []string{"2 arrivals, but the current phase has 1 pending", "mbar.ptx:44"}},
 	} {

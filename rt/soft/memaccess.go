@@ -86,7 +86,7 @@ func (c *cta) ptr(w *warp, space int, addr, n uint64, write bool, l int) unsafe.
 				// The CTA's own shared memory, as mapa names it.
 				return c.clusterPtr(w, addr, n, write, l)
 			}
-			c.memFault(addr, n, space, write, l, sprintf("shared address %#x is out of bounds: the CTA has %d bytes of shared memory", addr, c.shLen))
+			c.memFault(addr, n, space, write, l, sprintf("shared address %#x is out of bounds: the CTA has %s", addr, sharedDesc(c.shLen)))
 			return nil
 		}
 		return unsafe.Add(c.shPtr, addr)
@@ -490,4 +490,11 @@ func (c *cta) cpAsync(w *warp, in *inst, m uint32) bool {
 		clear(buf[n:])
 	}
 	return true
+}
+
+// sharedDesc describes a CTA's shared window of n bytes for a fault: the
+// reserved KB at its start, then the kernel's own static and dynamic
+// shared memory.
+func sharedDesc(n uint64) string {
+	return sprintf("%d bytes of shared memory (the %d the system reserves at 0, then %d of its own)", n, sharedPerBlockRes, n-sharedPerBlockRes)
 }

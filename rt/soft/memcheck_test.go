@@ -91,7 +91,7 @@ func TestMemcheckSharedAndNull(t *testing.T) {
 	st.shared.u32 [%r2], %r1;
 	ret;`))
 	err := e.launchErr(e.kernel(lib, "k"), rt.D1(1), rt.D1(32), 0, rt.DevPtr(0))
-	wantErr(t, err, rt.ErrIllegalAddress, `thread \(16,0,0\)`, `Invalid __shared__ write of size 4`, `64 bytes of shared memory`)
+	wantErr(t, err, rt.ErrIllegalAddress, `thread \(16,0,0\)`, `Invalid __shared__ write of size 4`, `1088 bytes of shared memory \(the 1024 the system reserves at 0, then 64 of its own\)`)
 	e.reset() // the fault is sticky
 
 	lib2 := e.loadSrc("null.ptx", kernelSrc(".param .u64 p", `

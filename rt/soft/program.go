@@ -33,9 +33,9 @@ type program struct {
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2
 
-	paramSize  int // size of the kernel's parameter block
-	sharedSize uint32
-	dynOff     uint32 // offset of dynamic (.extern) shared memory
+	paramSize  int    // size of the kernel's parameter block
+	sharedSize uint32 // static shared memory, not counting the reserved KB before it
+	dynOff     uint32 // offset of dynamic (.extern) shared memory in the CTA's window
 	frame      uint32 // the kernel's own frame (locals and outgoing call area)
 	stack      uint32 // static local-memory need per thread (deepest call chain)
 	recursive  bool   // some reachable function is recursive: the stack may grow
@@ -113,7 +113,10 @@ const (
 	spLanemaskGe
 	spDynSmem
 	spTotalSmem
-	spZero // %envreg*, %reserved_smem_offset_*, …
+	spZero // %envreg*, %reserved_smem_offset_{begin,0,1}, …
+	spAggrSmem
+	spResSmemEnd
+	spResSmemCap
 	spClock
 	spClock64
 	spGlobaltimer
@@ -154,7 +157,10 @@ var specialNames = map[string][]int{
 	"%cluster_ctaid": {spClCtaidX, spClCtaidY, spClCtaidZ}, "%cluster_nctaid": {spClNctaidX, spClNctaidY, spClNctaidZ},
 	"%cluster_ctarank": {spClRank}, "%cluster_nctarank": {spClNRank}, "%is_explicit_cluster": {spClExplicit},
 	"%clusterid": {spClIDX, spClIDY, spClIDZ}, "%nclusterid": {spNClIDX, spNClIDY, spNClIDZ},
-	"%aggr_smem_size": {spTotalSmem}, "%current_graph_exec": {spZero},
+	"%aggr_smem_size": {spAggrSmem}, "%current_graph_exec": {spZero},
+	"%reserved_smem_offset_begin": {spZero}, "%reserved_smem_offset_end": {spResSmemEnd},
+	"%reserved_smem_offset_cap": {spResSmemCap}, "%reserved_smem_offset_0": {spZero},
+	"%reserved_smem_offset_1": {spZero},
 }
 
 func isDynamicSpecial(k int) bool { return k >= spClock && k <= spGlobaltimerHi }

@@ -111,6 +111,7 @@ const (
 	opCpAsyncRC                             // opCpAsync
 	opWarpSyncRC                            // bar.warp.sync (an opNop otherwise)
 	opBraYield                              // a backward opBra under Options.ShuffleSeed
+	opBraSpin                               // a backward opBra closing a polling loop (yieldInSpins)
 )
 
 // instrument rewrites p's memory instructions and warp barriers to their

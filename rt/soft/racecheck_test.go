@@ -33,7 +33,7 @@ func TestRacecheckSoftmax(t *testing.T) {
 			lib := e.load("race/softmax.ptx")
 			px, py := e.buf(x), e.buf(make([]float32, rows*n))
 			err := e.launchErr(e.kernel(lib, "softmaxRacy"), rt.D1(rows), rt.D1(block), 0, px, py, n)
-			ee := wantErr(t, err, rt.ErrLaunchFailed, `racecheck: (Read-After-Write|Write-After-Read) hazard on __shared__ address 0x0:`,
+			ee := wantErr(t, err, rt.ErrLaunchFailed, `racecheck: (Read-After-Write|Write-After-Read) hazard on __shared__ address 0x400:`,
 				`kernel softmaxRacy, block \(\d,0,0\), thread \(\d+,0,0\)`)
 			// Both accesses are named: their threads and PTX lines.
 			lines := regexp.MustCompile(`softmax\.ptx:(\d+):\d+ \((ld|st)\.shared\.f32\)`).FindAllStringSubmatch(ee.Detail, -1)
@@ -153,7 +153,7 @@ func TestRacecheckKinds(t *testing.T) {
 	setp.eq.u32 %p1, %r1, 40;
 	@%p1 st.shared.u32 [%r4], %r1;
 	ld.shared.u32 %r7, [%r4];
-	st.global.u32 [%rd3], %r7;`, `Write-After-Read hazard on __shared__ address 0x0: thread \(40,0,0\) writes it here, and thread \(\d+,0,0\) read it`, `hazard`},
+	st.global.u32 [%rd3], %r7;`, `Write-After-Read hazard on __shared__ address 0x400: thread \(40,0,0\) writes it here, and thread \(\d+,0,0\) read it`, `hazard`},
 		{"one instruction, many values", 32, `
 	st.shared.u32 [%r4], %r1;`, `Write-After-Write .* one instruction's lanes are unordered`, `Write-After-Write`},
 		{"every thread stores one value", 64, `

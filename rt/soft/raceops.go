@@ -9,6 +9,7 @@ package soft
 import (
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"unsafe"
 )
 
@@ -228,6 +229,30 @@ func yieldInLoops(p *program) {
 	}
 }
 
+// yieldInSpins makes the backward branches that close a polling loop (one
+// whose body reads memory with ld.volatile, ld.relaxed or ld.acquire) end
+// their warp's run each time round, so that the warps it waits for get to
+// run: cooperative groups' multi-warp cg::reduce has the warps of a
+// partition wait, spinning on ld.acquire of the reserved shared memory,
+// for the one that arrives last. Without it the first warp to spin would
+// keep the worker forever.
+func yieldInSpins(p *program) {
+	for i := range p.code {
+		in := &p.code[i]
+		if in.op != opBra || in.aux > int32(i) {
+			continue
+		}
+		for k := in.aux; k < int32(i); k++ {
+			if s := p.src[k]; s != nil && s.Op == "ld" && slices.ContainsFunc(s.Mods, func(m string) bool {
+				return m == "volatile" || m == "relaxed" || m == "acquire"
+			}) {
+				in.op = opBraSpin
+				break
+			}
+		}
+	}
+}
+
 // schedule is the order of the warps in the next round: as they are, or
 // shuffled.
 func (c *cta) schedule() []*warp {
@@ -265,6 +290,10 @@ func (c *cta) runWarpSlow(w *warp) bool {
 		}
 		if !ok {
 			return false
+		}
+		if c.yield { // as in runWarp
+			c.yield = false
+			return true
 		}
 		if sh != nil && sh.r.IntN(4) == 0 {
 			return true

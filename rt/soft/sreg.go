@@ -89,7 +89,13 @@ func (c *cta) fillSpecials() {
 				case spDynSmem:
 					x = uint64(l.dynShared)
 				case spTotalSmem:
-					x = c.shLen
+					x = userSmem(c.shLen)
+				case spAggrSmem:
+					x = sharedPerBlockRes + userSmem(c.shLen)
+				case spResSmemEnd:
+					x = reservedSmemEnd
+				case spResSmemCap:
+					x = sharedPerBlockRes
 				case spOne:
 					x = 1
 				default:
@@ -103,4 +109,17 @@ func (c *cta) fillSpecials() {
 			}
 		}
 	}
+}
+
+// The reserved shared memory's special registers, as an H100 reads them:
+// %reserved_smem_offset_begin 0, _end 288, _cap 1024 (sharedPerBlockRes),
+// _0 and _1 0.
+const reservedSmemEnd = 288
+
+// userSmem is %total_smem_size for a CTA whose shared window is shLen
+// bytes: the user's static and dynamic shared memory (the window less the
+// reserved KB), in the sm_90 allocation unit of 128 bytes. The H100 reads
+// 128 for 4 static bytes, with or without 100 dynamic ones.
+func userSmem(shLen uint64) uint64 {
+	return (shLen - sharedPerBlockRes + 127) &^ 127
 }
