@@ -357,7 +357,8 @@
 // (%reserved_smem_offset_begin/end/cap read 0/288/1024, _0 and _1 read 0;
 // cooperative groups keep scratch there), static shared memory starts at
 // 1024 and dynamic after it, 16-aligned; %total_smem_size is the kernel's
-// own part in 128-byte units. The reserved KB counts toward no limit a
+// own part in 128-byte units and %aggr_smem_size the whole window, unrounded
+// (both as measured on the H100 for 9 static/dynamic sizes). The reserved KB counts toward no limit a
 // program sees (sharedSizeBytes, the 227 KB opt-in). A backward branch
 // closing a polling loop (one that reads with ld.volatile, .relaxed or
 // .acquire) lets the warp's siblings run before it goes round again, so a

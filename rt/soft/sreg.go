@@ -89,9 +89,9 @@ func (c *cta) fillSpecials() {
 				case spDynSmem:
 					x = uint64(l.dynShared)
 				case spTotalSmem:
-					x = userSmem(c.shLen)
+					x = userSmem(uint64(c.p.dynOff) + uint64(l.dynShared))
 				case spAggrSmem:
-					x = sharedPerBlockRes + userSmem(c.shLen)
+					x = uint64(c.p.dynOff) + uint64(l.dynShared) // unrounded
 				case spResSmemEnd:
 					x = reservedSmemEnd
 				case spResSmemCap:
@@ -116,10 +116,11 @@ func (c *cta) fillSpecials() {
 // _0 and _1 0.
 const reservedSmemEnd = 288
 
-// userSmem is %total_smem_size for a CTA whose shared window is shLen
-// bytes: the user's static and dynamic shared memory (the window less the
-// reserved KB), in the sm_90 allocation unit of 128 bytes. The H100 reads
-// 128 for 4 static bytes, with or without 100 dynamic ones.
+// userSmem is %total_smem_size for a CTA whose shared window (with the
+// static part 16-aligned) is shLen bytes: the user's static and dynamic
+// shared memory, the window less the reserved KB, in the sm_90 allocation
+// unit of 128 bytes. %aggr_smem_size is the window itself, unrounded
+// (TestSmemSizesH100 holds the H100's figures).
 func userSmem(shLen uint64) uint64 {
 	return (shLen - sharedPerBlockRes + 127) &^ 127
 }

@@ -1,6 +1,7 @@
 package soft
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +71,48 @@ func TestReservedSharedH100(t *testing.T) {
 		want := []uint32{0, 288, 1024, 0, 0, 1024, 1040, 128, dyn, 7}
 		if !slices.Equal(got, want) {
 			t.Errorf("dynamic %d: begin end cap off0 off1 static@ dyn@ total dynsize s[0] = %v, the H100 gave %v", dyn, got, want)
+		}
+	}
+}
+
+// TestSmemSizesH100 replays the H100's %total_smem_size and
+// %aggr_smem_size for static and dynamic shared sizes (.gpu probe rsmem.cu,
+// second run; its kernels declare extern shared memory): total = the
+// kernel's 16-aligned static bytes plus the dynamic ones rounded up to 128;
+// aggr = 1024 + the same, unrounded.
+func TestSmemSizesH100(t *testing.T) {
+	for _, c := range []struct{ static, dyn, total, aggr uint32 }{
+		{128, 0, 128, 1152}, {132, 0, 256, 1168}, {256, 1, 384, 1281}, {4000, 100, 4224, 5124},
+		{16384, 0, 16384, 17408}, {16384, 16000, 32384, 33408}, {32768, 100000, 132864, 133792},
+		{0, 0, 0, 1024},
+	} {
+		e := newEnv(t, Options{Deterministic: true})
+		decl := ""
+		if c.static > 0 {
+			decl = fmt.Sprintf(".shared .align 4 .b8 s[%d];", c.static)
+		}
+		src := kernelSrc(".param .u64 out", `
+	.reg .b32 %v<4>;
+	.reg .b64 %a<2>;
+	.extern .shared .align 4 .b8 dyn[];
+	`+decl+`
+	mov.u32 %v0, %total_smem_size;
+	mov.u32 %v1, %aggr_smem_size;
+	ld.param.u64 %a1, [out];
+	st.global.v2.u32 [%a1], {%v0, %v1};
+	ret;`)
+		k := e.kernel(e.loadSrc("smemsizes.ptx", src), "k")
+		if c.dyn > 48<<10 {
+			if err := e.d.SetKernelAttribute(k, rt.FuncMaxDynamicSharedSizeBytes, int(c.dyn), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := e.buf(make([]uint32, 2))
+		e.launch(k, rt.D1(1), rt.D1(32), c.dyn, out)
+		got := make([]uint32, 2)
+		e.get(out, got)
+		if got[0] != c.total || got[1] != c.aggr {
+			t.Errorf("static %d dynamic %d: total %d aggr %d, the H100 gave %d %d", c.static, c.dyn, got[0], got[1], c.total, c.aggr)
 		}
 	}
 }
