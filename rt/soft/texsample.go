@@ -357,8 +357,11 @@ func (v *texView) borderTexel() [4]uint32 {
 		case v.Chan == texChanFloat:
 			o[i] = texHalf(uint32(fmtF16.round(b, rnRN)))
 		default:
+			// as a formatted store converts it (surfNorm: cut to k+4
+			// fractional bits, ties toward zero), recorded in tex2-srg3
 			m := float64(int32(1)<<(v.Bits-1) - 1)
-			q := math.RoundToEven(min(max(b, -1), 1) * m)
+			sh := 32 - v.Bits
+			q := float64(int32(surfNorm(v.Border[i], v.Bits, true)<<sh) >> sh)
 			if v.ReadNorm {
 				o[i] = math.Float32bits(float32(q / m))
 			} else {
@@ -598,9 +601,7 @@ func (v *texView) borderRaw() [4]uint32 {
 		case v.Chan == texChanUnsigned:
 			o[i] = surfNorm(v.Border[i], v.Bits, false)
 		default:
-			b := float64(math.Float32frombits(v.Border[i]))
-			m := float64(int32(1)<<(v.Bits-1) - 1)
-			o[i] = uint32(int32(math.RoundToEven(min(max(b, -1), 1)*m))) & (uint32(1)<<v.Bits - 1)
+			o[i] = surfNorm(v.Border[i], v.Bits, true) & (uint32(1)<<v.Bits - 1)
 		}
 	}
 	return o
