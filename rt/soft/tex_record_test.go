@@ -2,6 +2,8 @@ package soft
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"sort"
 	"testing"
 )
@@ -10,6 +12,10 @@ import (
 // (testdata/tex) through the sampler and requires the same bits.
 func TestTexRecorded(t *testing.T) {
 	tr, _, err := loadTexRecords("testdata/tex")
+	if f := os.Getenv("TEXREC_FILES"); f != "" {
+		// (while fitting: only these recordings, comma-separated)
+		tr, _, err = loadTexFiles("testdata/tex", strings.Split(f, ",")...)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,8 +24,8 @@ func TestTexRecorded(t *testing.T) {
 	bad, enforced := 0, 0
 	for _, r := range tr {
 		h := r.hdr
-		if h[21] != 0 {
-			continue // the driver refused the configuration
+		if h[21] != 0 || texRecRefused(h[22]) {
+			continue // the driver (or ptxas) refused the configuration
 		}
 		v := texRecView(&r)
 		op := texRecForm(h[22])
@@ -86,6 +92,12 @@ var texRecKey4 = []string{"tex+offsets", "tex+offsets", "tex+offsets", "tex+offs
 	"tex.level+offsets", "tld4+offsets", "tld4|p", "tex|p", "tex+depth", "tex+depth", "tex+depth", "tld4",
 	"tld4+depth", "tex+offsets|p"}
 
+// texRecKey5 names round 5's forms 136-155 (tex2-k).
+var texRecKey5 = []string{"tex+imm offsets", "tex+imm offsets", "tex+depth", "(refused)", "tex+depth",
+	"tld4+depth", "tld4+depth", "tex(int)+offsets", "tex(int)+offsets", "tex(int)+offsets", "tex(int)+offsets",
+	"tex.level+offsets", "tex.level+offsets", "tex.level+offsets", "tex.grad+offsets", "tex|p", "tex|p",
+	"tld4|p", "tex|p", "tex(int)|p"}
+
 var texRecGeomNames = []string{"1d", "2d", "3d", "a1d", "a2d", "cube", "acube"}
 var texRecResNames = []string{"array", "linear", "pitch2d", "layered", "cube", "cube-layered"}
 
@@ -95,6 +107,8 @@ func texRecKey(h []uint32) string {
 	switch {
 	case form >= 121 && form <= 135:
 		op = texRecKey4[form-121]
+	case form >= 136 && form <= 155:
+		op = texRecKey5[form-136]
 	case form == 100, form == 102, form == 119:
 		op = "tex.level"
 	case form == 101, form >= 116 && form <= 120:
@@ -143,7 +157,7 @@ func texRecKnownGap(h []uint32) bool {
 	switch {
 	case form%10 >= 3 && form < 70:
 		return false // integer coordinates: exact everywhere
-	case form >= 103 && form <= 135 && !(geom == texGeom3D && linear):
+	case form >= 103 && form <= 155 && !(geom == texGeom3D && linear):
 		return false // offsets, depth compare, residency, tld4.a2d/.cube/.acube, tex.grad: all exact
 	case !linear:
 		return false

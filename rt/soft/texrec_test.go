@@ -116,7 +116,7 @@ var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bi
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
 	// probes (rec tex2, targeted.inc); then the surfaces.
-	return loadTexFiles(dir, append([]string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz", "tex2-i.bin.gz"}, surfRecFiles...)...)
+	return loadTexFiles(dir, append([]string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz", "tex2-i.bin.gz", "tex2-k.bin.gz", "tex2-l.bin.gz"}, surfRecFiles...)...)
 }
 
 // loadTexFiles reads the named recordings of dir.
@@ -222,6 +222,8 @@ func texRecForm(form uint32) (op texOp) {
 		return texOp{geom: []int{texGeom3D, texGeomCube, texGeomA2D, texGeomACube, texGeom1D}[form-116], level: form == 119}
 	case form >= 121 && form <= 135: // tex2-g (t_tex4): see texRecForm4
 		return texRecForm4(form)
+	case form >= 136 && form <= 155: // tex2-k (t_tex5): see texRecForm5
+		return texRecForm5(form)
 	case form >= 70:
 		f := int(form - 70)
 		return texOp{geom: texGeom2D, gather: true, comp: f / 3, rtype: f % 3}
@@ -260,6 +262,45 @@ func texRecForm4(form uint32) texOp {
 	return texOp{geom: -1}
 }
 
+// texRecForm5 is texRecForm for round 5's forms 136-155 (genforms2.py's
+// TEX5_CASES). 139 (tex.3d with a depth compare) is not an instruction:
+// ptxas refused it, and the recorder ran without it (texRecRefused).
+func texRecForm5(form uint32) texOp {
+	switch form {
+	case 136, 137: // tex.1d with immediate offsets {-3}, {100}
+		return texOp{geom: texGeom1D, offs: true}
+	case 138: // tex.a1d with a depth compare
+		return texOp{geom: texGeomA1D}
+	case 140: // tex.acube with a depth compare
+		return texOp{geom: texGeomACube}
+	case 141, 153: // tld4.r.a2d with a depth compare; with a residency predicate
+		return texOp{geom: texGeomA2D, gather: true}
+	case 142: // tld4.r.cube with a depth compare
+		return texOp{geom: texGeomCube, gather: true}
+	case 143, 144, 145, 146: // tex.{1d,a1d,a2d,3d}.v4.f32.s32 with offsets
+		return texOp{geom: []int{texGeom1D, texGeomA1D, texGeomA2D, texGeom3D}[form-143], intCoords: true, offs: true}
+	case 147, 148, 149: // tex.level.{1d,a2d,3d} with offsets
+		return texOp{geom: []int{texGeom1D, texGeomA2D, texGeom3D}[form-147], level: true, offs: true}
+	case 150: // tex.grad.2d with offsets
+		return texOp{geom: texGeom2D, offs: true}
+	case 151: // tex.a2d with a residency predicate
+		return texOp{geom: texGeomA2D}
+	case 152: // tex.cube with a residency predicate
+		return texOp{geom: texGeomCube}
+	case 154: // tex.1d with a residency predicate
+		return texOp{geom: texGeom1D}
+	case 155: // tex.2d.v4.f32.s32 with a residency predicate
+		return texOp{geom: texGeom2D, intCoords: true}
+	}
+	return texOp{geom: -1}
+}
+
+// texRecRefused says whether a recorded form is one ptxas refused, so the
+// recorder ran a kernel without it (its results are not the H100's
+// answers): 139, tex.3d with a depth compare ("Illegal modifier '.3d' for
+// instruction 'tex'", probe5.txt of the round-5 run).
+func texRecRefused(form uint32) bool { return form == 139 }
+
 // texRecOperands completes a recorded form's op with the operands that
 // targeted.inc's t_tex3 and t_tex4 passed in coordinate words: texel
 // offsets from z and w (forms 103 and 107), z twice (105) or the signed
@@ -272,7 +313,11 @@ func texRecOperands(form uint32, op texOp, co [4]uint32) texOp {
 		op.off = [3]int32{int32(co[2]), int32(co[3])}
 	case 105:
 		op.off = [3]int32{int32(co[2]), int32(co[2])}
-	case 121, 122, 123, 124, 125, 126, 127, 135:
+	case 136:
+		op.off[0] = -3 // immediate
+	case 137:
+		op.off[0] = 100 // immediate
+	case 121, 122, 123, 124, 125, 126, 127, 135, 143, 144, 145, 146, 147, 148, 149, 150:
 		// t_tex4: signed bytes of word w, x in bits 0-7, y 8-15, z 16-23
 		for d := range op.off {
 			op.off[d] = int32(int8(co[3] >> (8 * d)))
@@ -284,5 +329,5 @@ func texRecOperands(form uint32, op texOp, co [4]uint32) texOp {
 // texRecResidency says whether a recorded form stored tex's residency
 // predicate (0 or 1) in result word w instead of channel a.
 func texRecResidency(form uint32) bool {
-	return form == 106 || form == 128 || form == 129 || form == 135
+	return form == 106 || form == 128 || form == 129 || form == 135 || form >= 151 && form <= 155
 }

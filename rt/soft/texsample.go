@@ -924,7 +924,8 @@ func (v *texView) fetchInt(op texOp, nd int, xyz [3]uint32, dims [3]int, layer i
 	var p [3]int
 	for d := 0; d < nd; d++ {
 		i := int64(int32(xyz[d]))
-		if op.offs {
+		if op.offs && v.Res != texResLinear {
+			// (tex1Dfetch: linear memory ignores the offsets, tex2-k)
 			i += texOffset(op.off[d], false)
 		}
 		if i < 0 || i >= int64(dims[d]) {
@@ -1078,6 +1079,9 @@ func (v *texView) gatherOp(op texOp, c [4]uint32) [4]uint32 {
 			d = [3]uint32{c[1], c[2], c[3]}
 		}
 		face, s, t := texCubeProject(d)
+		if v.Seamless {
+			return v.gatherCubeSeamless(op.comp, layer, face, s, t)
+		}
 		layer, norm = 6*layer+face, true
 		tx = v.texAxisF(texCubeCoord(s), v.W, v.Addr[0], true, true)
 		ty = v.texAxisF(texCubeCoord(t), max(v.H, 1), v.Addr[1], true, true)
@@ -1090,25 +1094,85 @@ func (v *texView) gatherOp(op texOp, c [4]uint32) [4]uint32 {
 	}
 	var o [4]uint32
 	for k, d := range texGatherOrder {
+		var t [4]uint32
 		ix, okx := v.texAddr(0, tx.i+int64(d[0]), v.W, norm)
 		iy, oky := v.texAddr(1, ty.i+int64(d[1]), max(v.H, 1), norm)
-		var t [4]uint32
 		if okx && oky {
 			t = v.texFetch(ix, iy, 0, layer)
 		} else {
 			t = v.borderTexel()
 		}
-		o[k] = t[op.comp]
-		if v.floatResult() && o[k]&0x7fffffff > 0x7f800000 {
-			o[k] = 0x7fffffff // gathered NaNs come back canonical
-			if v.Chan == texChanFloat && v.Bits == 16 {
-				o[k] = 0x7fffe000
-			}
-		}
-		if v.Chan == texChanFloat && v.Bits == 32 && o[k]&0x7f800000 == 0 {
-			o[k] &= 0x80000000 // subnormal f32 texels are flushed, sign kept
+		o[k] = v.gatherChan(t[op.comp])
+	}
+	return o
+}
+
+// gatherChan is a gathered channel as tld4 returns it: NaNs canonical,
+// subnormal f32 texels flushed to a zero of their sign.
+func (v *texView) gatherChan(o uint32) uint32 {
+	if v.floatResult() && o&0x7fffffff > 0x7f800000 {
+		o = 0x7fffffff // gathered NaNs come back canonical
+		if v.Chan == texChanFloat && v.Bits == 16 {
+			o = 0x7fffe000
 		}
 	}
+	if v.Chan == texChanFloat && v.Bits == 32 && o&0x7f800000 == 0 {
+		o &= 0x80000000 // subnormal f32 texels are flushed, sign kept
+	}
+	return o
+}
+
+// gatherCubeSeamless is tld4 on a seamless cube map: the 2×2 footprint of
+// a bilinear sample at face coordinates s, t of face (of cube cube), its
+// texels beyond an edge taken from the neighbouring face as
+// sampleCubeSeamless takes them. Where the footprint meets a corner of the
+// cube, the missing fourth texel is gathered as a blend of the three that
+// exist, the corner split of a weight of 256: 85 to each texel beside it,
+// 86 to the one diagonally opposite (tex2-l: every corner gather of the
+// texel-numbered cubes, W = 2 and 4, layered or not). f32 texels were
+// recorded; f16 and normalized integer texels blend as sampleCubeSeamless
+// blends them (unchecked).
+func (v *texView) gatherCubeSeamless(comp, cube, face int, s, t float32) [4]uint32 {
+	n := v.W
+	tx := v.texAxisF(texCubeCoord(s), n, texAddrClamp, true, true)
+	ty := v.texAxisF(texCubeCoord(t), n, texAddrClamp, true, true)
+	var raw [4][4]uint32
+	var o [4]uint32
+	corner := -1
+	for k, d := range texGatherOrder {
+		f, i, j, ok := texCubeNeighbour(face, int(tx.i)+d[0], int(ty.i)+d[1], n)
+		if !ok {
+			corner = k
+			continue
+		}
+		raw[k] = v.texel(i, j, 0, 6*cube+f)
+		o[k] = v.gatherChan(v.convert(raw[k])[comp])
+	}
+	if corner < 0 {
+		return o
+	}
+	var w [4]int64
+	for k, d := range texGatherOrder {
+		c := texGatherOrder[corner]
+		switch {
+		case k == corner:
+		case d[0] != c[0] && d[1] != c[1]:
+			w[k] = 86
+		default:
+			w[k] = 85
+		}
+	}
+	if v.ReadNorm && v.Chan != texChanFloat && !v.SRGB {
+		var bd [4]bool
+		o[corner] = v.filterNorm(raw[:], bd[:], w[:])[comp]
+		return o
+	}
+	var tv [4]uint32
+	for k := range raw {
+		tv[k] = v.convert(raw[k])[comp]
+	}
+	live := uint32(15) &^ (1 << corner)
+	o[corner] = v.gatherChan(texBlend(tv[:], w[:], live, v.Chan == texChanFloat && v.Bits == 16))
 	return o
 }
 
