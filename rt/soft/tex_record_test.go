@@ -3,8 +3,8 @@ package soft
 import (
 	"fmt"
 	"os"
-	"strings"
 	"sort"
+	"strings"
 	"testing"
 )
 
