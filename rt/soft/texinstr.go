@@ -158,7 +158,7 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 	if ti.grad && len(in.Operands) < 4 {
 		dc.failIn(in, "%s: want d, [handle, {coordinates}], dPdx, dPdy", ti.what)
 	}
-	if ti.grad && len(in.Operands) == 4 {
+	if ti.grad && len(in.Operands) >= 4 {
 		// tex.grad d, [t, c], dPdx, dPdy: likewise the gradients only
 		// choose a level, and level 0 is the only one (the H100 answered
 		// plain level-0 samples for every gradient, NaN, Inf and 1e30
@@ -169,12 +169,14 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 			dc.failIn(in, "%s: no geometry", ti.what)
 		}
 		want := [...]int{1, 2, 4, 1, 2, 4, 4}[ti.geom]
-		for k, o := range in.Operands[2:] {
+		for k, o := range in.Operands[2:4] {
 			if n := len(dc.vecRegs(in, sc, o, ptx.F32, false)); n != want {
 				dc.failIn(in, "%s: %s has %d elements, want %d", ti.what, [2]string{"dPdx", "dPdy"}[k], n, want)
 			}
 		}
-		in = &ptx.Instr{Pos: in.Pos, Op: in.Op, Mods: in.Mods, Operands: in.Operands[:2]}
+		// (what follows the gradients, texel offsets, is left for
+		// texExtras)
+		in = &ptx.Instr{Pos: in.Pos, Op: in.Op, Mods: in.Mods, Operands: append(in.Operands[:2:2], in.Operands[4:]...)}
 	}
 	ops := in.Operands
 	tuple := func(o ptx.Operand) (ptx.Operand, ptx.Operand) {
@@ -295,25 +297,20 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 }
 
 // texExtras decodes the operands of tex and tld4 after [a, c] (and after
-// tex.level's lod when optional operands follow it; with none, the lod was
-// dropped above): the optional texel offsets e (a vector of .s32, one
-// element per dimension, four for .3d, the fourth ignored) and
-// depth-compare value f (an .f32 scalar). CUDA's samplers have no compare
-// mode and the H100 ignores f; the offsets are applied as texOffset says;
-// the residency predicate of d|p is always true. Only the recorded
-// combinations load (testdata/tex/NOTES.md, "Offsets, depth compare,
-// residency"; see texExtrasRecorded); the others are refused rather than
-// guessed.
+// tex.level's lod when optional operands follow it, or tex.grad's
+// gradients; with none, the lod was dropped above): the optional texel
+// offsets e (a vector of .s32, one element per dimension, four for .3d,
+// the fourth ignored) and depth-compare value f (an .f32 scalar). CUDA's
+// samplers have no compare mode and the H100 ignores f; the offsets are
+// applied as texOffset says; the residency predicate of d|p is always
+// true. Only the recorded combinations load (testdata/tex/NOTES.md,
+// "Offsets, depth compare, residency" and rounds 4 and 5; see
+// texExtrasRecorded); the others are refused rather than guessed.
 func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.Operand) {
 	var level, grad bool
 	for _, m := range in.Mods {
 		level = level || m == "level"
 		grad = grad || m == "grad"
-	}
-	if grad && len(ops) > 0 {
-		// (tex.grad's gradients are decoded before; what is left here is
-		// e or f, which nothing has recorded with .grad)
-		dc.failIn(in, "%s: texel offsets and depth compare with tex.grad are not recorded", ti.what)
 	}
 	if level && len(ops) > 0 {
 		if _, ok := ops[0].(*ptx.Vec); ok {
@@ -337,21 +334,13 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 	if len(ops) > 0 {
 		dc.failIn(in, "%s: too many operands", ti.what)
 	}
-	if msg := texExtrasRecorded(ti, level, offs != nil, depth != nil); msg != "" {
+	if msg := texExtrasRecorded(ti, level, grad, offs != nil, depth != nil); msg != "" {
 		dc.failIn(in, "%s: %s", ti.what, msg)
 	}
-	if offs != nil && ti.geom == texGeom1D {
-		// tex.1d's offset register is not masked to 4 bits: its bits 4-7
-		// are a y offset (texsample.go). Whether ptxas encodes an
-		// immediate the same way is not recorded; immediates whose bits
-		// 4-7 are 0 mean the same either way.
-		for _, e := range offs.(*ptx.Vec).Elems {
-			if im, ok := e.(*ptx.Imm); ok && im.Val&0xf0 != 0 {
-				dc.failIn(in, "%s: an immediate texel offset on tex.1d outside 0..15 is not recorded (use a register)", ti.what)
-			}
-		}
-	}
 	if offs != nil {
+		// (tex.1d's offset register is not masked to 4 bits: its bits
+		// 4-7 are a y offset, texsample.go; immediates mean the same,
+		// {-3} and {100} recorded)
 		regs := dc.vecRegs(in, sc, offs, ptx.S32, false)
 		if want := [...]int{1, 2, 4, 1, 2, 0, 0}[ti.geom]; len(regs) != want {
 			dc.failIn(in, "%s: %d offsets, want %d", ti.what, len(regs), want)
@@ -366,53 +355,68 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 
 // texExtrasRecorded says why a combination of texel offsets, depth
 // compare and residency predicate with tex or tld4 of ti's geometry is
-// refused ("" if it loads): only what tex2-f and tex2-g recorded on the
-// H100 loads. Offsets: tex.{1d,2d,3d,a1d,a2d} with .f32 coordinates,
-// tex.2d with .s32 coordinates, tex.level.2d, tld4.{2d,a2d} (PTX has no
-// offsets on cubes). Depth compare: tex.{1d,2d,a2d,cube} with .f32
-// coordinates, tld4.2d; with offsets on tex.2d. d|p: tex.2d and tex.3d
-// with .f32 coordinates and tld4.2d (the predicate is true and the
-// channels the plain sample's whatever the other operands, offsets
+// refused ("" if it loads): only what tex2-f, tex2-g and tex2-k recorded
+// on the H100 loads, and tex.3d with a depth compare, which ptxas refuses
+// ("Illegal modifier '.3d' for instruction 'tex'"). Offsets: tex of every
+// geometry but the cubes (PTX has none there), .f32 or .s32 coordinates;
+// tex.level.{1d,2d,a2d,3d}; tex.grad.2d; tld4.{2d,a2d}. Depth compare:
+// tex.{1d,2d,a1d,a2d,cube,acube} with .f32 coordinates, tld4.{2d,a2d,cube};
+// with offsets on tex.2d only. d|p: tex.{1d,2d,3d,a2d,cube} with .f32
+// coordinates, tex.2d with .s32, tld4.{2d,a2d} (the predicate is true and
+// the channels the plain sample's whatever the other operands, offsets
 // included).
-func texExtrasRecorded(ti *texInstr, level, offs, depth bool) string {
+func texExtrasRecorded(ti *texInstr, level, grad, offs, depth bool) string {
 	g := ti.geom
 	name := texGeomNames[g]
 	kind := "tex"
 	if ti.kind == tkTld4 {
 		kind = "tld4"
 	}
-	plain := ti.kind == tkTex && !ti.intc && !level
+	plain := ti.kind == tkTex && !ti.intc && !level && !grad
 	if offs {
-		ok := false
-		switch {
-		case plain:
-			ok = g == texGeom1D || g == texGeom2D || g == texGeom3D || g == texGeomA1D || g == texGeomA2D
-		case ti.kind == tkTex:
-			ok = g == texGeom2D && !(ti.intc && level)
-		default:
-			ok = g == texGeom2D || g == texGeomA2D
-		}
 		if g == texGeomCube || g == texGeomACube {
 			return "texel offsets on cube maps are not allowed"
 		}
+		ok := false
+		switch {
+		case ti.kind == tkTld4:
+			ok = g == texGeom2D || g == texGeomA2D
+		case grad:
+			ok = g == texGeom2D && !ti.intc
+		case level:
+			ok = g != texGeomA1D && !ti.intc
+		default:
+			ok = true // tex of 1d, 2d, 3d, a1d, a2d, .f32 or .s32 coordinates
+		}
 		if !ok {
-			return "texel offsets are supported on tex.{1d,2d,3d,a1d,a2d} with .f32 coordinates, tex.2d with .s32 coordinates, tex.level.2d and tld4.{2d,a2d}; " + kind + "." + name + " here is not recorded"
+			what := kind
+			if level {
+				what += ".level"
+			}
+			if grad {
+				what += ".grad"
+			}
+			return "texel offsets are supported on tex.{1d,2d,3d,a1d,a2d} (.f32 or .s32 coordinates), tex.level.{1d,2d,a2d,3d}, tex.grad.2d and tld4.{2d,a2d}; " + what + "." + name + " here is not recorded"
 		}
 	}
 	if depth {
-		ok := plain && (g == texGeom1D || g == texGeom2D || g == texGeomA2D || g == texGeomCube) ||
-			ti.kind == tkTld4 && g == texGeom2D
+		if plain && g == texGeom3D {
+			return "ptxas refuses a depth-compare operand on tex.3d (\"Illegal modifier '.3d' for instruction 'tex'\")"
+		}
+		ok := plain && g != texGeom3D || ti.kind == tkTld4 && (g == texGeom2D || g == texGeomA2D || g == texGeomCube)
 		if ok && offs {
 			ok = plain && g == texGeom2D
 		}
 		if !ok {
-			return "depth compare is supported on tex.{1d,2d,a2d,cube} with .f32 coordinates and tld4.2d (with texel offsets on tex.2d only); the others are not recorded"
+			return "depth compare is supported on tex.{1d,2d,a1d,a2d,cube,acube} with .f32 coordinates and tld4.{2d,a2d,cube} (with texel offsets on tex.2d only); the others are not recorded"
 		}
 	}
 	if ti.resid {
-		ok := plain && (g == texGeom2D || g == texGeom3D) || ti.kind == tkTld4 && g == texGeom2D
+		ok := plain && g != texGeomA1D && g != texGeomACube ||
+			ti.kind == tkTex && ti.intc && !level && !grad && g == texGeom2D ||
+			ti.kind == tkTld4 && (g == texGeom2D || g == texGeomA2D)
 		if !ok {
-			return "residency predicates (d|p) are supported on tex.2d and tex.3d with .f32 coordinates and tld4.2d; the others are not recorded"
+			return "residency predicates (d|p) are supported on tex.{1d,2d,3d,a2d,cube} with .f32 coordinates, tex.2d with .s32 coordinates and tld4.{2d,a2d}; the others are not recorded"
 		}
 	}
 	return ""
@@ -566,11 +570,13 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 					op.off[i] = int32(w.r[ti.off[i]+uint32(l)])
 				}
 			}
-			if op.gather && (op.geom == texGeomCube || op.geom == texGeomACube) && v.Seamless {
-				// not recorded: which texels a gather takes across a
-				// seamless cube's edges and corners
+			if op.gather && (op.geom == texGeomCube || op.geom == texGeomACube) && v.Seamless && !v.floatResult() {
+				// a gather that meets a corner of a seamless cube blends
+				// three texels into the missing fourth (texsample.go
+				// gatherCubeSeamless): recorded for float texels; what
+				// integer texels read as integers give is not
 				c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc, addr: h,
-					msg: sprintf("%s on a seamless cube map (TexSeamlessCubemap) is not supported: not recorded on the H100", ti.what)}
+					msg: sprintf("%s on a seamless cube map (TexSeamlessCubemap) of integer texels read as integers is not supported: not recorded on the H100 (float and normalized texels are)", ti.what)}
 				return false
 			}
 			if op.gather {
