@@ -302,11 +302,12 @@ func texRecForm5(form uint32) texOp {
 func texRecRefused(form uint32) bool { return form == 139 }
 
 // texRecOperands completes a recorded form's op with the operands that
-// targeted.inc's t_tex3 and t_tex4 passed in coordinate words: texel
-// offsets from z and w (forms 103 and 107), z twice (105) or the signed
-// bytes of w (121-127, 135). Word w of forms 104, 105, 130-132 and z of
-// 134 are depth-compare values, which the H100 ignores; z of 126 is
-// tex.level's lod.
+// targeted.inc's t_tex3, t_tex4 and t_tex5 passed: texel offsets from z
+// and w (forms 103 and 107), z twice (105), the signed bytes of w
+// (121-127, 135, 143-150) or immediates (136 {-3}, 137 {100}). Word w of
+// forms 104, 105, 130-132, 138, 140-142 and z of 134 are depth-compare
+// values, which the H100 ignores; z of 126 and 147-149 is tex.level's lod,
+// of 150 tex.grad's gradients.
 func texRecOperands(form uint32, op texOp, co [4]uint32) texOp {
 	switch form {
 	case 103, 107:
