@@ -21,7 +21,7 @@ func TestTexRecorded(t *testing.T) {
 	}
 	type count struct{ ok, n int }
 	byMode := map[string]*count{}
-	bad, enforced := 0, 0
+	bad, enforced, blendMiss := 0, 0, 0
 	for _, r := range tr {
 		h := r.hdr
 		if h[21] != 0 || texRecRefused(h[22]) {
@@ -63,6 +63,9 @@ func TestTexRecorded(t *testing.T) {
 				c.ok++
 				continue
 			}
+			if texRec3DBlendGap(h) {
+				blendMiss++
+			}
 			if texRecKnownGap(h) {
 				continue
 			}
@@ -85,6 +88,9 @@ func TestTexRecorded(t *testing.T) {
 		t.Logf("%-40s %6d/%6d exact", k, c.ok, c.n)
 	}
 	t.Logf("all: %d/%d exact; outside the known gaps %d/%d exact", ok, n, enforced-bad, enforced)
+	if blendMiss > texRec3DBlendMisses {
+		t.Errorf("3-D f32/f16/sRGB linear filtering: %d samples differ, at most %d did", blendMiss, texRec3DBlendMisses)
+	}
 }
 
 // texRecKey4 names round 4's forms 121-135 (tex2-g).
@@ -153,19 +159,24 @@ func texRecKey(h []uint32) string {
 // Everything else must match exactly. (NOTES.md in testdata/tex says what is
 // known about each gap.)
 func texRecKnownGap(h []uint32) bool {
-	form, geom, linear := h[22], h[1], h[13] != 0
+	form := h[22]
 	switch {
 	case form%10 >= 3 && form < 70:
 		return false // integer coordinates: exact everywhere
-	case form >= 103 && form <= 155 && !(geom == texGeom3D && linear):
-		return false // offsets, depth compare, residency, tld4.a2d/.cube/.acube, tex.grad: all exact
-	case !linear:
-		return false
-	case geom == texGeom3D:
-		return true // trilinear weights
+	case texRec3DBlendGap(h):
+		return true // the 3-D float blend's last rounding (ratcheted in TestTexRecorded)
 	}
 	return false
 }
+
+// texRec3DBlendGap: 3-D linear filtering of f32, f16 and sRGB texels, where
+// how the H100 adds the two z planes' sums is not fully known (NOTES.md,
+// "3-D linear"); TestTexRecorded allows at most texRec3DBlendMisses misses.
+func texRec3DBlendGap(h []uint32) bool {
+	return h[1] == texGeom3D && h[13] != 0 && (h[2] == texChanFloat || h[16] != 0)
+}
+
+const texRec3DBlendMisses = 10
 
 // TestTexSRGB3 replays tex2-srg3 (targeted.inc's t_srgb3: border colours at
 // the ties of the unorm and snorm conversions and of the sRGB encode, a sweep

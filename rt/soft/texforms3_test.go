@@ -126,8 +126,8 @@ END:
 // tld4.a2d, depth compare on 1d, a2d, cube and tld4, d|p on tld4 and
 // tex.3d, tld4.acube) through kernels: each configuration becomes a CUDA
 // array and a texture object, and every sample must come back with the
-// H100's bits, except 3-D linear filtering (the trilinear weights are a
-// known gap, testdata/tex/NOTES.md), which is run and counted.
+// H100's bits, except 3-D linear filtering of f32 texels (the 3-D blend is
+// a known gap, testdata/tex/NOTES.md), which is run and counted.
 func TestTexForms3Kernels(t *testing.T) {
 	_, ctx, s := graphEnv(t, Options{})
 	lib := rt.NewLibrary("forms3.ptx", []byte(texForms3PTX()))
@@ -284,7 +284,7 @@ func TestTexForms3Kernels(t *testing.T) {
 			t.Errorf("form %d: no recorded sample checked", form)
 		}
 	}
-	t.Logf("recorded samples through kernels: %v, all exact but 3-D linear (a known gap: %d of %d exact, each as the sampler has it)", checked, gapOK, gapN)
+	t.Logf("recorded samples through kernels: %v, all exact but 3-D f32 linear (a known gap: %d of %d exact, each as the sampler has it)", checked, gapOK, gapN)
 }
 
 // TestTexForms3Decode: what soft refuses among the optional tex and tld4

@@ -463,6 +463,21 @@ func (v *texView) sampleAt(nd int, tc [3]texCoord, layer int, norm, linear bool)
 		}
 		return v.convert(raw)
 	}
+	if nd == 3 {
+		// Under clamp a 3-D filter position outside [0, n-1] is clamped
+		// before it is split: the fraction becomes 0. (For 1-D and 2-D
+		// weights this changes nothing; the 3-D ones are not separable.)
+		for d := 0; d < 3; d++ {
+			if v.Addr[d] != texAddrClamp && (norm || v.Addr[d] == texAddrBorder) {
+				continue
+			}
+			if tc[d].i < 0 {
+				tc[d].i, tc[d].a = 0, 0
+			} else if tc[d].i >= int64(dims[d])-1 {
+				tc[d].i, tc[d].a = int64(dims[d])-1, 0
+			}
+		}
+	}
 	return v.filter(nd, tc, fetch)
 }
 
@@ -628,34 +643,50 @@ func (v *texView) filterSRGB(o *[4]uint32, tx [][4]uint32, bd []bool, w []int64)
 		if !texSRGBChan(ch, v.NChan) {
 			continue
 		}
-		var t [8]uint32
-		emax := 0
+		var t, code [8]uint32
 		for k := range tx {
 			c := tx[k][ch] & 0xff
 			if bd[k] {
 				c = b[ch]
 			}
-			t[k] = uint32(texSRGB[c]) << 16
-			if w[k] != 0 {
-				emax = max(emax, int(texSRGB[c|7]>>7))
+			t[k], code[k] = uint32(texSRGB[c])<<16, c
+		}
+		// each group of 4 texels (a 3-D filter's z planes) on its own
+		var sums [2]int64
+		var emaxs [2]int
+		for g := 0; g < len(tx); g += 4 {
+			emax := 0
+			for k := g; k < min(g+4, len(tx)); k++ {
+				if w[k] != 0 {
+					emax = max(emax, int(texSRGB[code[k]|7]>>7))
+				}
 			}
+			// in units of 2^(emax-127-7), texel k is m >> (emax-e+16)
+			var sum int64
+			for k := g; k < min(g+4, len(tx)); k++ {
+				e := int(t[k] >> 23 & 0xff)
+				if w[k] == 0 || e == 0 {
+					continue
+				}
+				sh := emax - e + 16
+				if sh >= 32 {
+					continue
+				}
+				sum += int64((t[k]&0x7fffff|1<<23)>>uint(sh)) * w[k]
+			}
+			sums[g/4], emaxs[g/4] = sum, emax
+		}
+		sum, emax := sums[0], emaxs[0]
+		switch {
+		case emaxs[1] == 0: // (2-D, or no weight in the second plane)
+		case emax == 0:
+			sum, emax = sums[1], emaxs[1]
+		default:
+			sum, emax = texPlanesAdd(sum, emax, sums[1], emaxs[1])
 		}
 		if emax == 0 {
 			o[ch] = 0
 			continue
-		}
-		// in units of 2^(emax-127-7), texel k is m >> (emax-e+16)
-		var sum int64
-		for k := range tx {
-			e := int(t[k] >> 23 & 0xff)
-			if w[k] == 0 || e == 0 {
-				continue
-			}
-			sh := emax - e + 16
-			if sh >= 32 {
-				continue
-			}
-			sum += int64((t[k]&0x7fffff|1<<23)>>uint(sh)) * w[k]
 		}
 		o[ch] = texHalfRoundAway(sum, emax-127-7-8)
 	}
@@ -665,13 +696,13 @@ func (v *texView) filterSRGB(o *[4]uint32, tx [][4]uint32, bd []bool, w []int64)
 // of the total). NaN and Inf texels count when live (live bit k: texel k
 // is not the far texel of an axis whose fraction is 0, so a 2-D weight of
 // 0 from rounding a*b does not hide them; f32 as f16) or when their weight
-// is not 0. Finite texels of weight 0 are skipped; the
-// others are aligned to the largest one's exponent E and cut toward zero
-// to multiples of 2^(E-27) (f16 texels: 2^(E-14)); the sum of products is
-// exact and rounded once to float (f16: to half precision), ties away from
-// zero; a zero sum is -0 when all the texels it adds are negative zeros.
+// is not 0. Finite texels of weight 0 are skipped; the others are aligned,
+// in groups of 4 (the 2-D footprint, or each z plane of the 3-D one), to
+// the group's largest exponent E and cut toward zero to multiples of
+// 2^(E-27) (f16 texels: 2^(E-14)); the sum of products is exact and
+// rounded once to float (f16: to half precision), ties away from zero; a
+// zero sum is -0 when all the texels it adds are negative zeros.
 func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
-	emax := -1 << 30
 	var inf uint32
 	nan := false
 	for k := range t {
@@ -684,12 +715,7 @@ func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
 			} else {
 				inf = t[k]
 			}
-			continue
 		}
-		if w[k] == 0 || e == 0xff {
-			continue
-		}
-		emax = max(emax, max(e, 1))
 	}
 	if nan {
 		if half {
@@ -700,16 +726,66 @@ func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
 	if inf != 0 {
 		return inf
 	}
-	if emax < 0 {
-		return 0
-	}
 	guard := 27
 	if half {
 		guard = 14
 	}
+	sum, emax, ok := texAlignedSum(t[:min(4, len(t))], w[:min(4, len(t))], guard)
+	if len(t) > 4 {
+		// 3-D: the other z plane's sum, aligned on its own
+		s1, e1, ok1 := texAlignedSum(t[4:], w[4:], guard)
+		switch {
+		case !ok:
+			sum, emax, ok = s1, e1, ok1
+		case ok1:
+			sum, emax = texPlanesAdd(sum, emax, s1, e1)
+		}
+	}
+	if !ok {
+		return 0
+	}
+	if sum == 0 && texAllNegZero(t, w) {
+		return 0x80000000
+	}
+	// value = sum * 2^(emax-127-guard) / 256
+	if half {
+		return texHalfRoundAway(sum, emax-127-guard-8)
+	}
+	return texRoundAway(sum, emax-127-guard-8)
+}
+
+// texPlanesAdd adds the sums of a 3-D filter's two z planes, a in units of
+// 2^ea and b in units of 2^eb: the sum in the finer units is cut toward
+// -inf (two's complement) to a quarter of the coarser plane's unit, as the
+// H100's f32, f16 and sRGB filters do (NOTES.md: "3-D linear"); the result
+// and its units.
+func texPlanesAdd(a int64, ea int, b int64, eb int) (int64, int) {
+	if ea > eb {
+		a, ea, b, eb = b, eb, a, ea
+	}
+	d := eb - ea
+	if d <= 2 {
+		return b<<uint(d) + a, ea
+	}
+	return b<<2 + a>>uint(min(d-2, 63)), eb - 2
+}
+
+// texAlignedSum is the weighted sum of texels t (weights w) aligned to the
+// largest exponent E of those of weight not 0, cut toward zero to multiples
+// of 2^(E-127-guard) and counted in those units; ok is false when every
+// weight is 0.
+func texAlignedSum(t []uint32, w []int64, guard int) (sum int64, emax int, ok bool) {
+	emax = -1 << 30
+	for k := range t {
+		if w[k] != 0 {
+			emax = max(emax, max(int(t[k]>>23&0xff), 1))
+		}
+	}
+	if emax < 0 {
+		return 0, 0, false
+	}
 	// texel k is m * 2^(e-150) with m the 24-bit significand; in units of
 	// 2^(emax-127-guard) it is m >> (emax-e + 23-guard) (or << if negative).
-	var sum int64
 	for k := range t {
 		if w[k] == 0 {
 			continue
@@ -736,14 +812,7 @@ func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
 		}
 		sum += m * w[k]
 	}
-	if sum == 0 && texAllNegZero(t, w) {
-		return 0x80000000
-	}
-	// value = sum * 2^(emax-127-guard) / 256
-	if half {
-		return texHalfRoundAway(sum, emax-127-guard-8)
-	}
-	return texRoundAway(sum, emax-127-guard-8)
+	return sum, emax, true
 }
 
 // texAllNegZero says whether every texel of nonzero weight is a negative
@@ -858,59 +927,22 @@ func texHalf(h uint32) uint32 {
 	return s | (e+112)<<23 | m<<13
 }
 
-var tex3DVariant = 2
-
-func tex2DWeights(a, b int64) [4]int64 {
-	w11 := (a*b + 128) >> 8
-	return [4]int64{256 - a - b + w11, a - w11, b - w11, w11}
-}
-
-// tex3DWeights: weights of the 8 texels, index bit 0 x, bit 1 y, bit 2 z.
+// tex3DWeights gives the weights (in 1/256) of the 8 texels of a 3-D linear
+// filter, index bit 0 x, bit 1 y, bit 2 z, for 8-bit fractions a, b, c.
+// The H100 splits the whole weight 256 along z (256-c, c), each z plane's
+// share P along x (the x+1 column gets P*a/256 rounded half up), and each
+// column's share C along y (the y+1 texel gets C*b/256, rounded half up in
+// the x+1 column and half down in the x column). With c = 0 this is the
+// 2-D rule.
 func tex3DWeights(a, b, c int64) [8]int64 {
 	var w [8]int64
-	switch tex3DVariant {
-	case 0: // xy then z
-		xy := tex2DWeights(a, b)
-		for k := 0; k < 4; k++ {
-			hi := (xy[k]*c + 128) >> 8
-			w[k+4], w[k] = hi, xy[k]-hi
-		}
-	case 1: // yz then x
-		yz := tex2DWeights(b, c) // index bit0 y, bit1 z
-		for k := 0; k < 4; k++ {
-			hi := (yz[k]*a + 128) >> 8
-			base := (k&1)<<1 | (k>>1)<<2
-			w[base+1], w[base] = hi, yz[k]-hi
-		}
-	case 2: // xz then y
-		xz := tex2DWeights(a, c) // bit0 x, bit1 z
-		for k := 0; k < 4; k++ {
-			hi := (xz[k]*b + 128) >> 8
-			base := (k & 1) | (k>>1)<<2
-			w[base+2], w[base] = hi, xz[k]-hi
-		}
-	case 3: // z first (1-D), then each plane 2-D
-		zh := c
-		xy := tex2DWeights(a, b)
-		for k := 0; k < 4; k++ {
-			hi := (xy[k]*zh + 128) >> 8
-			lo := (xy[k]*(256-zh) + 128) >> 8
-			w[k+4], w[k] = hi, lo
-		}
-	case 4: // products
-		for k := 0; k < 8; k++ {
-			wa, wb, wc := 256-a, 256-b, 256-c
-			if k&1 != 0 {
-				wa = a
-			}
-			if k&2 != 0 {
-				wb = b
-			}
-			if k&4 != 0 {
-				wc = c
-			}
-			w[k] = (wa*wb*wc + 1<<15) >> 16
-		}
+	for z, p := range [2]int64{256 - c, c} {
+		x1 := (p*a + 128) >> 8
+		x0 := p - x1
+		y11 := (x1*b + 128) >> 8 // ties up
+		y01 := (x0*b + 127) >> 8 // ties down
+		k := 4 * z
+		w[k], w[k+1], w[k+2], w[k+3] = x0-y01, x1-y11, y01, y11
 	}
 	return w
 }
