@@ -11,7 +11,7 @@ import (
 
 // Kernels that run the H100's recorded formatted stores and reductions
 // through rt's arrays and surface objects.
-const surfKernelPTX = `
+var surfKernelPTX = `
 .version 8.0
 .target sm_90
 .address_size 64
@@ -43,35 +43,17 @@ END:
 	ret;
 }
 
-// sured_add, sured_min64, sured_or: thread i reduces vals[i] into the
-// surface at (crd[i].x, crd[i].y): x in bytes for sured.b, in elements
-// for sured.p.
-.visible .entry sured_add(.param .u64 surf, .param .u64 crd, .param .u64 vals, .param .u32 n)
-{
-	.reg .pred %p<2>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<8>;
-	ld.param.u64 %rd1, [surf];
-	ld.param.u64 %rd2, [crd];
-	ld.param.u64 %rd3, [vals];
-	ld.param.u32 %r1, [n];
-	mov.u32 %r2, %tid.x;
-	mov.u32 %r3, %ctaid.x;
-	mov.u32 %r4, %ntid.x;
-	mad.lo.u32 %r5, %r3, %r4, %r2;
-	setp.ge.u32 %p1, %r5, %r1;
-	@%p1 bra END;
-	mul.wide.u32 %rd4, %r5, 16;
-	add.u64 %rd5, %rd2, %rd4;
-	ld.global.v2.u32 {%r6, %r7}, [%rd5];
-	add.u64 %rd6, %rd3, %rd4;
-	ld.global.u32 %r8, [%rd6];
-	sured.b.add.2d.u32.clamp [%rd1, {%r6, %r7}], %r8;
-END:
-	ret;
-}
+` +
+	suredKernel("sured_add", "ld.global.u32 %r8, [%rd6];", "sured.b.add.2d.u32.clamp [%rd1, {%r6, %r7}], %r8;") +
+	suredKernel("sured_min64", "ld.global.u64 %rd7, [%rd6];", "sured.b.min.2d.u64.zero [%rd1, {%r6, %r7}], %rd7;") +
+	suredKernel("sured_or", "ld.global.u32 %r8, [%rd6];", "sured.p.or.2d.b32.zero [%rd1, {%r6, %r7}], %r8;")
 
-.visible .entry sured_min64(.param .u64 surf, .param .u64 crd, .param .u64 vals, .param .u32 n)
+// suredKernel is name(surf, crd, vals, n): thread i loads vals[i] (load,
+// into %r8 or %rd7) and reduces it into the surface at (crd[i].x,
+// crd[i].y) with op: x in bytes for sured.b, in elements for sured.p.
+func suredKernel(name, load, op string) string {
+	return `
+.visible .entry ` + name + `(.param .u64 surf, .param .u64 crd, .param .u64 vals, .param .u32 n)
 {
 	.reg .pred %p<2>;
 	.reg .b32 %r<12>;
@@ -90,37 +72,13 @@ END:
 	add.u64 %rd5, %rd2, %rd4;
 	ld.global.v2.u32 {%r6, %r7}, [%rd5];
 	add.u64 %rd6, %rd3, %rd4;
-	ld.global.u64 %rd7, [%rd6];
-	sured.b.min.2d.u64.zero [%rd1, {%r6, %r7}], %rd7;
-END:
-	ret;
-}
-
-.visible .entry sured_or(.param .u64 surf, .param .u64 crd, .param .u64 vals, .param .u32 n)
-{
-	.reg .pred %p<2>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<8>;
-	ld.param.u64 %rd1, [surf];
-	ld.param.u64 %rd2, [crd];
-	ld.param.u64 %rd3, [vals];
-	ld.param.u32 %r1, [n];
-	mov.u32 %r2, %tid.x;
-	mov.u32 %r3, %ctaid.x;
-	mov.u32 %r4, %ntid.x;
-	mad.lo.u32 %r5, %r3, %r4, %r2;
-	setp.ge.u32 %p1, %r5, %r1;
-	@%p1 bra END;
-	mul.wide.u32 %rd4, %r5, 16;
-	add.u64 %rd5, %rd2, %rd4;
-	ld.global.v2.u32 {%r6, %r7}, [%rd5];
-	add.u64 %rd6, %rd3, %rd4;
-	ld.global.u32 %r8, [%rd6];
-	sured.p.or.2d.b32.zero [%rd1, {%r6, %r7}], %r8;
+	` + load + `
+	` + op + `
 END:
 	ret;
 }
 `
+}
 
 // surfRecFormat is the rt format of a recorded surface's header.
 func surfRecFormat(h []uint32) rt.ArrayFormat {
