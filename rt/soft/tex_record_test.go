@@ -178,46 +178,49 @@ func texRec3DBlendGap(h []uint32) bool {
 
 const texRec3DBlendMisses = 10
 
-// TestTexSRGB3 replays tex2-srg3 (targeted.inc's t_srgb3: border colours at
-// the ties of the unorm and snorm conversions and of the sRGB encode, a sweep
-// of 3,072 sRGB border colours, sRGB cube maps). Everything must be exact
-// except the sRGB border codes near the encode's ties: the H100 does not
-// encode a border colour as round(255·srgb(c)) in double or float, nor by
-// the midpoints of its own decode table (NOTES.md), so those samples are
-// counted, and the count may not fall below what soft gets today.
-func TestTexSRGB3(t *testing.T) {
-	tr, _, err := loadTexFiles("testdata/tex", "tex2-srg3.bin.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const srgbBorderExact = 1025 // of 1,279 sRGB border samples
-	ok, n, bad := 0, 0, 0
-	for _, r := range tr {
-		h := r.hdr
-		if h[21] != 0 {
-			continue
+// TestTexSRGBBorders replays the recordings of border colours:
+// tex2-srg3 (targeted.inc's t_srgb3: colours at the ties of the unorm and
+// snorm conversions and of the sRGB encode, a sweep of 3,072 sRGB border
+// colours, sRGB cube maps) and tex2-srg4 (t_srgb4: for every sRGB code the
+// first colour that encodes to it and its two neighbours, and 12,288 random
+// colours). Every sample must be exact, texSRGBEncode's float curve
+// included.
+func TestTexSRGBBorders(t *testing.T) {
+	for _, f := range []struct {
+		name       string
+		n, encoded int // at least this many samples, sRGB-encoded ones
+	}{
+		{"tex2-srg3.bin.gz", 9983, 1279},
+		{"tex2-srg4.bin.gz", 4351, 4351},
+	} {
+		tr, _, err := loadTexFiles("testdata/tex", f.name)
+		if err != nil {
+			t.Fatal(err)
 		}
-		v := texRecView(&r)
-		op := texRecForm(h[22])
-		encode := h[16] != 0 && h[1] != texGeomCube && h[10] == 3 // sRGB, border addressing
-		for i, co := range r.coords {
-			got := v.sample(op, co)
-			if encode {
-				n++
-				if got == r.res[i] {
-					ok++
-				}
+		n, enc, bad := 0, 0, 0
+		for _, r := range tr {
+			h := r.hdr
+			if h[21] != 0 {
 				continue
 			}
-			if got != r.res[i] {
-				if bad++; bad <= 10 {
-					t.Errorf("%s: coords %08x: got %08x, H100 %08x", texRecKey(h), co, got, r.res[i])
+			v := texRecView(&r)
+			op := texRecForm(h[22])
+			encode := h[16] != 0 && h[1] != texGeomCube && h[10] == 3 // sRGB, border addressing
+			for i, co := range r.coords {
+				n++
+				if encode {
+					enc++
+				}
+				if got := v.sample(op, co); got != r.res[i] {
+					if bad++; bad <= 10 {
+						t.Errorf("%s: %s: border %08x: coords %08x: got %08x, H100 %08x", f.name, texRecKey(h), h[17:21], co, got, r.res[i])
+					}
 				}
 			}
 		}
-	}
-	t.Logf("sRGB border samples: %d of %d exact (known gap: the encode's ties)", ok, n)
-	if ok < srgbBorderExact {
-		t.Errorf("sRGB border samples: %d exact, was %d", ok, srgbBorderExact)
+		t.Logf("%s: %d samples (%d with sRGB-encoded border colours), %d differ", f.name, n, enc, bad)
+		if n < f.n || enc < f.encoded {
+			t.Errorf("%s: %d samples, %d sRGB border ones: recording incomplete", f.name, n, enc)
+		}
 	}
 }

@@ -303,26 +303,31 @@ var texSRGB = [256]uint16{
 }
 
 // texSRGBEncode is the 8-bit sRGB code of a linear border colour (float
-// bits): NaN and negatives 0, 1 and above 255, else the sRGB curve
-// 1.055*c^(1/2.4) - 0.055 (12.92*c up to 0.0031308) times 255, rounded to
-// nearest. The sampler reads a decoded channel's border colour as a texel
-// of that code (texSRGB: 0.1 reads 0x3dcd0000 from code 89, 1/3 0x3eaa0000
-// from 156, 0.5 0x3f010000 from 188), as measured on the H100
-// (testdata/tex/tex2-i.bin.gz). No recorded colour lies near a tie, so how
-// the curve is rounded there is not known.
+// bits), as the driver writes it into the sampler header: NaN and negatives
+// 0, 1 and above 255, else the sRGB curve evaluated in float with the
+// exponent written as 0.41666 (not 1/2.4) and rounded to nearest even:
+// rint(255·(1.055·c^0.41666 - 0.055)), or rint(255·(12.92·c)) up to
+// 0.0031308, each product and the difference rounded to float. The sampler
+// reads a decoded channel's border colour as a texel of that code (texSRGB:
+// 0.1 reads 0x3dcd0000 from code 89, 1/3 0x3eaa0000 from 156). Fitted on
+// tex2-srg3 (3,837 colours, most within a float ulp of a tie, where the
+// textbook curve in double misses 377 and 1/2.4 in float 551).
 func texSRGBEncode(w uint32) uint8 {
-	c := float64(math.Float32frombits(w))
+	c := math.Float32frombits(w)
+	var v float32
 	switch {
 	case !(c > 0):
 		return 0
 	case c >= 1:
 		return 255
 	case c <= 0.0031308:
-		c *= 12.92
+		v = float32(float32(c*12.92) * 255)
 	default:
-		c = 1.055*math.Pow(c, 1/2.4) - 0.055
+		// float32(math.Pow) is powf correctly rounded
+		p := float32(math.Pow(float64(c), float64(float32(0.41666))))
+		v = float32(float32(float32(1.055*p)-0.055) * 255)
 	}
-	return uint8(math.Floor(c*255 + 0.5))
+	return uint8(math.RoundToEven(float64(v)))
 }
 
 // texSRGBChan says whether channel i of an nch-channel sRGB texture is
