@@ -103,6 +103,164 @@ case5(155, "tex.2d.v4.f32.s32 " + P4 + ", [%5, {%6, %7}];", [R % "x", R % "y"], 
 out.append("#define TEX5_CASES " + " ".join("T5_%d" % f for f in T5))
 out.append("")
 
+# Round 6 (targeted.inc's t_tex6, forms 156-232): every combination of offsets, depth compare and
+# residency that soft still refused after round 5, built from one spec per form so that rec.cu's case
+# (T6_<form>, left out with -DNO_T6_<form>, or alone with -DT6_ONLY=<form>) and the Go replay's PTX
+# (../../texforms6_gen_test.go) say the same instruction. Operand conventions as rounds 4 and 5:
+# offsets are the signed bytes of word w (x bits 0-7, y 8-15, z 16-23, 3-D's ignored fourth 24-31),
+# the depth-compare value is word w as an f32 (with offsets too: t_tex6 then puts a depth value's high
+# half over the offset bytes), tex.level's lod and tex.grad's gradients are word z (1d, 2d, a1d; on 3d
+# and a2d z is also a coordinate) or w (cube, acube: w is the depth value or, on acube, a direction
+# component), and with d|p the result word w is the predicate (0/1).
+GEOMS = ["1d", "2d", "3d", "a1d", "a2d", "cube", "acube"]
+T6 = []      # (form, spec)
+def spec6(form, op, geom, mod="", s32=False, offs=False, depth=False, resid=False):
+    T6.append((form, dict(op=op, geom=geom, mod=mod, s32=s32, offs=offs, depth=depth, resid=resid)))
+def t6_operands(s):
+    """The instruction's operand groups, each a list of (word, kind) / ("b", byte) items."""
+    g = GEOMS.index(s["geom"])
+    k = "r" if s["s32"] else "f"
+    coords = [[("x", k)], [("x", k), ("y", k)], [("x", k), ("y", k), ("z", k), ("z", k)], [("x", "r"), ("y", k)],
+              [("x", "r"), ("y", k), ("z", k), ("z", k)], [("x", "f"), ("y", "f"), ("z", "f"), ("z", "f")],
+              [("x", "r"), ("y", "f"), ("z", "f"), ("w", "f")]][g]
+    lw = "w" if s["geom"] in ("cube", "acube") else "z"
+    groups = [("coords", coords)]
+    if s["mod"] == "level":
+        groups.append(("lod", [(lw, "f")]))
+    if s["mod"] == "grad":
+        n = [1, 2, 4, 1, 2, 4, 4][g]
+        groups += [("dPdx", [(lw, "f")] * n), ("dPdy", [(lw, "f")] * n)]
+    if s["offs"]:
+        groups.append(("offs", [("b", i) for i in range([1, 2, 4, 1, 2][g])]))
+    if s["depth"]:
+        groups.append(("depth", [("w", "f")]))
+    return groups
+def t6_name(s):
+    n = s["op"] + (".r" if s["op"] == "tld4" else "") + ("." + s["mod"] if s["mod"] else "") + "." + s["geom"] + ".v4.f32." + ("s32" if s["s32"] else "f32")
+    return n
+def t6_render(s, reg):
+    """The instruction with operand items rendered by reg(item); dst, pred are placeholders."""
+    parts = []
+    for name, items in t6_operands(s):
+        r = [reg(it) for it in items]
+        if name == "coords":
+            parts.append("[@H, {" + ", ".join(r) + "}]")
+        elif name in ("lod", "depth"):
+            parts.append(r[0])
+        else:
+            parts.append("{" + ", ".join(r) + "}")
+    return t6_name(s) + " @D, " + ", ".join(parts) + ";"
+def t6_cuda(form, s):
+    base = 5 if s["resid"] else 4
+    idx, ins = {}, []
+    def reg(it):
+        if it not in idx:
+            idx[it] = base + 1 + len(ins)
+            if it[0] == "b":
+                ins.append(B[it[1]])
+            else:
+                ins.append((F if it[1] == "f" else R) % it[0])
+        return "%%%d" % idx[it]
+    asm = t6_render(s, reg).replace("@H", "%%%d" % base)
+    if s["resid"]:
+        asm = asm.replace("@D", "{%0,%1,%2,%3}|q")
+        body = '{ float a,b,d,e; unsigned p; asm volatile("{ .reg .pred q; %s selp.u32 %%4, 1, 0, q; }" : "=f"(a),"=f"(b),"=f"(d),"=f"(e), "=r"(p) : "l"(t), %s); %s o.w = p; }' % (asm, ", ".join(ins), RES)
+    else:
+        asm = asm.replace("@D", V4)
+        body = '{ float a,b,d,e; asm volatile("%s" : "=f"(a),"=f"(b),"=f"(d),"=f"(e) : "l"(t), %s); %s }' % (asm, ", ".join(ins), RES)
+    return body
+def t6_ptx(form, s):
+    """The same instruction for the Go kernels (texForms3PTX): words x y z w in %r1..%r4, offset bytes
+    in %r16..%r19 (texB4), results in %r5..%r8, the predicate %p2."""
+    def reg(it):
+        return "%%r%d" % (16 + it[1]) if it[0] == "b" else "%%r%d" % (1 + "xyzw".index(it[0]))
+    txt = t6_render(s, reg).replace("@H", "%rd1")
+    txt = txt.replace("@D", "{%r5, %r6, %r7, %r8}" + ("|%p2" if s["resid"] else ""))
+    if s["resid"]:
+        txt += "\\n\\tselp.u32 %r8, 1, 0, %p2;"
+    return txt
+
+# offsets alone: tex.level.a1d, tex.grad of 1d, 3d, a1d, a2d
+spec6(156, "tex", "a1d", "level", offs=True)
+for f, g in zip(range(157, 161), ["1d", "3d", "a1d", "a2d"]):
+    spec6(f, "tex", g, "grad", offs=True)
+# tex.level / tex.grad never recorded without extras
+spec6(161, "tex", "a1d", "level")
+spec6(162, "tex", "a1d", "grad")
+spec6(163, "tex", "acube", "grad")
+# depth compare alone: .s32 coordinates (3d: ptxas refuses tex.3d's; probed), tex.level, tex.grad, tld4.acube
+for f, g in zip(range(164, 169), ["1d", "2d", "3d", "a1d", "a2d"]):
+    spec6(f, "tex", g, s32=True, depth=True)
+for f, g in zip(range(169, 176), ["1d", "2d", "3d", "a1d", "a2d", "cube", "acube"]):
+    spec6(f, "tex", g, "level", depth=True)
+for f, g in zip(range(176, 183), ["1d", "2d", "3d", "a1d", "a2d", "cube", "acube"]):
+    spec6(f, "tex", g, "grad", depth=True)
+spec6(183, "tld4", "acube", depth=True)
+# residency predicate alone
+spec6(184, "tex", "a1d", resid=True)
+spec6(185, "tex", "acube", resid=True)
+for f, g in zip(range(186, 190), ["1d", "3d", "a1d", "a2d"]):
+    spec6(f, "tex", g, s32=True, resid=True)
+for f, g in zip(range(190, 197), ["1d", "2d", "3d", "a1d", "a2d", "cube", "acube"]):
+    spec6(f, "tex", g, "level", resid=True)
+for f, g in zip(range(197, 204), ["1d", "2d", "3d", "a1d", "a2d", "cube", "acube"]):
+    spec6(f, "tex", g, "grad", resid=True)
+spec6(204, "tld4", "cube", resid=True)
+spec6(205, "tld4", "acube", resid=True)
+# offsets and depth compare together
+for f, g in zip(range(206, 209), ["1d", "a1d", "a2d"]):
+    spec6(f, "tex", g, offs=True, depth=True)
+for f, g in zip(range(209, 213), ["1d", "2d", "a1d", "a2d"]):
+    spec6(f, "tex", g, s32=True, offs=True, depth=True)
+spec6(213, "tld4", "2d", offs=True, depth=True)
+spec6(214, "tld4", "a2d", offs=True, depth=True)
+for f, g in zip(range(215, 219), ["1d", "2d", "a1d", "a2d"]):
+    spec6(f, "tex", g, "level", offs=True, depth=True)
+for f, g in zip(range(219, 223), ["1d", "2d", "a1d", "a2d"]):
+    spec6(f, "tex", g, "grad", offs=True, depth=True)
+# everything at once
+spec6(223, "tex", "1d", offs=True, depth=True, resid=True)
+spec6(224, "tex", "a2d", offs=True, depth=True, resid=True)
+spec6(225, "tex", "2d", s32=True, offs=True, depth=True, resid=True)
+spec6(226, "tex", "a1d", "level", offs=True, depth=True, resid=True)
+spec6(227, "tex", "2d", "grad", offs=True, depth=True, resid=True)
+spec6(228, "tex", "3d", "grad", offs=True, resid=True)
+spec6(229, "tld4", "a2d", offs=True, depth=True, resid=True)
+spec6(230, "tex", "acube", "level", depth=True, resid=True)
+spec6(231, "tex", "cube", "grad", depth=True, resid=True)
+spec6(232, "tld4", "acube", depth=True, resid=True)
+for form, s in T6:
+    defs.append("#if !defined(NO_T6_%d) && (!defined(T6_ONLY) || T6_ONLY == %d)\n#define T6_%d case %d: %s break;\n#define T6_ON_%d 1\n#else\n#define T6_%d\n#define T6_ON_%d 0\n#endif" % (form, form, form, form, t6_cuda(form, s), form, form, form))
+out.append("#define TEX6_CASES " + " ".join("T6_%d" % f for f, _ in T6))
+# t6_built: whether the recorder was built with the form (t_tex6 skips the others: no records)
+# T6_SPECS: what t_tex6 needs to know of each form (geom as rec.cu's: 0 1d, 1 2d, 2 3d, 3 a1d, 4 a2d,
+# 5 cube, 6 acube; mod 0 plain, 1 tex.level, 2 tex.grad)
+out.append("struct T6Spec { int form, geom, s32, tld4, mod, offs, depth, resid; };")
+out.append("static const T6Spec T6_SPECS[] = {" + ", ".join("{%d, %d, %d, %d, %d, %d, %d, %d}" % (f, GEOMS.index(s6["geom"]), s6["s32"], s6["op"] == "tld4", ["", "level", "grad"].index(s6["mod"]), s6["offs"], s6["depth"], s6["resid"]) for f, s6 in T6) + "};")
+out.append("static inline bool t6_built(int form) { switch (form) { " + " ".join("case %d: return T6_ON_%d;" % (f, f) for f, _ in T6) + " } return false; }")
+out.append("")
+
+# The Go side of round 6: ../../texforms6_gen_test.go, one texForm6 per form.
+GOGEOM = ["texGeom1D", "texGeom2D", "texGeom3D", "texGeomA1D", "texGeomA2D", "texGeomCube", "texGeomACube"]
+go = ["// Code generated by testdata/tex/genforms2.py; DO NOT EDIT.", "", "package soft", "",
+      "// texForms6 are round 6's forms (tex2-m, targeted.inc's t_tex6): the",
+      "// instruction each ran and its PTX for the kernel replay (words x y z w",
+      "// in %r1..%r4, offset bytes of w in %r16..%r19, results in %r5..%r8).",
+      "var texForms6 = map[uint32]texForm6{"]
+for form, s6 in T6:
+    f = ["geom: %s" % GOGEOM[GEOMS.index(s6["geom"])]]
+    for k, v in (("tld4", s6["op"] == "tld4"), ("level", s6["mod"] == "level"), ("grad", s6["mod"] == "grad"),
+                 ("s32", s6["s32"]), ("offs", s6["offs"]), ("depth", s6["depth"]), ("resid", s6["resid"])):
+        if v:
+            f.append("%s: true" % k)
+    ptx = t6_ptx(form, s6)
+    if s6["offs"]:
+        ptx = '" + texB4 + "' + ptx
+    f.append('ptx: "%s"' % ptx)
+    go.append("\t%d: {%s}," % (form, ", ".join(f)))
+go.append("}")
+open("../../texforms6_gen_test.go", "w").write("\n".join(go).replace('"" + texB4 + "', 'texB4 + "') + "\n")
+
 # sust.p: form = geom*100 + vec*10 + mode; geom 0 1d, 1 2d, 2 3d; vec 0 scalar, 1 v2, 2 v4; mode 0 clamp, 1 zero
 out.append("#define SUSTP_CASES \\")
 NC = [1, 2, 4]

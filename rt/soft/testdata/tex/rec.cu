@@ -42,6 +42,9 @@ __global__ void ktex(cudaTextureObject_t t, int form, const uint4* cs, uint4* re
 #ifndef NO_TEX5
     TEX5_CASES
 #endif
+#ifndef NO_TEX6
+    TEX6_CASES
+#endif
   }
   res[i] = o;
 }
