@@ -115,6 +115,8 @@ func texRecKey(h []uint32) string {
 		op = texRecKey4[form-121]
 	case form >= 136 && form <= 155:
 		op = texRecKey5[form-136]
+	case form >= 156 && form <= 232:
+		op = texRecKey6(form)
 	case form == 100, form == 102, form == 119:
 		op = "tex.level"
 	case form == 101, form >= 116 && form <= 120:

@@ -3,6 +3,7 @@ package soft
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -80,15 +81,30 @@ var texForms3 = map[uint32]string{
 	155: "tex.2d.v4.f32.s32 {%r5, %r6, %r7, %r8}|%p2, [%rd1, {%r1, %r2}];\n\tselp.u32 %r8, 1, 0, %p2;",
 }
 
+// texFormsKernels are the forms TestTexForms3Kernels runs: texForms3 and,
+// once texRound6 is on, round 6's (texForms6, but those the probe refused).
+func texFormsKernels() map[uint32]string {
+	m := maps.Clone(texForms3)
+	if texRound6 {
+		for form, f := range texForms6 {
+			if !texRecRefused6[form] {
+				m[form] = f.ptx
+			}
+		}
+	}
+	return m
+}
+
 // texB4 unpacks round 4's offsets, the signed bytes of %r4, into
 // %r16..%r19.
 const texB4 = "bfe.s32 %r16, %r4, 0, 8;\n\tbfe.s32 %r17, %r4, 8, 8;\n\tbfe.s32 %r18, %r4, 16, 8;\n\tbfe.s32 %r19, %r4, 24, 8;\n\t"
 
-// texForms3PTX is one kernel per form: f<form>(tex, crd, res, n).
+// texForms3PTX is one kernel per form of texFormsKernels: f<form>(tex,
+// crd, res, n).
 func texForms3PTX() string {
 	var b strings.Builder
 	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
-	for form, instr := range texForms3 {
+	for form, instr := range texFormsKernels() {
 		fmt.Fprintf(&b, `
 .visible .entry f%d(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n)
 {
@@ -133,7 +149,8 @@ func TestTexForms3Kernels(t *testing.T) {
 	lib := rt.NewLibrary("forms3.ptx", []byte(texForms3PTX()))
 	p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
 	kernels := map[uint32]*rt.Kernel{}
-	for form := range texForms3 {
+	forms := texFormsKernels()
+	for form := range forms {
 		kernels[form] = lib.Kernel(fmt.Sprintf("f%d", form), p(0, 8), p(8, 8), p(16, 8), p(24, 4))
 	}
 	tr, _, err := loadTexRecords("testdata/tex")
@@ -252,7 +269,7 @@ func TestTexForms3Kernels(t *testing.T) {
 	for i := range tr {
 		r := &tr[i]
 		form := r.hdr[22]
-		if r.hdr[21] != 0 || texForms3[form] == "" {
+		if r.hdr[21] != 0 || forms[form] == "" {
 			continue
 		}
 		run(r, form, r.coords, r.res)
@@ -279,7 +296,7 @@ func TestTexForms3Kernels(t *testing.T) {
 			}
 		}
 	}
-	for form := range texForms3 {
+	for form := range forms {
 		if checked[form] == 0 {
 			t.Errorf("form %d: no recorded sample checked", form)
 		}

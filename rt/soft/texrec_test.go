@@ -116,7 +116,11 @@ var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bi
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
 	// probes (rec tex2, targeted.inc); then the surfaces.
-	return loadTexFiles(dir, append([]string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz", "tex2-i.bin.gz", "tex2-k.bin.gz", "tex2-l.bin.gz"}, surfRecFiles...)...)
+	names := []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz", "tex2-i.bin.gz", "tex2-k.bin.gz", "tex2-l.bin.gz"}
+	if texRound6 {
+		names = append(names, texRec6File) // tex2-m: round 6 (texrec6_test.go)
+	}
+	return loadTexFiles(dir, append(names, surfRecFiles...)...)
 }
 
 // loadTexFiles reads the named recordings of dir.
@@ -224,6 +228,8 @@ func texRecForm(form uint32) (op texOp) {
 		return texRecForm4(form)
 	case form >= 136 && form <= 155: // tex2-k (t_tex5): see texRecForm5
 		return texRecForm5(form)
+	case form >= 156 && form <= 232: // tex2-m (t_tex6): see texRecForm6
+		return texRecForm6(form)
 	case form >= 70:
 		f := int(form - 70)
 		return texOp{geom: texGeom2D, gather: true, comp: f / 3, rtype: f % 3}
@@ -309,6 +315,16 @@ func texRecRefused(form uint32) bool { return form == 139 }
 // values, which the H100 ignores; z of 126 and 147-149 is tex.level's lod,
 // of 150 tex.grad's gradients.
 func texRecOperands(form uint32, op texOp, co [4]uint32) texOp {
+	if f, ok := texForms6[form]; ok {
+		// round 6: the signed bytes of w, as round 4's (the depth value
+		// is w too, ignored; lods and gradients z or w)
+		if f.offs {
+			for d := range op.off {
+				op.off[d] = int32(int8(co[3] >> (8 * d)))
+			}
+		}
+		return op
+	}
 	switch form {
 	case 103, 107:
 		op.off = [3]int32{int32(co[2]), int32(co[3])}
@@ -330,5 +346,5 @@ func texRecOperands(form uint32, op texOp, co [4]uint32) texOp {
 // texRecResidency says whether a recorded form stored tex's residency
 // predicate (0 or 1) in result word w instead of channel a.
 func texRecResidency(form uint32) bool {
-	return form == 106 || form == 128 || form == 129 || form == 135 || form >= 151 && form <= 155
+	return form == 106 || form == 128 || form == 129 || form == 135 || form >= 151 && form <= 155 || texForms6[form].resid
 }

@@ -1,0 +1,221 @@
+package soft
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// Round 6 (testdata/tex/NOTES.md; targeted.inc's t_tex6, forms 156-232 of
+// genforms2.py, which writes texforms6_gen_test.go): every combination of
+// texel offsets, depth compare and residency predicate that soft refused
+// after round 5. The recording, tex2-m.bin.gz, comes from the GPU run
+// .gpu/tex6/run.sh; until it is there TestTexRecorded6 says so and skips.
+
+// texForm6 is one round-6 form: the instruction it ran and its PTX (for
+// the kernel replay, as texForms3's).
+type texForm6 struct {
+	geom                   int
+	tld4, level, grad, s32 bool
+	offs, depth, resid     bool
+	ptx                    string
+}
+
+// texRec6File is round 6's recording.
+const texRec6File = "tex2-m.bin.gz"
+
+// texRecRefused6 are the round-6 forms ptxas or the driver refused in the
+// run's probe (probe6.txt of .gpu/tex6/run.sh); the recorder was built
+// without them and wrote no records for them. To be filled from that run.
+var texRecRefused6 = map[uint32]bool{}
+
+// texRecForm6 is texRecForm for round 6's forms 156-232.
+func texRecForm6(form uint32) texOp {
+	f, ok := texForms6[form]
+	if !ok {
+		return texOp{geom: -1}
+	}
+	return texOp{geom: f.geom, intCoords: f.s32, gather: f.tld4, level: f.level, offs: f.offs}
+}
+
+// texRecKey6 names a round-6 form for texRecKey: e.g. tex.grad+offsets+depth|p.
+func texRecKey6(form uint32) string {
+	f := texForms6[form]
+	op := "tex"
+	if f.tld4 {
+		op = "tld4"
+	}
+	if f.level {
+		op += ".level"
+	}
+	if f.grad {
+		op += ".grad"
+	}
+	if f.s32 {
+		op += "(int)"
+	}
+	if f.offs {
+		op += "+offsets"
+	}
+	if f.depth {
+		op += "+depth"
+	}
+	if f.resid {
+		op += "|p"
+	}
+	return op
+}
+
+// TestTexForms6Table: the generated table is what genforms2.py's spec says
+// in the ways the replay relies on (a form with offsets unpacks them, one
+// with d|p stores the predicate, depth values are word w).
+func TestTexForms6Table(t *testing.T) {
+	if len(texForms6) != 232-156+1 {
+		t.Errorf("%d round-6 forms, want %d (156-232)", len(texForms6), 232-156+1)
+	}
+	for form, f := range texForms6 {
+		if got := texRecForm(form); got.geom != f.geom || got.offs != f.offs || got.gather != f.tld4 {
+			t.Errorf("form %d: texRecForm %+v, table %+v", form, got, f)
+		}
+		if texRecResidency(form) != f.resid {
+			t.Errorf("form %d: texRecResidency %v, table %v", form, texRecResidency(form), f.resid)
+		}
+		co := [4]uint32{0, 0, 0, 0x7fc0fd07}
+		op := texRecOperands(form, texRecForm(form), co)
+		if f.offs && (op.off[0] != 7 || op.off[1] != -3 && f.geom != texGeom1D && f.geom != texGeomA1D) {
+			t.Errorf("form %d: offsets %v from w %#x", form, op.off, co[3])
+		}
+		if !f.offs && op.off != [3]int32{} {
+			t.Errorf("form %d: no offsets, got %v", form, op.off)
+		}
+		if strings.HasPrefix(f.ptx, texB4) != f.offs || strings.Contains(f.ptx, "|%p2") != f.resid {
+			t.Errorf("form %d: PTX %q does not unpack offsets or store d|p as the table says (%+v)", form, f.ptx, f)
+		}
+		instr := strings.TrimPrefix(f.ptx, texB4)
+		name := texRecKey6(form)
+		name = strings.NewReplacer("(int)", "", "+offsets", "", "+depth", "", "|p", "", "tld4", "tld4.r").Replace(name) + "." + texGeomNames[f.geom] + ".v4.f32."
+		if f.s32 {
+			name += "s32 "
+		} else {
+			name += "f32 "
+		}
+		if !strings.HasPrefix(instr, name) {
+			t.Errorf("form %d: PTX %q, want %q...", form, instr, name)
+		}
+	}
+}
+
+// TestTexRecorded6 replays round 6 (tex2-m) through the sampler: every
+// sample must be exact but 3-D linear filtering (the known blend gap,
+// counted as in TestTexRecorded), and every form the probe did not refuse
+// must have records.
+func TestTexRecorded6(t *testing.T) {
+	path := filepath.Join("testdata/tex", texRec6File)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s is not recorded yet (GPU: bash .gpu/tex6/run.sh); round 6 not replayed", path)
+	}
+	tr, _, err := loadTexFiles("testdata/tex", texRec6File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[uint32]int{}
+	bad, n, gapN, gapOK := 0, 0, 0, 0
+	for _, r := range tr {
+		h := r.hdr
+		form := h[22]
+		if _, ok := texForms6[form]; !ok {
+			t.Fatalf("%s: form %d is not a round-6 form", path, form)
+		}
+		if h[21] != 0 {
+			t.Errorf("%s: the driver refused the texture (error %d)", texRecKey(h), h[21])
+			continue
+		}
+		v := texRecView(&r)
+		gap := texRecKnownGap(h)
+		for i, co := range r.coords {
+			op := texRecOperands(form, texRecForm(form), co)
+			var got [4]uint32
+			if op.gather {
+				got = v.gatherOp(op, co)
+			} else {
+				got = v.sample(op, co)
+			}
+			if texRecResidency(form) {
+				got[3] = 0
+				if texResident {
+					got[3] = 1
+				}
+			}
+			n++
+			per[form]++
+			if gap {
+				gapN++
+				if got == r.res[i] {
+					gapOK++
+				}
+				continue
+			}
+			if got != r.res[i] {
+				if bad++; bad <= 20 {
+					t.Errorf("form %d, %s: coords %08x: got %08x, H100 %08x", form, texRecKey(h), co, got, r.res[i])
+				}
+			}
+		}
+	}
+	var missing []int
+	for form := range texForms6 {
+		if per[form] == 0 && !texRecRefused6[form] {
+			missing = append(missing, int(form))
+		}
+		if per[form] != 0 && texRecRefused6[form] {
+			t.Errorf("form %d: marked refused, but %d samples recorded", form, per[form])
+		}
+	}
+	sort.Ints(missing)
+	if len(missing) > 0 {
+		t.Errorf("forms with no records (refused in probe6.txt? then list them in texRecRefused6): %v", missing)
+	}
+	if gapN-gapOK > texRec3DBlendMisses {
+		t.Errorf("3-D linear filtering: %d of %d samples differ, at most %d may", gapN-gapOK, gapN, texRec3DBlendMisses)
+	}
+	t.Logf("round 6: %d samples, %d outside the 3-D blend gap wrong; 3-D linear %d/%d exact", n, bad, gapOK, gapN)
+}
+
+// TestTexForms6Decode: which round-6 forms soft loads. While texRound6 is
+// off, exactly those with an offset, depth-compare or d|p operand are
+// refused as not recorded (round 6 records what soft refuses; 161-163 are
+// tex.level.a1d, tex.grad.a1d and tex.grad.acube as such, which load);
+// once it is on, every form loads but those the probe refused.
+func TestTexForms6Decode(t *testing.T) {
+	d, _, _ := graphEnv(t, Options{})
+	forms := make([]int, 0, len(texForms6))
+	for form := range texForms6 {
+		forms = append(forms, int(form))
+	}
+	sort.Ints(forms)
+	for _, form := range forms {
+		f := texForms6[uint32(form)]
+		src := ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 tex)\n{\n" +
+			"\t.reg .pred %p<3>;\n\t.reg .b32 %r<24>;\n\t.reg .b64 %rd<4>;\n" +
+			"\tld.param.u64 %rd1, [tex];\n\t" + f.ptx + "\n\tret;\n}\n"
+		_, err := rt.NewLibrary("f6.ptx", []byte(src)).Load(d)
+		wantLoad := !(f.offs || f.depth || f.resid)
+		if texRound6 {
+			wantLoad = !texRecRefused6[uint32(form)]
+		}
+		switch {
+		case wantLoad && err != nil:
+			t.Errorf("form %d (%s): %v, want it to load", form, f.ptx, err)
+		case !wantLoad && err == nil:
+			t.Errorf("form %d (%s): loads, want it refused", form, f.ptx)
+		case !wantLoad && !strings.Contains(err.Error(), "not recorded") && !strings.Contains(err.Error(), "supported on") && !strings.Contains(err.Error(), "ptxas refuses"):
+			t.Errorf("form %d (%s): %v, want a not-recorded refusal", form, f.ptx, err)
+		}
+	}
+}
