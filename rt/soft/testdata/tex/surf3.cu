@@ -211,6 +211,43 @@ static uint32_t half_value() {
   return fb((float)((double)(rnd() >> 11) / 9007199254740992.0 * 140000.0 - 70000.0)) ^ (uint32_t)(rnd() & 0x1fff);
 }
 
+// 4. sured.p on surfaces whose elements are not 32-bit integers (float,
+// normalized, 8/16-bit and 2x32-bit formats): what soft refuses today.
+// Run alone, one format per process (`surf3 OUT.bin redfmt K`), since a
+// fault ends the context. 1-D, clamp; every thread reduces element i % W
+// (two threads per element, so accumulation shows), plus a few outside.
+static const Fmt REDFMT[] = {{"f32x1", 2, 32, 1}, {"unorm8x4", 3, 8, 4}, {"u8x4", 0, 8, 4}, {"u16x2", 0, 16, 2}, {"s16x2", 1, 16, 2},
+                             {"f16x2", 2, 16, 2}, {"u8x1", 0, 8, 1}, {"u16x1", 0, 16, 1}, {"f32x2", 2, 32, 2}, {"s8x4", 1, 8, 4},
+                             {"unorm16x2", 3, 16, 2}, {"u32x4", 0, 32, 4}};
+static void red_formats(int k) {
+  static const char* OPS[5] = {"add", "min", "max", "and", "or"};
+  static const char* TYS[6] = {"u32", "s32", "u64", "s64", "b32", "b64"};
+  const Fmt& fm = REDFMT[k];
+  struct RF { int op, ty; };
+  const RF rfs[] = {{0, 0}, {1, 0}, {2, 0}, {1, 1}, {2, 1}, {3, 4}, {4, 4}, {0, 2}, {3, 5}};
+  for (const RF& rf : rfs) {
+    bool w64 = rf.ty == 2 || rf.ty == 3 || rf.ty == 5;
+    std::string name = std::string("sured.p.") + OPS[rf.op] + ".1d." + TYS[rf.ty] + ".clamp";
+    CUfunction f = load(name + " on " + fm.name, name + " [%rd1, {%r6}], " + (w64 ? "%rd7" : "%r10") + ";");
+    if (!f) continue;
+    Surf sf;
+    if (!make_surf(sf, fm, 0, 16)) return;
+    int n = 2 * sf.W + 4;
+    std::vector<uint4> cs(n), vs(n);
+    for (int i = 0; i < n; i++) {
+      int x = i < 2 * sf.W ? i % sf.W : (i % 2 ? sf.W + i % 3 : -1 - i % 3);
+      cs[i] = make_uint4((uint32_t)x, 0, 0, 0);
+      uint32_t a = (uint32_t)rnd(), b = (uint32_t)rnd();
+      if (rf.op == 0 && rnd() % 2) { a = (uint32_t)(rnd() % 300); b = 0; }
+      vs[i] = make_uint4(a, b, 0, 0);
+    }
+    int form = 1000 + rf.op * 100 + rf.ty * 10;
+    bool ok = run(0x32525553, f, sf, fm, 0, form, cs, vs, false);  // 'SUR2'
+    free_surf(sf);
+    if (!ok) return;
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) { fprintf(stderr, "usage: surf3 OUT.bin\n"); return 1; }
   out = fopen(argv[1], "wb");
@@ -220,6 +257,14 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&dC, 8192 * sizeof(uint4)));
   CK(cudaMalloc(&dV, 8192 * sizeof(uint4)));
   w32(0x31584554);  // 'TEX1'
+  if (argc >= 4 && !strcmp(argv[2], "redfmt")) {
+    int k = atoi(argv[3]);
+    if (k >= 0 && k < (int)(sizeof REDFMT / sizeof REDFMT[0])) red_formats(k);
+    w32(0x444e4521);  // '!END'
+    fclose(out);
+    fprintf(stderr, "surf3 redfmt %d: %d records\n", k, nrec);
+    return 0;
+  }
 
   // 1. sust.p conversions, one store per element (1-D, 1024 elements):
   // every normalized format and channel count, f16 x1/x2/x4 with NaN edge
