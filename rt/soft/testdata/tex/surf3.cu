@@ -213,6 +213,7 @@ static uint32_t half_value() {
 
 // 4. sured.p on surfaces whose elements are not 32-bit integers (float,
 // normalized, 8/16-bit and 2x32-bit formats): what soft refuses today.
+// Forms as section 3's .p ones (PTX takes only .b32, and .b64 for min/max).
 // Run alone, one format per process (`surf3 OUT.bin redfmt K`), since a
 // fault ends the context. 1-D, clamp; every thread reduces element i % W
 // (two threads per element, so accumulation shows), plus a few outside.
@@ -224,7 +225,7 @@ static void red_formats(int k) {
   static const char* TYS[6] = {"u32", "s32", "u64", "s64", "b32", "b64"};
   const Fmt& fm = REDFMT[k];
   struct RF { int op, ty; };
-  const RF rfs[] = {{0, 0}, {1, 0}, {2, 0}, {1, 1}, {2, 1}, {3, 4}, {4, 4}, {0, 2}, {3, 5}};
+  const RF rfs[] = {{0, 4}, {1, 4}, {2, 4}, {3, 4}, {4, 4}, {1, 5}, {2, 5}};  // sured.p takes .b32 and .b64 (min/max) only
   for (const RF& rf : rfs) {
     bool w64 = rf.ty == 2 || rf.ty == 3 || rf.ty == 5;
     std::string name = std::string("sured.p.") + OPS[rf.op] + ".1d." + TYS[rf.ty] + ".clamp";
