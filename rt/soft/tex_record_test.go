@@ -47,9 +47,11 @@ func TestTexRecorded(t *testing.T) {
 		for i, co := range r.coords {
 			var got [4]uint32
 			op := texRecOperands(h[22], op, co)
-			if op.gather {
+			switch {
+			case texRecZero(h[22]): // (tex.grad.1d with a depth compare: 0)
+			case op.gather:
 				got = v.gatherOp(op, co)
-			} else {
+			default:
 				got = v.sample(op, co)
 			}
 			if texRecResidency(h[22]) {

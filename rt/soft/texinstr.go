@@ -54,6 +54,7 @@ type texInstr struct {
 	offs  bool      // tex/tld4 with texel offsets (operand e)
 	off   [3]uint32 // their registers
 	resid bool      // tex/tld4 d|p: p, the residency predicate, is set
+	zero  bool      // tex returns 0 in every channel (texZeroResult)
 	pred  uint32    // p's slot
 	what  string
 }
@@ -301,11 +302,12 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 // gradients; with none, the lod was dropped above): the optional texel
 // offsets e (a vector of .s32, one element per dimension, four for .3d,
 // the fourth ignored) and depth-compare value f (an .f32 scalar). CUDA's
-// samplers have no compare mode and the H100 ignores f; the offsets are
+// samplers have no compare mode and the H100 ignores f, but for
+// tex.grad.1d, which then returns 0 (texZeroResult); the offsets are
 // applied as texOffset says; the residency predicate of d|p is always
 // true. Only the recorded combinations load (testdata/tex/NOTES.md,
-// "Offsets, depth compare, residency" and rounds 4 and 5; see
-// texExtrasRecorded); the others are refused rather than guessed.
+// "Offsets, depth compare, residency" and rounds 4 to 6; see
+// texExtrasRecorded); what ptxas refuses is refused with its message.
 func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.Operand) {
 	var level, grad bool
 	for _, m := range in.Mods {
@@ -337,6 +339,7 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 	if msg := texExtrasRecorded(ti, level, grad, offs != nil, depth != nil); msg != "" {
 		dc.failIn(in, "%s: %s", ti.what, msg)
 	}
+	ti.zero = texZeroResult(ti.kind, ti.geom, grad, depth != nil)
 	if offs != nil {
 		// (tex.1d's offset register is not masked to 4 bits: its bits
 		// 4-7 are a y offset, texsample.go; immediates mean the same,
@@ -355,103 +358,59 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 
 // texExtrasRecorded says why a combination of texel offsets, depth
 // compare and residency predicate with tex or tld4 of ti's geometry is
-// refused ("" if it loads): only what tex2-f, tex2-g and tex2-k recorded
-// on the H100 loads, and tex.3d with a depth compare, which ptxas refuses
-// ("Illegal modifier '.3d' for instruction 'tex'"). Offsets: tex of every
-// geometry but the cubes (PTX has none there), .f32 or .s32 coordinates;
-// tex.level.{1d,2d,a2d,3d}; tex.grad.2d; tld4.{2d,a2d}. Depth compare:
-// tex.{1d,2d,a1d,a2d,cube,acube} with .f32 coordinates, tld4.{2d,a2d,cube};
-// with offsets on tex.2d only. d|p: tex.{1d,2d,3d,a2d,cube} with .f32
-// coordinates, tex.2d with .s32, tld4.{2d,a2d} (the predicate is true and
-// the channels the plain sample's whatever the other operands, offsets
-// included).
+// refused ("" if it loads). Rounds 3 to 6 (tex2-f, tex2-g, tex2-k, tex2-m;
+// testdata/tex/NOTES.md) recorded every combination on the H100 that PTX
+// allows and ptxas accepts, each of offsets, depth compare and d|p alone
+// and with the others, on every geometry, for tex, tex.level, tex.grad and
+// tld4, with .f32 or .s32 coordinates; all of them load. Refused:
+//   - what PTX forbids: offsets on cube maps;
+//   - what ptxas refuses (probe6.txt, probe5.txt): a depth compare with
+//     .s32 coordinates ("Arguments mismatch for instruction 'tex'"), on
+//     tex.3d ("Illegal modifier '.3d' for instruction 'tex'"), tex.level.3d
+//     and tex.grad.3d (the same for 'tex.level' and 'tex.grad');
+//   - what was never recorded: offsets, depth compare or d|p with .s32
+//     coordinates on tex.level or tex.grad, and d|p on tex.grad.1d with a
+//     depth compare (which returns 0 in every channel, texZeroResult: what
+//     its predicate says is not known).
+//
+// A depth compare changes nothing (CUDA's samplers have no compare mode)
+// but on tex.grad.1d, and the residency predicate is true with the plain
+// sample's channels, whatever the other operands.
 func texExtrasRecorded(ti *texInstr, level, grad, offs, depth bool) string {
-	if texRound6 {
-		return texExtrasRecorded6(ti, level, grad, offs, depth)
-	}
 	g := ti.geom
-	name := texGeomNames[g]
-	kind := "tex"
-	if ti.kind == tkTld4 {
-		kind = "tld4"
+	if offs && (g == texGeomCube || g == texGeomACube) {
+		return "texel offsets on cube maps are not allowed"
 	}
-	plain := ti.kind == tkTex && !ti.intc && !level && !grad
-	if offs {
-		if g == texGeomCube || g == texGeomACube {
-			return "texel offsets on cube maps are not allowed"
-		}
-		ok := false
-		switch {
-		case ti.kind == tkTld4:
-			ok = g == texGeom2D || g == texGeomA2D
-		case grad:
-			ok = g == texGeom2D && !ti.intc
-		case level:
-			ok = g != texGeomA1D && !ti.intc
-		default:
-			ok = true // tex of 1d, 2d, 3d, a1d, a2d, .f32 or .s32 coordinates
-		}
-		if !ok {
-			what := kind
-			if level {
-				what += ".level"
-			}
-			if grad {
-				what += ".grad"
-			}
-			return "texel offsets are supported on tex.{1d,2d,3d,a1d,a2d} (.f32 or .s32 coordinates), tex.level.{1d,2d,a2d,3d}, tex.grad.2d and tld4.{2d,a2d}; " + what + "." + name + " here is not recorded"
-		}
+	if (offs || depth || ti.resid) && ti.intc && (level || grad) {
+		return "texel offsets, depth compare and d|p with .s32 coordinates on tex.level or tex.grad are not recorded"
 	}
-	if depth {
-		if plain && g == texGeom3D {
-			return "ptxas refuses a depth-compare operand on tex.3d (\"Illegal modifier '.3d' for instruction 'tex'\")"
-		}
-		ok := plain && g != texGeom3D || ti.kind == tkTld4 && (g == texGeom2D || g == texGeomA2D || g == texGeomCube)
-		if ok && offs {
-			ok = plain && g == texGeom2D
-		}
-		if !ok {
-			return "depth compare is supported on tex.{1d,2d,a1d,a2d,cube,acube} with .f32 coordinates and tld4.{2d,a2d,cube} (with texel offsets on tex.2d only); the others are not recorded"
-		}
+	if depth && ti.intc {
+		return "ptxas refuses a depth-compare operand with .s32 coordinates (\"Arguments mismatch for instruction 'tex'\")"
 	}
-	if ti.resid {
-		ok := plain && g != texGeomA1D && g != texGeomACube ||
-			ti.kind == tkTex && ti.intc && !level && !grad && g == texGeom2D ||
-			ti.kind == tkTld4 && (g == texGeom2D || g == texGeomA2D)
-		if !ok {
-			return "residency predicates (d|p) are supported on tex.{1d,2d,3d,a2d,cube} with .f32 coordinates, tex.2d with .s32 coordinates and tld4.{2d,a2d}; the others are not recorded"
+	if depth && ti.kind == tkTex && g == texGeom3D {
+		name := "tex"
+		if level {
+			name = "tex.level"
 		}
+		if grad {
+			name = "tex.grad"
+		}
+		return "ptxas refuses a depth-compare operand on " + name + ".3d (\"Illegal modifier '.3d' for instruction '" + name + "'\")"
+	}
+	if ti.resid && texZeroResult(ti.kind, g, grad, depth) {
+		return "d|p on tex.grad.1d with a depth compare is not recorded (the H100 returns 0 in every channel there; what it says of residency is not known)"
 	}
 	return ""
 }
 
-// texRound6 switches texExtrasRecorded to texExtrasRecorded6, the rule
-// once round 6 (testdata/tex/tex2-m.bin.gz, targeted.inc's t_tex6, forms
-// 156-232) is recorded and replays exactly. Off until then: the draft below
-// is what the recording is meant to confirm, not yet what the H100 said.
-const texRound6 = false
-
-// texExtrasRecorded6 is texExtrasRecorded after round 6 (a draft, unused
-// while texRound6 is false): offsets on every geometry but the cubes (PTX
-// has none there) for tex with .f32 or .s32 coordinates, tex.level,
-// tex.grad and tld4.{2d,a2d}; depth compare everywhere but on 3-D textures
-// (ptxas refuses tex.3d's; round 6 probes .s32, tex.level.3d and
-// tex.grad.3d too, forms 166, 171 and 178) and on tld4 of every geometry;
-// d|p everywhere; each with the others. Never recorded, so still refused:
-// .s32 coordinates with tex.level or tex.grad. Any form of round 6 that
-// ptxas or the driver refused (texRecRefused6) must stay refused here.
-func texExtrasRecorded6(ti *texInstr, level, grad, offs, depth bool) string {
-	g := ti.geom
-	if (offs || depth || ti.resid) && ti.intc && (level || grad) {
-		return "texel offsets, depth compare and d|p with .s32 coordinates on tex.level or tex.grad are not recorded"
-	}
-	if offs && (g == texGeomCube || g == texGeomACube) {
-		return "texel offsets on cube maps are not allowed"
-	}
-	if depth && ti.kind == tkTex && g == texGeom3D {
-		return "ptxas refuses a depth-compare operand on tex.3d (\"Illegal modifier '.3d' for instruction 'tex'\")"
-	}
-	return ""
+// texZeroResult says whether tex or tld4 returns 0 in every channel
+// whatever the texture and coordinates: tex.grad.1d with a depth-compare
+// operand, with or without offsets (tex2-m forms 176 and 219: every one
+// of their 12,288 samples, f32 and u8x4 normalized 1-D arrays, point and
+// linear, clamp, wrap and border; tex.grad.a1d and tex.level.1d with a
+// depth compare and tex.grad.1d without one return the plain sample).
+func texZeroResult(kind, geom int, grad, depth bool) bool {
+	return kind == tkTex && grad && depth && geom == texGeom1D
 }
 
 var texGeomNames = [...]string{"1d", "2d", "3d", "a1d", "a2d", "cube", "acube"}
@@ -611,9 +570,12 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 					msg: sprintf("%s on a seamless cube map (TexSeamlessCubemap) of integer texels read as integers is not supported: not recorded on the H100 (float and normalized texels are)", ti.what)}
 				return false
 			}
-			if op.gather {
+			switch {
+			case ti.zero:
+				// (out stays 0: tex.grad.1d with a depth compare)
+			case op.gather:
 				out = v.gatherOp(op, crd)
-			} else {
+			default:
 				out = v.sample(op, crd)
 			}
 		case tkTxq, tkSuq:

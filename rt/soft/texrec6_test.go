@@ -1,8 +1,7 @@
 package soft
 
 import (
-	"errors"
-	"io/fs"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,7 +15,7 @@ import (
 // genforms2.py, which writes texforms6_gen_test.go): every combination of
 // texel offsets, depth compare and residency predicate that soft refused
 // after round 5. The recording, tex2-m.bin.gz, comes from the GPU run
-// .gpu/tex6/run.sh; until it is there TestTexRecorded6 says so and skips.
+// .gpu/tex6/run.sh (probe6.txt its probe of every form).
 
 // texForm6 is one round-6 form: the instruction it ran and its PTX (for
 // the kernel replay, as texForms3's).
@@ -30,10 +29,18 @@ type texForm6 struct {
 // texRec6File is round 6's recording.
 const texRec6File = "tex2-m.bin.gz"
 
-// texRecRefused6 are the round-6 forms ptxas or the driver refused in the
-// run's probe (probe6.txt of .gpu/tex6/run.sh); the recorder was built
-// without them and wrote no records for them. To be filled from that run.
-var texRecRefused6 = map[uint32]bool{}
+// texRecRefused6 are the round-6 forms ptxas refused in the run's probe
+// (testdata/tex/probe6.txt); the recorder was built without them and wrote
+// no records for them: .s32 coordinates with a depth compare, with or
+// without offsets and d|p (164-168, 209-212, 225: "Arguments mismatch for
+// instruction 'tex'"), and tex.level.3d and tex.grad.3d with a depth compare
+// (171, 178: "Illegal modifier '.3d' for instruction 'tex.level'", 'tex.grad').
+var texRecRefused6 = map[uint32]bool{
+	164: true, 165: true, 166: true, 167: true, 168: true,
+	171: true, 178: true,
+	209: true, 210: true, 211: true, 212: true,
+	225: true,
+}
 
 // texRecForm6 is texRecForm for round 6's forms 156-232.
 func texRecForm6(form uint32) texOp {
@@ -42,6 +49,18 @@ func texRecForm6(form uint32) texOp {
 		return texOp{geom: -1}
 	}
 	return texOp{geom: f.geom, intCoords: f.s32, gather: f.tld4, level: f.level, offs: f.offs}
+}
+
+// texRecZero says whether a recorded form returns 0 in every channel
+// (texinstr.go's texZeroResult: tex.grad.1d with a depth compare, forms
+// 176 and 219), the sampler not asked.
+func texRecZero(form uint32) bool {
+	f, ok := texForms6[form]
+	kind := tkTex
+	if f.tld4 {
+		kind = tkTld4
+	}
+	return ok && texZeroResult(kind, f.geom, f.grad, f.depth)
 }
 
 // texRecKey6 names a round-6 form for texRecKey: e.g. tex.grad+offsets+depth|p.
@@ -117,9 +136,6 @@ func TestTexForms6Table(t *testing.T) {
 // must have records.
 func TestTexRecorded6(t *testing.T) {
 	path := filepath.Join("testdata/tex", texRec6File)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("%s is not recorded yet (GPU: bash .gpu/tex6/run.sh); round 6 not replayed", path)
-	}
 	tr, _, err := loadTexFiles("testdata/tex", texRec6File)
 	if err != nil {
 		t.Fatal(err)
@@ -141,9 +157,11 @@ func TestTexRecorded6(t *testing.T) {
 		for i, co := range r.coords {
 			op := texRecOperands(form, texRecForm(form), co)
 			var got [4]uint32
-			if op.gather {
+			switch {
+			case texRecZero(form):
+			case op.gather:
 				got = v.gatherOp(op, co)
-			} else {
+			default:
 				got = v.sample(op, co)
 			}
 			if texRecResidency(form) {
@@ -187,12 +205,35 @@ func TestTexRecorded6(t *testing.T) {
 	t.Logf("round 6: %d samples, %d outside the 3-D blend gap wrong; 3-D linear %d/%d exact", n, bad, gapOK, gapN)
 }
 
-// TestTexForms6Decode: which round-6 forms soft loads. While texRound6 is
-// off, exactly those with an offset, depth-compare or d|p operand are
-// refused as not recorded (round 6 records what soft refuses; 161-163 are
-// tex.level.a1d, tex.grad.a1d and tex.grad.acube as such, which load);
-// once it is on, every form loads but those the probe refused.
+// TestTexForms6Decode: every round-6 form loads but those ptxas refused
+// in the probe (probe6.txt, texRecRefused6), which soft refuses quoting
+// ptxas's error.
 func TestTexForms6Decode(t *testing.T) {
+	probe, err := os.ReadFile("testdata/tex/probe6.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptxasErr := map[uint32]string{} // form: ptxas's error, from the probe
+	for _, line := range strings.Split(string(probe), "\n") {
+		var form uint32
+		if _, err := fmt.Sscanf(line, "form %d:", &form); err != nil {
+			continue
+		}
+		if _, ok := texForms6[form]; !ok {
+			t.Errorf("probe6.txt: %q: not a round-6 form", line)
+		}
+		_, msg, refused := strings.Cut(line, "error   : ")
+		if msg, _, _ = strings.Cut(msg, " ptxas fatal"); refused {
+			ptxasErr[form] = strings.TrimSpace(msg)
+		} else if !strings.HasSuffix(line, ": ok") {
+			t.Errorf("probe6.txt: %q: neither ok nor a ptxas error", line)
+		}
+	}
+	for form := range texForms6 {
+		if _, ok := ptxasErr[form]; ok != texRecRefused6[form] {
+			t.Errorf("form %d: refused by ptxas in probe6.txt %v, in texRecRefused6 %v", form, ok, texRecRefused6[form])
+		}
+	}
 	d, _, _ := graphEnv(t, Options{})
 	forms := make([]int, 0, len(texForms6))
 	for form := range texForms6 {
@@ -205,17 +246,14 @@ func TestTexForms6Decode(t *testing.T) {
 			"\t.reg .pred %p<3>;\n\t.reg .b32 %r<24>;\n\t.reg .b64 %rd<4>;\n" +
 			"\tld.param.u64 %rd1, [tex];\n\t" + f.ptx + "\n\tret;\n}\n"
 		_, err := rt.NewLibrary("f6.ptx", []byte(src)).Load(d)
-		wantLoad := !(f.offs || f.depth || f.resid)
-		if texRound6 {
-			wantLoad = !texRecRefused6[uint32(form)]
-		}
+		msg, refused := ptxasErr[uint32(form)]
 		switch {
-		case wantLoad && err != nil:
+		case !refused && err != nil:
 			t.Errorf("form %d (%s): %v, want it to load", form, f.ptx, err)
-		case !wantLoad && err == nil:
-			t.Errorf("form %d (%s): loads, want it refused", form, f.ptx)
-		case !wantLoad && !strings.Contains(err.Error(), "not recorded") && !strings.Contains(err.Error(), "supported on") && !strings.Contains(err.Error(), "ptxas refuses"):
-			t.Errorf("form %d (%s): %v, want a not-recorded refusal", form, f.ptx, err)
+		case refused && err == nil:
+			t.Errorf("form %d (%s): loads, want it refused (ptxas: %s)", form, f.ptx, msg)
+		case refused && (!strings.Contains(err.Error(), "ptxas refuses") || !strings.Contains(err.Error(), msg)):
+			t.Errorf("form %d (%s): %v, want a refusal quoting ptxas: %q", form, f.ptx, err, msg)
 		}
 	}
 }
