@@ -58,14 +58,14 @@
 // tex.level and tex.grad on textures without mipmaps), tld4 (2d, a2d,
 // cube, acube; on seamless cube maps a gather meeting a corner blends the
 // missing texel, and integer texels read as integers, not recorded there,
-// stop the kernel), with the optional operands where the H100 recordings
-// have them (texel offsets on tex 1d, 2d, 3d, a1d, a2d with .f32 or .s32
-// coordinates, on tex.level 1d, 2d, a2d, 3d, tex.grad.2d and tld4 2d, a2d;
-// a depth-compare value, which the H100 ignores, on tex 1d, 2d, a1d, a2d,
-// cube, acube and tld4 2d, a2d, cube; the residency predicate d|p on tex
-// 1d, 2d, 3d, a2d, cube, tex.2d.s32 and tld4 2d, a2d; the other
-// combinations, tex.3d with a depth compare (which ptxas refuses)
-// included, are refused at load), suld.b, sust.b,
+// stop the kernel), with the optional texel offsets, depth-compare value
+// and residency predicate d|p in every combination PTX allows and ptxas
+// takes, all recorded on the H100 (the depth value changes nothing but on
+// tex.grad.1d, which then returns 0; d|p is true); refused at load: offsets
+// on cube maps, a depth compare with .s32 coordinates or on 3-D textures
+// (ptxas refuses them), and the unrecorded offsets, depth compare and d|p
+// with .s32 coordinates on tex.level and tex.grad and d|p on tex.grad.1d
+// with a depth compare), suld.b, sust.b,
 // sust.p, sured.b, sured.p and the width, height and depth queries of txq
 // and suq run against the texture and surface objects of rt's Texturer
 // (texture.go). Formatted stores convert as the H100 does (texsurf.go:
