@@ -59,13 +59,13 @@
 // cube, acube; on seamless cube maps a gather meeting a corner blends the
 // missing texel, and integer texels read as integers, not recorded there,
 // stop the kernel), with the optional texel offsets, depth-compare value
-// and residency predicate d|p in every combination PTX allows and ptxas
-// takes, all recorded on the H100 (the depth value changes nothing but on
-// tex.grad.1d, which then returns 0; d|p is true); refused at load: offsets
-// on cube maps, a depth compare with .s32 coordinates or on 3-D textures
-// (ptxas refuses them), and the unrecorded offsets, depth compare and d|p
-// with .s32 coordinates on tex.level and tex.grad and d|p on tex.grad.1d
-// with a depth compare), suld.b, sust.b,
+// and residency predicate d|p in every combination the H100 recordings
+// have, which is every one PTX allows and ptxas takes but two (the depth
+// value changes nothing but on tex.grad.1d, which then returns 0; d|p is
+// true; refused at load: offsets on cube maps, a depth compare with .s32
+// coordinates or on 3-D textures, which ptxas refuses, and the unrecorded
+// offsets, depth compare and d|p with .s32 coordinates on tex.level and
+// tex.grad and d|p on tex.grad.1d with a depth compare), suld.b, sust.b,
 // sust.p, sured.b, sured.p and the width, height and depth queries of txq
 // and suq run against the texture and surface objects of rt's Texturer
 // (texture.go). Formatted stores convert as the H100 does (texsurf.go:
