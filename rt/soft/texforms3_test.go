@@ -133,15 +133,17 @@ END:
 	return b.String()
 }
 
-// TestTexForms3Kernels runs the H100's round-3 and round-4 recordings
-// (tex2-f.bin.gz: texel offsets, depth compare, residency predicates,
-// tld4 on layered 2-D and cube textures, tex.level.acube; tex2-g.bin.gz:
-// offsets on 1d, a1d, a2d, 3d, with .s32 coordinates, tex.level and
-// tld4.a2d, depth compare on 1d, a2d, cube and tld4, d|p on tld4 and
-// tex.3d, tld4.acube) through kernels: each configuration becomes a CUDA
-// array and a texture object, and every sample must come back with the
-// H100's bits, except 3-D linear filtering of f32 texels (the 3-D blend is
-// a known gap, testdata/tex/NOTES.md), which is run and counted.
+// TestTexForms3Kernels runs the H100's recordings of the optional tex and
+// tld4 operands through kernels: rounds 3 to 6 (tex2-f: texel offsets,
+// depth compare, residency predicates, tld4 on layered 2-D and cube
+// textures, tex.level.acube; tex2-g, tex2-k and tex2-l: the same on the
+// other geometries, .s32 coordinates, tex.level, tex.grad, tld4 on
+// seamless cubes; tex2-m: every remaining combination ptxas takes,
+// tex.grad.1d's zeros with a depth compare included). Each configuration
+// becomes a CUDA array and a texture object, and every sample must come
+// back with the H100's bits, except 3-D linear filtering of f32 texels
+// (the 3-D blend is a known gap, testdata/tex/NOTES.md), which is run and
+// counted.
 func TestTexForms3Kernels(t *testing.T) {
 	_, ctx, s := graphEnv(t, Options{})
 	lib := rt.NewLibrary("forms3.ptx", []byte(texForms3PTX()))
