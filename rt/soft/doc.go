@@ -82,7 +82,7 @@
 // ignore the flag) and filters it at half precision, and projects cube-map
 // directions through MUFU.RCP onto faces sampled as 2-D textures (seamless
 // ones filtering across faces); testdata/tex holds the H100's answers and
-// its NOTES.md the rules and the gaps (3-D weights are not yet exact).
+// its NOTES.md the rules and what is not reproduced.
 //
 // # Contraction
 //

@@ -759,20 +759,25 @@ func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
 	return texRoundAway(sum, emax-127-guard-8)
 }
 
-// texPlanesAdd adds the sums of a 3-D filter's two z planes, a in units of
-// 2^ea and b in units of 2^eb: the sum in the finer units is cut toward
-// -inf (two's complement) to a quarter of the coarser plane's unit, as the
-// H100's f32, f16 and sRGB filters do (NOTES.md: "3-D linear"); the result
-// and its units.
+// texPlanesAdd adds the sums of a 3-D filter's two z planes: a counted in
+// units of 2^(ea-c), b in units of 2^(eb-c), where ea and eb are the planes'
+// biased exponents E (texAlignedSum's emax) and c a constant (127+guard+8).
+// The finer plane's sum (smaller E) is cut toward -inf (two's complement)
+// to multiples of 2^(4*floor(E/4) - c), E the coarser plane's exponent: to
+// the coarser plane's unit when E is a multiple of 4, else to 2^-(E mod 4)
+// of it, as the H100's f32, f16 and sRGB filters do (NOTES.md: "3-D
+// blend"). The result is exact in units of 2^(e-c); it returns the result
+// and e.
 func texPlanesAdd(a int64, ea int, b int64, eb int) (int64, int) {
 	if ea > eb {
 		a, ea, b, eb = b, eb, a, ea
 	}
+	k := eb & 3 // bits kept below the coarser plane's unit
 	d := eb - ea
-	if d <= 2 {
+	if d <= k {
 		return b<<uint(d) + a, ea
 	}
-	return b<<2 + a>>uint(min(d-2, 63)), eb - 2
+	return b<<uint(k) + a>>uint(min(d-k, 63)), eb - k
 }
 
 // texAlignedSum is the weighted sum of texels t (weights w) aligned to the
