@@ -131,9 +131,8 @@ func TestTexForms6Table(t *testing.T) {
 }
 
 // TestTexRecorded6 replays round 6 (tex2-m) through the sampler: every
-// sample must be exact but 3-D linear filtering (the known blend gap,
-// counted as in TestTexRecorded), and every form the probe did not refuse
-// must have records.
+// sample must be exact, and every form the probe did not refuse must have
+// records.
 func TestTexRecorded6(t *testing.T) {
 	path := filepath.Join("testdata/tex", texRec6File)
 	tr, _, err := loadTexFiles("testdata/tex", texRec6File)
