@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"maps"
+	"math"
 	"strings"
 	"testing"
 
@@ -138,8 +139,9 @@ END:
 // depth compare, residency predicates, tld4 on layered 2-D and cube
 // textures, tex.level.acube; tex2-g, tex2-k and tex2-l: the same on the
 // other geometries, .s32 coordinates, tex.level, tex.grad, tld4 on
-// seamless cubes; tex2-m: every remaining combination ptxas takes,
-// tex.grad.1d's zeros with a depth compare included). Each configuration
+// seamless cubes, of u32, s32, u16 and u8 texels too in tex2-sea4;
+// tex2-m: every remaining combination ptxas takes, tex.grad.1d's zeros
+// with a depth compare included). Each configuration
 // becomes a CUDA array and a texture object, and every sample must come
 // back with the H100's bits, 3-D linear filtering of f32 texels included.
 func TestTexForms3Kernels(t *testing.T) {
@@ -180,6 +182,12 @@ func TestTexForms3Kernels(t *testing.T) {
 			ad.Format = rt.FormatFloat
 		case h[2] == texChanUnsigned && h[3] == 8:
 			ad.Format = rt.FormatUint8
+		case h[2] == texChanUnsigned && h[3] == 16:
+			ad.Format = rt.FormatUint16 // tex2-sea4
+		case h[2] == texChanUnsigned && h[3] == 32:
+			ad.Format = rt.FormatUint32 // tex2-sea4
+		case h[2] == texChanSigned && h[3] == 32:
+			ad.Format = rt.FormatInt32 // tex2-sea4
 		default:
 			t.Fatalf("%s: a texel format this test does not make", texRecKey(h))
 		}
@@ -382,27 +390,55 @@ func TestTexForms3Decode(t *testing.T) {
 // TestTexForms3SeamlessGather: tld4.cube on a seamless cube map gathers
 // across the cube's edges; where its footprint meets a corner, the
 // missing texel comes back as the 85/85/86 blend of the other three
-// (tex2-l; the recorded samples themselves run in TestTexForms3Kernels).
-// Integer texels read as integers, not recorded, stop the kernel with an
+// (tex2-l; the recorded samples themselves run in TestTexForms3Kernels):
+// for float texels a float blend; for integer texels read as integers
+// (tex2-sea4) the integer blend, its sum in 1/256 cut toward -inf for
+// 32-bit texels, rounded to nearest for 8- and 16-bit ones. Signed 8- and
+// 16-bit texels read as integers, not recorded, stop the kernel with an
 // illegal-instruction error naming them.
 func TestTexForms3SeamlessGather(t *testing.T) {
-	for _, integer := range []bool{false, true} {
+	cases := []struct {
+		name   string
+		format rt.ArrayFormat
+		size   int    // bytes per texel
+		mul    uint32 // integer texel i: (i+1)·mul
+		round  bool
+		fault  bool
+	}{
+		{"f32", rt.FormatFloat, 4, 0, false, false},
+		{"u32", rt.FormatUint32, 4, 251, false, false},
+		{"s32", rt.FormatInt32, 4, 253, false, false},
+		{"u16", rt.FormatUint16, 2, 251, true, false},
+		{"u8", rt.FormatUint8, 1, 251, true, false},
+		{"s16", rt.FormatInt16, 2, 251, false, true},
+		{"s8", rt.FormatInt8, 1, 251, false, true},
+	}
+	for _, tc := range cases {
 		_, ctx, s := graphEnv(t, Options{})
 		lib := rt.NewLibrary("forms3.ptx", []byte(texForms3PTX()))
 		p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
 		k := lib.Kernel("f112", p(0, 8), p(8, 8), p(16, 8), p(24, 4))
-		ad := rt.ArrayDesc{Width: 2, Height: 2, Depth: 6, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArrayCubemap}
-		if integer {
-			ad.Format = rt.FormatUint32
-		}
+		ad := rt.ArrayDesc{Width: 2, Height: 2, Depth: 6, Format: tc.format, Channels: 1, Flags: rt.ArrayCubemap}
 		arr, err := rt.NewArray(ctx, ad)
 		mustT(t, err)
-		texels := make([]float32, 24)
-		for i := range texels {
-			texels[i] = float32(i + 1)
+		// texel i: i+1 as a float; as an integer (i+1)·mul, negated
+		// for odd i when 32-bit signed, so that the blend has a
+		// fraction above 1/2 (cutting and rounding differ)
+		texels := make([]byte, 24*tc.size)
+		for i := 0; i < 24; i++ {
+			x := uint32(i+1) * tc.mul
+			switch {
+			case tc.format == rt.FormatFloat:
+				x = math.Float32bits(float32(i + 1))
+			case tc.format == rt.FormatInt32 && i&1 != 0:
+				x = -x
+			}
+			for b := 0; b < tc.size; b++ {
+				texels[i*tc.size+b] = byte(x >> (8 * b))
+			}
 		}
 		mustT(t, rt.CopyToArray(arr, texels))
-		td := rt.TextureDesc{Flags: rt.TexSeamlessCubemap}.Normalized(true)
+		td := rt.TextureDesc{Flags: rt.TexSeamlessCubemap}.Normalized(true).Read(rt.ReadElementType)
 		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td)
 		mustT(t, err)
 		// +x face, s = -z, t = -y: face coordinates (0.05, 0.05), the
@@ -411,7 +447,7 @@ func TestTexForms3SeamlessGather(t *testing.T) {
 		// 2, the corner beyond both at 3
 		in, err := rt.AllocFrom(ctx, []float32{1, 0.9, 0.9, 0.9})
 		mustT(t, err)
-		out, err := rt.Alloc[float32](ctx, 4)
+		out, err := rt.Alloc[uint32](ctx, 4)
 		mustT(t, err)
 		var b [28]byte
 		binary.LittleEndian.PutUint64(b[0:], uint64(tex.Object))
@@ -422,18 +458,48 @@ func TestTexForms3SeamlessGather(t *testing.T) {
 		if err == nil {
 			err = s.Synchronize()
 		}
-		if integer {
-			wantErr(t, err, rt.ErrIllegalInstruction, `tld4\.r\.cube.* seamless cube map .*integer texels .*not supported`)
+		if tc.fault {
+			wantErr(t, err, rt.ErrIllegalInstruction, `tld4\.r\.cube.* seamless cube map .*signed \d+-bit integer texels .*not supported`)
 			continue
 		}
 		mustT(t, err)
 		got, err := out.ToHost()
 		mustT(t, err)
-		if got[1] != 1 || got[0] == got[2] || got[0] <= 4 || got[2] <= 4 {
-			t.Errorf("tld4.r.cube at a seamless corner: %v, want texel 1 at position 1 and texels of two other faces at 0 and 2", got)
+		if tc.format == rt.FormatFloat {
+			g := make([]float32, 4)
+			for i := range g {
+				g[i] = math.Float32frombits(got[i])
+			}
+			if g[1] != 1 || g[0] == g[2] || g[0] <= 4 || g[2] <= 4 {
+				t.Errorf("f32: tld4.r.cube at a seamless corner: %v, want texel 1 at position 1 and texels of two other faces at 0 and 2", g)
+			}
+			if want := (85*g[0] + 86*g[1] + 85*g[2]) / 256; g[3] != want {
+				t.Errorf("f32: tld4.r.cube at a seamless corner: missing texel %v, want (85·%v + 86·%v + 85·%v)/256 = %v", g[3], g[0], g[1], g[2], want)
+			}
+			continue
 		}
-		if want := (85*got[0] + 86*got[1] + 85*got[2]) / 256; got[3] != want {
-			t.Errorf("tld4.r.cube at a seamless corner: missing texel %v, want (85·%v + 86·%v + 85·%v)/256 = %v", got[3], got[0], got[1], got[2], want)
+		val := func(x uint32) int64 {
+			if tc.format == rt.FormatInt32 {
+				return int64(int32(x))
+			}
+			return int64(x)
+		}
+		if got[1] != tc.mul&uint32(uint64(1)<<(8*tc.size)-1) || got[0] == got[2] {
+			t.Errorf("%s: tld4.r.cube at a seamless corner: %d, want texel 1 (%d) at position 1 and texels of two other faces at 0 and 2", tc.name, got, tc.mul)
+		}
+		sum := 85*val(got[0]) + 86*val(got[1]) + 85*val(got[2])
+		if sum&255 <= 128 {
+			// (the texels must make cutting and rounding differ, or the
+			// test would not tell them apart)
+			t.Errorf("%s: the blend's fraction %d/256 does not tell cutting from rounding", tc.name, sum&255)
+		}
+		want := sum >> 8 // 32-bit texels: cut toward -inf
+		if tc.round {
+			want = (sum + 128) >> 8
+		}
+		if val(got[3]) != want {
+			t.Errorf("%s: tld4.r.cube at a seamless corner: missing texel %d, want (85·%d + 86·%d + 85·%d)/256 %s = %d", tc.name,
+				val(got[3]), val(got[0]), val(got[1]), val(got[2]), map[bool]string{false: "cut toward -inf", true: "rounded"}[tc.round], want)
 		}
 	}
 }
