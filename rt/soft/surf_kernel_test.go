@@ -46,7 +46,29 @@ END:
 ` +
 	suredKernel("sured_add", "ld.global.u32 %r8, [%rd6];", "sured.b.add.2d.u32.clamp [%rd1, {%r6, %r7}], %r8;") +
 	suredKernel("sured_min64", "ld.global.u64 %rd7, [%rd6];", "sured.b.min.2d.u64.zero [%rd1, {%r6, %r7}], %rd7;") +
-	suredKernel("sured_or", "ld.global.u32 %r8, [%rd6];", "sured.p.or.2d.b32.zero [%rd1, {%r6, %r7}], %r8;")
+	suredKernel("sured_or", "ld.global.u32 %r8, [%rd6];", "sured.p.or.2d.b32.zero [%rd1, {%r6, %r7}], %r8;") +
+	suredPKernels()
+
+// suredPForms are surf3.cu redfmt's sured.p forms (surf4.bin.gz), 1-D and
+// clamped: 'SUR2' form number, op, type.
+var suredPForms = []struct {
+	form   uint32
+	op, ty string
+}{{1040, "add", "b32"}, {1140, "min", "b32"}, {1240, "max", "b32"}, {1340, "and", "b32"}, {1440, "or", "b32"},
+	{1150, "min", "b64"}, {1250, "max", "b64"}}
+
+// suredPKernels are sured_p_OP_TY for suredPForms.
+func suredPKernels() string {
+	var b strings.Builder
+	for _, f := range suredPForms {
+		load, val := "ld.global.u32 %r8, [%rd6];", "%r8"
+		if f.ty == "b64" {
+			load, val = "ld.global.u64 %rd7, [%rd6];", "%rd7"
+		}
+		b.WriteString(suredKernel("sured_p_"+f.op+"_"+f.ty, load, "sured.p."+f.op+".1d."+f.ty+".clamp [%rd1, {%r6}], "+val+";"))
+	}
+	return b.String()
+}
 
 // suredKernel is name(surf, crd, vals, n): thread i loads vals[i] (load,
 // into %r8 or %rd7) and reduces it into the surface at (crd[i].x,
@@ -95,9 +117,11 @@ func surfRecFormat(h []uint32) rt.ArrayFormat {
 	return base + rt.ArrayFormat(map[uint32]int{1: 0, 2: 1, 4: 2}[nch])
 }
 
-// TestSurfKernels runs recorded sust.p and sured sequences (2-D) through
-// kernels, rt's arrays and surface objects, and requires the H100's
-// images.
+// TestSurfKernels runs recorded sust.p and sured sequences (2-D; and
+// surf4's 84 sured.p sequences on formats that are not 32-bit integers,
+// 1-D) through kernels, rt's arrays and surface objects, and requires the
+// H100's images; sured.p where the H100 was not recorded stops the kernel
+// saying so.
 func TestSurfKernels(t *testing.T) {
 	_, ctx, s := graphEnv(t, Options{})
 	lib := rt.NewLibrary("surf.ptx", []byte(surfKernelPTX))
@@ -112,7 +136,10 @@ func TestSurfKernels(t *testing.T) {
 		{surfRecRed, 63}:     kernel("sured_min64"),
 		{surfRecRed, 363}:    kernel("sured_or"),
 	}
-	_, sr, err := loadTexFiles("testdata/tex", "surf2-sustp.bin.gz", "surf2-sured.bin.gz")
+	for _, f := range suredPForms {
+		kernels[form{surfRecRed2, f.form}] = kernel("sured_p_" + f.op + "_" + f.ty)
+	}
+	_, sr, err := loadTexFiles("testdata/tex", "surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf4.bin.gz")
 	mustT(t, err)
 	ran := map[string]int{}
 	for _, r := range sr {
@@ -122,7 +149,11 @@ func TestSurfKernels(t *testing.T) {
 			continue
 		}
 		f := surfRecFormat(h)
-		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: int(h[4]), Height: int(h[5]), Format: f, Channels: int(h[3]), Flags: rt.ArraySurfaceLoadStore})
+		height := int(h[5])
+		if r.tag == surfRecRed2 {
+			height = 0 // surf4: 1-D arrays
+		}
+		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: int(h[4]), Height: height, Format: f, Channels: int(h[3]), Flags: rt.ArraySurfaceLoadStore})
 		mustT(t, err)
 		mustT(t, rt.CopyToArray(arr, r.img))
 		surf, err := rt.NewSurface(arr)
@@ -149,40 +180,55 @@ func TestSurfKernels(t *testing.T) {
 		mustT(t, k.Launch(cfg, b[:]))
 		got := make([]byte, len(r.after))
 		mustT(t, rt.CopyFromArray(arr, got))
-		name := fmt.Sprintf("%s form %d on %v", map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured"}[r.tag], h[8], f)
+		tag := map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured", surfRecRed2: "sured.p (surf4)"}[r.tag]
+		name := fmt.Sprintf("%s form %d on %v", tag, h[8], f)
 		if d := imageDiff(got, r.after); d != "" {
 			t.Errorf("%s: image differs %s", name, d)
 		}
-		ran[map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured"}[r.tag]]++
+		ran[tag]++
 		mustT(t, surf.Destroy())
 		mustT(t, arr.Destroy())
 		cb.Free()
 		vb.Free()
 	}
-	if ran["sust.p"] < 16 || ran["sured"] < 3 {
-		t.Fatalf("ran %v recorded sequences, want 16 sust.p (every format) and 3 sured", ran)
+	if ran["sust.p"] < 16 || ran["sured"] < 3 || ran["sured.p (surf4)"] < 84 {
+		t.Fatalf("ran %v recorded sequences, want 16 sust.p (every format), 3 sured and 84 sured.p of surf4", ran)
 	}
 	t.Logf("recorded sequences through kernels, all exact: %v", ran)
 
-	// sured.p on a float surface: the H100's answer is not recorded, so
-	// the launch fails saying so rather than guessing.
-	arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: 4, Height: 2, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
-	mustT(t, err)
-	surf, err := rt.NewSurface(arr)
-	mustT(t, err)
-	cb, err := rt.AllocFrom(ctx, make([]uint32, 4))
-	mustT(t, err)
-	var b [28]byte
-	binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
-	binary.LittleEndian.PutUint64(b[8:], uint64(cb.Ptr))
-	binary.LittleEndian.PutUint64(b[16:], uint64(cb.Ptr))
-	binary.LittleEndian.PutUint32(b[24:], 1)
-	err = kernels[form{surfRecRed, 363}].Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
-	if err == nil {
-		err = s.Synchronize()
-	}
-	if err == nil || !strings.Contains(err.Error(), "not recorded") {
-		t.Fatalf("sured.p on an f32 surface: %v, want an error saying it is not implemented", err)
+	// sured.p where the H100's answer is not recorded: the launch fails
+	// saying so rather than guessing.
+	for _, c := range []struct {
+		format rt.ArrayFormat
+		width  int
+		kernel string
+		want   string
+	}{
+		{rt.FormatSnorm16, 4, "sured_p_min_b32", "16-bit signed normalized elements: min and max on signed normalized elements are not recorded"},
+		// x = 1: bytes 4 to 7 of a 6-byte row
+		{rt.FormatUint8, 6, "sured_p_or_b32", "x = 1: its rows of 6 bytes are not a whole number of 4-byte accesses"},
+	} {
+		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: c.width, Format: c.format, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
+		mustT(t, err)
+		surf, err := rt.NewSurface(arr)
+		mustT(t, err)
+		cb, err := rt.AllocFrom(ctx, []uint32{1, 0, 0, 0}) // x = 1, value 1
+		mustT(t, err)
+		var b [28]byte
+		binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
+		binary.LittleEndian.PutUint64(b[8:], uint64(cb.Ptr))
+		binary.LittleEndian.PutUint64(b[16:], uint64(cb.Ptr))
+		binary.LittleEndian.PutUint32(b[24:], 1)
+		err = kernel(c.kernel).Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
+		if err == nil {
+			err = s.Synchronize()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s on a %v surface %d wide: %v, want an error saying %q", c.kernel, c.format, c.width, err, c.want)
+		}
+		// the fault ends the context
+		_, ctx, s = graphEnv(t, Options{})
+		lib = rt.NewLibrary("surf.ptx", []byte(surfKernelPTX))
 	}
 }
 

@@ -85,8 +85,9 @@ func imageDiff(got, want []byte) string {
 }
 
 // TestSurfRecorded replays the recorded suld.b, sust.b, sust.p and sured
-// accesses (surf.bin.gz, surf2-sustp.bin.gz, surf2-sured.bin.gz) and
-// requires the H100's loaded values and images bit for bit.
+// accesses (surfRecFiles: surf.bin.gz, surf2-sustp.bin.gz,
+// surf2-sured.bin.gz, surf3.bin.gz, surf4.bin.gz) and requires the H100's
+// loaded values and images bit for bit.
 func TestSurfRecorded(t *testing.T) {
 	_, sr, err := loadTexFiles("testdata/tex", surfRecFiles...)
 	if err != nil {
@@ -164,16 +165,24 @@ func TestSurfRecorded(t *testing.T) {
 				cls = acU32
 			}
 			if elems {
-				cls = surfRedClass(v, size)
+				var why string
+				if cls, why = surfRedP(v, size, op); cls < 0 {
+					fail("%s on %s: recorded, but refused: %s", name, surfRecFmt(h), why)
+					continue
+				}
 			}
 			for i, c := range s.coords {
 				if elems {
-					c = surfElemX(v, geom, c)
+					c = surfUnitX(v, geom, c, size) // x counts accesses
 				}
 				surfReduce(v, geom, c, size, mode, op, cls, uint64(s.res[i][0])|uint64(s.res[i][1])<<32)
 			}
 			d := imageDiff(img, s.after)
-			tally(suredRecKey(name), d == "")
+			key := suredRecKey(name)
+			if elems {
+				key += " " + surfRecFmt(h) // (surf4: every format)
+			}
+			tally(key, d == "")
 			if d != "" {
 				fail("%s on %s: image after %d reductions differs %s", name, surfRecFmt(h), len(s.coords), d)
 			}

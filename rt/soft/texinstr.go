@@ -586,17 +586,22 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 		case tkSuld, tkSust, tkSured:
 			n := ti.size * ti.cnt
 			bc, cls := crd, ti.rcls
-			if ti.elems {
-				// x counts elements (sust.p, sured.p)
-				bc, n = surfElemX(v, ti.geom, crd), v.texelBytes()
-				if ti.kind == tkSured {
-					if cls = surfRedClass(v, ti.size); cls < 0 {
-						c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc,
-							msg: sprintf("%s on a surface of %d-bit %s elements: only sured.p on 32-bit (.b32) or 2×32-bit (.b64) integer elements is implemented (what the H100 does with other formats is not recorded)",
-								ti.what, 8*v.texelBytes(), texChanNames[v.Chan])}
-						return false
-					}
+			if ti.elems && ti.kind == tkSured {
+				// sured.p: x counts accesses of ti.size bytes, whatever
+				// the format (texsurf.go surfRedP)
+				var why string
+				if cls, why = surfRedP(v, ti.size, ti.red); cls >= 0 {
+					why = surfRedPEdge(v, ti.geom, crd, ti.size)
 				}
+				if why != "" {
+					c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc,
+						msg: sprintf("%s on a surface of %d-bit %s%s elements: %s", ti.what, 8*v.texelBytes(), texChanNames[v.Chan], map[bool]string{true: " normalized"}[v.ReadNorm], why)}
+					return false
+				}
+				bc, n = surfUnitX(v, ti.geom, crd, ti.size), ti.size
+			} else if ti.elems {
+				// x counts elements (sust.p)
+				bc, n = surfElemX(v, ti.geom, crd), v.texelBytes()
 			} else if ti.kind == tkSured && cls < 0 {
 				cls = acU32 // .and, .or: bitwise
 			}

@@ -54,24 +54,32 @@ func suredCheck(dc *decoder, in *ptx.Instr, ti *texInstr, op, ty string) {
 	}
 }
 
-// surfElemX turns the element coordinate x of a formatted access (sust.p,
-// sured.p) into the byte coordinate surfOffset takes. Coordinates outside
-// the row stay outside on the same side, so that .clamp, .zero and .trap
-// see them as the H100 does (x counts elements; no misalignment is
-// possible).
+// surfElemX turns the element coordinate x of a formatted store (sust.p)
+// into the byte coordinate surfOffset takes. Coordinates outside the row
+// stay outside on the same side, so that .clamp, .zero and .trap see them
+// as the H100 does (x counts elements; no misalignment is possible).
 func surfElemX(v *texView, geom int, c [4]uint32) [4]uint32 {
+	return surfUnitX(v, geom, c, v.texelBytes())
+}
+
+// surfUnitX turns a coordinate x that counts units of unit bytes (sust.p:
+// elements; sured.p: accesses, surfRedP) into the byte coordinate
+// surfOffset takes, coordinates outside the row kept outside on the same
+// side (the row's byte width must be a multiple of unit).
+func surfUnitX(v *texView, geom int, c [4]uint32, unit int) [4]uint32 {
 	i := 0
 	if geom == texGeomA1D || geom == texGeomA2D {
 		i = 1
 	}
-	es := int64(v.texelBytes())
+	u := int64(unit)
+	n := int64(v.W*v.texelBytes()) / u // units in a row
 	switch x := int64(int32(c[i])); {
 	case x < 0:
-		c[i] = uint32(int32(-es))
-	case x >= int64(v.W):
-		c[i] = uint32(int32(int64(v.W) * es))
+		c[i] = uint32(int32(-u))
+	case x >= n:
+		c[i] = uint32(int32(n * u))
 	default:
-		c[i] = uint32(int32(x * es))
+		c[i] = uint32(int32(x * u))
 	}
 	return c
 }
@@ -190,7 +198,7 @@ func surfNorm(w uint32, n int, signed bool) uint32 {
 // sync/atomic cannot do.
 var surfRedMu sync.Mutex
 
-// surfReduce runs sured at c (x in bytes; surfElemX has scaled a .p
+// surfReduce runs sured at c (x in bytes; surfUnitX has scaled a .p
 // coordinate): op (atAdd, atMin, atMax, atAnd, atOr) of class cls (acU32,
 // acS32, acU64, acS64) with value val, atomically, so that concurrent
 // reductions from every CTA add up whatever their order (as they do on the
@@ -226,21 +234,57 @@ func surfReduce(v *texView, geom int, c [4]uint32, size, mode, op, cls int, val 
 
 var texChanNames = [...]string{texChanUnsigned: "unsigned", texChanSigned: "signed", texChanFloat: "float"}
 
-// surfRedClass is the class a sured.p of size bytes (.b32: 4, .b64: 8)
-// works in on v's elements: the format's integers, unsigned (.u32, .u64) or
-// signed (.s32, .s64), as the PTX ISA says; -1 for other formats (floats,
-// normalized, elements of another size: not recorded).
-func surfRedClass(v *texView, size int) int {
-	if v.texelBytes() != size || v.Bits != 32 || v.ReadNorm || v.Chan == texChanFloat {
-		return -1
+// surfRedP says how a sured.p of size bytes (.b32: 4, .b64: 8) works on
+// v, as the H100 does it whatever the format (surf4.bin.gz: f32x1, f32x2,
+// f16x2, unorm8x4, unorm16x2, u8x1, u8x4, u16x1, u16x2, s8x4, s16x2 and
+// u32x4 besides surf2/surf3's 32-bit integers; add, min, max, and, or on
+// .b32, min and max on .b64): it is sured.b with x counting accesses of
+// size bytes, not elements (the byte coordinate is x·size, surfUnitX;
+// clamp, zero and trap act on that byte coordinate as for sured.b), on
+// the raw bits there, whatever the element's size or channels: an
+// integer op of the access's width, min and max signed on signed integer
+// formats (.s32, .s64) and unsigned on every other one, float formats
+// included (no float compare, no per-channel op). So on a u8x1 surface
+// sured.p.add.b32 at x = 1 adds to the 32 bits of elements 4 to 7, and on
+// u32x4 sured.p.b32 at x = 5 reduces channel 1 of element 1.
+//
+// It returns the class the op works in (acU32, acS32, acU64, acS64), or -1
+// and the reason for what was not recorded: min and max on signed
+// normalized surfaces (which way they compare). surfRedPEdge says the
+// rest.
+func surfRedP(v *texView, size, op int) (cls int, why string) {
+	signed := v.Chan == texChanSigned
+	if signed && v.ReadNorm && (op == atMin || op == atMax) {
+		return -1, "min and max on signed normalized elements are not recorded (on signed integer formats they compare signed, on every other recorded format unsigned)"
 	}
 	switch {
-	case v.Chan == texChanSigned && size == 4:
-		return acS32
-	case v.Chan == texChanSigned:
-		return acS64
+	case signed && !v.ReadNorm && size == 4:
+		return acS32, ""
+	case signed && !v.ReadNorm:
+		return acS64, ""
 	case size == 4:
-		return acU32
+		return acU32, ""
 	}
-	return acU64
+	return acU64, ""
+}
+
+// surfRedPEdge is "" for a sured.p of size bytes at c that the recordings
+// cover, or the reason it is not covered: on a surface whose rows are not
+// a whole number of accesses (u8x1 rows of 6 bytes and .b32), an access
+// at or beyond the last whole one (one that would cross the row's end, or
+// that clamping would move to where the H100 was not recorded putting it);
+// the accesses inside the row are covered.
+func surfRedPEdge(v *texView, geom int, c [4]uint32, size int) string {
+	rb := v.W * v.texelBytes()
+	if rb%size == 0 {
+		return ""
+	}
+	i := 0
+	if geom == texGeomA1D || geom == texGeomA2D {
+		i = 1
+	}
+	if x := int64(int32(c[i])); x < int64(rb/size) {
+		return ""
+	}
+	return sprintf("x = %d: its rows of %d bytes are not a whole number of %d-byte accesses (x counts accesses), and what the H100 does with one that does not fit in the row is not recorded", int32(c[i]), rb, size)
 }
