@@ -57,9 +57,8 @@
 // tex (1d, 2d, 3d, a1d, a2d, cube, acube; f32 and s32 coordinates;
 // tex.level and tex.grad on textures without mipmaps), tld4 (2d, a2d,
 // cube, acube; on seamless cube maps a gather meeting a corner blends the
-// missing texel, integer texels read as integers as integers, except
-// signed 8- and 16-bit ones, not recorded there, which stop the kernel),
-// with the optional texel offsets, depth-compare value
+// missing texel, integer texels read as integers as integers), with the
+// optional texel offsets, depth-compare value
 // and residency predicate d|p in every combination the H100 recordings
 // have, which is every one PTX allows and ptxas takes but two (the depth
 // value changes nothing but on tex.grad.1d, which then returns 0; d|p is

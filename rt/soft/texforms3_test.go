@@ -139,7 +139,7 @@ END:
 // depth compare, residency predicates, tld4 on layered 2-D and cube
 // textures, tex.level.acube; tex2-g, tex2-k and tex2-l: the same on the
 // other geometries, .s32 coordinates, tex.level, tex.grad, tld4 on
-// seamless cubes, of u32, s32, u16 and u8 texels too in tex2-sea4;
+// seamless cubes, of integer texels too in tex2-sea4 and tex2-sea5;
 // tex2-m: every remaining combination ptxas takes, tex.grad.1d's zeros
 // with a depth compare included). Each configuration
 // becomes a CUDA array and a texture object, and every sample must come
@@ -188,6 +188,10 @@ func TestTexForms3Kernels(t *testing.T) {
 			ad.Format = rt.FormatUint32 // tex2-sea4
 		case h[2] == texChanSigned && h[3] == 32:
 			ad.Format = rt.FormatInt32 // tex2-sea4
+		case h[2] == texChanSigned && h[3] == 16:
+			ad.Format = rt.FormatInt16 // tex2-sea5
+		case h[2] == texChanSigned && h[3] == 8:
+			ad.Format = rt.FormatInt8 // tex2-sea5
 		default:
 			t.Fatalf("%s: a texel format this test does not make", texRecKey(h))
 		}
@@ -392,26 +396,24 @@ func TestTexForms3Decode(t *testing.T) {
 // missing texel comes back as the 85/85/86 blend of the other three
 // (tex2-l; the recorded samples themselves run in TestTexForms3Kernels):
 // for float texels a float blend; for integer texels read as integers
-// (tex2-sea4) the integer blend, its sum in 1/256 cut toward -inf for
-// 32-bit texels, rounded to nearest for 8- and 16-bit ones. Signed 8- and
-// 16-bit texels read as integers, not recorded, stop the kernel with an
-// illegal-instruction error naming them.
+// (tex2-sea4, tex2-sea5) the integer blend, its sum in 1/256 cut toward
+// -inf for 32-bit texels, rounded to nearest for 8- and 16-bit ones.
 func TestTexForms3SeamlessGather(t *testing.T) {
 	cases := []struct {
 		name   string
 		format rt.ArrayFormat
 		size   int    // bytes per texel
-		mul    uint32 // integer texel i: (i+1)·mul
+		mul    uint32 // integer texel i: (i+1)·mul, negated for odd i when neg
+		neg    bool
 		round  bool
-		fault  bool
 	}{
 		{"f32", rt.FormatFloat, 4, 0, false, false},
 		{"u32", rt.FormatUint32, 4, 251, false, false},
-		{"s32", rt.FormatInt32, 4, 253, false, false},
-		{"u16", rt.FormatUint16, 2, 251, true, false},
-		{"u8", rt.FormatUint8, 1, 251, true, false},
-		{"s16", rt.FormatInt16, 2, 251, false, true},
-		{"s8", rt.FormatInt8, 1, 251, false, true},
+		{"s32", rt.FormatInt32, 4, 253, true, false},
+		{"u16", rt.FormatUint16, 2, 251, false, true},
+		{"s16", rt.FormatInt16, 2, 253, true, true},
+		{"u8", rt.FormatUint8, 1, 251, false, true},
+		{"s8", rt.FormatInt8, 1, 253, true, true},
 	}
 	for _, tc := range cases {
 		_, ctx, s := graphEnv(t, Options{})
@@ -421,16 +423,16 @@ func TestTexForms3SeamlessGather(t *testing.T) {
 		ad := rt.ArrayDesc{Width: 2, Height: 2, Depth: 6, Format: tc.format, Channels: 1, Flags: rt.ArrayCubemap}
 		arr, err := rt.NewArray(ctx, ad)
 		mustT(t, err)
-		// texel i: i+1 as a float; as an integer (i+1)·mul, negated
-		// for odd i when 32-bit signed, so that the blend has a
-		// fraction above 1/2 (cutting and rounding differ)
+		// texel i: i+1 as a float; as an integer (i+1)·mul, negated for
+		// odd i when neg, so that the blend has a fraction above 1/2
+		// (cutting and rounding differ)
 		texels := make([]byte, 24*tc.size)
 		for i := 0; i < 24; i++ {
 			x := uint32(i+1) * tc.mul
 			switch {
 			case tc.format == rt.FormatFloat:
 				x = math.Float32bits(float32(i + 1))
-			case tc.format == rt.FormatInt32 && i&1 != 0:
+			case tc.neg && i&1 != 0:
 				x = -x
 			}
 			for b := 0; b < tc.size; b++ {
@@ -458,10 +460,6 @@ func TestTexForms3SeamlessGather(t *testing.T) {
 		if err == nil {
 			err = s.Synchronize()
 		}
-		if tc.fault {
-			wantErr(t, err, rt.ErrIllegalInstruction, `tld4\.r\.cube.* seamless cube map .*signed \d+-bit integer texels .*not supported`)
-			continue
-		}
 		mustT(t, err)
 		got, err := out.ToHost()
 		mustT(t, err)
@@ -478,14 +476,17 @@ func TestTexForms3SeamlessGather(t *testing.T) {
 			}
 			continue
 		}
+		// integer texels read as integers come back as the channel's
+		// value, sign-extended when signed
+		shift := 64 - 8*tc.size
 		val := func(x uint32) int64 {
-			if tc.format == rt.FormatInt32 {
-				return int64(int32(x))
+			if tc.neg {
+				return int64(x) << shift >> shift
 			}
 			return int64(x)
 		}
-		if got[1] != tc.mul&uint32(uint64(1)<<(8*tc.size)-1) || got[0] == got[2] {
-			t.Errorf("%s: tld4.r.cube at a seamless corner: %d, want texel 1 (%d) at position 1 and texels of two other faces at 0 and 2", tc.name, got, tc.mul)
+		if val(got[1]) != val(tc.mul) || got[0] == got[2] {
+			t.Errorf("%s: tld4.r.cube at a seamless corner: %d, want texel 1 (%d) at position 1 and texels of two other faces at 0 and 2", tc.name, got, val(tc.mul))
 		}
 		sum := 85*val(got[0]) + 86*val(got[1]) + 85*val(got[2])
 		if sum&255 <= 128 {
@@ -497,9 +498,9 @@ func TestTexForms3SeamlessGather(t *testing.T) {
 		if tc.round {
 			want = (sum + 128) >> 8
 		}
-		if val(got[3]) != want {
+		if int64(int32(got[3])) != want {
 			t.Errorf("%s: tld4.r.cube at a seamless corner: missing texel %d, want (85·%d + 86·%d + 85·%d)/256 %s = %d", tc.name,
-				val(got[3]), val(got[0]), val(got[1]), val(got[2]), map[bool]string{false: "cut toward -inf", true: "rounded"}[tc.round], want)
+				int64(int32(got[3])), val(got[0]), val(got[1]), val(got[2]), map[bool]string{false: "cut toward -inf", true: "rounded"}[tc.round], want)
 		}
 	}
 }

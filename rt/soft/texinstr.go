@@ -561,17 +561,6 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 					op.off[i] = int32(w.r[ti.off[i]+uint32(l)])
 				}
 			}
-			if op.gather && (op.geom == texGeomCube || op.geom == texGeomACube) && v.Seamless && !v.floatResult() &&
-				v.Chan == texChanSigned && v.Bits < 32 {
-				// a gather that meets a corner of a seamless cube blends
-				// three texels into the missing fourth (texsample.go
-				// gatherCubeSeamless, texBlendInt): recorded for float,
-				// normalized, u32, s32, u16 and u8 texels; what signed 8-
-				// and 16-bit texels read as integers give is not
-				c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc, addr: h,
-					msg: sprintf("%s on a seamless cube map (TexSeamlessCubemap) of signed %d-bit integer texels read as integers is not supported: not recorded on the H100 (u32, s32, u16 and u8 texels are: the missing corner texel blends as integers)", ti.what, v.Bits)}
-				return false
-			}
 			switch {
 			case ti.zero:
 				// (out stays 0: tex.grad.1d with a depth compare)

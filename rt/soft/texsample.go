@@ -1174,9 +1174,10 @@ func (v *texView) gatherChan(o uint32) uint32 {
 // texel-numbered cubes, W = 2 and 4, layered or not). f32 texels were
 // recorded; f16 and normalized integer texels blend as sampleCubeSeamless
 // blends them (unchecked). Integer texels read as integers blend as
-// integers (texBlendInt; tex2-sea4: u32, s32, u16 and u8x4 texels): the
-// exact sum of the three times their weights, in 1/256, cut toward -inf
-// for 32-bit texels and rounded to nearest for 8- and 16-bit ones.
+// integers (texBlendInt; tex2-sea4 and tex2-sea5: u32, s32, u16, s16, u8
+// and s8 texels): the exact sum of the three times their weights, in
+// 1/256, cut toward -inf for 32-bit texels and rounded to nearest for 8-
+// and 16-bit ones.
 func (v *texView) gatherCubeSeamless(comp, cube, face int, s, t float32) [4]uint32 {
 	n := v.W
 	tx := v.texAxisF(texCubeCoord(s), n, texAddrClamp, true, true)
@@ -1228,16 +1229,16 @@ func (v *texView) gatherCubeSeamless(comp, cube, face int, s, t float32) [4]uint
 // texBlendInt is the blend of integer texels t read as integers (signed
 // ones sign-extended, as convert gives them) with weights w in 1/256 of
 // the total, as tld4 on a seamless cube returns it for the missing corner
-// texel. The sum of products is exact; the H100 (tex2-sea4) cuts it
-// toward -inf for 32-bit texels (an arithmetic shift of the sum by 8:
-// cutting s32 sums toward zero instead misses 8,189 of the recorded
-// samples, rounding to nearest 1,215 u32 and 7,195 s32 ones), and rounds
-// it to nearest for 8- and 16-bit texels (u16, u8: fractions of 127/256
-// and below go down, 129/256 and above up; cutting misses 15,118 samples).
-// A tie (sum ≡ 128 mod 256) was not met by the recording; it is rounded
-// up here, as the 16-bit fixed point of the normalized blend (filterNorm)
-// rounds. Signed 8- and 16-bit texels were not recorded (texinstr.go
-// stops the kernel for them).
+// texel. The sum of products is exact; the H100 (tex2-sea4: u32, s32,
+// u16, u8x4; tex2-sea5: s16x1, s16x2, s8x4, s8x1) cuts it toward -inf for
+// 32-bit texels (an arithmetic shift of the sum by 8: cutting s32 sums
+// toward zero instead misses 8,189 of the recorded samples, rounding to
+// nearest 1,215 u32 and 7,195 s32 ones), and rounds it to nearest for 8-
+// and 16-bit texels, signed or not (fractions of 127/256 and below go
+// down, 129/256 and above up; cutting misses 15,118 unsigned and 19,455
+// signed samples). A tie (sum ≡ 128 mod 256) was not met by either
+// recording; it is rounded up here (toward +inf, negative sums too), as
+// the 16-bit fixed point of the normalized blend (filterNorm) rounds.
 func texBlendInt(t []uint32, w []int64, signed bool, bits int) uint32 {
 	var sum int64
 	for k := range t {
