@@ -71,8 +71,9 @@
 // (texture.go). Formatted stores convert as the H100 does (texsurf.go:
 // integers saturate, f16 rounds toward zero, unorm/snorm are cut to k+4
 // fractional bits and rounded ties toward zero, channels the vector lacks
-// become 0); reductions are atomic, and the forms ptxas refuses are
-// refused at load. The sampler (texsample.go) works on its own
+// become 0); reductions are atomic (sured.p's x counts accesses of its
+// .b32 or .b64 width whatever the format, as on the H100), and the forms
+// ptxas refuses are refused at load. The sampler (texsample.go) works on its own
 // description of a texture (texView) and reproduces the H100's
 // fixed-point coordinates, 8-bit filter weights and block-floating-point
 // blend (f32 texels rounded to float, f16 texels to half precision, ties
