@@ -219,7 +219,8 @@ static uint32_t half_value() {
 // (two threads per element, so accumulation shows), plus a few outside.
 static const Fmt REDFMT[] = {{"f32x1", 2, 32, 1}, {"unorm8x4", 3, 8, 4}, {"u8x4", 0, 8, 4}, {"u16x2", 0, 16, 2}, {"s16x2", 1, 16, 2},
                              {"f16x2", 2, 16, 2}, {"u8x1", 0, 8, 1}, {"u16x1", 0, 16, 1}, {"f32x2", 2, 32, 2}, {"s8x4", 1, 8, 4},
-                             {"unorm16x2", 3, 16, 2}, {"u32x4", 0, 32, 4}};
+                             {"unorm16x2", 3, 16, 2}, {"u32x4", 0, 32, 4}, {"snorm8x4", 4, 8, 4}, {"snorm16x2", 4, 16, 2},
+                             {"snorm8x1", 4, 8, 1}, {"snorm16x1", 4, 16, 1}};
 static void red_formats(int k) {
   static const char* OPS[5] = {"add", "min", "max", "and", "or"};
   static const char* TYS[6] = {"u32", "s32", "u64", "s64", "b32", "b64"};
@@ -249,6 +250,41 @@ static void red_formats(int k) {
   }
 }
 
+// 5. sured.p on rows that are not a whole number of accesses (`surf3 OUT
+// redshort K`): u8x1/u16x1/u8x2 surfaces 6, 5 or 3 elements wide (6, 5, 10,
+// 12 or 3 bytes), .b32 add/min/max/and/or and .b64 min/max, clamp and zero,
+// one thread per access at x = -2..4 (.b64: -1..2), in order from thread 0
+// (seq) so each access's effect can be told apart.
+static void red_short(int k) {
+  static const char* OPS[5] = {"add", "min", "max", "and", "or"};
+  struct SF { Fmt f; int W; };
+  const SF sfs[] = {{{"u8x1", 0, 8, 1}, 6}, {{"u8x1", 0, 8, 1}, 5}, {{"u16x1", 0, 16, 1}, 5}, {{"u16x1", 0, 16, 1}, 6}, {{"u8x1", 0, 8, 1}, 3}, {{"u8x2", 0, 8, 2}, 3}};
+  if (k < 0 || k >= (int)(sizeof sfs / sizeof sfs[0])) return;
+  const SF& sfm = sfs[k];
+  for (int op = 0; op < 5; op++)
+    for (int w64 = 0; w64 < 2; w64++) {
+      if (w64 && (op == 0 || op >= 3)) continue;
+      for (int m = 0; m < 2; m++) {
+        std::string name = std::string("sured.p.") + OPS[op] + ".1d." + (w64 ? "b64." : "b32.") + MODE[m];
+        CUfunction f = load(name + " on " + sfm.f.name, name + " [%rd1, {%r6}], " + (w64 ? "%rd7" : "%r10") + ";");
+        if (!f) continue;
+        Surf sf;
+        if (!make_surf(sf, sfm.f, 0, sfm.W)) return;
+        std::vector<uint4> cs, vs;
+        for (int x = w64 ? -1 : -2; x <= (w64 ? 2 : 4); x++) {
+          cs.push_back(make_uint4((uint32_t)x, 0, 0, 0));
+          uint32_t a = (uint32_t)rnd(), b = (uint32_t)rnd();
+          if (op == 0) { a = (uint32_t)(rnd() % 200) + 1; b = 0; }
+          vs.push_back(make_uint4(a, b, 0, 0));
+        }
+        int form = 1000 + op * 100 + (w64 ? 5 : 4) * 10 + m;
+        bool ok = run(0x32525553, f, sf, sfm.f, 0, form, cs, vs, true);  // 'SUR2', in order
+        free_surf(sf);
+        if (!ok) return;
+      }
+    }
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) { fprintf(stderr, "usage: surf3 OUT.bin\n"); return 1; }
   out = fopen(argv[1], "wb");
@@ -258,12 +294,13 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&dC, 8192 * sizeof(uint4)));
   CK(cudaMalloc(&dV, 8192 * sizeof(uint4)));
   w32(0x31584554);  // 'TEX1'
-  if (argc >= 4 && !strcmp(argv[2], "redfmt")) {
+  if (argc >= 4 && (!strcmp(argv[2], "redfmt") || !strcmp(argv[2], "redshort"))) {
     int k = atoi(argv[3]);
-    if (k >= 0 && k < (int)(sizeof REDFMT / sizeof REDFMT[0])) red_formats(k);
+    if (!strcmp(argv[2], "redshort")) red_short(k);
+    else if (k >= 0 && k < (int)(sizeof REDFMT / sizeof REDFMT[0])) red_formats(k);
     w32(0x444e4521);  // '!END'
     fclose(out);
-    fprintf(stderr, "surf3 redfmt %d: %d records\n", k, nrec);
+    fprintf(stderr, "surf3 %s %d: %d records\n", argv[2], k, nrec);
     return 0;
   }
 
