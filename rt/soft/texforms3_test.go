@@ -296,9 +296,10 @@ func TestTexForms3Kernels(t *testing.T) {
 
 // TestTexForms3Decode: what soft refuses among the optional tex and tld4
 // operands, with a message naming it: what PTX forbids (offsets on cube
-// maps), what ptxas refuses (depth compare with .s32 coordinates or on
-// 3-D textures, quoting ptxas), the two combinations never recorded, and
-// malformed operands; and that what rounds 3 to 6 recorded loads.
+// maps), what ptxas refuses (.s32 coordinates on tex.level, a depth
+// compare with .s32 coordinates or on 3-D textures, quoting ptxas), and
+// malformed operands; and that what rounds 3 to 6 and probe7 recorded
+// loads.
 func TestTexForms3Decode(t *testing.T) {
 	d, _, _ := graphEnv(t, Options{})
 	for _, tc := range []struct{ instr, want string }{
@@ -317,10 +318,11 @@ func TestTexForms3Decode(t *testing.T) {
 		{"tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2}], %f2;", `ptxas refuses a depth-compare operand with .s32 coordinates ("Arguments mismatch for instruction 'tex'")`},
 		{"tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}], {%r2}, %f2;", "Arguments mismatch for instruction 'tex'"},
 		{"tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%r1, %r2}], {%r1, %r2}, %f2;", "Arguments mismatch for instruction 'tex'"},
-		{"tex.level.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2}], %f1, {%r1, %r2};", "with .s32 coordinates on tex.level or tex.grad are not recorded"},
-		{"tex.grad.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%r1}], {%f1}, {%f1};", "with .s32 coordinates on tex.level or tex.grad are not recorded"},
-		{"tex.grad.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f1}], {%f1}, {%f1}, %f2;", "d|p on tex.grad.1d with a depth compare is not recorded"},
-		{"tex.grad.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f1}], {%f1}, {%f1}, {%r1}, %f2;", "d|p on tex.grad.1d with a depth compare is not recorded"},
+		{"tex.level.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2}], %f1, {%r1, %r2};", `ptxas refuses .s32 coordinates on tex.level ("Arguments mismatch for instruction 'tex.level'")`},
+		{"tex.level.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2}], %f1;", "Arguments mismatch for instruction 'tex.level'"},
+		{"tex.level.3d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2, %r3, %r3}], %f1, %f2;", "Arguments mismatch for instruction 'tex.level'"},
+		{"tex.grad.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2}], {%f1, %f1}, {%f1, %f1}, %f2;", `ptxas refuses a depth-compare operand with .s32 coordinates ("Arguments mismatch for instruction 'tex.grad'")`},
+		{"tex.grad.3d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2, %r3, %r3}], {%f1, %f1, %f1, %f1}, {%f1, %f1, %f1, %f1}, %f2;", "Arguments mismatch for instruction 'tex.grad'"},
 		{"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%r1, %r2}, {%r3, %r4};", "the depth-compare operand is an .f32 scalar"},
 		{"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], %f3, {%r1, %r2};", "too many operands"},
 		{"tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%r1, %r2}, %f3;", "the lod is a scalar"},
@@ -381,6 +383,11 @@ func TestTexForms3Decode(t *testing.T) {
 		"tex.3d.v4.f32.s32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%r1, %r2, %r3, %r3}];",
 		"tld4.r.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f1, %f2, %f3, %f3}];",
 		"tld4.r.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%r1, %f1, %f2, %f2}], {%r1, %r2}, %f3;",
+		// probe7 (TestTexProbe7 runs them all)
+		"tex.grad.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%r1}], {%f1}, {%f1};",
+		"tex.grad.a2d.v4.f32.s32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%r1, %r2, %r3, %r3}], {%f1, %f1}, {%f1, %f1}, {%r1, %r2};",
+		"tex.grad.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f1}], {%f1}, {%f1}, %f2;",
+		"tex.grad.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f1}], {%f1}, {%f1}, {%r1}, %f2;",
 	} {
 		src := ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 tex)\n{\n" +
 			"\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<4>;\n" +

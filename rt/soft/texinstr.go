@@ -240,6 +240,18 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 		ti.h = handle(h)
 		coords(c)
 		dc.texExtras(in, sc, &ti, ops[2:])
+		if ti.intc && ti.grad && ti.geom != texGeom1D {
+			// tex.grad.{2d,3d,a1d,a2d}.s32 does not fetch like tex.s32:
+			// the H100 samples as with .f32 coordinates, reading the
+			// coordinate registers' bits as f32 (small integers are
+			// subnormal, so 0; negative ones NaN, so 0), the layer of
+			// a1d/a2d an integer as always (clamped as unsigned to the
+			// last layer), the offsets added to the texel index as on
+			// plain tex, the texture's address modes applied (probe7:
+			// 4,096 samples, testdata/tex/NOTES.md "probe7").
+			// tex.grad.1d.s32 fetches as tex.1d.s32 (0 on a 1-D array).
+			ti.intc = false
+		}
 	case tkTxq, tkSuq:
 		if len(ops) != 2 {
 			dc.failIn(in, "%s: want d, [handle]", ti.what)
@@ -358,34 +370,39 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 
 // texExtrasRecorded says why a combination of texel offsets, depth
 // compare and residency predicate with tex or tld4 of ti's geometry is
-// refused ("" if it loads). Rounds 3 to 6 (tex2-f, tex2-g, tex2-k, tex2-m;
-// testdata/tex/NOTES.md) recorded every combination on the H100 that PTX
-// allows and ptxas accepts, each of offsets, depth compare and d|p alone
-// and with the others, on every geometry, for tex, tex.level, tex.grad and
-// tld4, with .f32 or .s32 coordinates; all of them load. Refused:
+// refused ("" if it loads). Rounds 3 to 6 (tex2-f, tex2-g, tex2-k, tex2-m)
+// and probe7 (testdata/tex/NOTES.md) recorded every combination on the
+// H100 that PTX allows and ptxas accepts, each of offsets, depth compare
+// and d|p alone and with the others, on every geometry, for tex,
+// tex.level, tex.grad and tld4, with .f32 or .s32 coordinates; all of
+// them load. Refused:
 //   - what PTX forbids: offsets on cube maps;
-//   - what ptxas refuses (probe6.txt, probe5.txt): a depth compare with
-//     .s32 coordinates ("Arguments mismatch for instruction 'tex'"), on
-//     tex.3d ("Illegal modifier '.3d' for instruction 'tex'"), tex.level.3d
-//     and tex.grad.3d (the same for 'tex.level' and 'tex.grad');
-//   - what was never recorded: offsets, depth compare or d|p with .s32
-//     coordinates on tex.level or tex.grad, and d|p on tex.grad.1d with a
-//     depth compare (which returns 0 in every channel, texZeroResult: what
-//     its predicate says is not known).
+//   - what ptxas refuses (probe7.txt, probe6.txt, probe5.txt): .s32
+//     coordinates on tex.level, with or without other operands
+//     ("Arguments mismatch for instruction 'tex.level'"); a depth compare
+//     with .s32 coordinates (on tex.grad: "Arguments mismatch for
+//     instruction 'tex.grad'", on tex: the same for 'tex'), on tex.3d
+//     ("Illegal modifier '.3d' for instruction 'tex'"), tex.level.3d and
+//     tex.grad.3d (the same for 'tex.level' and 'tex.grad').
 //
 // A depth compare changes nothing (CUDA's samplers have no compare mode)
-// but on tex.grad.1d, and the residency predicate is true with the plain
-// sample's channels, whatever the other operands.
+// but on tex.grad.1d, which returns 0 in every channel (texZeroResult),
+// and the residency predicate is true with the sample's channels (those
+// zeros included), whatever the other operands.
 func texExtrasRecorded(ti *texInstr, level, grad, offs, depth bool) string {
 	g := ti.geom
 	if offs && (g == texGeomCube || g == texGeomACube) {
 		return "texel offsets on cube maps are not allowed"
 	}
-	if (offs || depth || ti.resid) && ti.intc && (level || grad) {
-		return "texel offsets, depth compare and d|p with .s32 coordinates on tex.level or tex.grad are not recorded"
+	if ti.intc && level {
+		return "ptxas refuses .s32 coordinates on tex.level (\"Arguments mismatch for instruction 'tex.level'\")"
 	}
 	if depth && ti.intc {
-		return "ptxas refuses a depth-compare operand with .s32 coordinates (\"Arguments mismatch for instruction 'tex'\")"
+		name := "tex"
+		if grad {
+			name = "tex.grad"
+		}
+		return "ptxas refuses a depth-compare operand with .s32 coordinates (\"Arguments mismatch for instruction '" + name + "'\")"
 	}
 	if depth && ti.kind == tkTex && g == texGeom3D {
 		name := "tex"
@@ -397,9 +414,6 @@ func texExtrasRecorded(ti *texInstr, level, grad, offs, depth bool) string {
 		}
 		return "ptxas refuses a depth-compare operand on " + name + ".3d (\"Illegal modifier '.3d' for instruction '" + name + "'\")"
 	}
-	if ti.resid && texZeroResult(ti.kind, g, grad, depth) {
-		return "d|p on tex.grad.1d with a depth compare is not recorded (the H100 returns 0 in every channel there; what it says of residency is not known)"
-	}
 	return ""
 }
 
@@ -409,6 +423,8 @@ func texExtrasRecorded(ti *texInstr, level, grad, offs, depth bool) string {
 // of their 12,288 samples, f32 and u8x4 normalized 1-D arrays, point and
 // linear, clamp, wrap and border; tex.grad.a1d and tex.level.1d with a
 // depth compare and tex.grad.1d without one return the plain sample).
+// With d|p too (probe7 forms 50 and 51, with and without offsets: 512
+// samples) the zeros come with a true residency predicate.
 func texZeroResult(kind, geom int, grad, depth bool) bool {
 	return kind == tkTex && grad && depth && geom == texGeom1D
 }
