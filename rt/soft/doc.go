@@ -58,14 +58,13 @@
 // tex.level and tex.grad on textures without mipmaps), tld4 (2d, a2d,
 // cube, acube; on seamless cube maps a gather meeting a corner blends the
 // missing texel, integer texels read as integers as integers), with the
-// optional texel offsets, depth-compare value
-// and residency predicate d|p in every combination the H100 recordings
-// have, which is every one PTX allows and ptxas takes but two (the depth
-// value changes nothing but on tex.grad.1d, which then returns 0; d|p is
-// true; refused at load: offsets on cube maps, a depth compare with .s32
-// coordinates or on 3-D textures, which ptxas refuses, and the unrecorded
-// offsets, depth compare and d|p with .s32 coordinates on tex.level and
-// tex.grad and d|p on tex.grad.1d with a depth compare), suld.b, sust.b,
+// optional texel offsets, depth-compare value and residency predicate d|p
+// in every combination PTX allows and ptxas takes, all recorded on the
+// H100 (the depth value changes nothing but on tex.grad.1d, which then
+// returns 0; d|p is true; tex.grad with .s32 coordinates, but on 1d,
+// samples with the registers' bits read as f32; refused at load: offsets
+// on cube maps, and what ptxas refuses: .s32 coordinates on tex.level, a
+// depth compare with .s32 coordinates or on 3-D textures), suld.b, sust.b,
 // sust.p, sured.b, sured.p and the width, height and depth queries of txq
 // and suq run against the texture and surface objects of rt's Texturer
 // (texture.go). Formatted stores convert as the H100 does (texsurf.go:

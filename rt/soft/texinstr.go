@@ -318,7 +318,7 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 // tex.grad.1d, which then returns 0 (texZeroResult); the offsets are
 // applied as texOffset says; the residency predicate of d|p is always
 // true. Only the recorded combinations load (testdata/tex/NOTES.md,
-// "Offsets, depth compare, residency" and rounds 4 to 6; see
+// "Offsets, depth compare, residency", rounds 4 to 6 and probe7; see
 // texExtrasRecorded); what ptxas refuses is refused with its message.
 func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.Operand) {
 	var level, grad bool
