@@ -594,11 +594,8 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 			if ti.elems && ti.kind == tkSured {
 				// sured.p: x counts accesses of ti.size bytes, whatever
 				// the format (texsurf.go surfRedP)
-				var why string
-				if cls, why = surfRedP(v, ti.size, ti.red); cls >= 0 {
-					why = surfRedPEdge(v, ti.geom, crd, ti.size)
-				}
-				if why != "" {
+				cls = surfRedP(v, ti.size)
+				if why := surfRedPEdge(v, ti.geom, crd, ti.size); why != "" {
 					c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc,
 						msg: sprintf("%s on a surface of %d-bit %s%s elements: %s", ti.what, 8*v.texelBytes(), texChanNames[v.Chan], map[bool]string{true: " normalized"}[v.ReadNorm], why)}
 					return false

@@ -234,38 +234,32 @@ func surfReduce(v *texView, geom int, c [4]uint32, size, mode, op, cls int, val 
 
 var texChanNames = [...]string{texChanUnsigned: "unsigned", texChanSigned: "signed", texChanFloat: "float"}
 
-// surfRedP says how a sured.p of size bytes (.b32: 4, .b64: 8) works on
-// v, as the H100 does it whatever the format (surf4.bin.gz: f32x1, f32x2,
-// f16x2, unorm8x4, unorm16x2, u8x1, u8x4, u16x1, u16x2, s8x4, s16x2 and
-// u32x4 besides surf2/surf3's 32-bit integers; add, min, max, and, or on
-// .b32, min and max on .b64): it is sured.b with x counting accesses of
-// size bytes, not elements (the byte coordinate is x·size, surfUnitX;
-// clamp, zero and trap act on that byte coordinate as for sured.b), on
-// the raw bits there, whatever the element's size or channels: an
-// integer op of the access's width, min and max signed on signed integer
-// formats (.s32, .s64) and unsigned on every other one, float formats
-// included (no float compare, no per-channel op). So on a u8x1 surface
-// sured.p.add.b32 at x = 1 adds to the 32 bits of elements 4 to 7, and on
-// u32x4 sured.p.b32 at x = 5 reduces channel 1 of element 1.
-//
-// It returns the class the op works in (acU32, acS32, acU64, acS64), or -1
-// and the reason for what was not recorded: min and max on signed
-// normalized surfaces (which way they compare). surfRedPEdge says the
-// rest.
-func surfRedP(v *texView, size, op int) (cls int, why string) {
-	signed := v.Chan == texChanSigned
-	if signed && v.ReadNorm && (op == atMin || op == atMax) {
-		return -1, "min and max on signed normalized elements are not recorded (on signed integer formats they compare signed, on every other recorded format unsigned)"
-	}
-	switch {
-	case signed && !v.ReadNorm && size == 4:
-		return acS32, ""
-	case signed && !v.ReadNorm:
-		return acS64, ""
+// surfRedP is the class (acU32, acS32, acU64, acS64) a sured.p of size
+// bytes (.b32: 4, .b64: 8) works in on v, as the H100 does it whatever the
+// format (surf4.bin.gz: f32x1, f32x2, f16x2, unorm8x4, unorm16x2, u8x1,
+// u8x4, u16x1, u16x2, s8x4, s16x2 and u32x4 besides surf2/surf3's 32-bit
+// integers; surf5.bin.gz: snorm8x4, snorm16x2, snorm8x1, snorm16x1; add,
+// min, max, and, or on .b32, min and max on .b64): it is sured.b with x
+// counting accesses of size bytes, not elements (the byte coordinate is
+// x·size, surfUnitX; clamp, zero and trap act on that byte coordinate as
+// for sured.b), on the raw bits there, whatever the element's size or
+// channels: an integer op of the access's width, min and max signed on
+// signed formats, integer and normalized (s8x4, s16x2, snorm8/16: .s32,
+// .s64), unsigned on every other one, float formats included (no float
+// compare, no per-channel op). So on a u8x1 surface sured.p.add.b32 at
+// x = 1 adds to the 32 bits of elements 4 to 7, on u32x4 sured.p.b32 at
+// x = 5 reduces channel 1 of element 1, and on snorm8x4 sured.p.min.b32
+// compares the four channels' bits as one .s32.
+func surfRedP(v *texView, size int) int {
+	switch signed := v.Chan == texChanSigned; {
+	case signed && size == 4:
+		return acS32
+	case signed:
+		return acS64
 	case size == 4:
-		return acU32, ""
+		return acU32
 	}
-	return acU64, ""
+	return acU64
 }
 
 // surfRedPEdge is "" for a sured.p of size bytes at c that the recordings
