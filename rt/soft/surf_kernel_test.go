@@ -49,26 +49,41 @@ END:
 	suredKernel("sured_or", "ld.global.u32 %r8, [%rd6];", "sured.p.or.2d.b32.zero [%rd1, {%r6, %r7}], %r8;") +
 	suredPKernels()
 
-// suredPForms are surf3.cu redfmt's sured.p forms (surf4.bin.gz), 1-D and
-// clamped: 'SUR2' form number, op, type.
-var suredPForms = []struct {
-	form   uint32
-	op, ty string
-}{{1040, "add", "b32"}, {1140, "min", "b32"}, {1240, "max", "b32"}, {1340, "and", "b32"}, {1440, "or", "b32"},
-	{1150, "min", "b64"}, {1250, "max", "b64"}}
+// suredPForm is one of surf3.cu's 1-D sured.p forms: its 'SUR2' form
+// number, op, type and mode.
+type suredPForm struct {
+	form         uint32
+	op, ty, mode string
+}
 
-// suredPKernels are sured_p_OP_TY for suredPForms.
+// suredPForms are the recorded ones: redfmt's (surf4.bin.gz, and
+// surf5.bin.gz's snorm records), clamped, and redshort's (surf5.bin.gz),
+// clamped and zeroed.
+var suredPForms = func() []suredPForm {
+	var fs []suredPForm
+	for _, f := range []suredPForm{{1040, "add", "b32", ""}, {1140, "min", "b32", ""}, {1240, "max", "b32", ""},
+		{1340, "and", "b32", ""}, {1440, "or", "b32", ""}, {1150, "min", "b64", ""}, {1250, "max", "b64", ""}} {
+		fs = append(fs, suredPForm{f.form, f.op, f.ty, "clamp"}, suredPForm{f.form + 1, f.op, f.ty, "zero"})
+	}
+	return fs
+}()
+
+// suredPKernels are sured_p_OP_TY_MODE for suredPForms, and
+// sured_p_or_b32_trap (not recorded at accesses that do not fit in the row).
 func suredPKernels() string {
 	var b strings.Builder
-	for _, f := range suredPForms {
+	for _, f := range append(suredPForms, suredPForm{0, "or", "b32", "trap"}) {
 		load, val := "ld.global.u32 %r8, [%rd6];", "%r8"
 		if f.ty == "b64" {
 			load, val = "ld.global.u64 %rd7, [%rd6];", "%rd7"
 		}
-		b.WriteString(suredKernel("sured_p_"+f.op+"_"+f.ty, load, "sured.p."+f.op+".1d."+f.ty+".clamp [%rd1, {%r6}], "+val+";"))
+		b.WriteString(suredKernel(suredPKernelName(f), load, "sured.p."+f.op+".1d."+f.ty+"."+f.mode+" [%rd1, {%r6}], "+val+";"))
 	}
 	return b.String()
 }
+
+// suredPKernelName is f's kernel in surfKernelPTX.
+func suredPKernelName(f suredPForm) string { return "sured_p_" + f.op + "_" + f.ty + "_" + f.mode }
 
 // suredKernel is name(surf, crd, vals, n): thread i loads vals[i] (load,
 // into %r8 or %rd7) and reduces it into the surface at (crd[i].x,
@@ -118,10 +133,11 @@ func surfRecFormat(h []uint32) rt.ArrayFormat {
 }
 
 // TestSurfKernels runs recorded sust.p and sured sequences (2-D; and
-// surf4's 84 sured.p sequences on formats that are not 32-bit integers,
+// surf4's 84 and surf5's 112 sured.p sequences on formats that are not
+// 32-bit integers and on rows that are not a whole number of accesses,
 // 1-D) through kernels, rt's arrays and surface objects, and requires the
-// H100's images; sured.p where the H100 was not recorded (an access that
-// does not fit in the row) stops the kernel saying so.
+// H100's images; sured.p.trap where the H100 was not recorded (an access
+// that does not fit in the row) stops the kernel saying so.
 func TestSurfKernels(t *testing.T) {
 	_, ctx, s := graphEnv(t, Options{})
 	lib := rt.NewLibrary("surf.ptx", []byte(surfKernelPTX))
@@ -137,93 +153,100 @@ func TestSurfKernels(t *testing.T) {
 		{surfRecRed, 363}:    kernel("sured_or"),
 	}
 	for _, f := range suredPForms {
-		kernels[form{surfRecRed2, f.form}] = kernel("sured_p_" + f.op + "_" + f.ty)
+		kernels[form{surfRecRed2, f.form}] = kernel(suredPKernelName(f))
 	}
-	_, sr, err := loadTexFiles("testdata/tex", "surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf4.bin.gz")
-	mustT(t, err)
 	ran := map[string]int{}
-	for _, r := range sr {
-		h := r.hdr
-		k := kernels[form{r.tag, h[8]}]
-		if k == nil {
-			continue
-		}
-		f := surfRecFormat(h)
-		height := int(h[5])
-		if r.tag == surfRecRed2 {
-			height = 0 // surf4: 1-D arrays
-		}
-		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: int(h[4]), Height: height, Format: f, Channels: int(h[3]), Flags: rt.ArraySurfaceLoadStore})
+	for _, file := range []string{"surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf4.bin.gz", "surf5.bin.gz"} {
+		_, sr, err := loadTexFiles("testdata/tex", file)
 		mustT(t, err)
-		mustT(t, rt.CopyToArray(arr, r.img))
-		surf, err := rt.NewSurface(arr)
-		mustT(t, err)
-		n := len(r.coords)
-		crd, vals := make([]uint32, 4*n), make([]uint32, 4*n)
-		for i := range r.coords {
-			copy(crd[4*i:], r.coords[i][:])
-			copy(vals[4*i:], r.res[i][:])
+		for _, r := range sr {
+			h := r.hdr
+			k := kernels[form{r.tag, h[8]}]
+			if k == nil {
+				continue
+			}
+			f := surfRecFormat(h)
+			height := int(h[5])
+			if r.tag == surfRecRed2 {
+				height = 0 // surf4, surf5: 1-D arrays
+			}
+			arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: int(h[4]), Height: height, Format: f, Channels: int(h[3]), Flags: rt.ArraySurfaceLoadStore})
+			mustT(t, err)
+			mustT(t, rt.CopyToArray(arr, r.img))
+			surf, err := rt.NewSurface(arr)
+			mustT(t, err)
+			n := len(r.coords)
+			crd, vals := make([]uint32, 4*n), make([]uint32, 4*n)
+			for i := range r.coords {
+				copy(crd[4*i:], r.coords[i][:])
+				copy(vals[4*i:], r.res[i][:])
+			}
+			cb, err := rt.AllocFrom(ctx, crd)
+			mustT(t, err)
+			vb, err := rt.AllocFrom(ctx, vals)
+			mustT(t, err)
+			var b [28]byte
+			binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
+			binary.LittleEndian.PutUint64(b[8:], uint64(cb.Ptr))
+			binary.LittleEndian.PutUint64(b[16:], uint64(vb.Ptr))
+			binary.LittleEndian.PutUint32(b[24:], uint32(n))
+			cfg := rt.Config{Grid: rt.D1((n + 127) / 128), Block: rt.D1(128), Stream: s}
+			if r.tag == surfRecStoreP {
+				cfg.Grid, cfg.Block = rt.D1(1), rt.D1(1) // one thread, stores in order
+			}
+			// (surf5's redshort records were reduced in order by one thread;
+			// their ops commute, so concurrent threads give the same image)
+			mustT(t, k.Launch(cfg, b[:]))
+			got := make([]byte, len(r.after))
+			mustT(t, rt.CopyFromArray(arr, got))
+			tag := map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured", surfRecRed2: "sured.p (" + strings.TrimSuffix(file, ".bin.gz") + ")"}[r.tag]
+			name := fmt.Sprintf("%s form %d on %v", tag, h[8], f)
+			if d := imageDiff(got, r.after); d != "" {
+				t.Errorf("%s: image differs %s", name, d)
+			}
+			ran[tag]++
+			mustT(t, surf.Destroy())
+			mustT(t, arr.Destroy())
+			cb.Free()
+			vb.Free()
 		}
-		cb, err := rt.AllocFrom(ctx, crd)
-		mustT(t, err)
-		vb, err := rt.AllocFrom(ctx, vals)
-		mustT(t, err)
-		var b [28]byte
-		binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
-		binary.LittleEndian.PutUint64(b[8:], uint64(cb.Ptr))
-		binary.LittleEndian.PutUint64(b[16:], uint64(vb.Ptr))
-		binary.LittleEndian.PutUint32(b[24:], uint32(n))
-		cfg := rt.Config{Grid: rt.D1((n + 127) / 128), Block: rt.D1(128), Stream: s}
-		if r.tag == surfRecStoreP {
-			cfg.Grid, cfg.Block = rt.D1(1), rt.D1(1) // one thread, stores in order
-		}
-		mustT(t, k.Launch(cfg, b[:]))
-		got := make([]byte, len(r.after))
-		mustT(t, rt.CopyFromArray(arr, got))
-		tag := map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured", surfRecRed2: "sured.p (surf4)"}[r.tag]
-		name := fmt.Sprintf("%s form %d on %v", tag, h[8], f)
-		if d := imageDiff(got, r.after); d != "" {
-			t.Errorf("%s: image differs %s", name, d)
-		}
-		ran[tag]++
-		mustT(t, surf.Destroy())
-		mustT(t, arr.Destroy())
-		cb.Free()
-		vb.Free()
 	}
-	if ran["sust.p"] < 16 || ran["sured"] < 3 || ran["sured.p (surf4)"] < 84 {
-		t.Fatalf("ran %v recorded sequences, want 16 sust.p (every format), 3 sured and 84 sured.p of surf4", ran)
+	if ran["sust.p"] < 16 || ran["sured"] < 3 || ran["sured.p (surf4)"] < 84 || ran["sured.p (surf5)"] < 112 {
+		t.Fatalf("ran %v recorded sequences, want 16 sust.p (every format), 3 sured, 84 sured.p of surf4 and 112 of surf5", ran)
 	}
 	t.Logf("recorded sequences through kernels, all exact: %v", ran)
 
-	// sured.p where the H100's answer is not recorded: the launch fails
-	// saying so rather than guessing.
+	// sured.p.trap at an access that does not fit in the row, which the
+	// H100 was not recorded doing: the launch fails saying so rather than
+	// guessing; wholly outside the row it is an illegal address, as for
+	// sured.b.
 	for _, c := range []struct {
-		format rt.ArrayFormat
-		width  int
-		kernel string
-		want   string
+		width int
+		x     uint32
+		want  string
 	}{
-		// x = 1: bytes 4 to 7 of a 6-byte row
-		{rt.FormatUint8, 6, "sured_p_or_b32", "x = 1: its rows of 6 bytes are not a whole number of 4-byte accesses"},
+		{6, 1, ".trap at x = 1: its rows of 6 bytes are not a whole number of 4-byte accesses"}, // bytes 4 to 7
+		{3, 0, ".trap at x = 0: its rows of 3 bytes are not a whole number of 4-byte accesses"}, // narrower than an access
+		{3, 1, ".trap at x = 1: its rows of 3 bytes"},
+		{6, 2, "outside the 6×1×1 surface"}, // bytes 8 to 11
 	} {
-		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: c.width, Format: c.format, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
+		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: c.width, Format: rt.FormatUint8, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
 		mustT(t, err)
 		surf, err := rt.NewSurface(arr)
 		mustT(t, err)
-		cb, err := rt.AllocFrom(ctx, []uint32{1, 0, 0, 0}) // x = 1, value 1
+		cb, err := rt.AllocFrom(ctx, []uint32{c.x, 0, 0, 0}) // at x, value x
 		mustT(t, err)
 		var b [28]byte
 		binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
 		binary.LittleEndian.PutUint64(b[8:], uint64(cb.Ptr))
 		binary.LittleEndian.PutUint64(b[16:], uint64(cb.Ptr))
 		binary.LittleEndian.PutUint32(b[24:], 1)
-		err = kernel(c.kernel).Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
+		err = kernel("sured_p_or_b32_trap").Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
 		if err == nil {
 			err = s.Synchronize()
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Fatalf("%s on a %v surface %d wide: %v, want an error saying %q", c.kernel, c.format, c.width, err, c.want)
+			t.Fatalf("sured.p.or.1d.b32.trap at x = %d on a u8x1 surface %d wide: %v, want an error saying %q", c.x, c.width, err, c.want)
 		}
 		// the fault ends the context
 		_, ctx, s = graphEnv(t, Options{})

@@ -595,15 +595,15 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 				// sured.p: x counts accesses of ti.size bytes, whatever
 				// the format (texsurf.go surfRedP)
 				cls = surfRedP(v, ti.size)
-				if why := surfRedPEdge(v, ti.geom, crd, ti.size); why != "" {
+				if why := surfRedPEdge(v, ti.geom, crd, ti.size, ti.mode); why != "" {
 					c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc,
 						msg: sprintf("%s on a surface of %d-bit %s%s elements: %s", ti.what, 8*v.texelBytes(), texChanNames[v.Chan], map[bool]string{true: " normalized"}[v.ReadNorm], why)}
 					return false
 				}
-				bc, n = surfUnitX(v, ti.geom, crd, ti.size), ti.size
+				bc, n = surfUnitX(v, ti.geom, crd, ti.size, ti.mode), ti.size
 			} else if ti.elems {
 				// x counts elements (sust.p)
-				bc, n = surfElemX(v, ti.geom, crd), v.texelBytes()
+				bc, n = surfElemX(v, ti.geom, crd, ti.mode), v.texelBytes()
 			} else if ti.kind == tkSured && cls < 0 {
 				cls = acU32 // .and, .or: bitwise
 			}

@@ -111,8 +111,10 @@ func readGz(path string) ([]byte, error) {
 // surfRecFiles are the surface recordings: surf.bin.gz: suld.b and sust.b
 // (rec surf); surf2-*.bin.gz: sust.p and sured (rec tex2, targeted.inc);
 // surf3.bin.gz: surf3.cu; surf4.bin.gz: surf3.cu redfmt (sured.p on
-// twelve formats that are not 32-bit integers).
-var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf3.bin.gz", "surf4.bin.gz"}
+// twelve formats that are not 32-bit integers); surf5.bin.gz: surf3.cu
+// redfmt 12-15 (sured.p on snorm) and redshort (sured.p on rows that are
+// not a whole number of accesses).
+var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf3.bin.gz", "surf4.bin.gz", "surf5.bin.gz"}
 
 // loadTexRecords reads every recording of dir.
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {

@@ -58,24 +58,35 @@ func suredCheck(dc *decoder, in *ptx.Instr, ti *texInstr, op, ty string) {
 // into the byte coordinate surfOffset takes. Coordinates outside the row
 // stay outside on the same side, so that .clamp, .zero and .trap see them
 // as the H100 does (x counts elements; no misalignment is possible).
-func surfElemX(v *texView, geom int, c [4]uint32) [4]uint32 {
-	return surfUnitX(v, geom, c, v.texelBytes())
+func surfElemX(v *texView, geom int, c [4]uint32, mode int) [4]uint32 {
+	return surfUnitX(v, geom, c, v.texelBytes(), mode)
 }
 
 // surfUnitX turns a coordinate x that counts units of unit bytes (sust.p:
 // elements; sured.p: accesses, surfRedP) into the byte coordinate
-// surfOffset takes, coordinates outside the row kept outside on the same
-// side (the row's byte width must be a multiple of unit).
-func surfUnitX(v *texView, geom int, c [4]uint32, unit int) [4]uint32 {
+// surfOffset takes under mode. The row holds n = rowBytes/unit whole
+// units (rounded down); x < 0 stays outside before the row, and x >= n
+// (an access that does not fit in the row, whole or in part) is, under
+// .clamp, the last whole unit n-1 and otherwise stays outside after the
+// row, so that .zero drops it and .trap faults. This is what the H100
+// does on rows that are not a whole number of accesses (surf5.bin.gz,
+// sured.p on u8x1, u16x1 and u8x2 rows of 3, 5, 6, 10 and 12 bytes): on a
+// 6-byte row sured.p.add.b32 at x = 1 (bytes 4 to 7) adds to bytes 0 to 3
+// under .clamp and changes nothing under .zero. With no whole unit in
+// the row (n = 0: .b32 on 3 bytes, .b64 on 5 or 6) surfOffset drops every
+// access, as the H100 does under .clamp and .zero.
+func surfUnitX(v *texView, geom int, c [4]uint32, unit, mode int) [4]uint32 {
 	i := 0
 	if geom == texGeomA1D || geom == texGeomA2D {
 		i = 1
 	}
 	u := int64(unit)
-	n := int64(v.W*v.texelBytes()) / u // units in a row
+	n := int64(v.W*v.texelBytes()) / u // whole units in a row
 	switch x := int64(int32(c[i])); {
 	case x < 0:
 		c[i] = uint32(int32(-u))
+	case x >= n && mode == surfClamp && n > 0:
+		c[i] = uint32(int32((n - 1) * u))
 	case x >= n:
 		c[i] = uint32(int32(n * u))
 	default:
@@ -89,7 +100,7 @@ func surfUnitX(v *texView, geom int, c [4]uint32, unit int) [4]uint32 {
 // are written 0; values beyond the element's channels are dropped.
 func surfStoreP(v *texView, geom int, c [4]uint32, cnt, mode int, vals [4]uint32) {
 	es := v.texelBytes()
-	off, st := v.surfOffset(geom, surfElemX(v, geom, c), es, mode)
+	off, st := v.surfOffset(geom, surfElemX(v, geom, c, mode), es, mode)
 	if st != surfOK {
 		return
 	}
@@ -242,7 +253,8 @@ var texChanNames = [...]string{texChanUnsigned: "unsigned", texChanSigned: "sign
 // min, max, and, or on .b32, min and max on .b64): it is sured.b with x
 // counting accesses of size bytes, not elements (the byte coordinate is
 // x·size, surfUnitX; clamp, zero and trap act on that byte coordinate as
-// for sured.b), on the raw bits there, whatever the element's size or
+// for sured.b, see surfUnitX for rows that are not a whole number of
+// accesses), on the raw bits there, whatever the element's size or
 // channels: an integer op of the access's width, min and max signed on
 // signed formats, integer and normalized (s8x4, s16x2, snorm8/16: .s32,
 // .s64), unsigned on every other one, float formats included (no float
@@ -262,23 +274,26 @@ func surfRedP(v *texView, size int) int {
 	return acU64
 }
 
-// surfRedPEdge is "" for a sured.p of size bytes at c that the recordings
-// cover, or the reason it is not covered: on a surface whose rows are not
-// a whole number of accesses (u8x1 rows of 6 bytes and .b32), an access
-// at or beyond the last whole one (one that would cross the row's end, or
-// that clamping would move to where the H100 was not recorded putting it);
-// the accesses inside the row are covered.
-func surfRedPEdge(v *texView, geom int, c [4]uint32, size int) string {
+// surfRedPEdge is "" for a sured.p of size bytes at c under mode that
+// the recordings cover, or the reason it is not covered: .trap on a
+// surface whose rows are not a whole number of accesses, at the access
+// that starts inside the row but does not fit in it (x = n with n whole
+// accesses in the row; any x when the row is narrower than one access),
+// where .clamp and .zero were recorded (surfUnitX) but whether .trap
+// traps was not. Accesses wholly inside or wholly outside the row trap or
+// not as for sured.b.
+func surfRedPEdge(v *texView, geom int, c [4]uint32, size, mode int) string {
 	rb := v.W * v.texelBytes()
-	if rb%size == 0 {
+	if mode != surfTrap || rb%size == 0 {
 		return ""
 	}
 	i := 0
 	if geom == texGeomA1D || geom == texGeomA2D {
 		i = 1
 	}
-	if x := int64(int32(c[i])); x < int64(rb/size) {
+	x, n := int64(int32(c[i])), int64(rb/size)
+	if n > 0 && x != n {
 		return ""
 	}
-	return sprintf("x = %d: its rows of %d bytes are not a whole number of %d-byte accesses (x counts accesses), and what the H100 does with one that does not fit in the row is not recorded", int32(c[i]), rb, size)
+	return sprintf(".trap at x = %d: its rows of %d bytes are not a whole number of %d-byte accesses (x counts accesses) and this access does not fit in the row; the H100 was recorded clamping such an access to the last whole one (.clamp) and dropping it (.zero), not under .trap", int32(c[i]), rb, size)
 }
