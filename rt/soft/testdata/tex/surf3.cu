@@ -14,7 +14,8 @@
 //          One thread stores the n values in order.
 //   'SUR2' same layout, for sured: form = kind*1000 + op*100 + ty*10 + geom*2 + mode;
 //          kind 0 .b (x in bytes), 1 .p (x in elements); op 0 add 1 min 2 max 3 and 4 or;
-//          ty 0 u32 1 s32 2 u64 3 s64 4 b32 5 b64; geom 0 1d 1 2d 2 3d; mode 0 clamp 1 zero.
+//          ty 0 u32 1 s32 2 u64 3 s64 4 b32 5 b64; geom 0 1d 1 2d 2 3d; mode 0 clamp 1 zero
+//          (redtrap's 1-D .trap records put 9 in place of geom*2 + mode).
 //          All n threads reduce at once; 64-bit values are (w.y<<32)|w.x.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -285,6 +286,69 @@ static void red_short(int k) {
     }
 }
 
+// 6. Rows that are not a whole number of accesses, continued. `surf3 OUT
+// redtrap K`: one access alone (a trap ends the context, so one per
+// process) of sured.p/.b under .trap at an x whose access does not fit in
+// the row, or lies past it; the outcome is the record (no fault) or the
+// RUN line with the error. `surf3 OUT redb K`: sured.b (x in bytes) on such
+// rows under .clamp and .zero, every access in order at x = 0, 4, 8, 12,
+// -4 (and .b64 at 0, 8, 16).
+struct TrapCase { const char* fmt; int W; const char* ins; int x; bool w64; };
+static const TrapCase TRAPS[] = {
+    {"u8x1", 6, "sured.p.add.1d.b32.trap", 0, false}, {"u8x1", 6, "sured.p.add.1d.b32.trap", 1, false},
+    {"u8x1", 6, "sured.p.add.1d.b32.trap", 2, false}, {"u8x1", 3, "sured.p.add.1d.b32.trap", 0, false},
+    {"u16x1", 5, "sured.p.min.1d.b64.trap", 1, true}, {"u16x1", 5, "sured.p.min.1d.b64.trap", 0, true},
+    {"u8x1", 6, "sured.b.add.1d.u32.trap", 4, false}, {"u8x1", 6, "sured.b.add.1d.u32.trap", 8, false},
+    {"u8x1", 6, "sured.b.add.1d.u32.trap", 0, false}};
+static Fmt fmt_named(const char* n) {
+  if (!strcmp(n, "u16x1")) return Fmt{"u16x1", 0, 16, 1};
+  if (!strcmp(n, "u8x2")) return Fmt{"u8x2", 0, 8, 2};
+  return Fmt{"u8x1", 0, 8, 1};
+}
+static void red_trap(int k) {
+  if (k < 0 || k >= (int)(sizeof TRAPS / sizeof TRAPS[0])) return;
+  const TrapCase& tc = TRAPS[k];
+  Fmt fm = fmt_named(tc.fmt);
+  char name[128];
+  snprintf(name, sizeof name, "%s on %s W %d at x %d", tc.ins, tc.fmt, tc.W, tc.x);
+  CUfunction f = load(name, std::string(tc.ins) + " [%rd1, {%r6}], " + (tc.w64 ? "%rd7" : "%r10") + ";");
+  if (!f) return;
+  Surf sf;
+  if (!make_surf(sf, fm, 0, tc.W)) return;
+  std::vector<uint4> cs(1, make_uint4((uint32_t)tc.x, 0, 0, 0)), vs(1, make_uint4(5, 0, 0, 0));
+  bool p = !strncmp(tc.ins, "sured.p", 7);
+  int op = strstr(tc.ins, ".min.") ? 1 : 0, ty = tc.w64 ? 5 : (p ? 4 : 0);
+  int form = (p ? 1000 : 0) + op * 100 + ty * 10 + 9;  // 9 in the geom*2+mode place: .trap
+  if (run(0x32525553, f, sf, fm, 0, form, cs, vs, true)) printf("TRAP case %d (%s): no fault\n", k, name);
+  else printf("TRAP case %d (%s): faulted\n", k, name);
+}
+static void red_b(int k) {
+  struct SF { Fmt f; int W; };
+  const SF sfs[] = {{{"u8x1", 0, 8, 1}, 6}, {{"u8x1", 0, 8, 1}, 5}, {{"u16x1", 0, 16, 1}, 5}, {{"u8x1", 0, 8, 1}, 3}};
+  if (k < 0 || k >= (int)(sizeof sfs / sizeof sfs[0])) return;
+  const SF& sfm = sfs[k];
+  for (int w64 = 0; w64 < 2; w64++)
+    for (int m = 0; m < 2; m++) {
+      std::string name = std::string(w64 ? "sured.b.min.1d.u64." : "sured.b.add.1d.u32.") + MODE[m];
+      CUfunction f = load(name + " on " + sfm.f.name, name + " [%rd1, {%r6}], " + (w64 ? "%rd7" : "%r10") + ";");
+      if (!f) continue;
+      Surf sf;
+      if (!make_surf(sf, sfm.f, 0, sfm.W)) return;
+      std::vector<uint4> cs, vs;
+      const int xs32[] = {0, 4, 8, 12, -4}, xs64[] = {0, 8, 16, -8};
+      int nx = w64 ? 4 : 5;
+      for (int i = 0; i < nx; i++) {
+        cs.push_back(make_uint4((uint32_t)(w64 ? xs64[i] : xs32[i]), 0, 0, 0));
+        uint32_t a = w64 ? (uint32_t)rnd() : (uint32_t)(rnd() % 200) + 1, b = w64 ? (uint32_t)rnd() : 0;
+        vs.push_back(make_uint4(a, b, 0, 0));
+      }
+      int form = (w64 ? 100 + 20 : 0) + m;  // kind 0 (.b): op add u32 (0) or min u64 (1*100 + 2*10)
+      bool ok = run(0x32525553, f, sf, sfm.f, 0, form, cs, vs, true);
+      free_surf(sf);
+      if (!ok) return;
+    }
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) { fprintf(stderr, "usage: surf3 OUT.bin\n"); return 1; }
   out = fopen(argv[1], "wb");
@@ -294,9 +358,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&dC, 8192 * sizeof(uint4)));
   CK(cudaMalloc(&dV, 8192 * sizeof(uint4)));
   w32(0x31584554);  // 'TEX1'
-  if (argc >= 4 && (!strcmp(argv[2], "redfmt") || !strcmp(argv[2], "redshort"))) {
+  if (argc >= 4 && (!strcmp(argv[2], "redfmt") || !strcmp(argv[2], "redshort") || !strcmp(argv[2], "redtrap") || !strcmp(argv[2], "redb"))) {
     int k = atoi(argv[3]);
     if (!strcmp(argv[2], "redshort")) red_short(k);
+    else if (!strcmp(argv[2], "redtrap")) red_trap(k);
+    else if (!strcmp(argv[2], "redb")) red_b(k);
     else if (k >= 0 && k < (int)(sizeof REDFMT / sizeof REDFMT[0])) red_formats(k);
     w32(0x444e4521);  // '!END'
     fclose(out);
