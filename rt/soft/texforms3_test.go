@@ -139,7 +139,8 @@ END:
 // depth compare, residency predicates, tld4 on layered 2-D and cube
 // textures, tex.level.acube; tex2-g, tex2-k and tex2-l: the same on the
 // other geometries, .s32 coordinates, tex.level, tex.grad, tld4 on
-// seamless cubes, of integer texels too in tex2-sea4 and tex2-sea5;
+// seamless cubes, of integer texels too in tex2-sea4, tex2-sea5 and
+// tex2-sea6 (the corner blend's ties);
 // tex2-m: every remaining combination ptxas takes, tex.grad.1d's zeros
 // with a depth compare included). Each configuration
 // becomes a CUDA array and a texture object, and every sample must come
@@ -404,7 +405,8 @@ func TestTexForms3Decode(t *testing.T) {
 // (tex2-l; the recorded samples themselves run in TestTexForms3Kernels):
 // for float texels a float blend; for integer texels read as integers
 // (tex2-sea4, tex2-sea5) the integer blend, its sum in 1/256 cut toward
-// -inf for 32-bit texels, rounded to nearest for 8- and 16-bit ones.
+// -inf for 32-bit texels, rounded to nearest for 8- and 16-bit ones
+// (their ties: TestTexForms3SeamlessGatherTie).
 func TestTexForms3SeamlessGather(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -423,13 +425,6 @@ func TestTexForms3SeamlessGather(t *testing.T) {
 		{"s8", rt.FormatInt8, 1, 253, true, true},
 	}
 	for _, tc := range cases {
-		_, ctx, s := graphEnv(t, Options{})
-		lib := rt.NewLibrary("forms3.ptx", []byte(texForms3PTX()))
-		p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
-		k := lib.Kernel("f112", p(0, 8), p(8, 8), p(16, 8), p(24, 4))
-		ad := rt.ArrayDesc{Width: 2, Height: 2, Depth: 6, Format: tc.format, Channels: 1, Flags: rt.ArrayCubemap}
-		arr, err := rt.NewArray(ctx, ad)
-		mustT(t, err)
 		// texel i: i+1 as a float; as an integer (i+1)·mul, negated for
 		// odd i when neg, so that the blend has a fraction above 1/2
 		// (cutting and rounding differ)
@@ -446,30 +441,7 @@ func TestTexForms3SeamlessGather(t *testing.T) {
 				texels[i*tc.size+b] = byte(x >> (8 * b))
 			}
 		}
-		mustT(t, rt.CopyToArray(arr, texels))
-		td := rt.TextureDesc{Flags: rt.TexSeamlessCubemap}.Normalized(true).Read(rt.ReadElementType)
-		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td)
-		mustT(t, err)
-		// +x face, s = -z, t = -y: face coordinates (0.05, 0.05), the
-		// footprint's texels at i, j = -1 and 0: (0, 0) of +x (texel 1) at
-		// gather position 1, its neighbours across the two edges at 0 and
-		// 2, the corner beyond both at 3
-		in, err := rt.AllocFrom(ctx, []float32{1, 0.9, 0.9, 0.9})
-		mustT(t, err)
-		out, err := rt.Alloc[uint32](ctx, 4)
-		mustT(t, err)
-		var b [28]byte
-		binary.LittleEndian.PutUint64(b[0:], uint64(tex.Object))
-		binary.LittleEndian.PutUint64(b[8:], uint64(in.Ptr))
-		binary.LittleEndian.PutUint64(b[16:], uint64(out.Ptr))
-		binary.LittleEndian.PutUint32(b[24:], 1)
-		err = k.Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
-		if err == nil {
-			err = s.Synchronize()
-		}
-		mustT(t, err)
-		got, err := out.ToHost()
-		mustT(t, err)
+		got := texSeamlessCornerGather(t, tc.format, texels)
 		if tc.format == rt.FormatFloat {
 			g := make([]float32, 4)
 			for i := range g {
@@ -508,6 +480,85 @@ func TestTexForms3SeamlessGather(t *testing.T) {
 		if int64(int32(got[3])) != want {
 			t.Errorf("%s: tld4.r.cube at a seamless corner: missing texel %d, want (85·%d + 86·%d + 85·%d)/256 %s = %d", tc.name,
 				int64(int32(got[3])), val(got[0]), val(got[1]), val(got[2]), map[bool]string{false: "cut toward -inf", true: "rounded"}[tc.round], want)
+		}
+	}
+}
+
+// texSeamlessCornerGather runs tld4.r.cube (form 112's kernel) once on a
+// seamless 2×2 cube map of one-channel texels (24 of them, face by face,
+// in format's element size) read as elements, at the direction (1, 0.9,
+// 0.9): +x face, s = -z, t = -y, face coordinates (0.05, 0.05), the
+// footprint's texels at i, j = -1 and 0: (0, 0) of +x (texel 0) at gather
+// position 1, its neighbours across the two edges at 0 and 2, the missing
+// corner beyond both at 3.
+func texSeamlessCornerGather(t *testing.T, format rt.ArrayFormat, texels []byte) []uint32 {
+	t.Helper()
+	_, ctx, s := graphEnv(t, Options{})
+	lib := rt.NewLibrary("forms3.ptx", []byte(texForms3PTX()))
+	p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
+	k := lib.Kernel("f112", p(0, 8), p(8, 8), p(16, 8), p(24, 4))
+	ad := rt.ArrayDesc{Width: 2, Height: 2, Depth: 6, Format: format, Channels: 1, Flags: rt.ArrayCubemap}
+	arr, err := rt.NewArray(ctx, ad)
+	mustT(t, err)
+	mustT(t, rt.CopyToArray(arr, texels))
+	td := rt.TextureDesc{Flags: rt.TexSeamlessCubemap}.Normalized(true).Read(rt.ReadElementType)
+	tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td)
+	mustT(t, err)
+	in, err := rt.AllocFrom(ctx, []float32{1, 0.9, 0.9, 0.9})
+	mustT(t, err)
+	out, err := rt.Alloc[uint32](ctx, 4)
+	mustT(t, err)
+	var b [28]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(tex.Object))
+	binary.LittleEndian.PutUint64(b[8:], uint64(in.Ptr))
+	binary.LittleEndian.PutUint64(b[16:], uint64(out.Ptr))
+	binary.LittleEndian.PutUint32(b[24:], 1)
+	err = k.Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
+	if err == nil {
+		err = s.Synchronize()
+	}
+	mustT(t, err)
+	got, err := out.ToHost()
+	mustT(t, err)
+	return got
+}
+
+// TestTexForms3SeamlessGatherTie: the corner blend of 8- and 16-bit
+// integer texels on an exact half (sum ≡ 128 mod 256) rounds up, toward
+// +inf for negative sums too (tex2-sea6: all 16,201 recorded ties). The
+// texel at gather position 1 (weight 86) is ±64 and its two neighbours 0,
+// so the sum is ±5,504 = ±21.5·256: 22, or -21.
+func TestTexForms3SeamlessGatherTie(t *testing.T) {
+	cases := []struct {
+		name   string
+		format rt.ArrayFormat
+		size   int
+		texel  int32
+		want   int32
+	}{
+		{"u8", rt.FormatUint8, 1, 64, 22},
+		{"u16", rt.FormatUint16, 2, 64, 22},
+		{"s8", rt.FormatInt8, 1, 64, 22},
+		{"s8 negative", rt.FormatInt8, 1, -64, -21},
+		{"s16", rt.FormatInt16, 2, 64, 22},
+		{"s16 negative", rt.FormatInt16, 2, -64, -21},
+	}
+	for _, tc := range cases {
+		texels := make([]byte, 24*tc.size)
+		for b := 0; b < tc.size; b++ {
+			texels[b] = byte(uint32(tc.texel) >> (8 * b))
+		}
+		got := texSeamlessCornerGather(t, tc.format, texels)
+		shift := 32 - 8*tc.size
+		sext := func(x uint32) int32 { return int32(x<<shift) >> shift }
+		if tc.format == rt.FormatUint8 || tc.format == rt.FormatUint16 {
+			sext = func(x uint32) int32 { return int32(x) }
+		}
+		if sext(got[1]) != tc.texel || got[0] != 0 || got[2] != 0 {
+			t.Errorf("%s: tld4.r.cube at a seamless corner: %d, want %d at position 1, 0 at 0 and 2", tc.name, got, tc.texel)
+		}
+		if int32(got[3]) != tc.want {
+			t.Errorf("%s: the missing corner texel of 86·%d/256 (a tie) is %d, want %d (rounded up)", tc.name, tc.texel, int32(got[3]), tc.want)
 		}
 	}
 }

@@ -121,7 +121,7 @@ func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
 	// probes (rec tex2, targeted.inc); then the surfaces.
 	// (tex2-m, texRec6File, is round 6: texrec6_test.go)
-	names := []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz", "tex2-i.bin.gz", "tex2-k.bin.gz", "tex2-l.bin.gz", "tex2-tplane.bin.gz", "tex2-sea4.bin.gz", "tex2-sea5.bin.gz", texRec6File}
+	names := []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz", "tex2-i.bin.gz", "tex2-k.bin.gz", "tex2-l.bin.gz", "tex2-tplane.bin.gz", "tex2-sea4.bin.gz", "tex2-sea5.bin.gz", "tex2-sea6.bin.gz", texRec6File}
 	return loadTexFiles(dir, append(names, surfRecFiles...)...)
 }
 
