@@ -248,8 +248,11 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 			// a1d/a2d an integer as always (clamped as unsigned to the
 			// last layer), the offsets added to the texel index as on
 			// plain tex, the texture's address modes applied (probe7:
-			// 4,096 samples, testdata/tex/NOTES.md "probe7").
-			// tex.grad.1d.s32 fetches as tex.1d.s32 (0 on a 1-D array).
+			// 4,096 samples, testdata/tex/NOTES.md "probe7"; probe8:
+			// 12,288 samples of 2d, 3d and a1d, the registers holding
+			// floats and random bits, point and linear, clamp, wrap and
+			// border, normalized or not, all equal to tex.f32 at that
+			// float). tex.grad.1d.s32 reads 0 (texZeroResult).
 			ti.intc = false
 		}
 	case tkTxq, tkSuq:
@@ -315,7 +318,8 @@ func (dc *decoder) texInstrDecode(in *ptx.Instr, sc *scope, x inst) {
 // offsets e (a vector of .s32, one element per dimension, four for .3d,
 // the fourth ignored) and depth-compare value f (an .f32 scalar). CUDA's
 // samplers have no compare mode and the H100 ignores f, but for
-// tex.grad.1d, which then returns 0 (texZeroResult); the offsets are
+// tex.grad.1d, which then returns 0 (texZeroResult, as tex.grad.1d.s32
+// does); the offsets are
 // applied as texOffset says; the residency predicate of d|p is always
 // true. Only the recorded combinations load (testdata/tex/NOTES.md,
 // "Offsets, depth compare, residency", rounds 4 to 6 and probe7; see
@@ -351,7 +355,7 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 	if msg := texExtrasRecorded(ti, level, grad, offs != nil, depth != nil); msg != "" {
 		dc.failIn(in, "%s: %s", ti.what, msg)
 	}
-	ti.zero = texZeroResult(ti.kind, ti.geom, grad, depth != nil)
+	ti.zero = texZeroResult(ti.kind, ti.geom, grad, depth != nil, ti.intc)
 	if offs != nil {
 		// (tex.1d's offset register is not masked to 4 bits: its bits
 		// 4-7 are a y offset, texsample.go; immediates mean the same,
@@ -418,15 +422,25 @@ func texExtrasRecorded(ti *texInstr, level, grad, offs, depth bool) string {
 }
 
 // texZeroResult says whether tex or tld4 returns 0 in every channel
-// whatever the texture and coordinates: tex.grad.1d with a depth-compare
-// operand, with or without offsets (tex2-m forms 176 and 219: every one
-// of their 12,288 samples, f32 and u8x4 normalized 1-D arrays, point and
-// linear, clamp, wrap and border; tex.grad.a1d and tex.level.1d with a
-// depth compare and tex.grad.1d without one return the plain sample).
-// With d|p too (probe7 forms 50 and 51, with and without offsets: 512
-// samples) the zeros come with a true residency predicate.
-func texZeroResult(kind, geom int, grad, depth bool) bool {
-	return kind == tkTex && grad && depth && geom == texGeom1D
+// whatever the texture and coordinates (intc: .s32 coordinates):
+//   - tex.grad.1d with a depth-compare operand, with or without offsets
+//     (tex2-m forms 176 and 219: every one of their 12,288 samples, f32
+//     and u8x4 normalized 1-D arrays, point and linear, clamp, wrap and
+//     border; tex.grad.a1d and tex.level.1d with a depth compare and
+//     tex.grad.1d.f32 without one return the plain sample). With d|p too
+//     (probe7 forms 50 and 51, with and without offsets: 512 samples) the
+//     zeros come with a true residency predicate.
+//   - tex.grad.1d.s32, with or without offsets and d|p (ptxas refuses it
+//     with a depth compare): on a 1-D CUDA array (probe7: 1,024 samples,
+//     equal to tex.1d.s32, which reads 0 there too) and on linear memory
+//     (probe8: 1,024 samples at x = -4..40 on 37 texels, where tex.1d.s32,
+//     tex1Dfetch, reads texel x: 864 of them differ). The predicate of
+//     d|p is true (probe7, 512 samples on 1-D arrays). Both fit reading
+//     the coordinate register's bits as f32, as tex.grad.{2d,3d,a1d,
+//     a2d}.s32 does, only on linear memory (a float fetch there reads 0;
+//     on a 1-D array it would read texel 0 for the probes' small integers).
+func texZeroResult(kind, geom int, grad, depth, intc bool) bool {
+	return kind == tkTex && grad && geom == texGeom1D && (depth || intc)
 }
 
 var texGeomNames = [...]string{"1d", "2d", "3d", "a1d", "a2d", "cube", "acube"}

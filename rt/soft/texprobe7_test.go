@@ -268,7 +268,8 @@ END:
 // tex.grad.{2d,3d,a1d,a2d}.s32 sample with the coordinate registers' bits
 // read as f32 (texel 0 for the probe's small integers, offsets added and
 // clamped, the layer an integer clamped to the last); tex.grad.1d.s32
-// fetches as tex.1d.s32 (0 on a 1-D array); tex.grad.1d with a depth
+// reads 0, as tex.1d.s32 on a 1-D array (TestTexProbe8: on linear memory
+// too, where tex.1d.s32 reads texel x); tex.grad.1d with a depth
 // compare and d|p returns 0 with a true predicate.
 func TestTexProbe7(t *testing.T) {
 	forms, err := loadProbe7("testdata/tex/probe7.txt.gz")
