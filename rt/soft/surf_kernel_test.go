@@ -2,7 +2,11 @@ package soft
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,11 +72,10 @@ var suredPForms = func() []suredPForm {
 	return fs
 }()
 
-// suredPKernels are sured_p_OP_TY_MODE for suredPForms, and
-// sured_p_or_b32_trap (not recorded at accesses that do not fit in the row).
+// suredPKernels are sured_p_OP_TY_MODE for suredPForms.
 func suredPKernels() string {
 	var b strings.Builder
-	for _, f := range append(suredPForms, suredPForm{0, "or", "b32", "trap"}) {
+	for _, f := range suredPForms {
 		load, val := "ld.global.u32 %r8, [%rd6];", "%r8"
 		if f.ty == "b64" {
 			load, val = "ld.global.u64 %rd7, [%rd6];", "%rd7"
@@ -136,8 +139,7 @@ func surfRecFormat(h []uint32) rt.ArrayFormat {
 // surf4's 84 and surf5's 112 sured.p sequences on formats that are not
 // 32-bit integers and on rows that are not a whole number of accesses,
 // 1-D) through kernels, rt's arrays and surface objects, and requires the
-// H100's images; sured.p.trap where the H100 was not recorded (an access
-// that does not fit in the row) stops the kernel saying so.
+// H100's images; then surf6's .trap cases (surfTrapKernels).
 func TestSurfKernels(t *testing.T) {
 	_, ctx, s := graphEnv(t, Options{})
 	lib := rt.NewLibrary("surf.ptx", []byte(surfKernelPTX))
@@ -216,42 +218,127 @@ func TestSurfKernels(t *testing.T) {
 	}
 	t.Logf("recorded sequences through kernels, all exact: %v", ran)
 
-	// sured.p.trap at an access that does not fit in the row, which the
-	// H100 was not recorded doing: the launch fails saying so rather than
-	// guessing; wholly outside the row it is an illegal address, as for
-	// sured.b.
-	for _, c := range []struct {
-		width int
-		x     uint32
-		want  string
-	}{
-		{6, 1, ".trap at x = 1: its rows of 6 bytes are not a whole number of 4-byte accesses"}, // bytes 4 to 7
-		{3, 0, ".trap at x = 0: its rows of 3 bytes are not a whole number of 4-byte accesses"}, // narrower than an access
-		{3, 1, ".trap at x = 1: its rows of 3 bytes"},
-		{6, 2, "outside the 6×1×1 surface"}, // bytes 8 to 11
-	} {
-		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: c.width, Format: rt.FormatUint8, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
+	surfTrapKernels(t)
+}
+
+// surfTrapCase is one of surf3.cu's redtrap cases as surf6.txt logs it.
+type surfTrapCase struct {
+	k, w, x  int
+	ins, fmt string
+	faulted  bool
+	kernel   string // its kernel in the library surfTrapKernels builds
+	recorded *surfRecord
+}
+
+var surfTrapLine = regexp.MustCompile(`^TRAP case (\d+) \((sured\.[a-z0-9.]+) on (u8x1|u16x1) W (\d+) at x (-?\d+)\): (faulted|no fault)$`)
+
+// surfTrapKernels runs surf3.cu's redtrap cases (surf6.txt: one .trap
+// access alone, value 5, on a 1-D u8x1 or u16x1 surface whose rows are not
+// a whole number of accesses) through kernels: those the H100 faulted on
+// (an illegal memory access) must stop the kernel with an illegal-address
+// fault; those it ran must give its image (surf6.bin.gz).
+func surfTrapKernels(t *testing.T) {
+	b, err := os.ReadFile("testdata/tex/surf6.txt")
+	mustT(t, err)
+	_, sr, err := loadTexFiles("testdata/tex", "surf6.bin.gz")
+	mustT(t, err)
+	var cases []surfTrapCase
+	var ptx strings.Builder
+	ptx.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
+	kernels := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		m := surfTrapLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		c := surfTrapCase{ins: m[2], fmt: m[3], faulted: m[6] == "faulted"}
+		c.k, _ = strconv.Atoi(m[1])
+		c.w, _ = strconv.Atoi(m[4])
+		c.x, _ = strconv.Atoi(m[5])
+		if c.kernel = kernels[c.ins]; c.kernel == "" {
+			c.kernel = strings.ReplaceAll(c.ins, ".", "_")
+			kernels[c.ins] = c.kernel
+			load, val := "ld.global.u32 %r8, [%rd6];", "%r8"
+			if strings.HasSuffix(c.ins, "64.trap") {
+				load, val = "ld.global.u64 %rd7, [%rd6];", "%rd7"
+			}
+			ptx.WriteString(suredKernel(c.kernel, load, c.ins+" [%rd1, {%r6}], "+val+";"))
+		}
+		if !c.faulted {
+			// its record: the 'SUR2' .trap form (9 in the geom*2+mode
+			// place) of this instruction on this surface at this x
+			for i := range sr {
+				r := &sr[i]
+				_, _, _, _, _, mode, name := suredRecForm(r.tag, r.hdr[8])
+				if mode == surfTrap && name == c.ins && surfRecFmt(r.hdr) == c.fmt && int(r.hdr[4]) == c.w &&
+					len(r.coords) == 1 && int(int32(r.coords[0][0])) == c.x {
+					c.recorded = r
+				}
+			}
+			if c.recorded == nil {
+				t.Fatalf("surf6.txt: case %d (%s on %s W %d at x %d) ran, but surf6.bin.gz has no record of it", c.k, c.ins, c.fmt, c.w, c.x)
+			}
+		}
+		cases = append(cases, c)
+	}
+	faulted := 0
+	for _, c := range cases {
+		if c.faulted {
+			faulted++
+		}
+	}
+	if len(cases) != 9 || faulted != 6 {
+		t.Fatalf("surf6.txt: %d redtrap cases, %d faulted; want 9 and 6", len(cases), faulted)
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("redtrap %d: %s on %s W %d at x %d", c.k, c.ins, c.fmt, c.w, c.x)
+		_, ctx, s := graphEnv(t, Options{})
+		lib := rt.NewLibrary("trap.ptx", []byte(ptx.String()))
+		p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
+		k := lib.Kernel(c.kernel, p(0, 8), p(8, 8), p(16, 8), p(24, 4))
+		f := map[string]rt.ArrayFormat{"u8x1": rt.FormatUint8, "u16x1": rt.FormatUint16}[c.fmt]
+		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: c.w, Format: f, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
 		mustT(t, err)
+		img := make([]byte, c.w*f.Size())
+		crd, val := []uint32{uint32(int32(c.x)), 0, 0, 0}, []uint32{5, 0, 0, 0} // surf3.cu: value 5
+		if c.recorded != nil {
+			img = c.recorded.img
+			copy(val, c.recorded.res[0][:])
+		}
+		mustT(t, rt.CopyToArray(arr, img))
 		surf, err := rt.NewSurface(arr)
 		mustT(t, err)
-		cb, err := rt.AllocFrom(ctx, []uint32{c.x, 0, 0, 0}) // at x, value x
+		cb, err := rt.AllocFrom(ctx, crd)
 		mustT(t, err)
-		var b [28]byte
-		binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
-		binary.LittleEndian.PutUint64(b[8:], uint64(cb.Ptr))
-		binary.LittleEndian.PutUint64(b[16:], uint64(cb.Ptr))
-		binary.LittleEndian.PutUint32(b[24:], 1)
-		err = kernel("sured_p_or_b32_trap").Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, b[:])
+		vb, err := rt.AllocFrom(ctx, val)
+		mustT(t, err)
+		var pb [28]byte
+		binary.LittleEndian.PutUint64(pb[0:], uint64(surf.Object))
+		binary.LittleEndian.PutUint64(pb[8:], uint64(cb.Ptr))
+		binary.LittleEndian.PutUint64(pb[16:], uint64(vb.Ptr))
+		binary.LittleEndian.PutUint32(pb[24:], 1)
+		err = k.Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(1), Stream: s}, pb[:])
 		if err == nil {
 			err = s.Synchronize()
 		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Fatalf("sured.p.or.1d.b32.trap at x = %d on a u8x1 surface %d wide: %v, want an error saying %q", c.x, c.width, err, c.want)
+		if c.faulted {
+			// (the fault ends the context; the next case makes a new one)
+			if !errors.Is(err, rt.ErrIllegalAddress) || !strings.Contains(err.Error(), "outside") {
+				t.Errorf("%s: %v; the H100 faulted (an illegal memory access), want an illegal-address fault", name, err)
+			}
+			continue
 		}
-		// the fault ends the context
-		_, ctx, s = graphEnv(t, Options{})
-		lib = rt.NewLibrary("surf.ptx", []byte(surfKernelPTX))
+		if err != nil {
+			t.Errorf("%s: %v; the H100 ran it", name, err)
+			continue
+		}
+		got := make([]byte, len(img))
+		mustT(t, rt.CopyFromArray(arr, got))
+		if d := imageDiff(got, c.recorded.after); d != "" {
+			t.Errorf("%s: image differs %s", name, d)
+		}
 	}
+	t.Logf("surf6 redtrap through kernels: %d cases, %d illegal-address faults as on the H100, %d images exact", len(cases), faulted, len(cases)-faulted)
 }
 
 const surfEdgePTX = `

@@ -35,7 +35,8 @@ func surfRecForm(form uint32) (geom, size, cnt, mode int) {
 // for add/min/max and b32, b64 for and/or; 'SUR2' (surf3.cu): form =
 // kind*1000 + op*100 + ty*10 + geom*2 + mode, ty indexing u32, s32, u64,
 // s64, b32, b64. kind 0 .b, 1 .p; op add, min, max, and, or; geom 1d, 2d,
-// 3d; mode clamp, zero.
+// 3d; mode clamp, zero; 9 in place of geom*2 + mode (surf3.cu redtrap,
+// surf6.bin.gz) is a 1-D .trap form.
 func suredRecForm(tag, form uint32) (elems bool, op, cls, size, geom, mode int, name string) {
 	f := int(form)
 	var kind, ty int
@@ -49,12 +50,15 @@ func suredRecForm(tag, form uint32) (elems bool, op, cls, size, geom, mode int, 
 	}
 	ty = min(ty, len(ts)-1)
 	elems, geom, mode = kind == 1, f%10/2, f%2
+	if f%10 == 9 {
+		geom, mode = 0, surfTrap
+	}
 	size = 4
 	if ts[ty][1:] == "64" {
 		size = 8
 	}
 	cls = map[string]int{"u32": acU32, "s32": acS32, "u64": acU64, "s64": acS64, "b32": -1, "b64": -1}[ts[ty]]
-	name = fmt.Sprintf("sured.%c.%s.%s.%s.%s", "bp"[kind], []string{"add", "min", "max", "and", "or"}[op], []string{"1d", "2d", "3d"}[geom], ts[ty], []string{"clamp", "zero"}[mode])
+	name = fmt.Sprintf("sured.%c.%s.%s.%s.%s", "bp"[kind], []string{"add", "min", "max", "and", "or"}[op], []string{"1d", "2d", "3d"}[geom], ts[ty], []string{"clamp", "zero", "trap"}[mode])
 	op = []int{atAdd, atMin, atMax, atAnd, atOr}[op]
 	return
 }
@@ -86,8 +90,9 @@ func imageDiff(got, want []byte) string {
 
 // TestSurfRecorded replays the recorded suld.b, sust.b, sust.p and sured
 // accesses (surfRecFiles: surf.bin.gz, surf2-sustp.bin.gz,
-// surf2-sured.bin.gz, surf3.bin.gz, surf4.bin.gz, surf5.bin.gz) and
-// requires the H100's loaded values and images bit for bit.
+// surf2-sured.bin.gz, surf3.bin.gz, surf4.bin.gz, surf5.bin.gz,
+// surf6.bin.gz) and requires the H100's loaded values and images bit for
+// bit.
 func TestSurfRecorded(t *testing.T) {
 	_, sr, err := loadTexFiles("testdata/tex", surfRecFiles...)
 	if err != nil {
@@ -168,18 +173,25 @@ func TestSurfRecorded(t *testing.T) {
 				cls = surfRedP(v, size)
 			}
 			for i, c := range s.coords {
-				if elems {
-					c = surfUnitX(v, geom, c, size, mode) // x counts accesses
+				if mode == surfTrap {
+					// surf6 redtrap: recorded, so the H100 did not fault
+					if _, st := surfRedOffset(v, geom, c, size, mode, elems); st != surfOK {
+						fail("%s on %s at x = %d: outcome %d, but the H100 ran it", name, surfRecFmt(h), int32(c[0]), st)
+					}
 				}
-				surfReduce(v, geom, c, size, mode, op, cls, uint64(s.res[i][0])|uint64(s.res[i][1])<<32)
+				// (x counts accesses for sured.p: surfRedX)
+				surfReduce(v, geom, c, size, mode, elems, op, cls, uint64(s.res[i][0])|uint64(s.res[i][1])<<32)
 			}
 			d := imageDiff(img, s.after)
 			key := suredRecKey(name)
 			if elems {
 				key += " " + surfRecFmt(h) // (surf4, surf5: every format)
-				if int(h[4]*h[2]/8*h[3])%size != 0 {
-					key += " rows not whole" // (surf5 redshort)
-				}
+			}
+			if int(h[4]*h[2]/8*h[3])%size != 0 {
+				key += " rows not whole" // (surf5 redshort, surf6)
+			}
+			if mode == surfTrap {
+				key += " trap" // (surf6 redtrap: accesses that fit)
 			}
 			tally(key, d == "")
 			if d != "" {

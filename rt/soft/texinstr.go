@@ -605,35 +605,45 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 		case tkSuld, tkSust, tkSured:
 			n := ti.size * ti.cnt
 			bc, cls := crd, ti.rcls
-			if ti.elems && ti.kind == tkSured {
+			if ti.kind == tkSured && ti.elems {
 				// sured.p: x counts accesses of ti.size bytes, whatever
 				// the format (texsurf.go surfRedP)
 				cls = surfRedP(v, ti.size)
-				if why := surfRedPEdge(v, ti.geom, crd, ti.size, ti.mode); why != "" {
-					c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc,
-						msg: sprintf("%s on a surface of %d-bit %s%s elements: %s", ti.what, 8*v.texelBytes(), texChanNames[v.Chan], map[bool]string{true: " normalized"}[v.ReadNorm], why)}
-					return false
-				}
-				bc, n = surfUnitX(v, ti.geom, crd, ti.size, ti.mode), ti.size
 			} else if ti.elems {
 				// x counts elements (sust.p)
 				bc, n = surfElemX(v, ti.geom, crd, ti.mode), v.texelBytes()
 			} else if ti.kind == tkSured && cls < 0 {
 				cls = acU32 // .and, .or: bitwise
 			}
-			_, st := v.surfOffset(ti.geom, bc, n, ti.mode)
+			var st int
+			if ti.kind == tkSured {
+				// the last whole access in the row under .clamp; under
+				// .trap one that does not fit is an illegal address
+				// (texsurf.go surfRedX, surfRedOffset)
+				_, st = surfRedOffset(v, ti.geom, crd, ti.size, ti.mode, ti.elems)
+			} else {
+				_, st = v.surfOffset(ti.geom, bc, n, ti.mode)
+			}
 			switch st {
 			case surfMisaligned:
 				c.fault = &fault{kind: fMisaligned, warp: w.id, lane: l, pc: c.pc, addr: uint64(crd[0]), size: uint64(n),
 					msg: sprintf("%s: x = %d bytes is not a multiple of the %d-byte access", ti.what, int32(crd[0]), n)}
 				return false
 			case surfOutOfRange:
+				msg := sprintf("%s: coordinates %d are outside the %d×%d×%d surface", ti.what, crd, v.W, v.H, v.D)
+				if rb := v.W * v.texelBytes(); ti.kind == tkSured && rb%n != 0 {
+					unit := "bytes"
+					if ti.elems {
+						unit = sprintf("%d-byte accesses", n)
+					}
+					msg += sprintf(": x counts %s, and its rows of %d bytes hold %d whole %d-byte accesses; an access that does not fit in the row, whole or in part, is an illegal address under .trap", unit, rb, rb/n, n)
+				}
 				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: uint64(crd[0]), size: uint64(n),
-					msg: sprintf("%s: coordinates %d are outside the %d×%d×%d surface", ti.what, crd, v.W, v.H, v.D)}
+					msg: msg}
 				return false
 			}
 			if ti.kind == tkSured {
-				surfReduce(v, ti.geom, bc, ti.size, ti.mode, ti.red, cls, w.r[ti.val[0]+uint32(l)])
+				surfReduce(v, ti.geom, crd, ti.size, ti.mode, ti.elems, ti.red, cls, w.r[ti.val[0]+uint32(l)])
 				continue
 			}
 			if ti.kind == tkSust && ti.elems {

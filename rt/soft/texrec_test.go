@@ -113,8 +113,10 @@ func readGz(path string) ([]byte, error) {
 // surf3.bin.gz: surf3.cu; surf4.bin.gz: surf3.cu redfmt (sured.p on
 // twelve formats that are not 32-bit integers); surf5.bin.gz: surf3.cu
 // redfmt 12-15 (sured.p on snorm) and redshort (sured.p on rows that are
-// not a whole number of accesses).
-var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf3.bin.gz", "surf4.bin.gz", "surf5.bin.gz"}
+// not a whole number of accesses); surf6.bin.gz: surf3.cu redtrap (the
+// .trap accesses that fit and did not fault, form code 9) and redb
+// (sured.b on such rows under .clamp and .zero).
+var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf3.bin.gz", "surf4.bin.gz", "surf5.bin.gz", "surf6.bin.gz"}
 
 // loadTexRecords reads every recording of dir.
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {

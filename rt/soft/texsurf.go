@@ -63,18 +63,20 @@ func surfElemX(v *texView, geom int, c [4]uint32, mode int) [4]uint32 {
 }
 
 // surfUnitX turns a coordinate x that counts units of unit bytes (sust.p:
-// elements; sured.p: accesses, surfRedP) into the byte coordinate
-// surfOffset takes under mode. The row holds n = rowBytes/unit whole
-// units (rounded down); x < 0 stays outside before the row, and x >= n
-// (an access that does not fit in the row, whole or in part) is, under
-// .clamp, the last whole unit n-1 and otherwise stays outside after the
-// row, so that .zero drops it and .trap faults. This is what the H100
-// does on rows that are not a whole number of accesses (surf5.bin.gz,
-// sured.p on u8x1, u16x1 and u8x2 rows of 3, 5, 6, 10 and 12 bytes): on a
-// 6-byte row sured.p.add.b32 at x = 1 (bytes 4 to 7) adds to bytes 0 to 3
-// under .clamp and changes nothing under .zero. With no whole unit in
-// the row (n = 0: .b32 on 3 bytes, .b64 on 5 or 6) surfOffset drops every
-// access, as the H100 does under .clamp and .zero.
+// elements; sured.p: accesses, surfRedP; sured.b: x/size, surfRedX) into
+// the byte coordinate surfOffset takes under mode. The row holds n =
+// rowBytes/unit whole units (rounded down); x < 0 stays outside before
+// the row, and x >= n (an access that does not fit in the row, whole or
+// in part) is, under .clamp, the last whole unit n-1 and otherwise stays
+// outside after the row, so that .zero drops it and .trap faults. This is
+// what the H100 does on rows that are not a whole number of accesses
+// (surf5.bin.gz: sured.p on u8x1, u16x1 and u8x2 rows of 3, 5, 6, 10 and
+// 12 bytes; surf6.bin.gz: sured.b there, and .trap): on a 6-byte row
+// sured.p.add.b32 at x = 1 (bytes 4 to 7) adds to bytes 0 to 3 under
+// .clamp, changes nothing under .zero and is an illegal address under
+// .trap. With no whole unit in the row (n = 0: .b32 on 3 bytes, .b64 on 5
+// or 6) surfOffset drops every access, as the H100 does under .clamp and
+// .zero (under .trap it faults, surfRedOffset).
 func surfUnitX(v *texView, geom int, c [4]uint32, unit, mode int) [4]uint32 {
 	i := 0
 	if geom == texGeomA1D || geom == texGeomA2D {
@@ -93,6 +95,45 @@ func surfUnitX(v *texView, geom int, c [4]uint32, unit, mode int) [4]uint32 {
 		c[i] = uint32(int32(x * u))
 	}
 	return c
+}
+
+// surfRedX turns the coordinate c of a sured access of size bytes into
+// the byte coordinate surfOffset takes under mode: sured.p (elems) counts
+// x in accesses (surfRedP); sured.b counts x in bytes, and an aligned x
+// is clamped as a sured.p at x/size, so that under .clamp an access that
+// does not fit in the row lands on the last whole access in it, not at
+// row width − size, and under .zero and .trap it stays outside (the
+// H100's sured.b.add.u32 and sured.b.min.u64 on u8x1 rows of 6, 5 and 3
+// bytes and a u16x1 row of 10, surf6.bin.gz: on the 10-byte row .u32 at
+// x = 8 and 12 adds to bytes 4 to 7 and .u64 at x = 8 takes the min with
+// bytes 0 to 7; on 6 and 5 bytes .u32 at x = 4, 8, 12 adds to bytes 0 to
+// 3). A misaligned x is left for surfOffset to report.
+func surfRedX(v *texView, geom int, c [4]uint32, size, mode int, elems bool) [4]uint32 {
+	if !elems {
+		i := 0
+		if geom == texGeomA1D || geom == texGeomA2D {
+			i = 1
+		}
+		x := int64(int32(c[i]))
+		if x%int64(size) != 0 {
+			return c
+		}
+		c[i] = uint32(int32(x / int64(size)))
+	}
+	return surfUnitX(v, geom, c, size, mode)
+}
+
+// surfRedOffset resolves a sured access of size bytes at the instruction's
+// coordinate c (surfRedX) to a byte offset and outcome as surfOffset does,
+// except that under .trap an access on a row narrower than itself is out
+// of range (an illegal address, as the H100's sured.p.add.b32.trap on a
+// 3-byte row at x = 0, surf6.txt), where .clamp and .zero drop it.
+func surfRedOffset(v *texView, geom int, c [4]uint32, size, mode int, elems bool) (int, int) {
+	off, st := v.surfOffset(geom, surfRedX(v, geom, c, size, mode, elems), size, mode)
+	if st == surfDropped && mode == surfTrap {
+		st = surfOutOfRange
+	}
+	return off, st
 }
 
 // surfStoreP runs sust.p: the cnt values, channel 0 first, converted to the
@@ -209,14 +250,15 @@ func surfNorm(w uint32, n int, signed bool) uint32 {
 // sync/atomic cannot do.
 var surfRedMu sync.Mutex
 
-// surfReduce runs sured at c (x in bytes; surfUnitX has scaled a .p
-// coordinate): op (atAdd, atMin, atMax, atAnd, atOr) of class cls (acU32,
-// acS32, acU64, acS64) with value val, atomically, so that concurrent
-// reductions from every CTA add up whatever their order (as they do on the
-// H100). Out of range under .zero it does nothing; the executor faults
-// for .trap and misalignment before calling it.
-func surfReduce(v *texView, geom int, c [4]uint32, size, mode, op, cls int, val uint64) {
-	off, st := v.surfOffset(geom, c, size, mode)
+// surfReduce runs sured at the instruction's coordinate c (x in bytes,
+// or in accesses for sured.p: elems; surfRedOffset): op (atAdd, atMin,
+// atMax, atAnd, atOr) of class cls (acU32, acS32, acU64, acS64) with
+// value val, atomically, so that concurrent reductions from every CTA add
+// up whatever their order (as they do on the H100). Out of range under
+// .zero it does nothing; the executor faults for .trap and misalignment
+// before calling it.
+func surfReduce(v *texView, geom int, c [4]uint32, size, mode int, elems bool, op, cls int, val uint64) {
+	off, st := surfRedOffset(v, geom, c, size, mode, elems)
 	if st != surfOK {
 		return
 	}
@@ -243,8 +285,6 @@ func surfReduce(v *texView, geom int, c [4]uint32, size, mode, op, cls int, val 
 	}
 }
 
-var texChanNames = [...]string{texChanUnsigned: "unsigned", texChanSigned: "signed", texChanFloat: "float"}
-
 // surfRedP is the class (acU32, acS32, acU64, acS64) a sured.p of size
 // bytes (.b32: 4, .b64: 8) works in on v, as the H100 does it whatever the
 // format (surf4.bin.gz: f32x1, f32x2, f16x2, unorm8x4, unorm16x2, u8x1,
@@ -253,9 +293,9 @@ var texChanNames = [...]string{texChanUnsigned: "unsigned", texChanSigned: "sign
 // min, max, and, or on .b32, min and max on .b64): it is sured.b with x
 // counting accesses of size bytes, not elements (the byte coordinate is
 // x·size, surfUnitX; clamp, zero and trap act on that byte coordinate as
-// for sured.b, see surfUnitX for rows that are not a whole number of
-// accesses), on the raw bits there, whatever the element's size or
-// channels: an integer op of the access's width, min and max signed on
+// for sured.b: see surfUnitX for rows that are not a whole number of
+// accesses, surfRedOffset for rows narrower than one), on the raw bits
+// there, whatever the element's size or channels: an integer op of the access's width, min and max signed on
 // signed formats, integer and normalized (s8x4, s16x2, snorm8/16: .s32,
 // .s64), unsigned on every other one, float formats included (no float
 // compare, no per-channel op). So on a u8x1 surface sured.p.add.b32 at
@@ -272,28 +312,4 @@ func surfRedP(v *texView, size int) int {
 		return acU32
 	}
 	return acU64
-}
-
-// surfRedPEdge is "" for a sured.p of size bytes at c under mode that
-// the recordings cover, or the reason it is not covered: .trap on a
-// surface whose rows are not a whole number of accesses, at the access
-// that starts inside the row but does not fit in it (x = n with n whole
-// accesses in the row; any x when the row is narrower than one access),
-// where .clamp and .zero were recorded (surfUnitX) but whether .trap
-// traps was not. Accesses wholly inside or wholly outside the row trap or
-// not as for sured.b.
-func surfRedPEdge(v *texView, geom int, c [4]uint32, size, mode int) string {
-	rb := v.W * v.texelBytes()
-	if mode != surfTrap || rb%size == 0 {
-		return ""
-	}
-	i := 0
-	if geom == texGeomA1D || geom == texGeomA2D {
-		i = 1
-	}
-	x, n := int64(int32(c[i])), int64(rb/size)
-	if n > 0 && x != n {
-		return ""
-	}
-	return sprintf(".trap at x = %d: its rows of %d bytes are not a whole number of %d-byte accesses (x counts accesses) and this access does not fit in the row; the H100 was recorded clamping such an access to the last whole one (.clamp) and dropping it (.zero), not under .trap", int32(c[i]), rb, size)
 }
