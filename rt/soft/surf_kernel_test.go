@@ -51,7 +51,11 @@ END:
 	suredKernel("sured_add", "ld.global.u32 %r8, [%rd6];", "sured.b.add.2d.u32.clamp [%rd1, {%r6, %r7}], %r8;") +
 	suredKernel("sured_min64", "ld.global.u64 %rd7, [%rd6];", "sured.b.min.2d.u64.zero [%rd1, {%r6, %r7}], %rd7;") +
 	suredKernel("sured_or", "ld.global.u32 %r8, [%rd6];", "sured.p.or.2d.b32.zero [%rd1, {%r6, %r7}], %r8;") +
-	suredPKernels()
+	suredPKernels() +
+	suredKernel("sured_b_add_u32_clamp", "ld.global.u32 %r8, [%rd6];", "sured.b.add.1d.u32.clamp [%rd1, {%r6}], %r8;") +
+	suredKernel("sured_b_add_u32_zero", "ld.global.u32 %r8, [%rd6];", "sured.b.add.1d.u32.zero [%rd1, {%r6}], %r8;") +
+	suredKernel("sured_b_min_u64_clamp", "ld.global.u64 %rd7, [%rd6];", "sured.b.min.1d.u64.clamp [%rd1, {%r6}], %rd7;") +
+	suredKernel("sured_b_min_u64_zero", "ld.global.u64 %rd7, [%rd6];", "sured.b.min.1d.u64.zero [%rd1, {%r6}], %rd7;")
 
 // suredPForm is one of surf3.cu's 1-D sured.p forms: its 'SUR2' form
 // number, op, type and mode.
@@ -138,8 +142,9 @@ func surfRecFormat(h []uint32) rt.ArrayFormat {
 // TestSurfKernels runs recorded sust.p and sured sequences (2-D; and
 // surf4's 84 and surf5's 112 sured.p sequences on formats that are not
 // 32-bit integers and on rows that are not a whole number of accesses,
-// 1-D) through kernels, rt's arrays and surface objects, and requires the
-// H100's images; then surf6's .trap cases (surfTrapKernels).
+// and surf6's 16 sured.b sequences on such rows, 1-D) through kernels,
+// rt's arrays and surface objects, and requires the H100's images; then
+// surf6's .trap cases (surfTrapKernels).
 func TestSurfKernels(t *testing.T) {
 	_, ctx, s := graphEnv(t, Options{})
 	lib := rt.NewLibrary("surf.ptx", []byte(surfKernelPTX))
@@ -157,8 +162,13 @@ func TestSurfKernels(t *testing.T) {
 	for _, f := range suredPForms {
 		kernels[form{surfRecRed2, f.form}] = kernel(suredPKernelName(f))
 	}
+	// surf6 redb: 1-D sured.b (form = op*100 + ty*10 + mode)
+	kernels[form{surfRecRed2, 0}] = kernel("sured_b_add_u32_clamp")
+	kernels[form{surfRecRed2, 1}] = kernel("sured_b_add_u32_zero")
+	kernels[form{surfRecRed2, 120}] = kernel("sured_b_min_u64_clamp")
+	kernels[form{surfRecRed2, 121}] = kernel("sured_b_min_u64_zero")
 	ran := map[string]int{}
-	for _, file := range []string{"surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf4.bin.gz", "surf5.bin.gz"} {
+	for _, file := range []string{"surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf4.bin.gz", "surf5.bin.gz", "surf6.bin.gz"} {
 		_, sr, err := loadTexFiles("testdata/tex", file)
 		mustT(t, err)
 		for _, r := range sr {
@@ -170,7 +180,7 @@ func TestSurfKernels(t *testing.T) {
 			f := surfRecFormat(h)
 			height := int(h[5])
 			if r.tag == surfRecRed2 {
-				height = 0 // surf4, surf5: 1-D arrays
+				height = 0 // surf4, surf5, surf6: 1-D arrays
 			}
 			arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: int(h[4]), Height: height, Format: f, Channels: int(h[3]), Flags: rt.ArraySurfaceLoadStore})
 			mustT(t, err)
@@ -196,12 +206,16 @@ func TestSurfKernels(t *testing.T) {
 			if r.tag == surfRecStoreP {
 				cfg.Grid, cfg.Block = rt.D1(1), rt.D1(1) // one thread, stores in order
 			}
-			// (surf5's redshort records were reduced in order by one thread;
-			// their ops commute, so concurrent threads give the same image)
+			// (surf5's redshort and surf6's redb records were reduced in
+			// order by one thread; their ops commute, so concurrent threads
+			// give the same image)
 			mustT(t, k.Launch(cfg, b[:]))
 			got := make([]byte, len(r.after))
 			mustT(t, rt.CopyFromArray(arr, got))
 			tag := map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured", surfRecRed2: "sured.p (" + strings.TrimSuffix(file, ".bin.gz") + ")"}[r.tag]
+			if r.tag == surfRecRed2 && h[8] < 1000 {
+				tag = "sured.b (" + strings.TrimSuffix(file, ".bin.gz") + ")" // surf6 redb
+			}
 			name := fmt.Sprintf("%s form %d on %v", tag, h[8], f)
 			if d := imageDiff(got, r.after); d != "" {
 				t.Errorf("%s: image differs %s", name, d)
@@ -213,8 +227,8 @@ func TestSurfKernels(t *testing.T) {
 			vb.Free()
 		}
 	}
-	if ran["sust.p"] < 16 || ran["sured"] < 3 || ran["sured.p (surf4)"] < 84 || ran["sured.p (surf5)"] < 112 {
-		t.Fatalf("ran %v recorded sequences, want 16 sust.p (every format), 3 sured, 84 sured.p of surf4 and 112 of surf5", ran)
+	if ran["sust.p"] < 16 || ran["sured"] < 3 || ran["sured.p (surf4)"] < 84 || ran["sured.p (surf5)"] < 112 || ran["sured.b (surf6)"] < 16 {
+		t.Fatalf("ran %v recorded sequences, want 16 sust.p (every format), 3 sured, 84 sured.p of surf4, 112 of surf5 and surf6's 16 sured.b", ran)
 	}
 	t.Logf("recorded sequences through kernels, all exact: %v", ran)
 
