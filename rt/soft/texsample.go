@@ -1019,7 +1019,7 @@ func (v *texView) surfOffset(geom int, c [4]uint32, n int, mode int) (int, int) 
 	rowBytes := int64(v.W * v.texelBytes())
 	h, d, nl := int64(max(v.H, 1)), int64(max(v.D, 1)), int64(max(v.Layers, 1))
 	if rowBytes < int64(n) {
-		return 0, surfDropped // wider than a row (not recorded)
+		return 0, surfDropped // wider than a row: sured drops it under .clamp and .zero (surf5, surf6; surfRedOffset faults under .trap); not recorded for suld/sust
 	}
 	in := x >= 0 && x+int64(n) <= rowBytes && y >= 0 && y < h && z >= 0 && z < d && l < nl
 	if !in {
