@@ -64,8 +64,8 @@ type suredPForm struct {
 	op, ty, mode string
 }
 
-// suredPForms are the recorded ones: redfmt's (surf4.bin.gz, and
-// surf5.bin.gz's snorm records), clamped, and redshort's (surf5.bin.gz),
+// suredPForms are the recorded ones: redfmt's (surf4.bin.zst, and
+// surf5.bin.zst's snorm records), clamped, and redshort's (surf5.bin.zst),
 // clamped and zeroed.
 var suredPForms = func() []suredPForm {
 	var fs []suredPForm
@@ -168,7 +168,7 @@ func TestSurfKernels(t *testing.T) {
 	kernels[form{surfRecRed2, 120}] = kernel("sured_b_min_u64_clamp")
 	kernels[form{surfRecRed2, 121}] = kernel("sured_b_min_u64_zero")
 	ran := map[string]int{}
-	for _, file := range []string{"surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf4.bin.gz", "surf5.bin.gz", "surf6.bin.gz"} {
+	for _, file := range []string{"surf2-sustp.bin.zst", "surf2-sured.bin.zst", "surf4.bin.zst", "surf5.bin.zst", "surf6.bin.zst"} {
 		_, sr, err := loadTexFiles("testdata/tex", file)
 		mustT(t, err)
 		for _, r := range sr {
@@ -212,9 +212,9 @@ func TestSurfKernels(t *testing.T) {
 			mustT(t, k.Launch(cfg, b[:]))
 			got := make([]byte, len(r.after))
 			mustT(t, rt.CopyFromArray(arr, got))
-			tag := map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured", surfRecRed2: "sured.p (" + strings.TrimSuffix(file, ".bin.gz") + ")"}[r.tag]
+			tag := map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured", surfRecRed2: "sured.p (" + strings.TrimSuffix(file, ".bin.zst") + ")"}[r.tag]
 			if r.tag == surfRecRed2 && h[8] < 1000 {
-				tag = "sured.b (" + strings.TrimSuffix(file, ".bin.gz") + ")" // surf6 redb
+				tag = "sured.b (" + strings.TrimSuffix(file, ".bin.zst") + ")" // surf6 redb
 			}
 			name := fmt.Sprintf("%s form %d on %v", tag, h[8], f)
 			if d := imageDiff(got, r.after); d != "" {
@@ -250,11 +250,11 @@ var surfTrapLine = regexp.MustCompile(`^TRAP case (\d+) \((sured\.[a-z0-9.]+) on
 // access alone, value 5, on a 1-D u8x1 or u16x1 surface whose rows are not
 // a whole number of accesses) through kernels: those the H100 faulted on
 // (an illegal memory access) must stop the kernel with an illegal-address
-// fault; those it ran must give its image (surf6.bin.gz).
+// fault; those it ran must give its image (surf6.bin.zst).
 func surfTrapKernels(t *testing.T) {
 	b, err := os.ReadFile("testdata/tex/surf6.txt")
 	mustT(t, err)
-	_, sr, err := loadTexFiles("testdata/tex", "surf6.bin.gz")
+	_, sr, err := loadTexFiles("testdata/tex", "surf6.bin.zst")
 	mustT(t, err)
 	var cases []surfTrapCase
 	var ptx strings.Builder
@@ -290,7 +290,7 @@ func surfTrapKernels(t *testing.T) {
 				}
 			}
 			if c.recorded == nil {
-				t.Fatalf("surf6.txt: case %d (%s on %s W %d at x %d) ran, but surf6.bin.gz has no record of it", c.k, c.ins, c.fmt, c.w, c.x)
+				t.Fatalf("surf6.txt: case %d (%s on %s W %d at x %d) ran, but surf6.bin.zst has no record of it", c.k, c.ins, c.fmt, c.w, c.x)
 			}
 		}
 		cases = append(cases, c)

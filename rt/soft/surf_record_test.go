@@ -36,7 +36,7 @@ func surfRecForm(form uint32) (geom, size, cnt, mode int) {
 // kind*1000 + op*100 + ty*10 + geom*2 + mode, ty indexing u32, s32, u64,
 // s64, b32, b64. kind 0 .b, 1 .p; op add, min, max, and, or; geom 1d, 2d,
 // 3d; mode clamp, zero; 9 in place of geom*2 + mode (surf3.cu redtrap,
-// surf6.bin.gz) is a 1-D .trap form.
+// surf6.bin.zst) is a 1-D .trap form.
 func suredRecForm(tag, form uint32) (elems bool, op, cls, size, geom, mode int, name string) {
 	f := int(form)
 	var kind, ty int
@@ -89,9 +89,9 @@ func imageDiff(got, want []byte) string {
 }
 
 // TestSurfRecorded replays the recorded suld.b, sust.b, sust.p and sured
-// accesses (surfRecFiles: surf.bin.gz, surf2-sustp.bin.gz,
-// surf2-sured.bin.gz, surf3.bin.gz, surf4.bin.gz, surf5.bin.gz,
-// surf6.bin.gz) and requires the H100's loaded values and images bit for
+// accesses (surfRecFiles: surf.bin.zst, surf2-sustp.bin.zst,
+// surf2-sured.bin.zst, surf3.bin.zst, surf4.bin.zst, surf5.bin.zst,
+// surf6.bin.zst) and requires the H100's loaded values and images bit for
 // bit.
 func TestSurfRecorded(t *testing.T) {
 	_, sr, err := loadTexFiles("testdata/tex", surfRecFiles...)

@@ -157,8 +157,8 @@ func TestTexSRGBBorders(t *testing.T) {
 		name       string
 		n, encoded int // at least this many samples, sRGB-encoded ones
 	}{
-		{"tex2-srg3.bin.gz", 9983, 1279},
-		{"tex2-srg4.bin.gz", 4351, 4351},
+		{"tex2-srg3.bin.zst", 9983, 1279},
+		{"tex2-srg4.bin.zst", 4351, 4351},
 	} {
 		tr, _, err := loadTexFiles("testdata/tex", f.name)
 		if err != nil {

@@ -36,7 +36,7 @@ var texForms3 = map[uint32]string{
 	// the same through tld4 (form 107)
 	1107: "tld4.r.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1, %r2}], {-3, 7};",
 
-	// Round 4 (tex2-g.bin.gz, genforms2.py's TEX4_CASES): offsets are the
+	// Round 4 (tex2-g.bin.zst, genforms2.py's TEX4_CASES): offsets are the
 	// signed bytes of word w (x bits 0-7, y 8-15, z 16-23, the fourth 3-D
 	// element 24-31), unpacked into %r16..%r19.
 	121: texB4 + "tex.1d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1}], {%r16};",
@@ -58,7 +58,7 @@ var texForms3 = map[uint32]string{
 	1121: "tex.1d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1}], {15};",
 	135:  texB4 + "tex.2d.v4.f32.f32 {%r5, %r6, %r7, %r8}|%p2, [%rd1, {%r1, %r2}], {%r16, %r17};\n\tselp.u32 %r8, 1, 0, %p2;",
 
-	// Round 5 (tex2-k.bin.gz, genforms2.py's TEX5_CASES; 139, tex.3d
+	// Round 5 (tex2-k.bin.zst, genforms2.py's TEX5_CASES; 139, tex.3d
 	// with a depth compare, is what ptxas refused): offsets as round 4's,
 	// depth-compare values in w, lods and gradients in z.
 	136: "tex.1d.v4.f32.f32 {%r5, %r6, %r7, %r8}, [%rd1, {%r1}], {-3};",

@@ -133,7 +133,7 @@ func TestTexGrad(t *testing.T) {
 	// (cube), 118 (a2d) and 120 (1d) with every gradient element w.
 	tr, _, err := loadTexRecords("testdata/tex")
 	mustT(t, err)
-	tf, _, err := loadTexFiles("testdata/tex", "tex2-f.bin.gz")
+	tf, _, err := loadTexFiles("testdata/tex", "tex2-f.bin.zst")
 	mustT(t, err)
 	recorded := map[string]int{}
 	for _, r := range append(tr, tf...) {

@@ -14,7 +14,7 @@ import (
 // Round 6 (testdata/tex/NOTES.md; targeted.inc's t_tex6, forms 156-232 of
 // genforms2.py, which writes texforms6_gen_test.go): every combination of
 // texel offsets, depth compare and residency predicate that soft refused
-// after round 5. The recording, tex2-m.bin.gz, comes from the GPU run
+// after round 5. The recording, tex2-m.bin.zst, comes from the GPU run
 // .gpu/tex6/run.sh (probe6.txt its probe of every form).
 
 // texForm6 is one round-6 form: the instruction it ran and its PTX (for
@@ -27,7 +27,7 @@ type texForm6 struct {
 }
 
 // texRec6File is round 6's recording.
-const texRec6File = "tex2-m.bin.gz"
+const texRec6File = "tex2-m.bin.zst"
 
 // texRecRefused6 are the round-6 forms ptxas refused in the run's probe
 // (testdata/tex/probe6.txt); the recorder was built without them and wrote

@@ -1,10 +1,13 @@
 package soft
 
 import (
+	"strings"
+
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
+	"github.com/klauspost/compress/zstd"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,8 +39,8 @@ type surfRecord struct {
 const (
 	surfRecLoad   = 0x444c5553 // 'SULD': suld.b
 	surfRecStore  = 0x54535553 // 'SUST': sust.b
-	surfRecStoreP = 0x50535553 // 'SUSP': sust.p (surf2-sustp.bin.gz)
-	surfRecRed    = 0x44525553 // 'SURD': sured.b, sured.p (surf2-sured.bin.gz)
+	surfRecStoreP = 0x50535553 // 'SUSP': sust.p (surf2-sustp.bin.zst)
+	surfRecRed    = 0x44525553 // 'SURD': sured.b, sured.p (surf2-sured.bin.zst)
 	surfRecRed2   = 0x32525553 // 'SUR2': sured, every type (testdata/tex/surf3.cu; not recorded yet)
 )
 
@@ -96,10 +99,25 @@ func (r *recReader) vecs(n uint32) [][4]uint32 {
 	return v
 }
 
-func readGz(path string) ([]byte, error) {
+// readTexRecording reads a recording: zstd (.zst; the recordings repeat
+// their coordinates across configurations, which zstd's window finds and
+// gzip's does not) or gzip (.gz).
+func readTexRecording(path string) ([]byte, error) {
 	f, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if strings.HasSuffix(path, ".zst") {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(1<<30))
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		b, err := d.DecodeAll(f, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		return b, nil
 	}
 	z, err := gzip.NewReader(bytes.NewReader(f))
 	if err != nil {
@@ -108,22 +126,22 @@ func readGz(path string) ([]byte, error) {
 	return io.ReadAll(z)
 }
 
-// surfRecFiles are the surface recordings: surf.bin.gz: suld.b and sust.b
-// (rec surf); surf2-*.bin.gz: sust.p and sured (rec tex2, targeted.inc);
-// surf3.bin.gz: surf3.cu; surf4.bin.gz: surf3.cu redfmt (sured.p on
-// twelve formats that are not 32-bit integers); surf5.bin.gz: surf3.cu
+// surfRecFiles are the surface recordings: surf.bin.zst: suld.b and sust.b
+// (rec surf); surf2-*.bin.zst: sust.p and sured (rec tex2, targeted.inc);
+// surf3.bin.zst: surf3.cu; surf4.bin.zst: surf3.cu redfmt (sured.p on
+// twelve formats that are not 32-bit integers); surf5.bin.zst: surf3.cu
 // redfmt 12-15 (sured.p on snorm) and redshort (sured.p on rows that are
-// not a whole number of accesses); surf6.bin.gz: surf3.cu redtrap (the
+// not a whole number of accesses); surf6.bin.zst: surf3.cu redtrap (the
 // .trap accesses that fit and did not fault, form code 9) and redb
 // (sured.b on such rows under .clamp and .zero).
-var surfRecFiles = []string{"surf.bin.gz", "surf2-sustp.bin.gz", "surf2-sured.bin.gz", "surf3.bin.gz", "surf4.bin.gz", "surf5.bin.gz", "surf6.bin.gz"}
+var surfRecFiles = []string{"surf.bin.zst", "surf2-sustp.bin.zst", "surf2-sured.bin.zst", "surf3.bin.zst", "surf4.bin.zst", "surf5.bin.zst", "surf6.bin.zst"}
 
 // loadTexRecords reads every recording of dir.
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
-	// tex.bin.gz: the random sweep (rec tex); tex2-*.bin.gz: the targeted
+	// tex.bin.zst: the random sweep (rec tex); tex2-*.bin.zst: the targeted
 	// probes (rec tex2, targeted.inc); then the surfaces.
 	// (tex2-m, texRec6File, is round 6: texrec6_test.go)
-	names := []string{"tex.bin.gz", "tex2-a.bin.gz", "tex2-b.bin.gz", "tex2-c.bin.gz", "tex2-d.bin.gz", "tex2-e.bin.gz", "tex2-f.bin.gz", "tex2-g.bin.gz", "tex2-h.bin.gz", "tex2-i.bin.gz", "tex2-k.bin.gz", "tex2-l.bin.gz", "tex2-tplane.bin.gz", "tex2-sea4.bin.gz", "tex2-sea5.bin.gz", "tex2-sea6.bin.gz", texRec6File}
+	names := []string{"tex.bin.zst", "tex2-a.bin.zst", "tex2-b.bin.zst", "tex2-c.bin.zst", "tex2-d.bin.zst", "tex2-e.bin.zst", "tex2-f.bin.zst", "tex2-g.bin.zst", "tex2-h.bin.zst", "tex2-i.bin.zst", "tex2-k.bin.zst", "tex2-l.bin.zst", "tex2-tplane.bin.zst", "tex2-sea4.bin.zst", "tex2-sea5.bin.zst", "tex2-sea6.bin.zst", texRec6File}
 	return loadTexFiles(dir, append(names, surfRecFiles...)...)
 }
 
@@ -132,7 +150,7 @@ func loadTexFiles(dir string, names ...string) ([]texRecord, []surfRecord, error
 	var tr []texRecord
 	var sr []surfRecord
 	for _, name := range names {
-		b, err := readGz(filepath.Join(dir, name))
+		b, err := readTexRecording(filepath.Join(dir, name))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -271,7 +271,7 @@ func (v *texView) convert(raw [4]uint32) [4]uint32 {
 
 // texSRGB is the H100's sRGB decode of an 8-bit channel value, as the top
 // 16 bits of the float it returns (every entry has 8 significant bits).
-// Measured on the H100 (testdata/tex/tex2-a.bin.gz, rec tex2 srgb: a point
+// Measured on the H100 (testdata/tex/tex2-a.bin.zst, rec tex2 srgb: a point
 // sample of every value in every channel): the table follows the sRGB curve
 // ((c+0.055)/1.055)^2.4, c/12.92 below 0.04045, but is not that formula
 // rounded to 8 bits (entries 1-12 are v*5/16384, up to 1.4 of their ulps
@@ -1379,9 +1379,9 @@ func (v *texView) sampleCube(geom int, c [4]uint32) [4]uint32 {
 // shared out, round(wc/3) to each of the two texels beside it and the rest
 // to the one diagonally opposite (so the three weights still sum to 256),
 // and NaN or Inf in any of the three counts whatever its weight. Read off
-// the H100 (testdata/tex/tex2-e.bin.gz: impulses on every texel of the
+// the H100 (testdata/tex/tex2-e.bin.zst: impulses on every texel of the
 // three faces around a corner, texel-numbered cubes in every address
-// mode, u8 normalized and layered cubes; tex2-h.bin.gz: widths 1, 2, 3, 5,
+// mode, u8 normalized and layered cubes; tex2-h.bin.zst: widths 1, 2, 3, 5,
 // f16, u16 and u8 texels, NaN and Inf texels at the corners).
 
 // texCubeNeighbour returns the texel (i, j) of face, 0 <= i, j < n or one

@@ -70,8 +70,8 @@ func surfElemX(v *texView, geom int, c [4]uint32, mode int) [4]uint32 {
 // in part) is, under .clamp, the last whole unit n-1 and otherwise stays
 // outside after the row, so that .zero drops it and .trap faults. This is
 // what the H100 does on rows that are not a whole number of accesses
-// (surf5.bin.gz: sured.p on u8x1, u16x1 and u8x2 rows of 3, 5, 6, 10 and
-// 12 bytes; surf6.bin.gz: sured.b there, and .trap): on a 6-byte row
+// (surf5.bin.zst: sured.p on u8x1, u16x1 and u8x2 rows of 3, 5, 6, 10 and
+// 12 bytes; surf6.bin.zst: sured.b there, and .trap): on a 6-byte row
 // sured.p.add.b32 at x = 1 (bytes 4 to 7) adds to bytes 0 to 3 under
 // .clamp, changes nothing under .zero and is an illegal address under
 // .trap. With no whole unit in the row (n = 0: .b32 on 3 bytes, .b64 on 5
@@ -104,7 +104,7 @@ func surfUnitX(v *texView, geom int, c [4]uint32, unit, mode int) [4]uint32 {
 // does not fit in the row lands on the last whole access in it, not at
 // row width − size, and under .zero and .trap it stays outside (the
 // H100's sured.b.add.u32 and sured.b.min.u64 on u8x1 rows of 6, 5 and 3
-// bytes and a u16x1 row of 10, surf6.bin.gz: on the 10-byte row .u32 at
+// bytes and a u16x1 row of 10, surf6.bin.zst: on the 10-byte row .u32 at
 // x = 8 and 12 adds to bytes 4 to 7 and .u64 at x = 8 takes the min with
 // bytes 0 to 7; on 6 and 5 bytes .u32 at x = 4, 8, 12 adds to bytes 0 to
 // 3). A misaligned x is left for surfOffset to report.
@@ -187,7 +187,7 @@ func surfConvert(v *texView, w uint32) uint32 {
 // ±65504 (0x7bff), not Inf; half subnormals are kept; ±Inf stay Inf; a NaN
 // keeps its sign and the top 10 bits of its payload (0xffff8000 →
 // 0xfffc); a NaN whose payload lies in the low 13 bits only becomes
-// 0x7c01 with its sign (surf3.bin.gz, recorded on the H100).
+// 0x7c01 with its sign (surf3.bin.zst, recorded on the H100).
 func surfHalfRZ(w uint32) uint32 {
 	s := w >> 16 & 0x8000
 	e, m := int(w>>23&0xff), w&0x7fffff
@@ -287,9 +287,9 @@ func surfReduce(v *texView, geom int, c [4]uint32, size, mode int, elems bool, o
 
 // surfRedP is the class (acU32, acS32, acU64, acS64) a sured.p of size
 // bytes (.b32: 4, .b64: 8) works in on v, as the H100 does it whatever the
-// format (surf4.bin.gz: f32x1, f32x2, f16x2, unorm8x4, unorm16x2, u8x1,
+// format (surf4.bin.zst: f32x1, f32x2, f16x2, unorm8x4, unorm16x2, u8x1,
 // u8x4, u16x1, u16x2, s8x4, s16x2 and u32x4 besides surf2/surf3's 32-bit
-// integers; surf5.bin.gz: snorm8x4, snorm16x2, snorm8x1, snorm16x1; add,
+// integers; surf5.bin.zst: snorm8x4, snorm16x2, snorm8x1, snorm16x1; add,
 // min, max, and, or on .b32, min and max on .b64): it is sured.b with x
 // counting accesses of size bytes, not elements (the byte coordinate is
 // x·size, surfUnitX; clamp, zero and trap act on that byte coordinate as

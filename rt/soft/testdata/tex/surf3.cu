@@ -8,7 +8,7 @@
 //   nvcc -arch=sm_90 -O2 -o surf3 surf3.cu -lcuda && ./surf3 surf3.bin && gzip -9 surf3.bin
 //
 // Output (little-endian u32 words): 'TEX1', records, '!END'.
-//   'SUSP' as in surf2-sustp.bin.gz: hdr[9] = geom kind bits nch W H D L form, image before,
+//   'SUSP' as in surf2-sustp.bin.zst: hdr[9] = geom kind bits nch W H D L form, image before,
 //          n, coords[n][4], values[n][4], image after; form = geom*100 + vec*10 + mode
 //          (geom 0 1d, 1 2d, 2 3d, 3 a1d, 4 a2d; a1d coords {layer, x}, a2d {layer, x, y}).
 //          One thread stores the n values in order.
