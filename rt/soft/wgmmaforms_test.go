@@ -32,11 +32,15 @@ type wgForm struct {
 }
 
 // k is the form's K; kc the columns of A as stored (k/2 when sparse).
-// ptxVersion is the PTX ISA version the form needs (sparse wgmma: 8.2,
-// with mixed integer types 8.4).
+// ptxVersion is the PTX ISA version the form's kernel declares: dense
+// wgmma came with PTX 8.0, its mixed s8/u8 multiplicands (.s8.u8, .u8.s8)
+// with 8.4; the sparse kernels declare 8.5 (as recorded).
 func (f wgForm) ptxVersion() string {
-	if f.sp {
+	switch {
+	case f.sp:
 		return "8.5"
+	case f.a != f.b && !f.a.isFloat():
+		return "8.4"
 	}
 	return "8.0"
 }
