@@ -284,7 +284,9 @@ func wgInHash(in []byte) string {
 const wgArchive = "testdata/wgmma/wgmma.zip"
 
 // TestWGMMAPack packs the GPU's outputs (only: the inputs are regenerated)
-// into testdata/wgmma.
+// into testdata/wgmma. A form the GPU gave no output for keeps its archived
+// recording (same name and inputs); one recorded again must match its
+// archived output byte for byte, or nothing is written.
 func TestWGMMAPack(t *testing.T) {
 	if *wgRecord == "" || *wgBundle == "" {
 		t.Skip("packing recordings needs -wgmma.record and -wgmma.bundle")
@@ -297,19 +299,38 @@ func TestWGMMAPack(t *testing.T) {
 	for _, f := range spRecForms() {
 		recs[f.Name] = f
 	}
+	old := loadWGRecordings(t)
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)
+	fresh, added, kept, missing := 0, 0, 0, 0
 	for _, e := range man {
-		out, err := os.ReadFile(filepath.Join(*wgRecord, e.File+".out"))
-		if err != nil {
-			t.Logf("%s: no output (%v)", e.Name, err)
-			continue
-		}
 		r := recs[e.Name]
 		if r == nil {
 			t.Fatalf("%s: not generated", e.Name)
 		}
-		w, err := z.Create(e.Name + "." + wgInHash(r.In) + ".out")
+		key := e.Name + "." + wgInHash(r.In)
+		prev, had := old[key]
+		out, err := os.ReadFile(filepath.Join(*wgRecord, e.File+".out"))
+		switch {
+		case err != nil && had:
+			t.Logf("%s: no output (%v); the archived recording kept", e.Name, err)
+			out = prev
+			kept++
+		case err != nil:
+			t.Logf("%s: no output (%v); not recorded", e.Name, err)
+			missing++
+			continue
+		case len(out) != r.Grid*r.OutSize:
+			t.Errorf("%s: %d bytes of output, want %d (%d CTAs of %d)", e.Name, len(out), r.Grid*r.OutSize, r.Grid, r.OutSize)
+		case had && !bytes.Equal(out, prev):
+			t.Errorf("%s: recorded again, differs from the archived recording from byte %d", e.Name, firstDiff(out, prev))
+		case !had:
+			added++
+			fresh++
+		default:
+			fresh++
+		}
+		w, err := z.Create(key + ".out")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,6 +339,10 @@ func TestWGMMAPack(t *testing.T) {
 	if err := z.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if t.Failed() {
+		t.Fatalf("%s not written", wgArchive)
+	}
+	t.Logf("%d forms recorded (%d of them new), %d kept from the archive, %d without a recording", fresh, added, kept, missing)
 	os.MkdirAll(filepath.Dir(wgArchive), 0o755)
 	if err := os.WriteFile(wgArchive, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
