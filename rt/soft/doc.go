@@ -331,8 +331,8 @@
 // sum of its factors', a subnormal e4m3 factor counting as 2^-6 and an
 // e5m2 one as 2^-14), added exactly, then truncated to 14 significant
 // bits for an f32 D (its low 10 fraction bits are always zero) or rounded
-// to nearest f16. Mixed s8/u8 wgmma (PTX 8.4) is in the recording bundle
-// (12 forms) but not recorded yet.
+// to nearest f16. Mixed s8/u8 wgmma (PTX 8.4; 12 forms, .satfinite
+// included) sums exactly like s8/s8, as recorded.
 //
 // Sparse wgmma (wgmma.mma_async.sp, PTX 8.2) runs for every type (f16 and
 // bf16 k32, tf32 k16, e4m3/e5m2 k64 with f16 or f32 D, s8/u8 k64 with
