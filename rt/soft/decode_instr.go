@@ -799,25 +799,66 @@ func (dc *decoder) set(in *ptx.Instr, sc *scope, m modset, x inst) {
 	if boolOp != 0 && len(ops) != 4 || boolOp == 0 && len(ops) != 3 {
 		dc.failIn(in, "wrong number of operands")
 	}
-	g, ok := genOps[cmpKey(cmp, ftz, "", st)]
-	if !ok {
-		dc.failIn(in, "comparison is not supported")
-	}
-	p := dc.newPred()
-	y := x
-	y.op, y.d, y.fl = g.op, p, boolOp
-	y.a, y.b = dc.src(in, sc, ops[1], st), dc.src(in, sc, ops[2], st)
+	var c uint32
+	negC := false
 	if boolOp != 0 {
-		c, neg := dc.pred(in, sc, ops[3])
-		y.c = c
-		if neg {
+		c, negC = dc.pred(in, sc, ops[3])
+	}
+	// compare emits the comparison of one half ("" for a scalar) into a
+	// new predicate, combined with c by the boolean operation.
+	compare := func(half string) uint32 {
+		g, ok := genOps[cmpKey(cmp, ftz, half, st)]
+		if !ok {
+			dc.failIn(in, "comparison is not supported")
+		}
+		p := dc.newPred()
+		y := x
+		y.op, y.d, y.fl = g.op, p, boolOp
+		if negC {
 			y.fl |= setpNegC
 		}
+		y.c = c
+		y.a, y.b = dc.src(in, sc, ops[1], st), dc.src(in, sc, ops[2], st)
+		dc.emit(in, y)
+		return p
 	}
-	dc.emit(in, y)
+	if st == ptx.F16x2 || st == ptx.BF16x2 {
+		// Each half's result in its half of d: 1.0 in the source's
+		// format for an .f16x2/.bf16x2 destination, 0xffff for .u32/.s32.
+		var one uint64
+		switch dt {
+		case st:
+			one = 0x3c00
+			if st == ptx.BF16x2 {
+				one = 0x3f80
+			}
+		case ptx.U32, ptx.S32:
+			one = 0xffff
+		default:
+			dc.failIn(in, "set on %s sources takes a %s, .u32 or .s32 destination", st, st)
+		}
+		lo, hi := compare("lo"), compare("hi")
+		t := dc.newSlot()
+		d := dc.dst(in, sc, ops[0])
+		x.op, x.d, x.a, x.b, x.c = opSelp, t, dc.constSlot(one), dc.constSlot(0), lo
+		dc.emit(in, x)
+		x.op, x.d, x.a, x.b, x.c = opSelp, d, dc.constSlot(one<<16), dc.constSlot(0), hi
+		dc.emit(in, x)
+		x.op, x.d, x.a, x.b, x.c = genOps["or.b32"].op, d, d, t, 0
+		dc.emit(in, x)
+		return
+	}
+	p := compare("")
 	one := uint64(0xffffffff)
-	if dt == ptx.F32 {
+	switch dt {
+	case ptx.F32:
 		one = uint64(math.Float32bits(1))
+	case ptx.F16:
+		one = 0x3c00
+	case ptx.BF16:
+		one = 0x3f80
+	case ptx.F16x2, ptx.BF16x2:
+		dc.failIn(in, "set with a %s destination takes %s sources", dt, dt)
 	}
 	x.op, x.d, x.a, x.b, x.c = opSelp, dc.dst(in, sc, ops[0]), dc.constSlot(one), dc.constSlot(0), p
 	dc.emit(in, x)

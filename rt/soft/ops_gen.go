@@ -595,6 +595,10 @@ const (
 	opCvtRziF16F16Ftz
 	opCvtRmiF16F16Ftz
 	opCvtRpiF16F16Ftz
+	opCvtRniBF16BF16
+	opCvtRziBF16BF16
+	opCvtRmiBF16BF16
+	opCvtRpiBF16BF16
 	opCvtF32BF16
 	opCvtF64BF16
 )
@@ -831,7 +835,7 @@ const (
 	opEnd
 )
 
-const nALU = 586
+const nALU = 590
 
 // genOps maps a canonical PTX form (see decode.go) to its opcode and
 // the PTX types of its sources.
@@ -983,6 +987,7 @@ var genOps = map[string]genOp{
 	"cvt.rm.sat.f16.f64":       {opCvtRmF16F64Sat, "f64"},
 	"cvt.rm.sat.f16x2.f32":     {opCvtRmF16x2F32Sat, "f32,f32"},
 	"cvt.rm.sat.f32.f64":       {opCvtRmF32F64Sat, "f64"},
+	"cvt.rmi.bf16.bf16":        {opCvtRmiBF16BF16, "bf16"},
 	"cvt.rmi.f16.f16":          {opCvtRmiF16F16, "f16"},
 	"cvt.rmi.f32.f32":          {opCvtRmiF32F32, "f32"},
 	"cvt.rmi.f64.f64":          {opCvtRmiF64F64, "f64"},
@@ -1031,6 +1036,7 @@ var genOps = map[string]genOp{
 	"cvt.rn.sat.f16x2.f32":     {opCvtRnF16x2F32Sat, "f32,f32"},
 	"cvt.rn.sat.f32.f32":       {opCvtSatF32F32Sat, "f32"},
 	"cvt.rn.sat.f32.f64":       {opCvtRnF32F64Sat, "f64"},
+	"cvt.rni.bf16.bf16":        {opCvtRniBF16BF16, "bf16"},
 	"cvt.rni.f16.f16":          {opCvtRniF16F16, "f16"},
 	"cvt.rni.f32.f32":          {opCvtRniF32F32, "f32"},
 	"cvt.rni.f64.f64":          {opCvtRniF64F64, "f64"},
@@ -1075,6 +1081,7 @@ var genOps = map[string]genOp{
 	"cvt.rp.sat.f16.f64":       {opCvtRpF16F64Sat, "f64"},
 	"cvt.rp.sat.f16x2.f32":     {opCvtRpF16x2F32Sat, "f32,f32"},
 	"cvt.rp.sat.f32.f64":       {opCvtRpF32F64Sat, "f64"},
+	"cvt.rpi.bf16.bf16":        {opCvtRpiBF16BF16, "bf16"},
 	"cvt.rpi.f16.f16":          {opCvtRpiF16F16, "f16"},
 	"cvt.rpi.f32.f32":          {opCvtRpiF32F32, "f32"},
 	"cvt.rpi.f64.f64":          {opCvtRpiF64F64, "f64"},
@@ -1119,6 +1126,7 @@ var genOps = map[string]genOp{
 	"cvt.rz.sat.f16.f64":       {opCvtRzF16F64Sat, "f64"},
 	"cvt.rz.sat.f16x2.f32":     {opCvtRzF16x2F32Sat, "f32,f32"},
 	"cvt.rz.sat.f32.f64":       {opCvtRzF32F64Sat, "f64"},
+	"cvt.rzi.bf16.bf16":        {opCvtRziBF16BF16, "bf16"},
 	"cvt.rzi.f16.f16":          {opCvtRziF16F16, "f16"},
 	"cvt.rzi.f32.f32":          {opCvtRziF32F32, "f32"},
 	"cvt.rzi.f64.f64":          {opCvtRziF64F64, "f64"},
@@ -2665,6 +2673,10 @@ var genNames = map[opcode]string{
 	opCvtRziF16F16Ftz:       "cvt.rzi.ftz.f16.f16",
 	opCvtRmiF16F16Ftz:       "cvt.rmi.ftz.f16.f16",
 	opCvtRpiF16F16Ftz:       "cvt.rpi.ftz.f16.f16",
+	opCvtRniBF16BF16:        "cvt.rni.bf16.bf16",
+	opCvtRziBF16BF16:        "cvt.rzi.bf16.bf16",
+	opCvtRmiBF16BF16:        "cvt.rmi.bf16.bf16",
+	opCvtRpiBF16BF16:        "cvt.rpi.bf16.bf16",
 	opCvtF32BF16:            "cvt.f32.bf16",
 	opCvtF64BF16:            "cvt.f64.bf16",
 }
@@ -12663,6 +12675,66 @@ func execALU(in *inst, r []uint64, m uint32) {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				d[l] = fmtF16.round(roundInt(h2f(ftz16(A)), rnRP), rnRN)
+			}
+		}
+	case opCvtRniBF16BF16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = fmtBF16.round(roundInt(bh2f(A), rnRN), rnRN)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = fmtBF16.round(roundInt(bh2f(A), rnRN), rnRN)
+			}
+		}
+	case opCvtRziBF16BF16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = fmtBF16.round(roundInt(bh2f(A), rnRZ), rnRN)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = fmtBF16.round(roundInt(bh2f(A), rnRZ), rnRN)
+			}
+		}
+	case opCvtRmiBF16BF16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = fmtBF16.round(roundInt(bh2f(A), rnRM), rnRN)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = fmtBF16.round(roundInt(bh2f(A), rnRM), rnRN)
+			}
+		}
+	case opCvtRpiBF16BF16:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		if m == fullMask {
+			for l := 0; l < 32; l++ {
+				A := a[l]
+				d[l] = fmtBF16.round(roundInt(bh2f(A), rnRP), rnRN)
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = fmtBF16.round(roundInt(bh2f(A), rnRP), rnRN)
 			}
 		}
 	case opCvtF32BF16:

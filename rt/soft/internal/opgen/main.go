@@ -681,6 +681,13 @@ func cvts() {
 				"cvt."+r+mk+".f16.f16")
 		}
 	}
+	// Rounding a bf16 to an integral bf16: exact (the integer nearest a
+	// value of 8 significant bits has at most 8), a NaN becomes 0x7fff as
+	// in cvt.rXi.f16.f16.
+	for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
+		alu("Cvt"+title(r)+"BF16BF16", fmt.Sprintf("fmtBF16.round(roundInt(bh2f(A), %s), rnRN)", rndConst[r]), []string{"bf16"},
+			"cvt."+r+".bf16.bf16")
+	}
 	alu("CvtF32BF16", "A & 0xffff << 16", []string{"bf16"}, "cvt.f32.bf16") // exact, NaN bits and all
 	alu("CvtF64BF16", "nanCvt(A&0xffff, nfb16, nf64, r64(bh2f(A)))", []string{"bf16"}, "cvt.f64.bf16")
 }
