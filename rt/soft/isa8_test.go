@@ -237,6 +237,16 @@ func TestISA8(t *testing.T) {
 	for _, c := range cases {
 		r, ok := rec[c.name]
 		if !ok {
+			if isa8Pending.MatchString(c.name) {
+				// Not compared, but soft must run it.
+				in, n, _ := isaInputs(c)
+				if _, err := runISA(t, d, ctx, c, in, n, nil); err != nil {
+					t.Errorf("%s: %v", c.name, err)
+				}
+				t.Logf("%s: not recorded yet", c.name)
+				stats["not recorded yet (not compared)"] = [2]int{stats["not recorded yet (not compared)"][0] + 1, 0}
+				continue
+			}
 			t.Errorf("%s: not recorded", c.name)
 			continue
 		}
@@ -323,6 +333,12 @@ func TestISA8(t *testing.T) {
 		t.Logf("%-40s %4d forms, %8d rows bit-exact", f, stats[f][0], stats[f][1])
 	}
 }
+
+// isa8Pending matches the cases added after testdata/isa8.json.gz was last
+// recorded (cvt.rXi.bf16.bf16, set on halves): until the GPU run records
+// them, a missing one is reported and not compared. Remove it with the
+// recording.
+var isa8Pending = regexp.MustCompile(`^(cvt\.r[nzmp]i\.bf16\.bf16 |set\.|\{ \.reg \.pred %c; setp\.ne\.b32 %c, %a2, 0; set\.)`)
 
 // softRefusals are the forms that the H100 runs and soft refuses, with
 // the reason (a substring of its error): the scalar video forms whose
@@ -556,6 +572,33 @@ func h16(bf bool) func(r *rand.Rand) uint64 {
 func h32(bf bool) func(r *rand.Rand) uint64 {
 	g := halfGen(bf)
 	return func(r *rand.Rand) uint64 { return uint64(g(r)) | uint64(g(r))<<16 }
+}
+
+// halfPairRows: pairs of packed halves from halfGen, a quarter of them
+// with one half of b equal to a's and an eighth equal in both, or
+// differing only in the sign of a zero.
+func halfPairRows(n int, bf bool) func(*rand.Rand) [][]uint64 {
+	g := h32(bf)
+	return func(r *rand.Rand) [][]uint64 {
+		rows := make([][]uint64, n)
+		for i := range rows {
+			a, b := g(r), g(r)
+			switch r.IntN(8) {
+			case 0:
+				b = b&^0xffff | a&0xffff
+			case 1:
+				b = b&0xffff | a&^0xffff
+			case 2:
+				b = a
+			case 3:
+				a &= 0x80008000
+				v := uint64(r.IntN(4))
+				b = a ^ (v&1<<15 | v>>1<<31)
+			}
+			rows[i] = []uint64{a, b}
+		}
+		return rows
+	}
 }
 
 var intSpecials = []uint32{0, 1, 0xffffffff, 0x7fffffff, 0x80000000, 0x7f, 0x80, 0xff, 0x100, 0xffffff80, 0xffffff7f,
@@ -864,6 +907,59 @@ func isaCases() []*isaCase {
 	}
 	for _, f := range []string{"abs.f16", "neg.f16", "abs.bf16", "neg.bf16", "abs.ftz.f16", "neg.ftz.f16"} {
 		add(&isaCase{name: f + " %d0, %a0;", in: []string{"b16"}, out: "b16", rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
+	}
+
+	// Rounding a bf16 to an integral bf16.
+	for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
+		add(&isaCase{name: "cvt." + r + ".bf16.bf16 %d0, %a0;", in: []string{"b16"}, out: "b16", rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
+	}
+	// set on packed halves: every comparison, with and without .ftz.
+	cmps := []string{"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}
+	for _, cmp := range cmps {
+		for _, md := range []string{"", ".ftz"} {
+			add(&isaCase{name: "set." + cmp + md + ".f16x2.f16x2 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b32", rows: halfPairRows(1024, false)})
+		}
+		add(&isaCase{name: "set." + cmp + ".bf16x2.bf16x2 %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b32", rows: halfPairRows(1024, true)})
+	}
+	// … combined with a predicate (%a2 != 0), into integer destinations,
+	// and set with a scalar .f16/.bf16 destination.
+	for _, f := range []string{"set.lt.and.f16x2.f16x2 %d0, %a0, %a1, %c;", "set.gtu.or.ftz.f16x2.f16x2 %d0, %a0, %a1, !%c;",
+		"set.ne.xor.f16x2.f16x2 %d0, %a0, %a1, %c;", "set.le.and.bf16x2.bf16x2 %d0, %a0, %a1, !%c;",
+		"set.nan.or.bf16x2.bf16x2 %d0, %a0, %a1, %c;", "set.equ.xor.bf16x2.bf16x2 %d0, %a0, %a1, !%c;",
+		"set.ge.and.u32.f16x2 %d0, %a0, %a1, %c;", "set.lt.xor.f16.f32 %d0, %a0, %a1, %c;"} {
+		w := []string{"b32", "b32", "b32"}
+		g := halfPairRows(1024, strings.Contains(f, "bf16"))
+		out := "b32"
+		if strings.Contains(f, ".f16.f32") {
+			g, out = nil, "b16"
+		}
+		rows := func(r *rand.Rand) [][]uint64 {
+			var rs [][]uint64
+			if g != nil {
+				rs = g(r)
+			} else {
+				rs = randRows(1024, f32Gen, f32Gen)(r)
+			}
+			for i := range rs {
+				rs[i] = append(rs[i], uint64(r.IntN(2)))
+			}
+			return rs
+		}
+		add(&isaCase{name: "{ .reg .pred %c; setp.ne.b32 %c, %a2, 0; " + f + " }", in: w, out: out, rows: rows})
+	}
+	for _, f := range []string{"set.lt.u32.f16x2", "set.geu.ftz.s32.f16x2", "set.eq.u32.bf16x2", "set.num.s32.bf16x2"} {
+		add(&isaCase{name: f + " %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b32", rows: halfPairRows(1024, strings.Contains(f, "bf16"))})
+	}
+	for _, f := range []string{"set.lt.f16.f32", "set.gtu.ftz.f16.f32", "set.ge.bf16.f32", "set.neu.bf16.f32"} {
+		add(&isaCase{name: f + " %d0, %a0, %a1;", in: []string{"b32", "b32"}, out: "b16", rows: randRows(1024, f32Gen, f32Gen)})
+	}
+	for _, f := range []string{"set.le.f16.f16", "set.ltu.ftz.f16.f16", "set.gt.u16.f16", "set.lt.u32.bf16"} {
+		bf := strings.HasSuffix(f, "bf16")
+		out := "b16"
+		if strings.Contains(f, "u32") {
+			out = "b32"
+		}
+		add(&isaCase{name: f + " %d0, %a0, %a1;", in: []string{"b16", "b16"}, out: out, rows: randRows(1024, h16(bf), h16(bf))})
 	}
 
 	// Other PTX 8.x forms.
