@@ -384,6 +384,11 @@ func isaFamily(name string) string {
 	f := strings.Fields(name)[0]
 	if strings.HasPrefix(f, "{") {
 		f = strings.Fields(name)[2]
+		for _, g := range strings.Fields(name) {
+			if strings.HasPrefix(g, "set.") {
+				f = g // set combined with a predicate made from %a2
+			}
+		}
 	}
 	p := strings.Split(f, ".")
 	switch p[0] {
