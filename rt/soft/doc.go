@@ -177,7 +177,7 @@
 // # PTX ISA 8.x forms
 //
 // Checked against the H100 by isa8_test.go, which replays
-// testdata/isa8.json.gz bit-exact: 1,545 snippets run there (JIT-compiled
+// testdata/isa8.json.gz bit-exact: 1,611 snippets run there (JIT-compiled
 // by driver 580.159.04 for sm_90, or sm_90a for tensormap.replace), each
 // over every 16-bit input or over seeded structured and random inputs. A
 // snippet the H100's JIT refused must be refused by soft too.
@@ -229,8 +229,12 @@
 //	wgmma e4m3/e5m2 (f16, f32 D)                 yes      79 forms in testdata/wgmma
 //	                                                      (wgmma_fp8.go)
 //	cvt.rs (stochastic rounding)                 refused  sm_100a
-//	cvt.{rni,rzi,rmi,rpi}.bf16.bf16, set with an refused  not recorded on the
-//	  .f16x2/.bf16x2 destination                          H100 (generic message)
+//	cvt.{rni,rzi,rmi,rpi}.bf16.bf16              yes      all 65,536
+//	set.CmpOp{.BoolOp}{.ftz}.{f16x2,u32,s32}.f16x2 yes    1,024 each: every
+//	  and .{bf16x2,u32,s32}.bf16x2 (1.0/0.0 or            CmpOp, .ftz, 6 with
+//	  0xffff/0 per half)                                  {!}c, 4 .u32/.s32
+//	set with an .f16/.bf16 destination (1.0/0.0) yes      1,024 each (7 forms,
+//	  and .u16/.u32 ones from f16/bf16                    2 forms)
 //
 // The scalar video instructions have no hardware on sm_90: ptxas emulates
 // them, and its sequences depart from the PTX ISA's description, which
