@@ -15,6 +15,7 @@ import (
 type frame struct {
 	ret int32
 	fb  uint64
+	dsp uint64 // the caller's dynamic stack pointer (alloca.go)
 	fi  *funcInfo
 }
 
@@ -30,7 +31,7 @@ func (c *cta) call(w *warp, m uint32, in *inst, fi *funcInfo, pc int32) bool {
 		if len(w.frames[l]) == 0 {
 			w.calls++
 		}
-		w.frames[l] = append(w.frames[l], frame{ret: pc + 1, fb: fb[l], fi: fi})
+		w.frames[l] = append(w.frames[l], frame{ret: pc + 1, fb: fb[l], dsp: w.dsp[l], fi: fi})
 		if fi.rec {
 			s := w.saves[l]
 			for _, o := range fi.saveRegs {
@@ -78,6 +79,7 @@ func (c *cta) ret(w *warp, group, m uint32, pc int32) (target int32, cont bool) 
 			w.saves[l] = s[:base]
 		}
 		fb[l] = f.fb
+		w.dsp[l] = f.dsp
 		w.pc[l] = f.ret
 		if target < 0 {
 			target = f.ret

@@ -40,6 +40,10 @@ type warp struct {
 	local   []uint64 // lane l's local memory is bytes [l*lstride, (l+1)*lstride)
 	lptr    unsafe.Pointer
 	lstride uint64
+
+	dsp     [32]uint64 // each lane's dynamic stack pointer (alloca.go)
+	dyn     []uint64   // lane l's dynamic stack is bytes [l*dstride, (l+1)*dstride)
+	dstride uint64
 }
 
 func (w *warp) runnable() uint32 { return w.live &^ w.exited &^ w.waiting }
@@ -221,6 +225,9 @@ func (c *cta) start(id uint64) {
 				w.saves[i] = w.saves[i][:0]
 			}
 			w.calls = 0
+		}
+		if c.p.usesAlloca {
+			w.dsp = [32]uint64{}
 		}
 		fb := lanes(w.r, fbSlot)
 		*fb = [32]uint64{}
@@ -545,6 +552,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			return c.done(n, true)
 		case opBuiltin:
 			if !c.builtin(w, in, m) {
+				return c.done(n, false)
+			}
+		case opStack:
+			if !c.stackOp(w, in, m) {
 				return c.done(n, false)
 			}
 		case opTrap:

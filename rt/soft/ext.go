@@ -84,7 +84,8 @@ func (dc *decoder) extInstr(in *ptx.Instr, sc *scope, m modset, x inst) bool {
 	}
 	switch in.Op {
 	case "stacksave", "stackrestore", "alloca":
-		dc.failIn(in, "%s (dynamic stack allocation, PTX ISA 7.3) is not supported by the soft backend: its local frames are laid out at load time", in.Op)
+		dc.stackInstr(in, sc, m, x) // alloca.go
+		return true
 	case "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset":
 		dc.scalarVideo(in, sc, m, x)
 		return true

@@ -97,6 +97,9 @@ func (c *cta) ptr(w *warp, space int, addr, n uint64, write bool, l int) unsafe.
 		return c.clusterPtr(w, addr, n, write, l)
 	case spLocal:
 		if addr >= w.lstride || n > w.lstride-addr {
+			if addr >= dynBase {
+				return c.dynPtr(w, addr, n, write, l)
+			}
 			c.memFault(addr, n, space, write, l, sprintf("local address %#x is out of bounds: the thread has %d bytes of local memory", addr, w.lstride))
 			return nil
 		}

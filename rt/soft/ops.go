@@ -54,6 +54,7 @@ const (
 	opBulk     // cp.async.bulk*, cp.reduce.async.bulk* (bulk.go): aux = bulk form index
 	opCallInd  // call through a register (call.go): a = target, aux2 = prototype index, imm as opCall
 	opTex      // tex, tld4, txq, suld, sust, sured, suq (texinstr.go): aux indexes program.texs
+	opStack    // alloca, stacksave, stackrestore (alloca.go): fl = skAlloca…, e = width, imm = the function's frame size, aux = alignment
 
 	opALU opcode = 256
 	opCmp opcode = 2048

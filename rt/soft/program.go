@@ -44,6 +44,7 @@ type program struct {
 	maxNTID    []int
 	usesVars   bool
 	usesPrintf bool
+	usesAlloca bool // alloca, stacksave or stackrestore: warps keep dynamic stacks (alloca.go)
 }
 
 // kparam is a scalar kernel parameter preloaded into a register slot: an
