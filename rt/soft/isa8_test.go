@@ -237,6 +237,16 @@ func TestISA8(t *testing.T) {
 	for _, c := range cases {
 		r, ok := rec[c.name]
 		if !ok {
+			if isa8Pending.MatchString(c.name) {
+				// Not compared, but soft must run it.
+				in, n, _ := isaInputs(c)
+				if _, err := runISA(t, d, ctx, c, in, n, nil); err != nil {
+					t.Errorf("%s: %v", c.name, err)
+				}
+				t.Logf("%s: not recorded yet", c.name)
+				stats["not recorded yet (not compared)"] = [2]int{stats["not recorded yet (not compared)"][0] + 1, 0}
+				continue
+			}
 			t.Errorf("%s: not recorded", c.name)
 			continue
 		}
@@ -324,10 +334,14 @@ func TestISA8(t *testing.T) {
 	}
 }
 
+// isa8Pending matches the cases added after testdata/isa8.json.gz was last
+// recorded (alloca): until the GPU run records them, a missing one is
+// reported and not compared. Remove it with the recording.
+var isa8Pending = regexp.MustCompile(`alloca`)
+
 // softRefusals are the forms that the H100 runs and soft refuses, with
 // the reason (a substring of its error): the scalar video forms whose
-// results soft does not reproduce (video.go), 128-bit registers and
-// dynamic stack allocation.
+// results soft does not reproduce (video.go) and 128-bit registers.
 var softRefusals = []struct{ re, why string }{
 	{`^vmad\.\S+ %d0, %a0,`, "whole-word"}, // an unselected a
 	{`^vmad\.\S+ %d0, %a0\.\w+, %a1,`, "whole-word"},
@@ -335,7 +349,6 @@ var softRefusals = []struct{ re, why string }{
 	{`^vshl\.u32\.\S*\.(min|max) `, "not reproduced"},
 	{`^v(add|sub|absdiff|min|max)\.u32\.\S*\.sat\S*\.min `, "not reproduced"},
 	{`\.b128`, "128-bit values"},
-	{`^stacksave`, "dynamic stack allocation"},
 }
 
 func softRefuses(name string) bool {
@@ -964,6 +977,38 @@ func isaCases() []*isaCase {
 	add(&isaCase{name: "cvt.rn.f16.bf16 %d0, %a0;", in: []string{"b16"}, out: "b16", rows: exhaustive(65536, func(i uint64) []uint64 { return []uint64{i} })})
 	add(&isaCase{name: "abs.bf16x2 %d0, %a0;", in: []string{"b32"}, out: "b32", rows: randRows(256, h32(true))})
 	add(&isaCase{name: "stacksave.u64 %q0; { .reg .b64 %s; alloca.u64 %s, 64, 16; st.local.u32 [%s], %a0; ld.local.u32 %d0, [%s]; } stackrestore.u64 %q0;",
+		in: []string{"b32"}, out: "b32", rows: randRows(64, i32Gen)})
+	// Dynamic stack allocation: what soft's pointers say does not depend
+	// on where its stack lies (soft's grows up from 0x8000_0000; the H100's
+	// lies elsewhere and may grow down), so the cases output sums,
+	// equalities and alignments.
+	// A VLA of 1..64 words (%a0), filled with %a0 + i*%a1 and folded back
+	// in reverse order; alignments 8 (the default), 16 and 256.
+	for _, a := range [][2]string{{"", "7"}, {", 16", "15"}, {", 256", "255"}} {
+		al, mask := a[0], a[1]
+		add(&isaCase{name: "{ .reg .b64 %p, %o; .reg .b32 %n, %i, %v; .reg .pred %lp; and.b32 %n, %a0, 63; add.u32 %n, %n, 1; mul.wide.u32 %o, %n, 4; " +
+			"alloca.u64 %p, %o" + al + "; mov.b64 %q0, %p; mov.u32 %i, 0; " +
+			"F: mad.lo.u32 %v, %i, %a1, %a0; st.local.u32 [%q0], %v; add.s64 %q0, %q0, 4; add.u32 %i, %i, 1; setp.lt.u32 %lp, %i, %n; @%lp bra F; " +
+			"mov.u32 %d0, 0; S: sub.s64 %q0, %q0, 4; ld.local.u32 %v, [%q0]; mad.lo.u32 %d0, %d0, 31, %v; setp.gt.u64 %lp, %q0, %p; @%lp bra S; " +
+			"cvt.u32.u64 %v, %p; and.b32 %v, %v, " + mask + "; setp.eq.u32 %lp, %v, 0; @%lp xor.b32 %d0, %d0, 0x80000000; }",
+			in: []string{"b32", "b32"}, out: "b32", rows: randRows(64, i32Gen, i32Gen)})
+	}
+	// stackrestore frees: an alloca after it returns the pointer the one
+	// before it did, and stacksave then returns what it did before; the
+	// pointers are aligned; two live allocations do not overlap.
+	add(&isaCase{name: "{ .reg .b64 %s, %s1, %p, %r, %o; .reg .b32 %v; .reg .pred %e; and.b32 %v, %a0, 1023; add.u32 %v, %v, 1; cvt.u64.u32 %o, %v; " +
+		"stacksave.u64 %s; alloca.u64 %p, %o, 32; stacksave.u64 %s1; stackrestore.u64 %s; alloca.u64 %r, %o, 32; stackrestore.u64 %s; " +
+		"setp.eq.u64 %e, %p, %r; selp.u32 %d0, 1, 0, %e; setp.ne.u64 %e, %s1, %s; @%e or.b32 %d0, %d0, 2; " +
+		"stacksave.u64 %s1; setp.eq.u64 %e, %s1, %s; @%e or.b32 %d0, %d0, 4; and.b64 %o, %p, 31; setp.eq.u64 %e, %o, 0; @%e or.b32 %d0, %d0, 8; }",
+		in: []string{"b32"}, out: "b32", rows: randRows(64, i32Gen)})
+	add(&isaCase{name: "{ .reg .b64 %p, %r; alloca.u64 %p, 4; alloca.u64 %r, 4; st.local.u32 [%p], %a0; st.local.u32 [%r], %a1; " +
+		"ld.local.u32 %t0, [%p]; ld.local.u32 %t1, [%r]; shf.l.wrap.b32 %t1, %t1, %t1, 7; xor.b32 %d0, %t0, %t1; }",
+		in: []string{"b32", "b32"}, out: "b32", rows: randRows(64, i32Gen, i32Gen)})
+	// Through a generic pointer (cvta.local), and a 32-bit alloca.
+	add(&isaCase{name: "{ .reg .b64 %p, %g; alloca.u64 %p, 8; cvta.local.u64 %g, %p; st.u32 [%g+4], %a0; ld.local.u32 %t0, [%p+4]; " +
+		"isspacep.local.pred %pq, %g; selp.u32 %t1, 1, 0, %pq; add.u32 %d0, %t0, %t1; }",
+		in: []string{"b32"}, out: "b32", rows: randRows(64, i32Gen)})
+	add(&isaCase{name: "{ .reg .b32 %p; alloca.u32 %p, 8; st.local.u32 [%p], %a0; ld.local.u32 %d0, [%p]; }",
 		in: []string{"b32"}, out: "b32", rows: randRows(64, i32Gen)})
 	return cs
 }
