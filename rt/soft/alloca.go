@@ -128,10 +128,11 @@ func (c *cta) growDyn(w *warp, need uint64) {
 }
 
 // dynPtr resolves local address addr (dynBase or above) for an access of n
-// bytes by lane l: it must lie below the lane's dynamic stack pointer.
+// bytes by lane l: it must lie below the lane's dynamic stack pointer (in
+// a program that has alloca: another program's warp state may be stale).
 func (c *cta) dynPtr(w *warp, addr, n uint64, write bool, l int) unsafe.Pointer {
 	off := addr - dynBase
-	if top := w.dsp[l]; off >= top || n > top-off {
+	if top := w.dsp[l]; !c.p.usesAlloca || off >= top || n > top-off {
 		c.memFault(addr, n, spLocal, write, l, sprintf("local address %#x is outside the thread's dynamic stack (alloca memory [%#x, %#x))", addr, uint64(dynBase), dynBase+top))
 		return nil
 	}

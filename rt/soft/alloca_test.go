@@ -150,6 +150,99 @@ func TestAllocaVLA(t *testing.T) {
 	}
 }
 
+// Recursion: depth(n) allocas n+1 words at each level, fills them with
+// n, recurses and then checks its words survived the deeper levels: it
+// returns the sum of n*(n+1) over the levels, or 1<<31 if a word changed.
+func TestAllocaRecursion(t *testing.T) {
+	src := ptxHeader + `
+.func (.param .b32 r) depth(.param .b32 n)
+{
+	.reg .b32 %n, %i, %v, %s, %m;
+	.reg .b64 %p, %q, %o;
+	.reg .pred %lp, %z;
+	ld.param.b32 %n, [n];
+	add.u32 %m, %n, 1;
+	mul.wide.u32 %o, %m, 4;
+	alloca.u64 %p, %o;
+	mov.b64 %q, %p;
+	mov.u32 %i, 0;
+F:
+	st.local.u32 [%q], %n;
+	add.s64 %q, %q, 4;
+	add.u32 %i, %i, 1;
+	setp.lt.u32 %lp, %i, %m;
+	@%lp bra F;
+	mov.u32 %s, 0;
+	setp.eq.u32 %z, %n, 0;
+	@%z bra CHECK;
+	sub.u32 %v, %n, 1;
+	{
+	.param .b32 pn;
+	st.param.b32 [pn], %v;
+	.param .b32 pr;
+	call (pr), depth, (pn);
+	ld.param.b32 %s, [pr];
+	}
+CHECK:
+	mov.b64 %q, %p;
+	mov.u32 %i, 0;
+C:
+	ld.local.u32 %v, [%q];
+	setp.ne.u32 %lp, %v, %n;
+	@%lp or.b32 %s, %s, 0x80000000;
+	add.u32 %s, %s, %v;
+	add.s64 %q, %q, 4;
+	add.u32 %i, %i, 1;
+	setp.lt.u32 %lp, %i, %m;
+	@%lp bra C;
+	st.param.b32 [r], %s;
+	ret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %t, %v;
+	.reg .b64 %dst, %o;
+	mov.u32 %t, %tid.x;
+	and.b32 %t, %t, 7;
+	{
+	.param .b32 pn;
+	st.param.b32 [pn], %t;
+	.param .b32 pr;
+	call (pr), depth, (pn);
+	ld.param.b32 %v, [pr];
+	}
+	// Back in the kernel, the dynamic stack is empty again.
+	stacksave.u64 %o;
+	cvt.u32.u64 %t, %o;
+	and.b32 %t, %t, 0x7fffffff;
+	shl.b32 %t, %t, 16;
+	or.b32 %v, %v, %t;
+	mov.u32 %t, %tid.x;
+	ld.param.u64 %dst, [out];
+	mul.wide.u32 %o, %t, 4;
+	add.s64 %dst, %dst, %o;
+	st.global.u32 [%dst], %v;
+	ret;
+}
+`
+	e := newEnv(t, Options{})
+	lib := e.loadSrc("rec.ptx", src)
+	out := e.buf(make([]uint32, 32))
+	e.launch(e.kernel(lib, "k"), rt.D1(1), rt.D1(32), 0, out)
+	got := make([]uint32, 32)
+	e.get(out, got)
+	for i, v := range got {
+		want := uint32(0)
+		for n := uint32(0); n <= uint32(i%8); n++ {
+			want += n * (n + 1)
+		}
+		if v != want {
+			t.Errorf("lane %d: %#x, want %#x", i, v, want)
+		}
+	}
+}
+
 func TestAllocaOverflow(t *testing.T) {
 	// Each round allocates 1 KiB and never releases it.
 	src := kernelSrc(".param .u64 out", `
