@@ -168,7 +168,10 @@
 // match.sync, redux.sync, activemask, elect.sync, bar.warp.sync;
 // bar/barrier sync, arrive and red with counts on 16 named barriers; call
 // and ret with .param blocks (recursion included), calls through function
-// pointers (indirect.go), vprintf, __assertfail, malloc/free (malloc.go)
+// pointers (indirect.go), alloca, stacksave and stackrestore (alloca.go: a
+// per-thread dynamic stack at local addresses from 0x8000_0000, released
+// when the allocating function returns or by stackrestore, bounded with
+// the frames by Options.StackBytes), vprintf, __assertfail, malloc/free (malloc.go)
 // and the CDP2 device runtime (cdp.go); the special registers; bmsk,
 // szext, dp4a, dp2a, fns, packed .u16x2/.s16x2 arithmetic and the SIMD
 // video instructions (intops.go); vector atomics; the tensor-core
@@ -215,7 +218,11 @@
 //	tensormap.replace.swizzle_atomicity, value  refused  sm_100a / PTX 8.8
 //	  4 of swizzle_mode; generic address, sm_90 target
 //	mov/ld/st .b128 (PTX 8.3)                    refused  registers are 64 bits
-//	alloca, stacksave, stackrestore              refused  frames laid out at load
+//	alloca.{u32,u64} (align 8 to 2^23),          yes      64 (one snippet); 7 more
+//	  stacksave, stackrestore (PTX 7.3)                   snippets (VLAs, reuse
+//	                                                      after stackrestore,
+//	                                                      generic access) await
+//	                                                      the GPU recording
 //	cp.async.bulk.tensor .im2col and the other   refused  bulk.go: only tile mode
 //	  non-tile load modes
 //	multimem.*                                   refused  decode_instr.go: no

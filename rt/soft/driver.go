@@ -40,7 +40,8 @@ type Options struct {
 	// allocated is backed by host memory.
 	MemBytes uint64
 	// StackBytes bounds each thread's local memory (call frames, local
-	// arrays); default 256 KiB. Exceeding it is ErrHardwareStackError.
+	// arrays, and alloca's dynamic stack on top of the frames in use);
+	// default 256 KiB. Exceeding it is ErrHardwareStackError.
 	StackBytes uint32
 	// MallocHeapBytes bounds each context's device-side malloc heap
 	// (cudaLimitMallocHeapSize; default 8 MiB): a malloc beyond it
