@@ -8,7 +8,7 @@ import (
 )
 
 var atomSize = [...]uint64{acU32: 4, acS32: 4, acU64: 8, acS64: 8, acF32: 4, acF64: 8, acF16: 2,
-	acF16x2: 4, acBF16: 2, acBF16x2: 4, acB16: 2}
+	acF16x2: 4, acBF16: 2, acBF16x2: 4, acB16: 2, acB128: 16}
 
 // atom runs an atomic (or reduction) for each lane of m, in lane order, on
 // global or shared memory through sync/atomic, so concurrent CTAs on other
@@ -18,6 +18,9 @@ func (c *cta) atom(w *warp, in *inst, m uint32) bool {
 		return c.atomVec(w, in, m)
 	}
 	kind, cls := int(in.fl&15), int(in.fl>>4)
+	if cls == acB128 {
+		return c.atom128(w, in, m)
+	}
 	size := atomSize[cls]
 	r := w.r
 	base, b, cv, d := lanes(r, in.a), lanes(r, in.b), lanes(r, in.c), lanes(r, in.d)

@@ -747,6 +747,10 @@ func (dc *decoder) declare(v *ptx.Var, sc *scope) {
 		for _, n := range names {
 			if v.Type == ptx.Pred {
 				sc.names[n] = &sym{kind: skPred, slot: dc.newPred(), typ: v.Type}
+			} else if v.Type == ptx.B128 {
+				// Two consecutive slots, low half first (b128.go).
+				sc.names[n] = &sym{kind: skReg, slot: dc.newSlot(), typ: v.Type}
+				dc.newSlot()
 			} else {
 				sc.names[n] = &sym{kind: skReg, slot: dc.newSlot(), typ: v.Type}
 			}
@@ -866,6 +870,9 @@ func (dc *decoder) dst(in *ptx.Instr, sc *scope, o ptx.Operand) uint32 {
 	if s.kind != skReg {
 		dc.failIn(in, "%s is not a data register", r.Name)
 	}
+	if s.typ == ptx.B128 { // only b128.go's forms take one
+		dc.failB128(in, r.Name)
+	}
 	return s.slot
 }
 
@@ -966,6 +973,9 @@ func (dc *decoder) src(in *ptx.Instr, sc *scope, o ptx.Operand, t ptx.Type) uint
 		s := dc.resolve(sc, v.Name, v.Pos)
 		switch s.kind {
 		case skReg:
+			if s.typ == ptx.B128 { // only b128.go's forms take one
+				dc.failB128(in, v.Name)
+			}
 			return s.slot
 		case skPred:
 			t := dc.newSlot()
@@ -1060,8 +1070,8 @@ func (dc *decoder) memAddr(in *ptx.Instr, sc *scope, o ptx.Operand, space int) (
 		return dc.constSlot(0), a.Offset, sp
 	case *ptx.Reg:
 		s := dc.resolve(sc, b.Name, b.Pos)
-		if s.kind != skReg {
-			dc.failIn(in, "address register %s is not a data register", b.Name)
+		if s.kind != skReg || s.typ == ptx.B128 {
+			dc.failIn(in, "address register %s is not a 32- or 64-bit data register", b.Name)
 		}
 		return s.slot, a.Offset, sp
 	case *ptx.Sym:

@@ -453,6 +453,10 @@ func (dc *decoder) mov(in *ptx.Instr, sc *scope, m modset, x inst) {
 		dc.emit(in, x)
 		return
 	}
+	if t == ptx.B128 {
+		dc.movB128(in, sc, x)
+		return
+	}
 	if v, ok := ops[1].(*ptx.Vec); ok { // pack
 		n := len(v.Elems)
 		if n != 2 && n != 4 || t.Size()*8%n != 0 {
@@ -495,6 +499,10 @@ func (dc *decoder) ldst(in *ptx.Instr, sc *scope, m modset, x inst, load bool) {
 		dc.nops(in, 2)
 	}
 	t := m.typ()
+	wide := t == ptx.B128 // two 64-bit halves (b128.go)
+	if wide {
+		t = ptx.B64
+	}
 	if t == ptx.TypeNone || t.Size() == 0 || t.Size() > 8 {
 		dc.failIn(in, "unsupported element type")
 	}
@@ -525,7 +533,10 @@ func (dc *decoder) ldst(in *ptx.Instr, sc *scope, m modset, x inst, load bool) {
 	}
 	x.fl |= uint16(t.Size())
 	var regs []uint32
-	if load {
+	if wide {
+		regs = dc.b128Regs(in, sc, valOp, load, n)
+		n *= 2
+	} else if load {
 		regs = dc.vecRegs(in, sc, valOp, t, true)
 		if t.IsSigned() {
 			if w := regWidth(dc.regType(sc, firstElem(valOp))); w > t.Size() {
@@ -631,6 +642,10 @@ func (dc *decoder) atom(in *ptx.Instr, sc *scope, m modset, x inst) {
 		}
 	}
 	t := m.typ()
+	if t == ptx.B128 {
+		dc.atomB128(in, sc, m, x, kind, vec, red)
+		return
+	}
 	cls, ok := atomClasses[t]
 	if kind < 0 || !ok {
 		dc.failIn(in, "unsupported atomic operation")

@@ -77,11 +77,6 @@ func refuseExt(form, why string) { extRefuse[keyOf(form)] = why }
 // extInstr decodes in if it is one of the forms here (or one refused with
 // a reason), reporting whether it did.
 func (dc *decoder) extInstr(in *ptx.Instr, sc *scope, m modset, x inst) bool {
-	for _, s := range in.Mods {
-		if s == "b128" {
-			dc.failIn(in, "128-bit values (.b128, PTX ISA 8.3) are not supported by the soft backend: its registers are 64 bits wide")
-		}
-	}
 	switch in.Op {
 	case "stacksave", "stackrestore", "alloca":
 		dc.stackInstr(in, sc, m, x) // alloca.go

@@ -182,6 +182,7 @@ const (
 	acBF16
 	acBF16x2
 	acB16
+	acB128 // atom.cas/exch.b128 (b128.go)
 )
 
 // Redux kinds.
