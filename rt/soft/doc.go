@@ -217,7 +217,11 @@
 //	  .global and .shared::cta
 //	tensormap.replace.swizzle_atomicity, value  refused  sm_100a / PTX 8.8
 //	  4 of swizzle_mode; generic address, sm_90 target
-//	mov/ld/st .b128 (PTX 8.3)                    refused  registers are 64 bits
+//	mov.b128 (pack {lo,hi}, unpack, copy),       yes      64 rows each: 2 recorded,
+//	  ld/ldu/st.b128 (every space, .param),               12 pending the H100
+//	  atom{.global,.shared}.{cas,exch}.b128               (b128.go: a .b128 register
+//	                                                      is two 64-bit slots)
+//	ld/st .v2.b128, mov.b128 of four .b32        refused  b128.go (probes pending)
 //	alloca.{u32,u64} (align 8 to 2^23),          yes      64 (one snippet); 7 more
 //	  stacksave, stackrestore (PTX 7.3)                   snippets (VLAs, reuse
 //	                                                      after stackrestore,
