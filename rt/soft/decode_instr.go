@@ -156,6 +156,11 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		return
 	case "isspacep":
 		dc.nops(in, 2)
+		if len(m.types) > 0 {
+			// ptxas: "Unexpected instruction types specified for 'isspacep'"
+			// (recorded in testdata/isa8.json.gz)
+			dc.failIn(in, "isspacep takes a state space and no type (.%s)", m.types[0])
+		}
 		sp, _ := spaceOf(m)
 		if sp < 0 {
 			dc.failIn(in, "isspacep.param is not supported")
