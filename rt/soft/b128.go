@@ -60,7 +60,7 @@ func (dc *decoder) movB128(in *ptx.Instr, sc *scope, x inst) {
 	pair := func(o ptx.Operand, dest bool) []uint32 {
 		v := o.(*ptx.Vec)
 		if len(v.Elems) != 2 {
-			dc.failIn(in, "mov.b128 packs or unpacks two .b64 values, not %d", len(v.Elems))
+			dc.failIn(in, "mov.b128 packs or unpacks two .b64 or four .b32 values, not %d", len(v.Elems))
 		}
 		var r []uint32
 		for _, e := range v.Elems {
@@ -76,8 +76,38 @@ func (dc *decoder) movB128(in *ptx.Instr, sc *scope, x inst) {
 		return r
 	}
 	var d, a [2]uint32
-	_, packs := ops[1].(*ptx.Vec)
-	_, unpacks := ops[0].(*ptx.Vec)
+	pv, packs := ops[1].(*ptx.Vec)
+	uv, unpacks := ops[0].(*ptx.Vec)
+	// four .b32 values: each 64-bit half packs or unpacks two of them
+	quad := func(v *ptx.Vec) {
+		for _, e := range v.Elems {
+			if t := dc.regType(sc, e); t != ptx.TypeNone && t.Size() != 4 {
+				dc.failIn(in, "mov.b128 packs or unpacks four .b32 values, not .%s", t)
+			}
+		}
+	}
+	if packs && !unpacks && len(pv.Elems) == 4 {
+		quad(pv)
+		lo := dc.wideReg(in, sc, ops[0], true)
+		for h := 0; h < 2; h++ {
+			half := &ptx.Vec{Elems: pv.Elems[2*h : 2*h+2]}
+			regs := dc.vecRegs(in, sc, half, ptx.B32, false)
+			x.op, x.d, x.aux, x.e, x.fl = opPack, lo+uint32(32*h), dc.vecIndex(regs), 2, 32
+			dc.emit(in, x)
+		}
+		return
+	}
+	if unpacks && !packs && len(uv.Elems) == 4 {
+		quad(uv)
+		lo := dc.wideReg(in, sc, ops[1], false)
+		for h := 0; h < 2; h++ {
+			half := &ptx.Vec{Elems: uv.Elems[2*h : 2*h+2]}
+			regs := dc.vecRegs(in, sc, half, ptx.B32, true)
+			x.op, x.a, x.aux, x.e, x.fl = opUnpack, lo+uint32(32*h), dc.vecIndex(regs), 2, 32
+			dc.emit(in, x)
+		}
+		return
+	}
 	switch {
 	case packs && unpacks:
 		dc.failIn(in, "mov.b128 with two vector operands")

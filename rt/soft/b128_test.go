@@ -11,7 +11,8 @@ import (
 // b128Src: thread i packs in[2i], in[2i+1] into a .b128 register and sends
 // it through every place a .b128 value can go: global, shared and local
 // memory (each by its own and by the generic address), a copy, a device
-// function's .b128 parameter and return value, then unpacks it. out[4i..]
+// function's .b128 parameter and return value (which swaps its halves
+// through four .b32 values), then unpacks it. out[4i..]
 // gets lo, hi of the global store read back as two .b64 halves, then hi,
 // lo of the round trip; kp[i] gets the kernel's .b128 parameter's halves
 // swapped, xored with i.
@@ -19,10 +20,12 @@ const b128Src = ptxHeader + `
 .func (.param .b128 r) swap(.param .b128 a)
 {
 	.reg .b128 %x;
-	.reg .b64 %l, %h;
+	.reg .b32 %q<4>;
 	ld.param.b128 %x, [a];
-	mov.b128 {%l, %h}, %x;
-	mov.b128 %x, {%h, %l};
+	// the halves swapped through four .b32 values: {q0, q1} is the low
+	// half, {q2, q3} the high one
+	mov.b128 {%q0, %q1, %q2, %q3}, %x;
+	mov.b128 %x, {%q2, %q3, %q0, %q1};
 	st.param.b128 [r], %x;
 	ret;
 }
@@ -250,7 +253,8 @@ func TestB128Refused(t *testing.T) {
 		{"st.global.b64 [%r], %w;", "is a .b128 register"},
 		{"ld.global.b128 %w, [%w];", "not a 32- or 64-bit data register"},
 		{"ld.global.b128 %r, [%r];", "not a .b128 register"},
-		{"mov.b128 %w, {%r, %r, %r, %r};", "two .b64 values"},
+		{"mov.b128 %w, {%r, %r, %r, %r};", "four .b32 values, not .b64"},
+		{"mov.b128 %w, {%r, %r, %r};", "two .b64 or four .b32 values, not 3"},
 		{"mov.b128 %w, {%r, %h};", "not .b32"},
 		{"mov.b128 %w, %r;", "not a .b128 register"},
 		{"ld.global.v2.b128 {%w, %w}, [%r];", "vectors of .b128"},

@@ -180,7 +180,7 @@
 // # PTX ISA 8.x forms
 //
 // Checked against the H100 by isa8_test.go, which replays
-// testdata/isa8.json.gz bit-exact: 1,611 snippets run there (JIT-compiled
+// testdata/isa8.json.gz bit-exact: 1,630 snippets run there (JIT-compiled
 // by driver 580.159.04 for sm_90, or sm_90a for tensormap.replace), each
 // over every 16-bit input or over seeded structured and random inputs. A
 // snippet the H100's JIT refused must be refused by soft too.
@@ -217,16 +217,15 @@
 //	  .global and .shared::cta
 //	tensormap.replace.swizzle_atomicity, value  refused  sm_100a / PTX 8.8
 //	  4 of swizzle_mode; generic address, sm_90 target
-//	mov.b128 (pack {lo,hi}, unpack, copy),       yes      64 rows each: 2 recorded,
-//	  ld/ldu/st.b128 (every space, .param),               12 pending the H100
-//	  atom{.global,.shared}.{cas,exch}.b128               (b128.go: a .b128 register
-//	                                                      is two 64-bit slots)
-//	ld/st .v2.b128, mov.b128 of four .b32        refused  b128.go (probes pending)
-//	alloca.{u32,u64} (align 8 to 2^23),          yes      64 (one snippet); 7 more
-//	  stacksave, stackrestore (PTX 7.3)                   snippets (VLAs, reuse
+//	mov.b128 (pack two .b64 or four .b32,        yes      15 snippets, 64 rows
+//	  unpack, copy), ld/ldu/st.b128 (every                each (b128.go: a .b128
+//	  space, .param), atom{.global,.shared}               register is two 64-bit
+//	  .{cas,exch}.b128                                    slots)
+//	ld/st .v2.b128                               refused  ptxas refuses
+//	alloca.{u32,u64} (align 8 to 2^23),          yes      8 snippets (VLAs at
+//	  stacksave, stackrestore (PTX 7.3)                   alignments 8-256, reuse
 //	                                                      after stackrestore,
-//	                                                      generic access) await
-//	                                                      the GPU recording
+//	                                                      generic access, .u32)
 //	cp.async.bulk.tensor .im2col and the other   refused  bulk.go: only tile mode
 //	  non-tile load modes
 //	multimem.*                                   refused  decode_instr.go: no

@@ -237,19 +237,6 @@ func TestISA8(t *testing.T) {
 	for _, c := range cases {
 		r, ok := rec[c.name]
 		if !ok {
-			if isa8Pending.MatchString(c.name) {
-				// Not compared, but soft must run it, or refuse it as
-				// softRefusals says.
-				in, n, _ := isaInputs(c)
-				if _, err := runISA(t, d, ctx, c, in, n, nil); err != nil && !(softRefuses(c.name) && strings.Contains(err.Error(), "isa8.ptx:")) {
-					t.Errorf("%s: %v", c.name, err)
-				} else if err == nil && softRefuses(c.name) {
-					t.Errorf("%s: soft should refuse this form, and runs it", c.name)
-				}
-				t.Logf("%s: not recorded yet", c.name)
-				stats["not recorded yet (not compared)"] = [2]int{stats["not recorded yet (not compared)"][0] + 1, 0}
-				continue
-			}
 			t.Errorf("%s: not recorded", c.name)
 			continue
 		}
@@ -337,24 +324,15 @@ func TestISA8(t *testing.T) {
 	}
 }
 
-// isa8Pending matches the cases added after testdata/isa8.json.gz was last
-// recorded (alloca; the .b128 forms past the first two): until the GPU
-// run records them, a missing one is reported and not compared. Remove it
-// with the recording.
-var isa8Pending = regexp.MustCompile(`alloca|^\{ \.reg \.b128 %w, `)
-
 // softRefusals are the forms that the H100 runs and soft refuses, with
 // the reason (a substring of its error): the scalar video forms whose
-// results soft does not reproduce (video.go) and .b128 forms that soft
-// lacks (if the H100 has them).
+// results soft does not reproduce (video.go).
 var softRefusals = []struct{ re, why string }{
 	{`^vmad\.\S+ %d0, %a0,`, "whole-word"}, // an unselected a
 	{`^vmad\.\S+ %d0, %a0\.\w+, %a1,`, "whole-word"},
 	{`^vsh[lr]\.\S*\.sat`, "not reproduced"},
 	{`^vshl\.u32\.\S*\.(min|max) `, "not reproduced"},
 	{`^v(add|sub|absdiff|min|max)\.u32\.\S*\.sat\S*\.min `, "not reproduced"},
-	{`\.v2\.b128`, "vectors of .b128"},
-	{`mov\.b128 %x, \{%t0, %t1, %t1, %t0\}`, "two .b64 values"},
 }
 
 func softRefuses(name string) bool {
