@@ -83,12 +83,16 @@ type decoder struct {
 	protos map[string]*ptx.CallProto
 	labels map[string]int32
 	fixups []fixup
+	tlists map[string]*ptx.Targets // .branchtargets lists declared so far
 }
 
+// fixup resolves a label once its function is decoded: into the aux of
+// the instruction at pc, or, for a brx.idx target list, into p.brx[pc].
 type fixup struct {
 	pc    int32
 	label string
 	pos   ptx.Pos
+	brx   bool
 }
 
 func align(v, a uint32) uint32 {
@@ -579,6 +583,7 @@ func (dc *decoder) decodeFunc(fi *funcInfo) {
 	dc.fi = fi
 	dc.labels = map[string]int32{}
 	dc.fixups = nil
+	dc.tlists = map[string]*ptx.Targets{}
 	fi.entry = int32(len(dc.p.code))
 	f := fi.f
 	sc := &scope{parent: dc.module, names: map[string]*sym{}}
@@ -608,7 +613,11 @@ func (dc *decoder) decodeFunc(fi *funcInfo) {
 		if !ok {
 			dc.fail(fx.pos, "branch to unknown label %s", fx.label)
 		}
-		dc.p.code[fx.pc].aux = t
+		if fx.brx {
+			dc.p.brx[fx.pc] = t
+		} else {
+			dc.p.code[fx.pc].aux = t
+		}
 	}
 	dc.fuse(fi.entry)
 	dc.fi = nil
@@ -707,7 +716,9 @@ func (dc *decoder) block(b *ptx.Block, parent *scope) {
 			dc.block(s, sc)
 		case *ptx.Instr:
 			dc.instr(s, sc)
-		case *ptx.Pragma, *ptx.CallProto, *ptx.Targets:
+		case *ptx.Targets:
+			dc.targetList(s)
+		case *ptx.Pragma, *ptx.CallProto:
 		}
 	}
 }

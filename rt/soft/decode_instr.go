@@ -45,11 +45,14 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		dc.nops(in, 1)
 		l, ok := ops[0].(*ptx.Sym)
 		if !ok {
-			dc.failIn(in, "indirect branches are not supported")
+			dc.failIn(in, "the target of bra must be a label (an indirect branch is brx.idx with a .branchtargets list)")
 		}
 		x.op = opBra
 		pc := dc.emit(in, x)
-		dc.fixups = append(dc.fixups, fixup{pc, l.Name, in.Pos})
+		dc.fixups = append(dc.fixups, fixup{pc, l.Name, in.Pos, false})
+		return
+	case "brx":
+		dc.brxInstr(in, sc, x)
 		return
 	case "ret":
 		if dc.fi.f.Entry {

@@ -550,6 +550,29 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 			w.setPCs(group&^m, pc+1)
 			return c.done(n, true)
+		case opBrx:
+			target, ok := c.brx(w, in, m, pc)
+			if !ok {
+				return c.done(n, false)
+			}
+			// Every brx charges the budget, as a backward bra does: a
+			// loop closed by brx is bounded too.
+			if !c.charge(n) {
+				return false
+			}
+			n = 0
+			if target < 0 || m != group {
+				// Lanes diverge (or some skipped the branch): the
+				// scheduler runs the lowest pc first and merges them.
+				w.setPCs(group&^m, pc+1)
+				return true
+			}
+			pc = target
+			if pc >= stop {
+				w.setPCs(group, pc)
+				return true
+			}
+			continue
 		case opBuiltin:
 			if !c.builtin(w, in, m) {
 				return c.done(n, false)

@@ -237,6 +237,19 @@ func TestISA8(t *testing.T) {
 	for _, c := range cases {
 		r, ok := rec[c.name]
 		if !ok {
+			if isa8Pending.MatchString(c.name) {
+				// Not compared, but soft must run it, or refuse it as
+				// softRefusals says.
+				in, n, _ := isaInputs(c)
+				if _, err := runISA(t, d, ctx, c, in, n, nil); err != nil && !(softRefuses(c.name) && strings.Contains(err.Error(), "isa8.ptx:")) {
+					t.Errorf("%s: %v", c.name, err)
+				} else if err == nil && softRefuses(c.name) {
+					t.Errorf("%s: soft should refuse this form, and runs it", c.name)
+				}
+				t.Logf("%s: not recorded yet", c.name)
+				stats["not recorded yet (not compared)"] = [2]int{stats["not recorded yet (not compared)"][0] + 1, 0}
+				continue
+			}
 			t.Errorf("%s: not recorded", c.name)
 			continue
 		}
@@ -1035,8 +1048,39 @@ func isaCases() []*isaCase {
 		in: []string{"b32"}, out: "b32", rows: randRows(64, i32Gen)})
 	add(&isaCase{name: "{ .reg .b32 %p; alloca.u32 %p, 8; st.local.u32 [%p], %a0; ld.local.u32 %d0, [%p]; }",
 		in: []string{"b32"}, out: "b32", rows: randRows(64, i32Gen)})
+	// brx.idx: each row (lane) picks its own target, so the lanes of a
+	// warp diverge several ways and meet again; 1024 rows keep every warp
+	// whole for the shfl.sync after the meeting point.
+	// A four-way switch over a permuted list, then a butterfly shuffle.
+	add(&isaCase{name: "and.b32 %t0, %a0, 3; ts: .branchtargets L2, L0, L3, L1; brx.idx %t0, ts; " +
+		"L0: add.u32 %d0, %a1, 17; bra J; L1: mul.lo.u32 %d0, %a1, 3; bra J; L2: xor.b32 %d0, %a1, 0x5a5a5a5a; bra J; L3: shl.b32 %d0, %a1, 4; " +
+		"J: shfl.sync.bfly.b32 %t1, %d0, 1, 0x1f, -1; add.u32 %d0, %d0, %t1;",
+		in: []string{"b32", "b32"}, out: "b32", rows: randRows(1024, i32Gen, i32Gen)})
+	// Collatz steps of 1..1024 in a loop that brx.idx closes (two of its
+	// targets lie behind it), then lane 0's count shuffled in.
+	add(&isaCase{name: "and.b32 %r1, %a0, 1023; add.u32 %r1, %r1, 1; mov.u32 %d0, 0; tc: .branchtargets E, O, X; bra D; " +
+		"E: shr.u32 %r1, %r1, 1; add.u32 %d0, %d0, 1; bra D; O: mad.lo.u32 %r1, %r1, 3, 1; add.u32 %d0, %d0, 1; " +
+		"D: and.b32 %t0, %r1, 1; setp.eq.u32 %pq, %r1, 1; @%pq mov.u32 %t0, 2; brx.idx %t0, tc; " +
+		"X: shfl.sync.idx.b32 %t1, %d0, 0, 0x1f, -1; mad.lo.u32 %d0, %t1, 65536, %d0;",
+		in: []string{"b32"}, out: "b32", rows: randRows(1024, i32Gen)})
+	// A guarded brx.idx (rows with an index of 5..7 skip it) into cases
+	// that fall through into each other.
+	add(&isaCase{name: "and.b32 %t0, %a0, 7; setp.lt.u32 %pq, %t0, 5; mov.u32 %d0, %a1; tg: .branchtargets C0, C1, C2, C3, C4; @%pq brx.idx %t0, tg; " +
+		"not.b32 %d0, %d0; bra J; C0: add.u32 %d0, %d0, 1; C1: add.u32 %d0, %d0, 2; C2: add.u32 %d0, %d0, 4; C3: add.u32 %d0, %d0, 8; " +
+		"C4: add.u32 %d0, %d0, 16; J: shfl.sync.down.b32 %t1, %d0, 3, 0x1f, -1; xor.b32 %d0, %d0, %t1;",
+		in: []string{"b32", "b32"}, out: "b32", rows: randRows(1024, i32Gen, i32Gen)})
+	// brx.idx.uni with an index that is the same across each warp (its
+	// warp number mod 4).
+	add(&isaCase{name: "mov.u32 %t0, %tid.x; shr.u32 %t0, %t0, 5; and.b32 %t0, %t0, 3; tu: .branchtargets U3, U1, U0, U2; brx.idx.uni %t0, tu; " +
+		"U0: mul.lo.u32 %d0, %a0, 5; bra J; U1: sub.u32 %d0, %a0, 9; bra J; U2: shr.u32 %d0, %a0, 3; bra J; U3: popc.b32 %d0, %a0; J: add.u32 %d0, %d0, %t0;",
+		in: []string{"b32"}, out: "b32", rows: randRows(1024, i32Gen)})
 	return cs
 }
+
+// isa8Pending matches the cases added after testdata/isa8.json.gz was last
+// recorded (brx.idx): until the GPU run records them, a missing one is
+// reported and not compared. Remove it with the recording.
+var isa8Pending = regexp.MustCompile(`brx\.idx`)
 
 // The forms soft refuses without a recording to compare with name the
 // PTX file:line and say why.

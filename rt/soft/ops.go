@@ -53,6 +53,7 @@ const (
 	opMbar     // mbarrier.* (mbarrier.go): fl = mbInit…|flags, aux2 = space, [a+imm], b operand, d result
 	opBulk     // cp.async.bulk*, cp.reduce.async.bulk* (bulk.go): aux = bulk form index
 	opCallInd  // call through a register (call.go): a = target, aux2 = prototype index, imm as opCall
+	opBrx      // brx.idx (brx.go): a = index, targets p.brx[aux : aux+e]
 	opTex      // tex, tld4, txq, suld, sust, sured, suq (texinstr.go): aux indexes program.texs
 	opStack    // alloca, stacksave, stackrestore (alloca.go): fl = skAlloca…, e = width, imm = the function's frame size, aux = alignment
 

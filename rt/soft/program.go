@@ -32,6 +32,7 @@ type program struct {
 
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2
+	brx       []int32          // brx.idx target lists' pcs, opBrx's [aux, aux+e)
 
 	paramSize  int    // size of the kernel's parameter block
 	sharedSize uint32 // static shared memory, not counting the reserved KB before it
