@@ -56,6 +56,7 @@ type block struct {
 // site numbered with its block.
 func (c *contraction) split(code []ptx.Stmt) {
 	targets := map[string]bool{}
+	lists := map[string][]string{} // .branchtargets lists, for brx.idx
 	for _, s := range code {
 		switch s := s.(type) {
 		case *ptx.Instr:
@@ -67,6 +68,9 @@ func (c *contraction) split(code []ptx.Stmt) {
 		case *ptx.Targets:
 			for _, t := range s.Targets {
 				targets[t] = true
+			}
+			if s.Kind == "branchtargets" {
+				lists[s.Name] = s.Targets
 			}
 		}
 	}
@@ -117,7 +121,27 @@ func (c *contraction) split(code []ptx.Stmt) {
 			}
 		}
 		if last != nil && last.Op == "brx" {
-			b.succ = append(b.succ, -1) // an indirect branch: unknown successors
+			// brx.idx: every label of its list (each once).
+			var list []string
+			if len(last.Operands) == 2 {
+				if sym, ok := last.Operands[1].(*ptx.Sym); ok {
+					list = lists[sym.Name]
+				}
+			}
+			seen := map[int]bool{}
+			for _, l := range list {
+				t, ok := byLabel[l]
+				if !ok {
+					t = -1
+				}
+				if !seen[t] {
+					seen[t] = true
+					b.succ = append(b.succ, t)
+				}
+			}
+			if len(list) == 0 {
+				b.succ = append(b.succ, -1) // unknown successors
+			}
 		}
 		if falls && i+1 < len(blocks) {
 			b.succ = append(b.succ, i+1)

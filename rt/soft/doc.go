@@ -245,6 +245,10 @@
 //	  0xffff/0 per half)                                  {!}c, 4 .u32/.s32
 //	set with an .f16/.bf16 destination (1.0/0.0) yes      1,024 each (7 forms,
 //	  and .u16/.u32 ones from f16/bf16                    2 forms)
+//	brx.idx{.uni} over a .branchtargets list     yes      4 snippets, 1,024 rows
+//	  (brx.go: lanes that pick different                  each (pending the
+//	  labels diverge and meet again by min-pc;            H100 recording)
+//	  an index past the list faults)
 //
 // The scalar video instructions have no hardware on sm_90: ptxas emulates
 // them, and its sequences depart from the PTX ISA's description, which
@@ -383,8 +387,8 @@
 // .acquire) lets the warp's siblings run before it goes round again, so a
 // warp may wait for a later one. tensormap.replace
 // rewrites a map in place (tensormap_replace.go). Refused at load, with the
-// reason: multimem, im2col tensor copies and
-// indirect branches.
+// reason: multimem and im2col tensor copies (indirect branches run as
+// brx.idx, brx.go; a register target in bra is not PTX and is refused).
 //
 // # Memcheck
 //
