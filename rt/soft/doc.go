@@ -180,7 +180,7 @@
 // # PTX ISA 8.x forms
 //
 // Checked against the H100 by isa8_test.go, which replays
-// testdata/isa8.json.gz bit-exact: 1,630 snippets run there (JIT-compiled
+// testdata/isa8.json.gz bit-exact: 1,634 snippets run there (JIT-compiled
 // by driver 580.159.04 for sm_90, or sm_90a for tensormap.replace), each
 // over every 16-bit input or over seeded structured and random inputs. A
 // snippet the H100's JIT refused must be refused by soft too.
@@ -246,8 +246,8 @@
 //	set with an .f16/.bf16 destination (1.0/0.0) yes      1,024 each (7 forms,
 //	  and .u16/.u32 ones from f16/bf16                    2 forms)
 //	brx.idx{.uni} over a .branchtargets list     yes      4 snippets, 1,024 rows
-//	  (brx.go: lanes that pick different                  each (pending the
-//	  labels diverge and meet again by min-pc;            H100 recording)
+//	  (brx.go: lanes that pick different                  each
+//	  labels diverge and meet again by min-pc;
 //	  an index past the list faults)
 //
 // The scalar video instructions have no hardware on sm_90: ptxas emulates

@@ -237,19 +237,6 @@ func TestISA8(t *testing.T) {
 	for _, c := range cases {
 		r, ok := rec[c.name]
 		if !ok {
-			if isa8Pending.MatchString(c.name) {
-				// Not compared, but soft must run it, or refuse it as
-				// softRefusals says.
-				in, n, _ := isaInputs(c)
-				if _, err := runISA(t, d, ctx, c, in, n, nil); err != nil && !(softRefuses(c.name) && strings.Contains(err.Error(), "isa8.ptx:")) {
-					t.Errorf("%s: %v", c.name, err)
-				} else if err == nil && softRefuses(c.name) {
-					t.Errorf("%s: soft should refuse this form, and runs it", c.name)
-				}
-				t.Logf("%s: not recorded yet", c.name)
-				stats["not recorded yet (not compared)"] = [2]int{stats["not recorded yet (not compared)"][0] + 1, 0}
-				continue
-			}
 			t.Errorf("%s: not recorded", c.name)
 			continue
 		}
@@ -1076,11 +1063,6 @@ func isaCases() []*isaCase {
 		in: []string{"b32"}, out: "b32", rows: randRows(1024, i32Gen)})
 	return cs
 }
-
-// isa8Pending matches the cases added after testdata/isa8.json.gz was last
-// recorded (brx.idx): until the GPU run records them, a missing one is
-// reported and not compared. Remove it with the recording.
-var isa8Pending = regexp.MustCompile(`brx\.idx`)
 
 // The forms soft refuses without a recording to compare with name the
 // PTX file:line and say why.
