@@ -205,12 +205,13 @@
 //	{min,max}.relu on halves                     refused  ptxas refuses
 //	{min,max} with three sources (PTX 8.8)       refused  sm_100 (ptxas refuses)
 //	abs, neg on f16/bf16 (NaN → 0x7fff)          yes      all 65,536
-//	scalar video vadd vsub vabsdiff vmin vmax    yes      1,169 forms, 256 each:
+//	scalar video vadd vsub vabsdiff vmin vmax    yes      1,221 forms, 256 each:
 //	  vset vshl vshr vmad with .b0-.b3/.h0/.h1    (video.go) every selector,
-//	  selectors, .sat, .add/.min/.max, d.sel                  sign, .sat, op2, merge
+//	  selectors, .sat, .add/.min/.max, d.sel,                 sign, .sat, op2, merge
+//	  vshr .sat, .u32 .sat.min
 //	vmad with a whole-word a or b               refused  the H100's results
-//	vshl/vshr .sat; vshl.u32 .min/.max;         refused    (ptxas emulates the
-//	  v{add,sub,absdiff,min,max}.u32 .sat.min                video instructions)
+//	vshl .sat; vshl.u32 .min/.max               refused    (ptxas emulates the
+//	                                                         video instructions)
 //	                                                      are not reproduced
 //	vmad with negated operands                  refused  the parser takes no -reg
 //	tensormap.replace.tile, every field,         yes      86 forms (tensormap_replace.go)
@@ -258,8 +259,10 @@
 // destination selector clamps the result as an unsigned word to the
 // field's largest value; .min and .max with an unsigned destination compare
 // the result as a 33-bit two's complement number with c zero-extended (vset
-// by a's signedness); vmad sign-extends c whatever the types and shifts an
-// unsigned sum logically.
+// by a's signedness), except that .u32.sat.min after vadd, vsub or vshr
+// does not clamp a sum past 2^32-1 (it keeps its low 32 bits) and takes c
+// for any result of 2^31 or more; vmad sign-extends c whatever the types
+// and shifts an unsigned sum logically.
 //
 // # Tensor cores
 //

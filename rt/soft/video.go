@@ -210,6 +210,16 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 		return c&0xffffffff&^(m<<pos) | r
 	}
 	if p&vsSat != 0 {
+		if !signedD && (op == vidAdd || op == vidSub || op == vidShr) && p>>vsOp2&3 == 2 {
+			// .u32.sat.min after vadd, vsub, vshr: the H100 does not clamp
+			// a sum past 2^32-1 (it keeps its low 32 bits), and
+			// compares a result of 2^31 or more as larger than any c.
+			w := uint64(max(t, 0)) & 0xffffffff
+			if w>>31 != 0 || w > c&0xffffffff {
+				w = c & 0xffffffff
+			}
+			return w
+		}
 		t = clampBits(t, 32, signedD)
 	}
 	// The secondary operation: .add wraps; .min and .max compare signed
@@ -334,12 +344,10 @@ func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
 	switch {
 	case op == "vmad" && (as == 0 || bs == 0):
 		odd = "vmad with a whole-word (unselected) a or b"
-	case (op == "vshl" || op == "vshr") && p&vsSat != 0:
+	case op == "vshl" && p&vsSat != 0:
 		odd = op + ".sat"
 	case op == "vshl" && p&vsDSign == 0 && op2 >= 2:
 		odd = "vshl.u32 with .min or .max"
-	case op != "vset" && op != "vmad" && p&vsSat != 0 && p&vsDSign == 0 && op2 == 2:
-		odd = op + ".u32 with .sat and .min"
 	}
 	if odd != "" {
 		dc.failIn(in, "%s: the H100's results for this form (ptxas emulates the video instructions on sm_90) are not reproduced by the soft backend", odd)
