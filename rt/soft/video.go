@@ -129,6 +129,15 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 	tb := vidSelect(b, p>>vsBSel&7, bSigned)
 	if op == vidMad {
 		signed := p&vsASign != 0 || bSigned
+		// A whole-word (unselected) a or b is a signed word whatever
+		// its type (the H100's results); the product's signedness is
+		// still the types'.
+		if p>>vsASel&7 == 0 {
+			ta = int64(int32(a))
+		}
+		if p>>vsBSel&7 == 0 {
+			tb = int64(int32(b))
+		}
 		var lsb uint64
 		negProd := false
 		if p&vsPO != 0 {
@@ -342,8 +351,8 @@ func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
 	op2 := p >> vsOp2 & 3
 	var odd string
 	switch {
-	case op == "vmad" && (as == 0 || bs == 0):
-		odd = "vmad with a whole-word (unselected) a or b"
+	case op == "vmad" && as == 0 && bs == 0:
+		odd = "vmad with a whole-word (unselected) a and b (not recorded on the H100)"
 	case op == "vshl" && p&vsSat != 0:
 		odd = op + ".sat"
 	case op == "vshl" && p&vsDSign == 0 && op2 >= 2:
