@@ -205,13 +205,13 @@
 //	{min,max}.relu on halves                     refused  ptxas refuses
 //	{min,max} with three sources (PTX 8.8)       refused  sm_100 (ptxas refuses)
 //	abs, neg on f16/bf16 (NaN → 0x7fff)          yes      all 65,536
-//	scalar video vadd vsub vabsdiff vmin vmax    yes      1,242 forms, 256 each:
+//	scalar video vadd vsub vabsdiff vmin vmax    yes      1,250 forms, 256 each:
 //	  vset vshl vshr vmad with .b0-.b3/.h0/.h1    (video.go) every selector,
 //	  selectors, .sat, .add/.min/.max, d.sel,                 sign, .sat, op2, merge
 //	  vshr .sat, .u32 .sat.min, vmad with a
-//	  whole-word a or b
+//	  whole-word a or b, vshl.u32 .min/.max
 //	vmad with a whole-word a and b              refused  not recorded
-//	vshl .sat; vshl.u32 .min/.max               refused    (ptxas emulates the
+//	vshl .sat                                   refused    (ptxas emulates the
 //	                                                         video instructions)
 //	                                                      are not reproduced
 //	vmad with negated operands                  refused  the parser takes no -reg
@@ -260,7 +260,8 @@
 // destination selector clamps the result as an unsigned word to the
 // field's largest value; .min and .max with an unsigned destination compare
 // the result as a 33-bit two's complement number with c zero-extended (vset
-// by a's signedness), except that .u32.sat.min after vadd, vsub or vshr
+// by a's signedness; vshl.u32 compares the whole shifted value, up to 64
+// bits, as unsigned), except that .u32.sat.min after vadd, vsub or vshr
 // does not clamp a sum past 2^32-1 (it keeps its low 32 bits) and takes c
 // for any result of 2^31 or more; vmad sign-extends c, and a whole-word
 // (unselected) a or b, whatever the types, and shifts an unsigned sum

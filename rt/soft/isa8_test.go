@@ -329,7 +329,6 @@ func TestISA8(t *testing.T) {
 // results soft does not reproduce (video.go).
 var softRefusals = []struct{ re, why string }{
 	{`^vshl\.\S*\.sat`, "not reproduced"},
-	{`^vshl\.u32\.\S*\.(min|max) `, "not reproduced"},
 }
 
 func softRefuses(name string) bool {

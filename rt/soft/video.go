@@ -234,7 +234,8 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 	// The secondary operation: .add wraps; .min and .max compare signed
 	// (sign-extending c) for a signed destination (vset: a signed a), and
 	// otherwise compare the result as a 33-bit two's complement number
-	// with c zero-extended, as the H100 does.
+	// with c zero-extended (vshl: as a 64-bit unsigned number), as the
+	// H100 does.
 	cmpSigned := signedD
 	if op == vidSet {
 		cmpSigned = p&vsASign != 0
@@ -244,6 +245,15 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 		t += int64(c & 0xffffffff)
 	case 2, 3:
 		var x, y int64
+		if op == vidShl && !signedD {
+			// vshl.u32: the whole shifted value (up to 64 bits,
+			// negative ones huge) against c, unsigned.
+			xu, yu := uint64(t), c&0xffffffff
+			if (p>>vsOp2&3 == 2) == (yu < xu) {
+				t = int64(yu)
+			}
+			break
+		}
 		if cmpSigned {
 			x, y = t, int64(int32(c))
 		} else {
@@ -347,19 +357,13 @@ func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
 	ob, bs := sel(ops[2])
 	p |= as<<vsASel | bs<<vsBSel
 	// Forms whose H100 results (ptxas emulates the video instructions on
-	// sm_90) soft does not reproduce are refused, not computed otherwise.
-	op2 := p >> vsOp2 & 3
-	var odd string
-	switch {
-	case op == "vmad" && as == 0 && bs == 0:
-		odd = "vmad with a whole-word (unselected) a and b (not recorded on the H100)"
-	case op == "vshl" && p&vsSat != 0:
-		odd = op + ".sat"
-	case op == "vshl" && p&vsDSign == 0 && op2 >= 2:
-		odd = "vshl.u32 with .min or .max"
+	// sm_90) soft does not reproduce, or that were not recorded, are
+	// refused, not computed otherwise.
+	if op == "vshl" && p&vsSat != 0 {
+		dc.failIn(in, "vshl.sat: the H100's results for this form (ptxas emulates the video instructions on sm_90) are not reproduced by the soft backend")
 	}
-	if odd != "" {
-		dc.failIn(in, "%s: the H100's results for this form (ptxas emulates the video instructions on sm_90) are not reproduced by the soft backend", odd)
+	if op == "vmad" && as == 0 && bs == 0 {
+		dc.failIn(in, "vmad with a whole-word (unselected) a and b: the H100's results for this form (ptxas emulates the video instructions on sm_90) were not recorded")
 	}
 	x.op, x.aux, x.imm = genOps["ext"].op, scalarVideoFn, p
 	x.d = dc.dst(in, sc, &ptx.Reg{Pos: dr.Pos, Name: dr.Name})
