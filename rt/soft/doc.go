@@ -205,15 +205,12 @@
 //	{min,max}.relu on halves                     refused  ptxas refuses
 //	{min,max} with three sources (PTX 8.8)       refused  sm_100 (ptxas refuses)
 //	abs, neg on f16/bf16 (NaN → 0x7fff)          yes      all 65,536
-//	scalar video vadd vsub vabsdiff vmin vmax    yes      1,250 forms, 256 each:
-//	  vset vshl vshr vmad with .b0-.b3/.h0/.h1    (video.go) every selector,
-//	  selectors, .sat, .add/.min/.max, d.sel,                 sign, .sat, op2, merge
-//	  vshr .sat, .u32 .sat.min, vmad with a
-//	  whole-word a or b, vshl.u32 .min/.max
-//	vmad with a whole-word a and b              refused  not recorded
-//	vshl .sat                                   refused    (ptxas emulates the
-//	                                                         video instructions)
-//	                                                      are not reproduced
+//	scalar video vadd vsub vabsdiff vmin vmax    yes      1,282 forms, 256 each:
+//	  vset vshl vshr vmad with .b0-.b3/.h0/.h1    (video.go) every recorded
+//	  selectors, .sat, .add/.min/.max, d.sel                  form: every selector,
+//	                                                      sign, .sat, op2, merge
+//	vmad with a whole-word a and b;             refused  not recorded (the H100's
+//	  vshl/vshr .sat with a d selector                    rules for them unknown)
 //	vmad with negated operands                  refused  the parser takes no -reg
 //	tensormap.replace.tile, every field,         yes      86 forms (tensormap_replace.go)
 //	  .global and .shared::cta
@@ -260,12 +257,18 @@
 // destination selector clamps the result as an unsigned word to the
 // field's largest value; .min and .max with an unsigned destination compare
 // the result as a 33-bit two's complement number with c zero-extended (vset
-// by a's signedness; vshl.u32 compares the whole shifted value, up to 64
-// bits, as unsigned), except that .u32.sat.min after vadd, vsub or vshr
-// does not clamp a sum past 2^32-1 (it keeps its low 32 bits) and takes c
-// for any result of 2^31 or more; vmad sign-extends c, and a whole-word
+// by a's signedness); vshl computes the shifted value in 64 bits, which
+// .min/.max with an unsigned destination compare with c as unsigned
+// numbers (a negative value ranks above any c) and which .sat takes as a
+// 34-bit two's complement number before clamping; with .u32.sat and .min
+// (vshl: and .max), after vadd, vsub, vshr or vshl, a result of 2^31 or
+// more ranks above any c, and vadd and vsub keep the low 32 bits of a sum
+// past 2^32-1 instead of clamping it; vmad sign-extends c, and a whole-word
 // (unselected) a or b, whatever the types, and shifts an unsigned sum
-// logically.
+// logically. The rules come from the recorded forms (testdata/isa8.json.gz);
+// the forms with no recording whose rules could differ (vmad with a
+// whole-word a and b, vshl/vshr .sat with a destination selector) are
+// refused.
 //
 // # Tensor cores
 //

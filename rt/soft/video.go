@@ -188,6 +188,11 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 		}
 		if op == vidShl {
 			t = ta << n
+			if p&vsSat != 0 {
+				// .sat clamps the shifted value taken as a 34-bit
+				// two's complement number (the H100's results).
+				t = t << 30 >> 30
+			}
 		} else {
 			t = ta >> n
 		}
@@ -219,13 +224,19 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 		return c&0xffffffff&^(m<<pos) | r
 	}
 	if p&vsSat != 0 {
-		if !signedD && (op == vidAdd || op == vidSub || op == vidShr) && p>>vsOp2&3 == 2 {
-			// .u32.sat.min after vadd, vsub, vshr: the H100 does not clamp
-			// a sum past 2^32-1 (it keeps its low 32 bits), and
-			// compares a result of 2^31 or more as larger than any c.
-			w := uint64(max(t, 0)) & 0xffffffff
-			if w>>31 != 0 || w > c&0xffffffff {
-				w = c & 0xffffffff
+		o2 := p >> vsOp2 & 3
+		if !signedD && (o2 == 2 && (op == vidAdd || op == vidSub || op == vidShr) || o2 >= 2 && op == vidShl) {
+			// .u32.sat with .min (vshl: or .max) after vadd, vsub, vshr
+			// or vshl: a result of 2^31 or more ranks above any c, and
+			// vadd and vsub keep the low 32 bits of a sum past 2^32-1
+			// (the H100's results).
+			w := uint64(clampBits(t, 32, false))
+			if op == vidAdd || op == vidSub {
+				w = uint64(max(t, 0)) & 0xffffffff
+			}
+			cc := c & 0xffffffff
+			if (o2 == 2) == (w>>31 != 0 || w > cc) {
+				return cc
 			}
 			return w
 		}
@@ -245,7 +256,7 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 		t += int64(c & 0xffffffff)
 	case 2, 3:
 		var x, y int64
-		if op == vidShl && !signedD {
+		if op == vidShl && !signedD && p&vsSat == 0 {
 			// vshl.u32: the whole shifted value (up to 64 bits,
 			// negative ones huge) against c, unsigned.
 			xu, yu := uint64(t), c&0xffffffff
@@ -356,11 +367,10 @@ func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
 	oa, as := sel(ops[1])
 	ob, bs := sel(ops[2])
 	p |= as<<vsASel | bs<<vsBSel
-	// Forms whose H100 results (ptxas emulates the video instructions on
-	// sm_90) soft does not reproduce, or that were not recorded, are
-	// refused, not computed otherwise.
-	if op == "vshl" && p&vsSat != 0 {
-		dc.failIn(in, "vshl.sat: the H100's results for this form (ptxas emulates the video instructions on sm_90) are not reproduced by the soft backend")
+	// A form whose H100 results (ptxas emulates the video instructions on
+	// sm_90) were not recorded is refused, not computed by a guess.
+	if (op == "vshl" || op == "vshr") && p&vsSat != 0 && p>>vsDSel&7 != 0 {
+		dc.failIn(in, "%s.sat with a destination selector: the H100's results for this form (ptxas emulates the video instructions on sm_90) were not recorded", op)
 	}
 	if op == "vmad" && as == 0 && bs == 0 {
 		dc.failIn(in, "vmad with a whole-word (unselected) a and b: the H100's results for this form (ptxas emulates the video instructions on sm_90) were not recorded")
