@@ -237,6 +237,19 @@ func TestISA8(t *testing.T) {
 	for _, c := range cases {
 		r, ok := rec[c.name]
 		if !ok {
+			if isa8Pending.MatchString(c.name) {
+				// Not compared, but soft must run it, or refuse it as
+				// softRefusals says.
+				in, n, _ := isaInputs(c)
+				if _, err := runISA(t, d, ctx, c, in, n, nil); err != nil && !(softRefuses(c.name) && strings.Contains(err.Error(), "isa8.ptx:")) {
+					t.Errorf("%s: %v", c.name, err)
+				} else if err == nil && softRefuses(c.name) {
+					t.Errorf("%s: soft should refuse this form, and runs it", c.name)
+				}
+				t.Logf("%s: not recorded yet", c.name)
+				stats["not recorded yet (not compared)"] = [2]int{stats["not recorded yet (not compared)"][0] + 1, 0}
+				continue
+			}
 			t.Errorf("%s: not recorded", c.name)
 			continue
 		}
@@ -1055,7 +1068,114 @@ func isaCases() []*isaCase {
 	add(&isaCase{name: "mov.u32 %t0, %tid.x; shr.u32 %t0, %t0, 5; and.b32 %t0, %t0, 3; tu: .branchtargets U3, U1, U0, U2; brx.idx.uni %t0, tu; " +
 		"U0: mul.lo.u32 %d0, %a0, 5; bra J; U1: sub.u32 %d0, %a0, 9; bra J; U2: shr.u32 %d0, %a0, 3; bra J; U3: popc.b32 %d0, %a0; J: add.u32 %d0, %d0, %t0;",
 		in: []string{"b32"}, out: "b32", rows: randRows(1024, i32Gen)})
+	videoPendingCases(add)
 	return cs
+}
+
+// videoPendingCases adds the scalar video forms that had no recording when
+// soft's video rules were fitted (isa8Pending): vmad with a whole-word a
+// and b, vshl/vshr .sat with a destination selector, and .u32.sat.min/.max
+// after vadd/vsub with sums past 2^32-1.
+func videoPendingCases(add func(*isaCase)) {
+	v3 := []string{"b32", "b32", "b32"}
+	tys := []string{"u32", "s32"}
+	// vmad with a whole-word a and b: every type and modifier set.
+	for ti := 0; ti < 8; ti++ {
+		dt, at, bt := tys[ti>>2&1], tys[ti>>1&1], tys[ti&1]
+		base := "vmad." + dt + "." + at + "." + bt
+		for _, md := range []string{"", ".sat", ".shr7", ".shr15", ".sat.shr7", ".sat.shr15", ".po", ".po.sat", ".po.shr7", ".po.sat.shr15"} {
+			add(&isaCase{name: base + md + " %d0, %a0, %a1, %a2;", in: v3, out: "b32", rows: randRows(256, i32Gen, i32Gen, i32Gen)})
+		}
+	}
+	// vshl/vshr .sat with each destination selector, .clamp and .wrap,
+	// every dtype and atype; a and b selectors rotate (a whole-word b gets
+	// small shift amounts too).
+	asels := []string{"", ".b0", ".b1", ".b2", ".b3", ".h0", ".h1"}
+	bsels := []string{".b0", "", ".b1", ".h0", ".b2", ".b3", ".h1"}
+	k := 0
+	for _, op := range []string{"vshl", "vshr"} {
+		for ti := 0; ti < 4; ti++ {
+			dt, at := tys[ti>>1&1], tys[ti&1]
+			for _, mode := range []string{".clamp", ".wrap"} {
+				for _, ds := range []string{".b0", ".b1", ".b2", ".b3", ".h0", ".h1"} {
+					as, bs := asels[k%7], bsels[(k/7+k)%7]
+					k++
+					bg, ag := shiftGen, byteGen
+					if bs == "" {
+						bg = wordShiftGen
+					}
+					if as == "" {
+						ag = i32Gen
+					}
+					add(&isaCase{name: fmt.Sprintf("%s.%s.%s.u32.sat%s %%d0%s, %%a0%s, %%a1%s, %%a2;", op, dt, at, mode, ds, as, bs), in: v3, out: "b32",
+						rows: randRows(256, ag, bg, byteGen)})
+				}
+			}
+		}
+	}
+	// .u32.sat.min/.max after vadd and vsub with whole-word operands whose
+	// sum passes 2^32-1 (most rows), c on both sides of the result.
+	for _, op := range []string{"vadd", "vsub"} {
+		for ti := 0; ti < 4; ti++ {
+			at, bt := tys[ti>>1&1], tys[ti&1]
+			for _, op2 := range []string{".min", ".max"} {
+				add(&isaCase{name: fmt.Sprintf("%s.u32.%s.%s.sat%s %%d0, %%a0, %%a1, %%a2;", op, at, bt, op2), in: v3, out: "b32", rows: wrapSumRows(op == "vsub")})
+			}
+		}
+	}
+}
+
+// isa8Pending matches the cases added after testdata/isa8.json.gz was last
+// recorded (videoPendingCases): until the GPU run records them, a missing
+// one is run by soft and not compared. Remove it with the recording.
+var isa8Pending = regexp.MustCompile(`^vmad\.[us]32\.[us]32\.[us]32[.a-z0-9]* %d0, %a0, %a1, %a2;$|` +
+	`^vsh[lr]\.[us]32\.[us]32\.u32\.sat\.(clamp|wrap) %d0\.|` +
+	`^v(add|sub)\.u32\.[us]32\.[us]32\.sat\.(min|max) %d0, %a0, %a1, %a2;$`)
+
+// wordShiftGen: whole-word shift amounts, mostly below 40.
+func wordShiftGen(r *rand.Rand) uint64 {
+	if r.IntN(4) == 0 {
+		return uint64(r.Uint32())
+	}
+	return uint64(r.IntN(40))
+}
+
+// wrapSumRows: a, b, c rows for vadd (sub: vsub) whose whole-word a + b
+// (a - b) mostly passes 2^32-1, with c near the sum's low 32 bits, near
+// 2^32-1, near 2^31, small, or random.
+func wrapSumRows(sub bool) func(*rand.Rand) [][]uint64 {
+	return func(r *rand.Rand) [][]uint64 {
+		rows := make([][]uint64, 512)
+		for i := range rows {
+			a := uint64(0xffffffff - r.IntN(1<<uint(r.IntN(32))))
+			b := uint64(r.IntN(1 << uint(r.IntN(33))))
+			if r.IntN(8) == 0 {
+				a, b = uint64(r.Uint32()), uint64(r.Uint32())
+			}
+			if sub {
+				b = uint64(uint32(-int32(b)))
+			}
+			s := a + b
+			if sub {
+				s = a - b
+			}
+			var c uint64
+			switch r.IntN(6) {
+			case 0:
+				c = s + uint64(r.IntN(64)) - 32
+			case 1:
+				c = 0xffffffff - uint64(r.IntN(64))
+			case 2:
+				c = 0x80000000 + uint64(r.IntN(64)) - 32
+			case 3:
+				c = uint64(r.IntN(64))
+			default:
+				c = uint64(r.Uint32())
+			}
+			rows[i] = []uint64{a, b & 0xffffffff, c & 0xffffffff}
+		}
+		return rows
+	}
 }
 
 // The forms soft refuses without a recording to compare with name the
@@ -1070,8 +1190,7 @@ func TestISA8Refusals(t *testing.T) {
 		{"tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd1], 4;", "out of range"},
 		{"tensormap.replace.tile.elemtype.global.b1024.b32 [%rd1], %r1;", "integer constant"},
 		{"min.NaN.f32 %f1, %f2, %f3, %f4;", "three sources"},
-		{"vmad.u32.u32.u32 %r1, %r2, %r3, %r4;", "whole-word"},
-		{"vshl.u32.u32.u32.sat.clamp %r1.b1, %r2, %r3, %r4;", "not recorded"},
+		{"vmad.u32.u32.u32 %r1, -%r2, %r3, %r4;", "expected number after '-'"},
 		{"vadd.u32.u32.u32.add %r1.b0, %r2, %r3, %r4;", "excludes a secondary operation"},
 		{"cvt.rs.f16x2.f32 %r1, %f1, %f2, %r3;", "stochastic rounding"},
 	} {
