@@ -322,6 +322,9 @@ type Reg struct {
 	Name string
 	Comp string
 	Not  bool
+	// Neg marks a register negated with a leading '-', which the parser
+	// takes only in vmad's operands ("vmad ... d, -a, b, -c").
+	Neg bool
 }
 
 // Imm is an integer immediate. Val holds the value as written; negative

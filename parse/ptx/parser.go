@@ -86,6 +86,9 @@ type parser struct {
 	// current function (".reg .b32 temp;"), so that their uses become *Reg
 	// rather than *Sym.
 	regs map[string]bool
+	// negRegs is set while an instruction whose operands may be negated
+	// registers (vmad) is parsed.
+	negRegs bool
 }
 
 func (p *parser) next() { p.tok = p.sc.next() }
@@ -927,6 +930,9 @@ func (p *parser) instr() *Instr {
 		p.expected("';' after instruction")
 	}
 	mark = len(p.ops)
+	// vmad's a, b and c may be negated registers.
+	p.negRegs = in.Op == "vmad"
+	defer func() { p.negRegs = false }()
 	for {
 		p.ops = append(p.ops, p.operand())
 		if p.is(",") {
@@ -1009,6 +1015,12 @@ func (p *parser) operand1() Operand {
 				f := &FImm{Pos: p.pos(t)}
 				f.Val, f.Bits, f.BitsLen = p.floatLit(true)
 				return f
+			case tIdent:
+				if p.negRegs && p.isReg(p.tok.text) {
+					r := p.reg(p.tok)
+					r.Pos, r.Neg = p.pos(t), true
+					return r
+				}
 			}
 			p.expected("number after '-'")
 		case "{":

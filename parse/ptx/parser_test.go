@@ -755,6 +755,8 @@ var errorCases = []struct{ src, want string }{
 	{".entry k() { .foo; }", "e.ptx:1:14: expected statement, found '.foo'"},
 	{".entry k() { %r1: }", "e.ptx:1:14: expected label name, found register '%r1'"},
 	{".entry k() { mov.u32 %r1, -%r2; }", "e.ptx:1:28: expected number after '-', found '%r2'"},
+	{".entry k() { vmad.u32.u32.u32 %r1, -%r2, -k, %r4; }", "e.ptx:1:43: expected number after '-', found 'k'"},
+	{".entry k() { vmad.u32.u32.u32 %r1, %r2, %r3, %r4; mov.u32 %r1, -%r2; }", "e.ptx:1:65: expected number after '-', found '%r2'"},
 	{".entry k() { mov.u32 %r1, !5; }", "e.ptx:1:28: expected predicate register after '!', found '5'"},
 	{".entry k() { @%p1; }", "e.ptx:1:18: expected opcode, found ';'"},
 	{".section .debug_info { .b8 1", "e.ptx:1:29: expected '}' to close section opened at 1:22, found EOF"},
@@ -764,6 +766,35 @@ var errorCases = []struct{ src, want string }{
 	{".global .f64 x = 1e999;", "e.ptx:1:18: float literal out of range: 1e999"},
 	{"\xEF\xBB\xBF.version 9.0\n.target sm_90\n.entry k() { ret }", "e.ptx:3:18: expected ';' after instruction, found '}'"},
 	{". x", "e.ptx:1:1: expected directive or modifier name after '.'"},
+}
+
+// vmad's operands may be negated registers ("-%r2"), with a selector; the
+// '-' of other instructions' operands still takes only numbers.
+func TestVmadNegatedOperands(t *testing.T) {
+	m, err := Parse("v.ptx", []byte(".version 8.0\n.target sm_90\n.entry k() { vmad.s32.s32.u32 %r1, -%r2.b1, %r3, -%r4; vmad.s32.u32.u32 %r1, %r2, -%r3.h1, -5; }"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := findFunc(t, m, "k").Body.Stmts
+	want := [][]string{{"", "-%r2.b1", "%r3", "-%r4"}, {"", "%r2", "-%r3.h1", "imm"}}
+	for i, w := range want {
+		ops := instrAt(t, st, i).Operands
+		for j := 1; j < 4; j++ {
+			got := "imm"
+			if r, ok := ops[j].(*Reg); ok {
+				got = map[bool]string{true: "-"}[r.Neg] + r.Name
+				if r.Comp != "" {
+					got += "." + r.Comp
+				}
+			}
+			if got != w[j] {
+				t.Errorf("instr %d operand %d = %s, want %s", i, j, got, w[j])
+			}
+		}
+	}
+	if r := instrAt(t, st, 0).Operands[1].(*Reg); r.Pos.Column != 36 {
+		t.Errorf("-%%r2.b1 at column %d, want 36 (the '-')", r.Pos.Column)
+	}
 }
 
 func TestErrors(t *testing.T) {
