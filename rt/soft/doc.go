@@ -212,7 +212,9 @@
 //	vmad with a whole-word a and b;             yes      by the fitted rules;
 //	  vshl/vshr .sat with a d selector                    192 cases pending the
 //	                                                      H100 recording
-//	vmad with negated operands                  refused  the parser takes no -reg
+//	vmad with negated operands (-a, -b, -c)     yes      the PTX ISA's rules; 120
+//	                                                      cases pending the H100
+//	vmad.po with a negated operand              refused  the PTX ISA excludes it
 //	tensormap.replace.tile, every field,         yes      86 forms (tensormap_replace.go)
 //	  .global and .shared::cta
 //	tensormap.replace.swizzle_atomicity, value  refused  sm_100a / PTX 8.8
@@ -268,9 +270,11 @@
 // (unselected) a or b, whatever the types, and shifts an unsigned sum
 // logically. The rules come from the recorded forms (testdata/isa8.json.gz);
 // vmad with a whole-word a and b and vshl/vshr .sat with a destination
-// selector, which have no recording yet, run by the same rules (their
-// cases, with .u32.sat.min/.max after vadd/vsub past 2^32-1, where the
-// recorded rows fit two rules, wait in isa8Pending for the H100).
+// selector, which have no recording yet, run by the same rules, and
+// vmad's negated operands by the PTX ISA's (-a or -b negates the product,
+// -c negates c, either makes the result signed); their cases, with
+// .u32.sat.min/.max after vadd/vsub past 2^32-1, where the recorded rows
+// fit two rules, wait in isa8Pending for the H100.
 //
 // # Tensor cores
 //

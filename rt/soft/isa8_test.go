@@ -1074,8 +1074,8 @@ func isaCases() []*isaCase {
 
 // videoPendingCases adds the scalar video forms that had no recording when
 // soft's video rules were fitted (isa8Pending): vmad with a whole-word a
-// and b, vshl/vshr .sat with a destination selector, and .u32.sat.min/.max
-// after vadd/vsub with sums past 2^32-1.
+// and b, vshl/vshr .sat with a destination selector, .u32.sat.min/.max
+// after vadd/vsub with sums past 2^32-1, and vmad with negated operands.
 func videoPendingCases(add func(*isaCase)) {
 	v3 := []string{"b32", "b32", "b32"}
 	tys := []string{"u32", "s32"}
@@ -1113,6 +1113,24 @@ func videoPendingCases(add func(*isaCase)) {
 			}
 		}
 	}
+	// vmad with negated operands: every type, each negation pattern (-a,
+	// -b, both, -c, -a and -c), plain, .sat and .shr15; a and b selectors
+	// rotate.
+	for ti := 0; ti < 8; ti++ {
+		dt, at, bt := tys[ti>>2&1], tys[ti>>1&1], tys[ti&1]
+		base := "vmad." + dt + "." + at + "." + bt
+		for _, ng := range [][3]string{{"-", "", ""}, {"", "-", ""}, {"-", "-", ""}, {"", "", "-"}, {"-", "", "-"}} {
+			for _, md := range []string{"", ".sat", ".shr15"} {
+				as, bs := asels[k%7], bsels[(k/7+k)%7]
+				k++
+				if as == "" && bs == "" {
+					bs = ".h0"
+				}
+				add(&isaCase{name: fmt.Sprintf("%s%s %%d0, %s%%a0%s, %s%%a1%s, %s%%a2;", base, md, ng[0], as, ng[1], bs, ng[2]), in: v3, out: "b32",
+					rows: randRows(256, byteGen, byteGen, i32Gen)})
+			}
+		}
+	}
 	// .u32.sat.min/.max after vadd and vsub with whole-word operands whose
 	// sum passes 2^32-1 (most rows), c on both sides of the result.
 	for _, op := range []string{"vadd", "vsub"} {
@@ -1130,7 +1148,8 @@ func videoPendingCases(add func(*isaCase)) {
 // one is run by soft and not compared. Remove it with the recording.
 var isa8Pending = regexp.MustCompile(`^vmad\.[us]32\.[us]32\.[us]32[.a-z0-9]* %d0, %a0, %a1, %a2;$|` +
 	`^vsh[lr]\.[us]32\.[us]32\.u32\.sat\.(clamp|wrap) %d0\.|` +
-	`^v(add|sub)\.u32\.[us]32\.[us]32\.sat\.(min|max) %d0, %a0, %a1, %a2;$`)
+	`^v(add|sub)\.u32\.[us]32\.[us]32\.sat\.(min|max) %d0, %a0, %a1, %a2;$|` +
+	`^vmad\.[^;]* -%a`)
 
 // wordShiftGen: whole-word shift amounts, mostly below 40.
 func wordShiftGen(r *rand.Rand) uint64 {
@@ -1190,7 +1209,8 @@ func TestISA8Refusals(t *testing.T) {
 		{"tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd1], 4;", "out of range"},
 		{"tensormap.replace.tile.elemtype.global.b1024.b32 [%rd1], %r1;", "integer constant"},
 		{"min.NaN.f32 %f1, %f2, %f3, %f4;", "three sources"},
-		{"vmad.u32.u32.u32 %r1, -%r2, %r3, %r4;", "expected number after '-'"},
+		{"vmad.u32.u32.u32.po %r1, -%r2.b0, %r3.b0, %r4;", "vmad.po takes no negated operand"},
+		{"vadd.u32.u32.u32 %r1, -%r2.b0, %r3.b0;", "expected number after '-'"},
 		{"vadd.u32.u32.u32.add %r1.b0, %r2, %r3, %r4;", "excludes a secondary operation"},
 		{"cvt.rs.f16x2.f32 %r1, %f1, %f2, %r3;", "stochastic rounding"},
 	} {

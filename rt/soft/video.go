@@ -28,6 +28,8 @@ const (
 	vsSat   = 1 << 23
 	vsClamp = 1 << 24 // vshl/vshr .clamp (else .wrap)
 	vsPO    = 1 << 25 // vmad .po
+	vsNegAB = 1 << 26 // vmad: exactly one of a and b negated (-(a*b))
+	vsNegC  = 1 << 27 // vmad: c negated
 )
 
 const (
@@ -128,7 +130,9 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 	bSigned := p&vsBSign != 0
 	tb := vidSelect(b, p>>vsBSel&7, bSigned)
 	if op == vidMad {
-		signed := p&vsASign != 0 || bSigned
+		// A negated operand makes the result signed (the PTX ISA's
+		// signedFinal).
+		signed := p&vsASign != 0 || bSigned || p&(vsNegAB|vsNegC) != 0
 		// A whole-word (unselected) a or b is a signed word whatever
 		// its type (the H100's results); the product's signedness is
 		// still the types'.
@@ -138,10 +142,17 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 		if p>>vsBSel&7 == 0 {
 			tb = int64(int32(b))
 		}
+		// The PTX ISA: .po adds 1; otherwise a negated product is its
+		// complement plus 1, else a negated c is its complement plus 1.
 		var lsb uint64
 		negProd := false
-		if p&vsPO != 0 {
+		switch {
+		case p&vsPO != 0:
 			lsb = 1
+		case p&vsNegAB != 0:
+			negProd, lsb = true, 1
+		case p&vsNegC != 0:
+			c, lsb = ^c, 1
 		}
 		shift := [3]uint{0, 7, 15}[p>>vsScale&3]
 		// c is sign-extended whatever the types (the H100's results). The
@@ -353,8 +364,30 @@ func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
 	} else {
 		dc.nops(in, 3)
 	}
+	// vmad's operands may be negated (the parser takes '-' on a register
+	// only there): -a or -b negates the product (both: none), -c negates c.
+	negs := 0
+	for i, o := range ops[1:] {
+		if r, ok := o.(*ptx.Reg); ok && r.Neg {
+			if p&vsPO != 0 {
+				dc.failIn(in, "vmad.po takes no negated operand")
+			}
+			if i < 2 {
+				negs ^= 1
+			} else {
+				p |= vsNegC
+			}
+		}
+	}
+	if negs != 0 {
+		p |= vsNegAB
+	}
 	sel := func(o ptx.Operand) (ptx.Operand, int64) {
 		r, ok := o.(*ptx.Reg)
+		if ok && r.Neg {
+			o = &ptx.Reg{Pos: r.Pos, Name: r.Name, Comp: r.Comp}
+			r = o.(*ptx.Reg)
+		}
 		if !ok || r.Comp == "" {
 			return o, 0
 		}
@@ -377,7 +410,11 @@ func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
 		if r, ok := ops[3].(*ptx.Reg); ok && r.Comp != "" {
 			dc.failIn(in, "c takes no selector")
 		}
-		x.c = dc.src(in, sc, ops[3], ptx.B32)
+		oc := ops[3]
+		if r, ok := oc.(*ptx.Reg); ok && r.Neg {
+			oc = &ptx.Reg{Pos: r.Pos, Name: r.Name}
+		}
+		x.c = dc.src(in, sc, oc, ptx.B32)
 	}
 	dc.emit(in, x)
 }
