@@ -237,19 +237,6 @@ func TestISA8(t *testing.T) {
 	for _, c := range cases {
 		r, ok := rec[c.name]
 		if !ok {
-			if isa8Pending.MatchString(c.name) {
-				// Not compared, but soft must run it, or refuse it as
-				// softRefusals says.
-				in, n, _ := isaInputs(c)
-				if _, err := runISA(t, d, ctx, c, in, n, nil); err != nil && !(softRefuses(c.name) && strings.Contains(err.Error(), "isa8.ptx:")) {
-					t.Errorf("%s: %v", c.name, err)
-				} else if err == nil && softRefuses(c.name) {
-					t.Errorf("%s: soft should refuse this form, and runs it", c.name)
-				}
-				t.Logf("%s: not recorded yet", c.name)
-				stats["not recorded yet (not compared)"] = [2]int{stats["not recorded yet (not compared)"][0] + 1, 0}
-				continue
-			}
 			t.Errorf("%s: not recorded", c.name)
 			continue
 		}
@@ -1073,7 +1060,7 @@ func isaCases() []*isaCase {
 }
 
 // videoPendingCases adds the scalar video forms that had no recording when
-// soft's video rules were fitted (isa8Pending): vmad with a whole-word a
+// soft's video rules were fitted: vmad with a whole-word a
 // and b, vshl/vshr .sat with a destination selector, .u32.sat.min/.max
 // after vadd/vsub with sums past 2^32-1, and vmad with negated operands.
 func videoPendingCases(add func(*isaCase)) {
@@ -1142,14 +1129,6 @@ func videoPendingCases(add func(*isaCase)) {
 		}
 	}
 }
-
-// isa8Pending matches the cases added after testdata/isa8.json.gz was last
-// recorded (videoPendingCases): until the GPU run records them, a missing
-// one is run by soft and not compared. Remove it with the recording.
-var isa8Pending = regexp.MustCompile(`^vmad\.[us]32\.[us]32\.[us]32[.a-z0-9]* %d0, %a0, %a1, %a2;$|` +
-	`^vsh[lr]\.[us]32\.[us]32\.u32\.sat\.(clamp|wrap) %d0\.|` +
-	`^v(add|sub)\.u32\.[us]32\.[us]32\.sat\.(min|max) %d0, %a0, %a1, %a2;$|` +
-	`^vmad\.[^;]* -%a`)
 
 // wordShiftGen: whole-word shift amounts, mostly below 40.
 func wordShiftGen(r *rand.Rand) uint64 {
