@@ -1189,6 +1189,7 @@ func TestISA8Refusals(t *testing.T) {
 		{"tensormap.replace.tile.elemtype.global.b1024.b32 [%rd1], %r1;", "integer constant"},
 		{"min.NaN.f32 %f1, %f2, %f3, %f4;", "three sources"},
 		{"vmad.u32.u32.u32.po %r1, -%r2.b0, %r3.b0, %r4;", "vmad.po takes no negated operand"},
+		{"vmad.s32.s32.s32 %r1, -%r2.b0, %r3.b0, -%r4;", "limited to either (source A xor source B) or source C"},
 		{"vadd.u32.u32.u32 %r1, -%r2.b0, %r3.b0;", "expected number after '-'"},
 		{"vadd.u32.u32.u32.add %r1.b0, %r2, %r3, %r4;", "excludes a secondary operation"},
 		{"cvt.rs.f16x2.f32 %r1, %f1, %f2, %r3;", "stochastic rounding"},

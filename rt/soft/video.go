@@ -220,7 +220,12 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 		pos, n := selField(dsel)
 		m := uint64(1)<<n - 1
 		r := uint64(t) & 0xffffffff
-		if p&vsSat != 0 {
+		switch {
+		case p&vsSat != 0 && (op == vidShl || op == vidShr):
+			// vshl/vshr: the shifted value saturated as without a
+			// selector (a 32-bit word), the field takes its bits.
+			r = uint64(clampBits(t, 32, signedD)) & 0xffffffff
+		case p&vsSat != 0:
 			fmax := m
 			if signedD {
 				fmax >>= 1
@@ -378,6 +383,11 @@ func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
 				p |= vsNegC
 			}
 		}
+	}
+	if negs != 0 && p&vsNegC != 0 {
+		// ptxas refuses a negated a (or b) with a negated c (the H100's
+		// recording); -a with -b and -c is not recorded, and runs as -c.
+		dc.failIn(in, "operand negation limited to either (source A xor source B) or source C")
 	}
 	if negs != 0 {
 		p |= vsNegAB
