@@ -241,9 +241,10 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 	}
 	if p&vsSat != 0 {
 		o2 := p >> vsOp2 & 3
-		if !signedD && (o2 == 2 && (op == vidAdd || op == vidSub || op == vidShr) || o2 >= 2 && op == vidShl) {
-			// .u32.sat with .min (vshl: or .max) after vadd, vsub, vshr
-			// or vshl: a result of 2^31 or more ranks above any c, and
+		if !signedD && (o2 == 2 && op == vidShr || o2 >= 2 && (op == vidShl || op == vidAdd || op == vidSub)) {
+			// .u32.sat with .min (vshl, vadd, vsub: or .max) after vadd,
+			// vsub, vshr or vshl: a result of 2^31 or more ranks above
+			// any c, and
 			// vadd and vsub keep the low 32 bits of a sum past 2^32-1
 			// (the H100's results).
 			w := uint64(clampBits(t, 32, false))
