@@ -209,11 +209,11 @@
 //	  vset vshl vshr vmad with .b0-.b3/.h0/.h1    (video.go) every recorded
 //	  selectors, .sat, .add/.min/.max, d.sel                  form: every selector,
 //	                                                      sign, .sat, op2, merge
-//	vmad with a whole-word a and b;             yes      by the fitted rules;
-//	  vshl/vshr .sat with a d selector                    192 cases pending the
-//	                                                      H100 recording
-//	vmad with negated operands (-a, -b, -c)     yes      the PTX ISA's rules; 120
-//	                                                      cases pending the H100
+//	vmad with a whole-word a and b;             yes      80 and 96 cases, 256
+//	  vshl/vshr .sat with a d selector                    rows each (recorded)
+//	vmad with negated operands (-a, -b, both,   yes      the PTX ISA's rules; 96
+//	  -c)                                                 cases, 256 rows each
+//	vmad with -a (or -b) and -c                 refused  ptxas refuses (24 cases)
 //	vmad.po with a negated operand              refused  the PTX ISA excludes it
 //	tensormap.replace.tile, every field,         yes      86 forms (tensormap_replace.go)
 //	  .global and .shared::cta
@@ -258,23 +258,23 @@
 // half-word destination selector the field takes the result's bits at its
 // place (d.h1 gets bits 16..31, so d.h1 of a small sum is 0); .sat with a
 // destination selector clamps the result as an unsigned word to the
-// field's largest value; .min and .max with an unsigned destination compare
+// field's largest value, except after vshl/vshr, where the shifted value is
+// saturated as without a selector and the field takes its low bits (d.h1:
+// bits 16..31); .min and .max with an unsigned destination compare
 // the result as a 33-bit two's complement number with c zero-extended (vset
 // by a's signedness); vshl computes the shifted value in 64 bits, which
 // .min/.max with an unsigned destination compare with c as unsigned
 // numbers (a negative value ranks above any c) and which .sat takes as a
 // 34-bit two's complement number before clamping; with .u32.sat and .min
-// (vshl: and .max), after vadd, vsub, vshr or vshl, a result of 2^31 or
-// more ranks above any c, and vadd and vsub keep the low 32 bits of a sum
-// past 2^32-1 instead of clamping it; vmad sign-extends c, and a whole-word
-// (unselected) a or b, whatever the types, and shifts an unsigned sum
-// logically. The rules come from the recorded forms (testdata/isa8.json.gz);
-// vmad with a whole-word a and b and vshl/vshr .sat with a destination
-// selector, which have no recording yet, run by the same rules, and
-// vmad's negated operands by the PTX ISA's (-a or -b negates the product,
-// -c negates c, either makes the result signed); their cases, with
-// .u32.sat.min/.max after vadd/vsub past 2^32-1, where the recorded rows
-// fit two rules, wait in isa8Pending for the H100.
+// (vshl, vadd, vsub: and .max), after vadd, vsub, vshr or vshl, a result of
+// 2^31 or more ranks above any c, and vadd and vsub keep the low 32 bits of
+// a sum past 2^32-1 instead of clamping it; vmad sign-extends c, and a
+// whole-word (unselected) a or b, whatever the types, and shifts an unsigned
+// sum logically; vmad's negated operands follow the PTX ISA (-a or -b
+// negates the product, -c negates c, either makes the result signed), and
+// ptxas refuses a negated a or b with a negated c. The rules come from the
+// recorded forms (testdata/isa8.json.gz), every one of which soft runs
+// bit-exact or refuses as the H100's JIT does.
 //
 // # Tensor cores
 //

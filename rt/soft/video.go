@@ -215,7 +215,7 @@ func scalarVideo(a, b, c uint64, p int64) uint64 {
 	if dsel != 0 {
 		// A destination selector: with .sat the result is clamped as an
 		// unsigned word to the field's largest value (so a negative one
-		// becomes that); a byte goes to its place, while a half-word field
+		// becomes that), but vshl/vshr's as without a selector; a byte goes to its place, while a half-word field
 		// takes the same bits of the result (h1 gets its bits 16..31).
 		pos, n := selField(dsel)
 		m := uint64(1)<<n - 1
@@ -411,9 +411,6 @@ func (dc *decoder) scalarVideo(in *ptx.Instr, sc *scope, m modset, x inst) {
 	oa, as := sel(ops[1])
 	ob, bs := sel(ops[2])
 	p |= as<<vsASel | bs<<vsBSel
-	// vmad with a whole-word a and b and vshl/vshr .sat with a destination
-	// selector have no recording yet: they run by the rules fitted to the
-	// recorded forms (isa8Pending in isa8_test.go lists their cases).
 	x.op, x.aux, x.imm = genOps["ext"].op, scalarVideoFn, p
 	x.d = dc.dst(in, sc, &ptx.Reg{Pos: dr.Pos, Name: dr.Name})
 	x.a, x.b = dc.src(in, sc, oa, ptx.B32), dc.src(in, sc, ob, ptx.B32)
