@@ -180,7 +180,7 @@
 // # PTX ISA 8.x forms
 //
 // Checked against the H100 by isa8_test.go, which replays
-// testdata/isa8.json.gz bit-exact: 1,634 snippets run there (JIT-compiled
+// testdata/isa8.json.gz bit-exact: 1,946 snippets run there (JIT-compiled
 // by driver 580.159.04 for sm_90, or sm_90a for tensormap.replace), each
 // over every 16-bit input or over seeded structured and random inputs. A
 // snippet the H100's JIT refused must be refused by soft too.
