@@ -212,52 +212,25 @@ func probe7PTX(f probe7Form) string {
 	if f.s32 {
 		ref = probe7Instr(f, true)
 	}
-	return fmt.Sprintf(`.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry p7(.param .u64 tex, .param .u64 in, .param .u64 out, .param .u32 n)
-{
-	.reg .pred %%p<3>;
-	.reg .b32 %%r<32>;
-	.reg .f32 %%f<16>;
-	.reg .b64 %%rd<8>;
-	ld.param.u64 %%rd1, [tex];
-	ld.param.u64 %%rd2, [in];
-	ld.param.u64 %%rd3, [out];
-	ld.param.u32 %%r10, [n];
-	mov.u32 %%r11, %%tid.x;
-	mov.u32 %%r12, %%ctaid.x;
-	mov.u32 %%r13, %%ntid.x;
-	mad.lo.u32 %%r14, %%r12, %%r13, %%r11;
-	setp.ge.u32 %%p1, %%r14, %%r10;
-	@%%p1 bra END;
-	mul.wide.u32 %%rd4, %%r14, 32;
-	add.u64 %%rd5, %%rd2, %%rd4;
-	ld.global.v4.u32 {%%r1, %%r2, %%r3, %%r4}, [%%rd5];
-	ld.global.v4.u32 {%%r5, %%r6, %%r7, %%r8}, [%%rd5+16];
-	mov.b32 %%f1, %%r5;
-	cvt.rn.f32.s32 %%f11, %%r1;
-	add.f32 %%f11, %%f11, 0f3F000000;
-	cvt.rn.f32.s32 %%f12, %%r2;
-	add.f32 %%f12, %%f12, 0f3F000000;
-	cvt.rn.f32.s32 %%f13, %%r3;
-	add.f32 %%f13, %%f13, 0f3F000000;
-	mov.u32 %%r20, 2;
-	mov.u32 %%r25, 0;
-	mov.u32 %%r26, 0;
-	mov.u32 %%r27, 0;
-	mov.u32 %%r28, 0;
-	%s
-	%s
-	mul.wide.u32 %%rd4, %%r14, 48;
-	add.u64 %%rd6, %%rd3, %%rd4;
-	st.global.v4.u32 [%%rd6], {%%r21, %%r22, %%r23, %%r24};
-	st.global.v4.u32 [%%rd6+16], {%%r25, %%r26, %%r27, %%r28};
-	st.global.u32 [%%rd6+32], %%r20;
-END:
-	ret;
-}
-`, probe7Instr(f, false), ref)
+	return ".version 8.0\n.target sm_90\n.address_size 64\n" + texSampleKernel("p7", 32, 48, `ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd5];
+	ld.global.v4.u32 {%r5, %r6, %r7, %r8}, [%rd5+16];
+	mov.b32 %f1, %r5;
+	cvt.rn.f32.s32 %f11, %r1;
+	add.f32 %f11, %f11, 0f3F000000;
+	cvt.rn.f32.s32 %f12, %r2;
+	add.f32 %f12, %f12, 0f3F000000;
+	cvt.rn.f32.s32 %f13, %r3;
+	add.f32 %f13, %f13, 0f3F000000;
+	mov.u32 %r20, 2;
+	mov.u32 %r25, 0;
+	mov.u32 %r26, 0;
+	mov.u32 %r27, 0;
+	mov.u32 %r28, 0;
+	`+probe7Instr(f, false)+`
+	`+ref+`
+	st.global.v4.u32 [%rd6], {%r21, %r22, %r23, %r24};
+	st.global.v4.u32 [%rd6+16], {%r25, %r26, %r27, %r28};
+	st.global.u32 [%rd6+32], %r20;`)
 }
 
 // TestTexProbe7 replays probe7 through kernels: every form the H100 ran

@@ -139,39 +139,16 @@ func probe8PTX() string {
 	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
 	for _, g := range []string{"2d", "3d", "a1d", "1d-linear"} {
 		ins := probe8Instrs[g]
-		fmt.Fprintf(&b, `.visible .entry p8_%s(.param .u64 tex, .param .u64 in, .param .u64 out, .param .u32 n)
-{
-	.reg .pred %%p<3>;
-	.reg .b32 %%r<32>;
-	.reg .f32 %%f<8>;
-	.reg .b64 %%rd<8>;
-	ld.param.u64 %%rd1, [tex];
-	ld.param.u64 %%rd2, [in];
-	ld.param.u64 %%rd3, [out];
-	ld.param.u32 %%r10, [n];
-	mov.u32 %%r11, %%tid.x;
-	mov.u32 %%r12, %%ctaid.x;
-	mov.u32 %%r13, %%ntid.x;
-	mad.lo.u32 %%r14, %%r12, %%r13, %%r11;
-	setp.ge.u32 %%p1, %%r14, %%r10;
-	@%%p1 bra END;
-	mul.wide.u32 %%rd4, %%r14, 32;
-	add.u64 %%rd5, %%rd2, %%rd4;
-	ld.global.v4.u32 {%%r1, %%r2, %%r3, %%r4}, [%%rd5];
-	ld.global.u32 %%r5, [%%rd5+16];
-	mov.b32 %%f1, %%r1;
-	mov.b32 %%f2, %%r2;
-	mov.b32 %%f3, %%r3;
-	mov.b32 %%f5, %%r5;
-	%s
-	%s
-	add.u64 %%rd6, %%rd3, %%rd4;
-	st.global.v4.u32 [%%rd6], {%%r21, %%r22, %%r23, %%r24};
-	st.global.v4.u32 [%%rd6+16], {%%r25, %%r26, %%r27, %%r28};
-END:
-	ret;
-}
-`, strings.ReplaceAll(g, "-", "_"), ins[0], ins[1])
+		b.WriteString(texSampleKernel("p8_"+strings.ReplaceAll(g, "-", "_"), 32, 32, `ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd5];
+	ld.global.u32 %r5, [%rd5+16];
+	mov.b32 %f1, %r1;
+	mov.b32 %f2, %r2;
+	mov.b32 %f3, %r3;
+	mov.b32 %f5, %r5;
+	`+ins[0]+`
+	`+ins[1]+`
+	st.global.v4.u32 [%rd6], {%r21, %r22, %r23, %r24};
+	st.global.v4.u32 [%rd6+16], {%r25, %r26, %r27, %r28};`))
 	}
 	return b.String()
 }
