@@ -81,7 +81,7 @@ func (c *cta) stackOp(w *warp, in *inst, m uint32) bool {
 			al := uint64(in.aux)
 			p := (w.dsp[l] + al - 1) &^ (al - 1)
 			static := fb[l] + uint64(in.imm)
-			limit := uint64(c.l.d.opt.StackBytes)
+			limit := uint64(c.l.Config.StackBytes)
 			if size > limit || p+size > limit || static+p+size > limit || p+size > winSize-dynBase {
 				c.fault = &fault{kind: fStack, warp: w.id, lane: l, pc: c.pc,
 					msg: sprintf("stack overflow: alloca of %d bytes needs %d bytes of dynamic stack above %d bytes of frames, the limit is %d (soft.Options.StackBytes)", size, p+size, static, limit)}

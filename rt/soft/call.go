@@ -96,7 +96,7 @@ func (c *cta) ret(w *warp, group, m uint32, pc int32) (target int32, cont bool) 
 
 // growStack enlarges every lane's local memory so need bytes fit.
 func (c *cta) growStack(w *warp, need uint64, lane int) bool {
-	limit := uint64(c.l.d.opt.StackBytes)
+	limit := uint64(c.l.Config.StackBytes)
 	if need > limit {
 		c.fault = &fault{kind: fStack, warp: w.id, lane: lane, pc: c.pc,
 			msg: sprintf("call stack overflow: %d bytes of local memory needed, the limit is %d (soft.Options.StackBytes)", need, limit)}

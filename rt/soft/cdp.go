@@ -68,7 +68,7 @@ type pendingLaunch struct {
 type childWork struct {
 	cta      uint64
 	seq      int
-	child    *launch
+	child    *Launch
 	dst, src uint64
 	n        uint64
 }
@@ -196,7 +196,7 @@ func (c *cta) runtimeCall(w *warp, fi *funcInfo, which, l int, frame uint64) boo
 			c.setLastError(w, l, cudaErrorInvalidDeviceFunction)
 			return ret(0, 8)
 		}
-		buf, err := c.l.d.allocate("cudaGetParameterBuffer", c.l.ctx, uint64(max(p.paramSize, 8)), "device launch parameter buffer")
+		buf, err := c.l.Host.Alloc("cudaGetParameterBuffer", uint64(max(p.paramSize, 8)), "device launch parameter buffer")
 		if err != nil {
 			c.setLastError(w, l, cudaErrorMemoryAllocation)
 			return ret(0, 8)
@@ -225,7 +225,7 @@ func (c *cta) setLastError(w *warp, l int, code uint32) {
 }
 
 // cdp returns the launch's device runtime state.
-func (l *launch) cdp() *cdpState {
+func (l *Launch) cdp() *cdpState {
 	l.cdpOnce.Do(func() {
 		if l.dyn == nil {
 			l.dyn = &cdpState{}
@@ -236,7 +236,7 @@ func (l *launch) cdp() *cdpState {
 }
 
 // kernelAt is the program of the kernel whose address is a.
-func (lib *library) kernelAt(a uint64) *program {
+func (lib *Module) kernelAt(a uint64) *program {
 	f := lib.byAddr[a]
 	if f == nil || !f.Entry {
 		return nil
@@ -278,17 +278,12 @@ func (c *cta) launchChild(pb uint64) uint32 {
 	if pl == nil {
 		return cudaErrorInvalidValue
 	}
-	d := l.d
 	params := make([]uint64, (pl.p.paramSize+7)/8+1)
 	pbytes := unsafe.Slice((*byte)(unsafe.Pointer(&params[0])), pl.p.paramSize)
 	if !pl.buf.freed {
 		copy(pbytes, pl.buf.bytes())
 	}
-	l.ctx.mu.Lock()
-	delete(l.ctx.allocs, pl.buf.base)
-	l.ctx.mu.Unlock()
-	d.mem.free(pl.buf)
-	l.ctx.dev.release(pl.buf.size)
+	l.Host.Free(pl.buf)
 	switch {
 	case st.depth+1 > cdpMaxDepth:
 		return cudaErrorLaunchMaxDepthExceeded
@@ -296,18 +291,18 @@ func (c *cta) launchChild(pb uint64) uint32 {
 		return cudaErrorLaunchPendingCountExceeded
 	}
 	la := rt.LaunchArgs{Grid: pl.grid, Block: pl.block, SharedMem: pl.shared, Params: unsafe.Pointer(&params[0]), ParamSize: uintptr(pl.p.paramSize)}
-	if d.checkLaunch("cudaLaunchDevice", pl.p, l.ctx, la) != nil {
+	if l.Host.CheckLaunch("cudaLaunchDevice", pl.p, la) != nil {
 		return cudaErrorInvalidConfiguration
 	}
-	child := &launch{d: d, p: pl.p, ctx: l.ctx, grid: pl.grid, block: pl.block, dynShared: pl.shared,
-		params: pbytes, paramPtr: unsafe.Pointer(&params[0]), nthreads: int(pl.block.Count()), budget: d.opt.InstrBudget,
-		gridID: gridIDs.Add(1), dyn: &cdpState{depth: st.depth + 1}}
+	// A child runs in its parent's context, and in no graph.
+	child := &Launch{p: pl.p, Host: l.Host, Mem: l.Mem, Config: l.Config, grid: pl.grid, block: pl.block, dynShared: pl.shared,
+		params: pbytes, dyn: &cdpState{depth: st.depth + 1}}
 	if pl.p.usesVars {
-		in, err := pl.p.lib.instance(l.ctx)
+		vars, err := l.Host.Vars(pl.p.lib)
 		if err != nil {
 			return cudaErrorInvalidValue
 		}
-		child.vars = in.addr
+		child.vars = vars
 	}
 	c.queue(childWork{child: child})
 	return cudaSuccess
@@ -315,7 +310,7 @@ func (c *cta) launchChild(pb uint64) uint32 {
 
 // runChildren runs, in order, the grids and copies the launch's threads
 // issued; the first error stops them.
-func (l *launch) runChildren() error {
+func (l *Launch) runChildren() error {
 	if l.dyn == nil {
 		return nil
 	}
@@ -325,11 +320,7 @@ func (l *launch) runChildren() error {
 	st.work = nil
 	for _, pl := range st.pbufs {
 		// Parameter buffers never launched.
-		l.ctx.mu.Lock()
-		delete(l.ctx.allocs, pl.buf.base)
-		l.ctx.mu.Unlock()
-		l.d.mem.free(pl.buf)
-		l.ctx.dev.release(pl.buf.size)
+		l.Host.Free(pl.buf)
 	}
 	st.pbufs = map[uint64]*pendingLaunch{}
 	st.mu.Unlock()
@@ -341,7 +332,9 @@ func (l *launch) runChildren() error {
 	})
 	for _, w := range work {
 		if w.child != nil {
-			if err := w.child.run(false); err != nil {
+			err := w.child.Run()
+			l.executed.Add(w.child.Executed())
+			if err != nil {
 				return err
 			}
 			continue
@@ -349,11 +342,11 @@ func (l *launch) runChildren() error {
 		if w.n == 0 {
 			continue
 		}
-		to, err := l.d.span("cudaMemcpyAsync (device)", rt.DevPtr(w.dst), w.n)
+		to, err := l.Mem.span("cudaMemcpyAsync (device)", w.dst, w.n)
 		if err != nil {
 			return err
 		}
-		from, err := l.d.span("cudaMemcpyAsync (device)", rt.DevPtr(w.src), w.n)
+		from, err := l.Mem.span("cudaMemcpyAsync (device)", w.src, w.n)
 		if err != nil {
 			return err
 		}
@@ -365,7 +358,7 @@ func (l *launch) runChildren() error {
 // errorString is the device address of cudaGetErrorString(code)'s text:
 // a table the context gets on first use.
 func (c *cta) errorString(w *warp, l int, code uint32) (uint64, bool) {
-	ctx := c.l.ctx
+	ctx := c.l.Host.Runtime()
 	ctx.mu.Lock()
 	tab := ctx.errStrings
 	ctx.mu.Unlock()
@@ -385,7 +378,7 @@ func (c *cta) errorString(w *warp, l int, code uint32) (uint64, bool) {
 			}
 			b = append(append(b, s...), 0)
 		}
-		a, err := c.l.d.allocate("cudaGetErrorString", ctx, uint64(len(b)), "device runtime error strings")
+		a, err := c.l.Host.Alloc("cudaGetErrorString", uint64(len(b)), "device runtime error strings")
 		if err != nil {
 			c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc, msg: "no memory for the device runtime's error strings"}
 			return 0, false

@@ -37,10 +37,10 @@ func CheckBudget(name string, image []byte, b *fatbin.Budget) error {
 	if b == nil {
 		b = fatbin.NewBudget(fatbin.MaxDataSize)
 	}
-	d := New(Options{ComputeCapability: 1 << 20})
+	cfg := &Config{ComputeCapability: 1 << 20}
 	switch fatbin.Sniff(image) {
 	case fatbin.FormatPTX:
-		return checkPTX(d, name, image)
+		return checkPTX(cfg, name, image)
 	case fatbin.FormatFatbin:
 		fb, err := fatbin.Parse(image)
 		if err != nil {
@@ -54,7 +54,7 @@ func CheckBudget(name string, image []byte, b *fatbin.Budget) error {
 			if err != nil {
 				return fmt.Errorf("%s: entry %s at offset %#x: %w", name, e.Target(), e.Offset, err)
 			}
-			err = checkPTX(d, fmt.Sprintf("%s[%s]", name, e.Target()), text)
+			err = checkPTX(cfg, fmt.Sprintf("%s[%s]", name, e.Target()), text)
 			release()
 			if err != nil {
 				return err
@@ -70,12 +70,12 @@ func CheckBudget(name string, image []byte, b *fatbin.Budget) error {
 // body read and dropped), then each kernel's body parsed, contracted and
 // decoded, and dropped with its program. The error is the load's detail,
 // which starts with the position.
-func checkPTX(d *Driver, name string, text []byte) error {
+func checkPTX(cfg *Config, name string, text []byte) error {
 	mod, err := ptx.ParseHeaders(name, bytes.TrimRight(text, "\x00"))
 	if err != nil {
 		return invalidPTX(err)
 	}
-	lib, err := d.newLibrary(name, mod)
+	lib, err := newModule(name, mod, cfg.ComputeCapability)
 	if err != nil {
 		return loadError(err)
 	}

@@ -33,7 +33,7 @@ const (
 
 // cluster is the CTAs that run together, and their cluster barrier.
 type cluster struct {
-	l    *launch
+	l    *Launch
 	ctas []*cta // by rank
 	dim  [3]uint32
 	size int
@@ -92,7 +92,7 @@ func reqCluster(req []int) rt.Dim3 {
 }
 
 // shapeClusters fixes the shape the launch's CTAs run in.
-func (l *launch) shapeClusters() {
+func (l *Launch) shapeClusters() {
 	cl := l.cluster
 	if cl == (rt.Dim3{}) && len(l.p.fn.ReqNCTAPerCluster) > 0 {
 		cl = reqCluster(l.p.fn.ReqNCTAPerCluster)
@@ -116,7 +116,7 @@ type runner interface {
 	ran() uint64 // thread-instructions executed
 }
 
-func (l *launch) newRunner(smid int) runner {
+func (l *Launch) newRunner(smid int) runner {
 	if l.csize == 1 {
 		return newCTA(l, smid)
 	}
@@ -228,7 +228,7 @@ func (c *cta) perCTASpecial(k int) (uint64, bool) {
 // clusterSpecial is the value of a special register that is the same in
 // every CTA of the launch: the cluster shape's, and the environment
 // registers of the grid-sync workspace.
-func (l *launch) clusterSpecial(k int) uint64 {
+func (l *Launch) clusterSpecial(k int) uint64 {
 	d, g := l.cdim, l.grid
 	switch k {
 	case spClNctaidX, spClNctaidY, spClNctaidZ:

@@ -19,13 +19,13 @@ type context struct {
 
 	fault atomic.Pointer[rt.Error] // the sticky fault (sticky.go); nil while usable
 
-	mu         sync.Mutex
-	destroyed  bool
-	streams    map[*stream]struct{} // created streams (not the NULL stream)
-	allocs     map[uint64]*alloc    // live allocations by base
-	insts      map[*library]*instance
-	heapUsed   uint64    // bytes of device malloc (malloc.go)
-	errStrings *errTable // the device runtime's error strings (cdp.go)
+	mu        sync.Mutex
+	destroyed bool
+	streams   map[*stream]struct{} // created streams (not the NULL stream)
+	allocs    map[uint64]*alloc    // live allocations by base
+	insts     map[*library]*instance
+
+	runtime Runtime // the device runtime's state (executor.go)
 }
 
 func (d *Driver) newContext(dv *device, primary bool) *context {

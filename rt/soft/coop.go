@@ -10,27 +10,19 @@
 package soft
 
 // gridSyncWorkspace allocates the launch's workspace.
-func (l *launch) gridSyncWorkspace() error {
-	a, err := l.d.allocate("cuLaunchCooperativeKernel", l.ctx, 64, "grid-sync workspace")
+func (l *Launch) gridSyncWorkspace() error {
+	a, err := l.Host.Alloc("cuLaunchCooperativeKernel", 64, "grid-sync workspace")
 	if err != nil {
 		return err
 	}
-	l.gridSync = a.base
+	l.gridSync, l.gridSyncMem = a.base, a
 	return nil
 }
 
-func (l *launch) freeGridSync() {
-	if l.gridSync == 0 {
+func (l *Launch) freeGridSync() {
+	if l.gridSyncMem == nil {
 		return
 	}
-	c := l.ctx
-	c.mu.Lock()
-	a := c.allocs[l.gridSync]
-	delete(c.allocs, l.gridSync)
-	c.mu.Unlock()
-	if a != nil {
-		l.d.mem.free(a)
-		c.dev.release(a.size)
-	}
-	l.gridSync = 0
+	l.Host.Free(l.gridSyncMem)
+	l.gridSync, l.gridSyncMem = 0, nil
 }

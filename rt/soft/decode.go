@@ -63,7 +63,7 @@ func (s *scope) lookup(n string) *sym {
 
 // decoder turns one kernel (and the functions it calls) into a program.
 type decoder struct {
-	lib *library
+	lib *Module
 	p   *program
 
 	funcs  map[string]*ptx.Func
@@ -159,7 +159,7 @@ func layoutParams(ps []*ptx.Param, start uint32) (offs []uint32, end uint32) {
 // decodeCount counts kernel decodes (tests check a library is decoded once).
 var decodeCount atomic.Int64
 
-func decodeKernel(lib *library, entry *ptx.Func) (p *program, err error) {
+func decodeKernel(lib *Module, entry *ptx.Func) (p *program, err error) {
 	decodeCount.Add(1)
 	dc := &decoder{lib: lib, funcs: lib.funcs, infos: map[*ptx.Func]*funcInfo{},
 		consts: map[uint64]uint32{}, syms: map[int]uint32{}, specials: map[int]uint32{}, kparams: map[kparam]uint32{},

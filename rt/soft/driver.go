@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -63,12 +65,16 @@ type Options struct {
 	ShuffleSeed uint64
 }
 
-const defaultBudget = 100_000_000_000
+const (
+	defaultBudget = 100_000_000_000
+	defaultHeap   = 8 << 20 // cudaLimitMallocHeapSize's default
+)
 
 // Driver is the soft backend. It implements rt.Driver; all methods are safe
 // for concurrent use.
 type Driver struct {
 	opt     Options
+	cfg     Config // the executor's share of opt
 	devices []*device
 	mem     *addrSpace
 
@@ -78,6 +84,7 @@ type Driver struct {
 	streams map[rt.StreamHandle]*stream
 	events  map[rt.EventHandle]*event
 	libs    map[rt.LibHandle]*library
+	modLibs map[*Module]*library // libs, by their code
 	kernels map[rt.KernelHandle]*program
 
 	curMu   sync.Mutex
@@ -152,13 +159,49 @@ func New(opt Options) *Driver {
 		streams: map[rt.StreamHandle]*stream{},
 		events:  map[rt.EventHandle]*event{},
 		libs:    map[rt.LibHandle]*library{},
+		modLibs: map[*Module]*library{},
 		kernels: map[rt.KernelHandle]*program{},
 		current: map[int]*context{},
 	}
+	d.cfg = Config{Workers: opt.Workers, InstrBudget: opt.InstrBudget, StackBytes: opt.StackBytes,
+		MallocHeapBytes: opt.MallocHeapBytes, ComputeCapability: opt.ComputeCapability,
+		RaceCheck: opt.RaceCheck, ShuffleSeed: opt.ShuffleSeed}
 	for i := 0; i < opt.Devices; i++ {
 		d.devices = append(d.devices, &device{ord: i, next: devBase(i) + 0x1000_0000, limit: opt.MemBytes})
 	}
 	return d
+}
+
+// envOptions applies CUGEN_SOFT_RACECHECK and CUGEN_SOFT_SHUFFLE to what opt
+// leaves unset, so that `go test` can turn the modes on without code
+// (CUGEN_SOFT_SHUFFLE leaves a Deterministic driver alone).
+func envOptions(opt Options) Options {
+	if opt.RaceCheck == RaceOff {
+		switch v := os.Getenv("CUGEN_SOFT_RACECHECK"); v {
+		case "", "0", "off", "false":
+		case "strict", "warp":
+			opt.RaceCheck = RaceStrict
+		default:
+			opt.RaceCheck = RaceOn
+		}
+	}
+	// Deterministic asks for the canonical order (what references of
+	// order-dependent results assume): the environment does not shuffle it.
+	if opt.ShuffleSeed == 0 && !opt.Deterministic {
+		switch v := os.Getenv("CUGEN_SOFT_SHUFFLE"); v {
+		case "", "0", "off", "false":
+		case "random":
+			opt.ShuffleSeed = uint64(time.Now().UnixNano()) | 1
+			fmt.Fprintf(os.Stderr, "soft: CUGEN_SOFT_SHUFFLE=random: seed %d (set CUGEN_SOFT_SHUFFLE=%d to repeat)\n", opt.ShuffleSeed, opt.ShuffleSeed)
+		default:
+			if n, err := strconv.ParseUint(v, 0, 64); err == nil && n != 0 {
+				opt.ShuffleSeed = n
+			} else {
+				fmt.Fprintf(os.Stderr, "soft: CUGEN_SOFT_SHUFFLE=%q is not a seed (a number, or random); not shuffling\n", v)
+			}
+		}
+	}
+	return opt
 }
 
 // Name is "soft".
@@ -209,7 +252,7 @@ const (
 	maxGridDimYZ       = 65535
 	sharedPerBlock     = 48 << 10
 	sharedPerBlockOpt  = 227 << 10
-	numSMs             = 132
+	// numSMs and sharedPerBlockRes are the executor's (program.go).
 )
 
 // DeviceAttribute is cuDeviceGetAttribute. Attributes the backend does not

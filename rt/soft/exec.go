@@ -79,7 +79,7 @@ type fault struct {
 // cta is a worker's execution state; it runs one CTA at a time and is
 // reused for the next (registers are not cleared in between, as on a GPU).
 type cta struct {
-	l     *launch
+	l     *Launch
 	p     *program
 	warps []*warp
 	ctaid [3]uint32
@@ -125,7 +125,7 @@ type cta struct {
 	shuf *shuffler  // Options.ShuffleSeed's scheduler, nil when off (raceops.go)
 }
 
-func newCTA(l *launch, smid int) *cta {
+func newCTA(l *Launch, smid int) *cta {
 	p := l.p
 	c := &cta{l: l, p: p, smid: smid, gc: make([]gcache, len(p.code))}
 	nw := (l.nthreads + 31) / 32

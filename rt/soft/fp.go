@@ -1080,3 +1080,12 @@ func shf(a, b, c uint64, left, clamp bool) uint64 {
 	}
 	return (x >> n) & 0xffffffff
 }
+
+func absI(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func absDiff(a, b int64) int64 { return absI(a - b) }

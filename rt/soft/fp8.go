@@ -6,8 +6,6 @@ package soft
 
 import (
 	"math"
-
-	"github.com/cugen/cugen/parse/ptx"
 )
 
 // fp8 formats: e4m3 (bias 7, no infinity, NaN S.1111.111, largest 448) and
@@ -99,51 +97,4 @@ func packSat(v uint64, n uint, signed bool) uint64 {
 		lo, hi = -(int64(1) << (n - 1)), int64(1)<<(n-1)-1
 	}
 	return uint64(min(max(x, lo), hi)) & (1<<n - 1)
-}
-
-func init() {
-	for _, t := range []struct {
-		n string
-		f fp8Fmt
-	}{{"e4m3x2", fmtE4M3}, {"e5m2x2", fmtE5M2}} {
-		f := t.f
-		for _, relu := range []bool{false, true} {
-			md := ""
-			if relu {
-				md = ".relu"
-			}
-			relu := relu
-			// a goes to the upper byte, b to the lower.
-			regExt("cvt.rn.satfinite"+md+"."+t.n+".f32", func(a, b, _ uint64) uint64 {
-				return f.toFP8(float64(f32(a)), relu)<<8 | f.toFP8(float64(f32(b)), relu)
-			}, ptx.F32, ptx.F32)
-			regExt("cvt.rn.satfinite"+md+"."+t.n+".f16x2", func(a, _, _ uint64) uint64 {
-				return f.toFP8(h2f(hi16(a)), relu)<<8 | f.toFP8(h2f(lo16(a)), relu)
-			}, ptx.B32)
-			regExt("cvt.rn"+md+".f16x2."+t.n, func(a, _, _ uint64) uint64 {
-				return pack16(f.toHalf(a, relu), f.toHalf(a>>8, relu))
-			}, ptx.B16)
-			refuseExt("cvt.rn"+md+"."+t.n+".f32", "cvt to ."+t.n+" needs .satfinite on sm_90 (ptxas: '.satfinite' modifier required)")
-			refuseExt("cvt.rn.satfinite"+md+"."+t.n+".bf16x2", "cvt from .bf16x2 to ."+t.n+" needs sm_100a or later")
-			refuseExt("cvt.rn"+md+".bf16x2."+t.n, "cvt from ."+t.n+" to .bf16x2 needs sm_100a or later")
-		}
-	}
-
-	// cvt.pack.sat: a and b saturated into the low bits, a above b; with a
-	// third source, c's low bits shifted above them.
-	for _, t := range []string{"u16", "s16"} {
-		signed := t[0] == 's'
-		regExt("cvt.pack.sat."+t+".s32", func(a, b, _ uint64) uint64 {
-			return packSat(a, 16, signed)<<16 | packSat(b, 16, signed)
-		}, ptx.S32, ptx.S32)
-	}
-	for _, t := range []struct {
-		n    string
-		bits uint
-	}{{"u8", 8}, {"s8", 8}, {"u4", 4}, {"s4", 4}, {"u2", 2}, {"s2", 2}} {
-		n, signed := t.bits, t.n[0] == 's'
-		regExt("cvt.pack.sat."+t.n+".s32.b32", func(a, b, c uint64) uint64 {
-			return uint64(uint32(c<<(2*n) | packSat(a, n, signed)<<n | packSat(b, n, signed)))
-		}, ptx.S32, ptx.S32, ptx.B32)
-	}
 }

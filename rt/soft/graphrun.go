@@ -1,6 +1,7 @@
 package soft
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -236,24 +237,19 @@ func kernelVars(p *program, c *context) ([]uint64, error) {
 	if !p.usesVars {
 		return nil, nil
 	}
-	in, err := p.lib.instance(c)
-	if err != nil {
-		return nil, err
-	}
-	return in.addr, nil
+	return c.Vars(p.lib)
 }
 
-// node is the launch l as a captured kernel node.
-func (l *launch) node(coop bool) *snode {
-	return &snode{typ: rt.NodeKernel, kern: &kernelNode{p: l.p, ctx: l.ctx, grid: l.grid, block: l.block,
-		dynShared: l.dynShared, params: l.params, vars: l.vars, coop: coop}}
+// launchNode is the launch l as a captured kernel node.
+func launchNode(l *Launch) *snode {
+	return &snode{typ: rt.NodeKernel, kern: &kernelNode{p: l.p, ctx: l.Host.(*context), grid: l.grid, block: l.block,
+		dynShared: l.dynShared, params: l.params, vars: l.vars, coop: l.Cooperative}}
 }
 
 // launch is one run of the node's kernel in x.
-func (k *kernelNode) launch(d *Driver, x *sexec) *launch {
-	return &launch{d: d, p: k.p, ctx: k.ctx, grid: k.grid, block: k.block, dynShared: k.dynShared,
-		params: k.params, paramPtr: unsafe.Pointer(unsafe.SliceData(k.params)), vars: k.vars,
-		nthreads: int(k.block.Count()), budget: d.opt.InstrBudget, gridID: gridIDs.Add(1), graph: x}
+func (k *kernelNode) launch(d *Driver, x *sexec) *Launch {
+	return &Launch{p: k.p, Host: k.ctx, Mem: d.mem, Config: &d.cfg, grid: k.grid, block: k.block, dynShared: k.dynShared,
+		params: k.params, vars: k.vars, Cooperative: k.coop, SetConditional: x.setConditional}
 }
 
 // runState is one launch of an instantiated graph: its snapshot and the
@@ -337,7 +333,7 @@ func (rs *runState) runGraph(g *sgraph) error {
 func (rs *runState) runNode(n *snode) error {
 	switch n.typ {
 	case rt.NodeKernel:
-		return n.kern.launch(rs.d, rs.x).run(n.kern.coop)
+		return rs.d.run(n.kern.launch(rs.d, rs.x))
 	case rt.NodeEmpty, rt.NodeMemAlloc, rt.NodeMemFree:
 		if n.run != nil {
 			return n.run()
@@ -390,16 +386,13 @@ func (rs *runState) runNode(n *snode) error {
 	return n.run()
 }
 
-// setConditional is cudaGraphSetConditional(h, value) from a kernel of l:
-// h must be a condition of the graph the kernel runs in, as on a GPU, where
+// setConditional is cudaGraphSetConditional(h, value) from a kernel that
+// runs in x: h must be a condition of the graph, as on a GPU, where
 // anything else writes through a bad pointer.
-func (l *launch) setConditional(h uint64, value uint32) string {
-	if l.graph == nil {
-		return sprintf("cudaGraphSetConditional(%#x, %d) from a kernel that is not running in a graph", h, value)
-	}
-	v := l.graph.conds[rt.ConditionalHandle(h)]
+func (x *sexec) setConditional(h uint64, value uint32) string {
+	v := x.conds[rt.ConditionalHandle(h)]
 	if v == nil {
-		return sprintf("cudaGraphSetConditional(%#x, %d): not a condition of the graph this kernel runs in", h, value)
+		return fmt.Sprintf("cudaGraphSetConditional(%#x, %d): not a condition of the graph this kernel runs in", h, value)
 	}
 	v.v.Store(value)
 	return ""

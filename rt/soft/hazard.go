@@ -98,7 +98,7 @@ func (hz *hazards) add(s *stream, a *alloc, lo, hi uint64, write bool, what stri
 func tracked(s *stream) bool { return s != nil && s.flags&streamNonBlocking != 0 }
 
 // launched records the memory a launch on s touches.
-func (d *Driver) launched(s *stream, l *launch) {
+func (d *Driver) launched(s *stream, l *Launch) {
 	if !tracked(s) {
 		return
 	}

@@ -25,7 +25,7 @@ var libSerial atomic.Uint64
 
 // indexFuncs numbers the library's functions and finds those whose
 // address is taken.
-func (lib *library) indexFuncs() {
+func (lib *Module) indexFuncs() {
 	lib.serial = libSerial.Add(1) & 0xffffff
 	lib.faddr = map[string]uint64{}
 	lib.byAddr = map[uint64]*ptx.Func{}
@@ -60,7 +60,7 @@ func (lib *library) indexFuncs() {
 
 // markTaken adds to taken the functions whose address b takes (an operand
 // other than a call's target).
-func (lib *library) markTaken(b *ptx.Block, taken map[string]bool) {
+func (lib *Module) markTaken(b *ptx.Block, taken map[string]bool) {
 	for _, s := range b.Stmts {
 		switch s := s.(type) {
 		case *ptx.Block:
@@ -80,7 +80,7 @@ func (lib *library) markTaken(b *ptx.Block, taken map[string]bool) {
 
 // setTaken sets lib.taken: the device functions named in taken, in source
 // order.
-func (lib *library) setTaken(taken map[string]bool) {
+func (lib *Module) setTaken(taken map[string]bool) {
 	lib.taken = nil
 	for _, f := range lib.mod.Funcs {
 		if taken[f.Name] && !f.Entry && lib.funcs[f.Name] == f {

@@ -35,15 +35,14 @@ var (
 	_ rt.OccupancyCalculator = (*Driver)(nil)
 )
 
-// The sm_90 multiprocessor's occupancy limits (sharedPerBlock, numSMs and
-// the others are in driver.go).
+// The sm_90 multiprocessor's occupancy limits (sharedPerBlock and the
+// others are in driver.go; numSMs and sharedPerBlockRes, program.go).
 const (
-	threadsPerSM      = 2048
-	blocksPerSM       = 32
-	regsPerSM         = 65536
-	regAllocUnit      = 256 // registers, per warp
-	sharedPerSM       = 228 << 10
-	sharedPerBlockRes = 1 << 10 // reserved by the system per block
+	threadsPerSM = 2048
+	blocksPerSM  = 32
+	regsPerSM    = 65536
+	regAllocUnit = 256 // registers, per warp
+	sharedPerSM  = 228 << 10
 )
 
 type kattrKey struct {

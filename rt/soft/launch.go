@@ -2,48 +2,10 @@ package soft
 
 import (
 	"fmt"
-	"runtime/debug"
-	"sync"
-	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
-
-// launch is one kernel execution.
-type launch struct {
-	d         *Driver
-	p         *program
-	ctx       *context
-	grid      rt.Dim3
-	block     rt.Dim3
-	dynShared uint32
-	params    []byte
-	paramPtr  unsafe.Pointer // &params[0], 8-byte aligned
-	vars      []uint64       // module variable addresses in ctx, by index
-	nthreads  int
-	budget    uint64
-	used      atomic.Uint64
-	gridID    uint64
-	start     time.Time
-	graph     *sexec // the instantiated graph the launch runs in, nil for a stream's
-
-	// Thread-block clusters (cluster.go): the launch's cluster dimension
-	// (zero: none), and the shape its CTAs run in.
-	cluster  rt.Dim3
-	cdim     [3]uint32
-	csize    int
-	explicit bool
-
-	gridSync uint64 // the cooperative launch's grid-sync workspace (coop.go), or 0
-
-	// Dynamic parallelism (cdp.go).
-	dyn     *cdpState
-	cdpOnce sync.Once
-}
-
-var gridIDs atomic.Uint64
 
 // Launch is cuLaunchKernel. The launch is validated and its parameters
 // copied synchronously; the kernel runs asynchronously on its stream and
@@ -77,29 +39,27 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		return err
 	}
 	g, b := la.Grid, la.Block
-	nthreads := uint64(b.X) * uint64(b.Y) * uint64(b.Z)
 	pbuf := make([]uint64, la.ParamSize/8+1)
 	params := unsafe.Slice((*byte)(unsafe.Pointer(&pbuf[0])), la.ParamSize)
 	if la.ParamSize > 0 {
 		copy(params, unsafe.Slice((*byte)(la.Params), la.ParamSize))
 	}
-	p.lib.mu.Lock()
-	unloaded := p.lib.unloaded
-	p.lib.mu.Unlock()
-	if unloaded {
+	d.mu.Lock()
+	lib := d.modLibs[p.lib]
+	d.mu.Unlock()
+	if lib == nil {
 		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel %s: its library was unloaded", p.name)
 	}
-	l := &launch{d: d, p: p, ctx: c, grid: g, block: b, dynShared: la.SharedMem, params: params, paramPtr: unsafe.Pointer(&pbuf[0]),
-		nthreads: int(nthreads), budget: d.opt.InstrBudget, gridID: gridIDs.Add(1), cluster: la.Cluster}
+	l := &Launch{p: p, Host: c, Mem: d.mem, Config: &d.cfg, grid: g, block: b, cluster: la.Cluster,
+		dynShared: la.SharedMem, params: params, Cooperative: la.Cooperative}
 	if p.usesVars {
-		in, err := p.lib.instance(c)
+		in, err := lib.instance(c)
 		if err != nil {
 			return err
 		}
 		l.vars = in.addr
 	}
-	coop := la.Cooperative
-	o, err := d.submit(op, s, l.node(coop), func() error { return l.run(coop) })
+	o, err := d.submit(op, s, launchNode(l), func() error { return d.run(l) })
 	if err != nil || o == nil { // failed, or captured
 		return err
 	}
@@ -198,136 +158,13 @@ func checkNTID(p *program, b rt.Dim3) error {
 	return nil
 }
 
-// run executes the grid on the driver's workers.
-func (l *launch) run(coop bool) error {
-	l.start = time.Now()
-	l.shapeClusters()
-	if coop {
-		if err := l.gridSyncWorkspace(); err != nil {
-			return err
-		}
-		defer l.freeGridSync()
+// run runs l and counts what it executed; its fault, if it is one of the
+// sticky kinds, leaves its context unusable (sticky.go).
+func (d *Driver) run(l *Launch) error {
+	err := l.Run()
+	d.instrCount.Add(l.Executed())
+	if err != nil {
+		l.Host.(*context).poison(err)
 	}
-	total := l.grid.Count() / uint64(l.csize) // CTAs, or clusters of them
-	workers := l.d.opt.Workers
-	if coop {
-		// A cooperative grid may synchronise across CTAs, so every CTA
-		// needs its own goroutine.
-		workers = int(total)
-	}
-	if uint64(workers) > total {
-		workers = int(total)
-	}
-	var next atomic.Uint64
-	var stop atomic.Bool
-	var mu sync.Mutex
-	var first *rt.Error
-	var firstID uint64
-	fail := func(e *rt.Error, id uint64) {
-		mu.Lock()
-		if first == nil || id < firstID {
-			first, firstID = e, id
-		}
-		mu.Unlock()
-		stop.Store(true)
-	}
-	work := func(smid int) {
-		u := l.newRunner(smid)
-		var id uint64
-		defer func() {
-			l.d.instrCount.Add(u.ran())
-			if r := recover(); r != nil {
-				c, cid := u.at(id)
-				fail(l.errorFor(c, cid, &fault{kind: fPanic, warp: c.w.id, lane: -1, pc: c.pc,
-					msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}), cid)
-			}
-		}()
-		for !stop.Load() {
-			if f := l.d.fault.Load(); f != nil {
-				// A launch faulted: CUDA is unusable in the process (sticky.go): this one ends too.
-				fail(&rt.Error{Op: "cuLaunchKernel", Code: f.Code, Detail: "kernel " + l.p.name + " stopped: a kernel faulted: " + f.Detail}, id)
-				return
-			}
-			id = next.Add(1) - 1
-			if id >= total {
-				return
-			}
-			if coop {
-				id = uint64(smid)
-			}
-			if !u.run(id) {
-				c, cid := u.at(id)
-				fail(l.errorFor(c, cid, c.fault), cid)
-				return
-			}
-			if coop {
-				return
-			}
-		}
-	}
-	if workers <= 1 {
-		work(0)
-	} else {
-		var wg sync.WaitGroup
-		for i := 0; i < workers; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				work(i)
-			}(i)
-		}
-		wg.Wait()
-	}
-	if first != nil {
-		l.ctx.poison(first) // sticky.go
-		return first
-	}
-	return l.runChildren()
-}
-
-var faultCodes = map[faultKind]rt.Result{
-	fIllegalAddress: rt.ErrIllegalAddress,
-	fMisaligned:     rt.ErrMisalignedAddress,
-	fDeadlock:       rt.ErrLaunchFailed,
-	fBudget:         rt.ErrLaunchTimeout,
-	fTrap:           rt.ErrLaunchFailed, // what an H100 reports (CUDA documents no code for trap)
-	fAssert:         rt.ErrAssert,
-	fStack:          rt.ErrHardwareStackError,
-	fPanic:          rt.ErrLaunchFailed,
-	fInvalid:        rt.ErrIllegalInstruction,
-	fRace:           rt.ErrLaunchFailed,
-}
-
-// errorFor describes a fault the way compute-sanitizer does: kernel, block,
-// thread, PTX position and instruction, address.
-func (l *launch) errorFor(c *cta, id uint64, f *fault) *rt.Error {
-	if f == nil {
-		f = &fault{kind: fPanic, lane: -1, msg: "unknown failure"}
-	}
-	g := l.grid
-	bx, by, bz := id%uint64(g.X), id/uint64(g.X)%uint64(g.Y), id/(uint64(g.X)*uint64(g.Y))
-	where := fmt.Sprintf("kernel %s, block (%d,%d,%d)", l.p.name, bx, by, bz)
-	if f.lane >= 0 {
-		t := uint32(f.warp*32 + f.lane)
-		b := l.block
-		where += fmt.Sprintf(", thread (%d,%d,%d)", t%b.X, t/b.X%b.Y, t/(b.X*b.Y))
-	}
-	if f.pc >= 0 && int(f.pc) < len(l.p.src) {
-		in := l.p.src[f.pc]
-		where += fmt.Sprintf(", at %s (%s)", in.Pos, instName(in))
-	}
-	msg := f.msg
-	switch f.kind {
-	case fIllegalAddress, fMisaligned:
-		dir := "read"
-		if f.write {
-			dir = "write"
-		}
-		kind := "Invalid"
-		if f.kind == fMisaligned {
-			kind = "Misaligned"
-		}
-		msg = fmt.Sprintf("%s __%s__ %s of size %d bytes: %s", kind, spaceNames[f.space], dir, f.size, f.msg)
-	}
-	return &rt.Error{Op: "cuLaunchKernel", Code: faultCodes[f.kind], Detail: where + ": " + msg}
+	return err
 }

@@ -2,9 +2,6 @@ package soft
 
 import (
 	"bytes"
-	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -13,28 +10,19 @@ import (
 	"github.com/cugen/cugen/rt"
 )
 
-// library is a loaded module: parsed and decoded once, shared by every
-// context. Its .global/.const variables are instantiated per context.
+// library is a loaded module: its code (Module), parsed and decoded once
+// and shared by every context, and its .global/.const variables, which
+// exist once per context.
 type library struct {
-	d     *Driver
-	h     rt.LibHandle
-	file  string
-	mod   *ptx.Module
-	funcs map[string]*ptx.Func // definitions win over prototypes
-	vars  []*ptx.Var           // module .global and .const variables
-	progs []*program
-	khs   []rt.KernelHandle
+	*Module
+	d   *Driver
+	h   rt.LibHandle
+	khs []rt.KernelHandle
 
 	mu       sync.Mutex
 	insts    map[*context]*instance
 	managed  map[int]*alloc // managed variables, one allocation for all contexts
 	unloaded bool
-
-	// Function addresses (indirect.go).
-	serial uint64
-	faddr  map[string]uint64
-	byAddr map[uint64]*ptx.Func
-	taken  []*ptx.Func // functions whose address is taken
 }
 
 // instance is a library's variables in one context.
@@ -62,32 +50,15 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 	if err != nil {
 		return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
 	}
-	contractFMA(mod)
-	lib, err := d.newLibrary(name, mod)
+	m, err := LoadModule(name, mod, &d.cfg)
 	if err != nil {
 		return 0, err
 	}
-	lib.indexFuncs()
-	for _, f := range mod.Entries() {
-		p, err := decodeKernel(lib, f)
-		if err != nil {
-			return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
-		}
-		if d.opt.RaceCheck != RaceOff {
-			instrument(p)
-		}
-		yieldInSpins(p)
-		if d.opt.ShuffleSeed != 0 {
-			yieldInLoops(p)
-		}
-		lib.progs = append(lib.progs, p)
-	}
-	if err := lib.checkInits(); err != nil {
-		return 0, err
-	}
+	lib := &library{Module: m, d: d, insts: map[*context]*instance{}, managed: map[int]*alloc{}}
 	d.mu.Lock()
 	lib.h = rt.LibHandle(d.handle())
 	d.libs[lib.h] = lib
+	d.modLibs[m] = lib
 	for _, p := range lib.progs {
 		k := rt.KernelHandle(d.handle())
 		d.kernels[k] = p
@@ -95,50 +66,6 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 	}
 	d.mu.Unlock()
 	return lib.h, nil
-}
-
-// newLibrary is a parsed module as a library, its module-scope
-// declarations checked (the target, the variables); its kernels are not
-// decoded yet. (check.go builds one from a module of skipped bodies.)
-func (d *Driver) newLibrary(name string, mod *ptx.Module) (*library, error) {
-	const op = "cuLibraryLoadData"
-	lib := &library{d: d, file: name, mod: mod, funcs: map[string]*ptx.Func{},
-		insts: map[*context]*instance{}, managed: map[int]*alloc{}}
-	if err := d.checkTarget(mod); err != nil {
-		return nil, err
-	}
-	for _, f := range mod.Funcs {
-		if prev := lib.funcs[f.Name]; prev == nil || prev.Body == nil {
-			lib.funcs[f.Name] = f
-		}
-	}
-	for _, v := range mod.Vars {
-		switch v.Space {
-		case ptx.SpaceGlobal, ptx.SpaceConst:
-			if v.Linkage == ptx.LinkExtern {
-				return nil, rt.Errorf(op, rt.ErrInvalidPTX, "%s: .extern variable %s: the soft backend does not link separate device code", v.Pos, v.Name)
-			}
-			if varSize(v) < 0 {
-				return nil, rt.Errorf(op, rt.ErrInvalidPTX, "%s: variable %s has no size", v.Pos, v.Name)
-			}
-			lib.vars = append(lib.vars, v)
-		case ptx.SpaceShared:
-		default:
-			return nil, rt.Errorf(op, rt.ErrInvalidPTX, "%s: module-scope .%s variable %s is not supported", v.Pos, v.Space, v.Name)
-		}
-	}
-	return lib, nil
-}
-
-// checkInits evaluates every initializer, so that a bad one fails the
-// load, not a launch.
-func (lib *library) checkInits() error {
-	for _, v := range lib.vars {
-		if _, err := lib.initBytes(v, func(string) (uint64, bool) { return 0, true }); err != nil {
-			return rt.Errorf("cuLibraryLoadData", rt.ErrInvalidPTX, "%v", err)
-		}
-	}
-	return nil
 }
 
 // pickImage returns the PTX text of an image: PTX itself, or the best PTX
@@ -186,32 +113,6 @@ func (d *Driver) pickImage(image []byte) ([]byte, string, error) {
 	return nil, "", rt.Errorf(op, rt.ErrInvalidImage, "the image is neither PTX text nor a fatbin")
 }
 
-func (d *Driver) checkTarget(mod *ptx.Module) error {
-	const op = "cuLibraryLoadData"
-	if mod.Version.Major > 9 {
-		return rt.Errorf(op, rt.ErrUnsupportedPTXVersion, "%s: PTX ISA %d.%d is newer than the soft backend supports (9.x)",
-			mod.Version.Pos, mod.Version.Major, mod.Version.Minor)
-	}
-	if mod.AddressSize == 32 {
-		return rt.Errorf(op, rt.ErrInvalidPTX, "%s: 32-bit PTX (.address_size 32) is not supported", mod.File)
-	}
-	if slices.Contains(mod.Target, "debug") && !hasDWARF(mod) {
-		// ptxas's words, seen on the H100.
-		return rt.Errorf(op, rt.ErrInvalidPTX, "%s: Debug information not found in presence of .target debug", mod.File)
-	}
-	for _, t := range mod.Target {
-		if !strings.HasPrefix(t, "sm_") {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimRight(t[3:], "abcdefghijklmnopqrstuvwxyz"))
-		if err == nil && n > d.opt.ComputeCapability {
-			return rt.Errorf(op, rt.ErrInvalidPTX, "%s: PTX targets %s but the emulated device is sm_%d (soft.Options.ComputeCapability)",
-				mod.File, t, d.opt.ComputeCapability)
-		}
-	}
-	return nil
-}
-
 func (d *Driver) library(op string, h rt.LibHandle) (*library, error) {
 	d.mu.Lock()
 	lib := d.libs[h]
@@ -230,6 +131,7 @@ func (d *Driver) LibraryUnload(h rt.LibHandle) error {
 	}
 	d.mu.Lock()
 	delete(d.libs, h)
+	delete(d.modLibs, lib.Module)
 	for _, k := range lib.khs {
 		delete(d.kernels, k)
 	}
@@ -285,15 +187,6 @@ func (d *Driver) LibraryKernelNames(h rt.LibHandle) ([]string, error) {
 		out = append(out, p.name)
 	}
 	return out, nil
-}
-
-func (lib *library) varIndex(name string) int {
-	for i, v := range lib.vars {
-		if v.Name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // LibraryGlobal is cuLibraryGetGlobal: the variable's address in ctx.
@@ -396,21 +289,4 @@ func (lib *library) instance(c *context) (*instance, error) {
 	c.insts[lib] = in
 	c.mu.Unlock()
 	return in, nil
-}
-
-// initBytes evaluates a variable's initialiser into its bytes (the
-// omitted tail stays zero). addr resolves symbols to this context.
-func (lib *library) initBytes(v *ptx.Var, addr func(string) (uint64, bool)) ([]byte, error) {
-	d, err := v.InitData()
-	if d == nil || err != nil {
-		return nil, err
-	}
-	for _, a := range d.Addrs {
-		base, ok := addr(a.Sym)
-		if !ok {
-			return nil, fmt.Errorf("%s: initialiser of %s refers to %s, which is not a .global/.const variable of this module", a.Pos, v.Name, a.Sym)
-		}
-		a.Put(d.Bytes, base)
-	}
-	return d.Bytes, nil
 }

@@ -10,8 +10,6 @@
 
 package soft
 
-const defaultHeap = 8 << 20
-
 const heapWhat = "device malloc"
 
 // deviceMalloc allocates n bytes on the context's device heap; 0 when the
@@ -20,54 +18,48 @@ func (c *cta) deviceMalloc(n uint64) uint64 {
 	if n == 0 {
 		return 0
 	}
-	ctx := c.l.ctx
-	limit := uint64(c.l.d.opt.MallocHeapBytes)
+	rt := c.l.Host.Runtime()
+	limit := uint64(c.l.Config.MallocHeapBytes)
 	size := (n + 15) &^ 15
-	ctx.mu.Lock()
-	if ctx.heapUsed+size > limit || size < n {
-		ctx.mu.Unlock()
+	rt.mu.Lock()
+	if rt.heapUsed+size > limit || size < n {
+		rt.mu.Unlock()
 		return 0
 	}
-	ctx.heapUsed += size
-	ctx.mu.Unlock()
-	a, err := c.l.d.allocate("malloc", ctx, n, heapWhat)
+	rt.heapUsed += size
+	rt.mu.Unlock()
+	a, err := c.l.Host.Alloc("malloc", n, heapWhat)
 	if err != nil {
-		ctx.mu.Lock()
-		ctx.heapUsed -= size
-		ctx.mu.Unlock()
+		rt.mu.Lock()
+		rt.heapUsed -= size
+		rt.mu.Unlock()
 		return 0
 	}
 	return a.base
 }
 
-// deviceFree frees a pointer deviceMalloc returned; "" or why it cannot.
 func (c *cta) deviceFree(p uint64) string {
 	if p == 0 {
 		return ""
 	}
-	d := c.l.d
-	d.mem.mu.RLock()
-	a := d.mem.find(p)
-	d.mem.mu.RUnlock()
+	mem := c.l.Mem
+	mem.mu.RLock()
+	a := mem.find(p)
+	mem.mu.RUnlock()
 	if a == nil || a.base != p || a.what != heapWhat {
 		return sprintf("free of %#x, which malloc did not return", p)
 	}
-	ctx := a.ctx
-	ctx.mu.Lock()
-	if ctx.allocs[a.base] != a {
-		ctx.mu.Unlock()
+	// The owner's: a pointer may come from another context's kernel.
+	if !a.owner.Free(a) {
 		return sprintf("free of %#x, which was already freed", p)
 	}
-	delete(ctx.allocs, a.base)
-	ctx.heapUsed -= (a.size + 15) &^ 15
-	ctx.mu.Unlock()
-	d.mem.free(a)
-	ctx.dev.release(a.size)
+	rt := a.owner.Runtime()
+	rt.mu.Lock()
+	rt.heapUsed -= (a.size + 15) &^ 15
+	rt.mu.Unlock()
 	return ""
 }
 
-// heapCall runs malloc and free for lane l; args reads the call's
-// parameters and ret stores its return value.
 func (c *cta) heapCall(w *warp, which int, l int, args func(i int, size uint64) (uint64, bool), ret func(v, size uint64) bool) bool {
 	switch which {
 	case biMalloc:

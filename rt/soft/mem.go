@@ -1,166 +1,12 @@
 package soft
 
 import (
-	"fmt"
-	"slices"
-	"sort"
-	"sync"
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
 
-// Address map. Device addresses are never host pointers: each device owns a
-// 1 TiB range, managed variables live in a range of their own, and generic
-// addresses of shared and local memory are windows that no allocation can
-// overlap, so a generic ld/st can tell the spaces apart from the address.
-const (
-	managedBase = 0x6000_0000_0000
-	globalBase  = 0x7000_0000_0000
-	sharedWin   = 0x1000_0000_0000 // generic = sharedWin + shared offset
-	localWin    = 0x2000_0000_0000 // generic = localWin + local offset
-	paramWin    = 0x3000_0000_0000 // generic = paramWin + kernel parameter offset
-	winSize     = 1 << 32
-	allocAlign  = 256 // cuMemAlloc's alignment guarantee
-	allocGuard  = 256 // unmapped gap after each allocation
-)
-
 func devBase(dev int) uint64 { return globalBase + uint64(dev)<<40 }
-
-// alloc is one device allocation (cuMemAlloc, a module variable, a managed
-// variable). Its backing store is []uint64, so every naturally aligned
-// access is aligned for sync/atomic.
-type alloc struct {
-	base, size uint64
-	ptr        unsafe.Pointer // &backing[0]
-	backing    []uint64
-	dev        int
-	ctx        *context // nil for managed memory, reachable from every context
-	readOnly   bool     // .const variables
-	what       string   // "cuMemAlloc", "variable x of lib.ptx"
-	freed      bool     // guarded by addrSpace.mu
-}
-
-func newAlloc(base, size uint64) *alloc {
-	n := (size + 7) / 8
-	if n == 0 {
-		n = 1
-	}
-	b := make([]uint64, n)
-	return &alloc{base: base, size: size, backing: b, ptr: unsafe.Pointer(&b[0])}
-}
-
-// bytes is the allocation's memory as a byte slice.
-func (a *alloc) bytes() []byte { return unsafe.Slice((*byte)(a.ptr), a.size) }
-
-// addrSpace indexes every allocation of the process, live and freed (freed
-// ones keep their span, without backing, so use-after-free is reported
-// precisely; addresses are never reused).
-type addrSpace struct {
-	mu    sync.RWMutex
-	spans []*alloc // sorted by base
-}
-
-func newAddrSpace() *addrSpace { return &addrSpace{} }
-
-func (s *addrSpace) insert(a *alloc) {
-	s.mu.Lock()
-	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].base > a.base })
-	s.spans = append(s.spans, nil)
-	copy(s.spans[i+1:], s.spans[i:])
-	s.spans[i] = a
-	s.mu.Unlock()
-}
-
-// insertManaged places a managed variable of size bytes after the last
-// managed allocation, live or freed, and inserts it. Choosing the address
-// and inserting it is one critical section: two libraries placing their
-// first managed variable at the same moment must not be given one address.
-func (s *addrSpace) insertManaged(size uint64, what string) *alloc {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	base := uint64(managedBase)
-	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].base >= globalBase })
-	if i > 0 && s.spans[i-1].base >= managedBase {
-		last := s.spans[i-1]
-		base = last.base + (last.size+allocAlign-1)/allocAlign*allocAlign + allocGuard
-	}
-	a := newAlloc(base, size)
-	a.what = what
-	s.spans = slices.Insert(s.spans, i, a)
-	return a
-}
-
-func (s *addrSpace) free(a *alloc) {
-	s.mu.Lock()
-	a.freed = true
-	a.backing, a.ptr = nil, nil
-	s.mu.Unlock()
-}
-
-// find returns the allocation whose span contains addr (live or freed), or
-// nil; s.mu must be held.
-func (s *addrSpace) find(addr uint64) *alloc {
-	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].base > addr })
-	if i == 0 {
-		return nil
-	}
-	a := s.spans[i-1]
-	if addr-a.base < a.size {
-		return a
-	}
-	return nil
-}
-
-// live returns the live allocation containing [addr, addr+n), or nil.
-func (s *addrSpace) live(addr, n uint64) *alloc {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	a := s.find(addr)
-	if a == nil || a.freed || addr+n > a.base+a.size || addr+n < addr {
-		return nil
-	}
-	return a
-}
-
-// describe explains why [addr, addr+n) is not accessible, in
-// compute-sanitizer's words.
-func (s *addrSpace) describe(addr, n uint64) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if a := s.find(addr); a != nil {
-		if a.freed {
-			return fmt.Sprintf("address %#x is inside a %d-byte allocation at %#x (%s) that was freed", addr, a.size, a.base, a.what)
-		}
-		return fmt.Sprintf("access of %d bytes at %#x runs %d bytes past the end of the %d-byte allocation at %#x (%s)",
-			n, addr, addr+n-(a.base+a.size), a.size, a.base, a.what)
-	}
-	// Nearest allocation, as compute-sanitizer prints it.
-	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].base > addr })
-	var best *alloc
-	var dist uint64
-	if i > 0 {
-		a := s.spans[i-1]
-		best, dist = a, addr-(a.base+a.size)
-	}
-	if i < len(s.spans) {
-		a := s.spans[i]
-		if best == nil || a.base-addr < dist {
-			best = a
-			return fmt.Sprintf("address %#x is out of bounds: %d bytes before the nearest allocation at %#x of size %d bytes (%s)",
-				addr, a.base-addr, a.base, a.size, a.what)
-		}
-	}
-	if best != nil {
-		state := ""
-		if best.freed {
-			state = ", freed"
-		}
-		return fmt.Sprintf("address %#x is out of bounds: %d bytes after the nearest allocation at %#x of size %d bytes (%s%s)",
-			addr, dist, best.base, best.size, best.what, state)
-	}
-	return fmt.Sprintf("address %#x is not a device address", addr)
-}
 
 // reserve takes size bytes of the device's address range.
 func (dv *device) reserve(size uint64) (uint64, bool) {
@@ -192,7 +38,7 @@ func (d *Driver) allocate(op string, c *context, size uint64, what string) (*all
 		return nil, rt.Errorf(op, rt.ErrOutOfMemory, "%d bytes requested on device %d (%d of %d bytes in use)", size, c.dev.ord, c.dev.used, c.dev.limit)
 	}
 	a := newAlloc(base, size)
-	a.dev, a.ctx, a.what = c.dev.ord, c, what
+	a.dev, a.owner, a.what = c.dev.ord, c, what
 	c.mu.Lock()
 	if c.destroyed {
 		c.mu.Unlock()
@@ -247,7 +93,7 @@ func (d *Driver) MemFree(ch rt.CtxHandle, p rt.DevPtr) error {
 	if a == nil || a.base != uint64(p) || a.what != "cuMemAlloc" && a.what != "cuMemAllocAsync" {
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x is not the start of a cuMemAlloc allocation", uint64(p))
 	}
-	owner := a.ctx
+	owner := ownerOf(a)
 	owner.mu.Lock()
 	if owner.allocs[a.base] != a {
 		owner.mu.Unlock()
@@ -263,12 +109,7 @@ func (d *Driver) MemFree(ch rt.CtxHandle, p rt.DevPtr) error {
 
 // span checks that [p, p+n) lies in one live allocation and returns its bytes.
 func (d *Driver) span(op string, p rt.DevPtr, n uint64) ([]byte, error) {
-	a := d.mem.live(uint64(p), n)
-	if a == nil {
-		return nil, rt.Errorf(op, rt.ErrInvalidValue, "%s", d.mem.describe(uint64(p), n))
-	}
-	off := uint64(p) - a.base
-	return a.bytes()[off : off+n : off+n], nil
+	return d.mem.span(op, uint64(p), n)
 }
 
 // memOp says what a copy or memset is, for submit: its node type in a

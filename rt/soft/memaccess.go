@@ -44,13 +44,13 @@ func (c *cta) gptr(addr, n uint64, write bool, lane int) unsafe.Pointer {
 }
 
 func (c *cta) gslow(addr, n uint64, write bool, lane int) unsafe.Pointer {
-	sp := c.l.d.mem
+	sp := c.l.Mem
 	a := sp.live(addr, n)
 	if a == nil {
 		c.memFault(addr, n, spGlobal, write, lane, sp.describe(addr, n))
 		return nil
 	}
-	if a.ctx != nil && a.ctx != c.l.ctx && !c.l.d.peerOK(c.l.ctx, a.ctx) {
+	if a.owner != nil && a.owner != c.l.Host && !c.l.Host.Reaches(a.owner) {
 		c.memFault(addr, n, spGlobal, write, lane, sprintf("address %#x belongs to an allocation of another context (%s), and peer access to it is not enabled", addr, a.what))
 		return nil
 	}

@@ -335,7 +335,7 @@ func (d *Driver) freeAsync(op string, ptr rt.DevPtr) error {
 	if a == nil || a.freed {
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x was already freed", uint64(ptr))
 	}
-	owner := a.ctx
+	owner := ownerOf(a)
 	owner.mu.Lock()
 	delete(owner.allocs, a.base)
 	owner.mu.Unlock()

@@ -88,15 +88,6 @@ type genOp struct {
 // lanes is the 32 lane values of the register at offset o.
 func lanes(r []uint64, o uint32) *[32]uint64 { return (*[32]uint64)(r[o : o+32]) }
 
-func absI(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-func absDiff(a, b int64) int64 { return absI(a - b) }
-
 func satS32(v int64) uint64 {
 	switch {
 	case v > 1<<31-1:

@@ -40,9 +40,7 @@ func (c *cta) builtin(w *warp, in *inst, m uint32) bool {
 			if !ok {
 				return false
 			}
-			c.l.d.outMu.Lock()
-			_, _ = c.l.d.opt.Stdout.Write([]byte(out))
-			c.l.d.outMu.Unlock()
+			c.l.Host.Print(out)
 			if len(fi.retOff) > 0 {
 				if p := c.ptr(w, spLocal, frame+uint64(fi.retOff[0]), 4, true, l); p != nil {
 					store(p, 4, uint64(n), false)
@@ -60,9 +58,7 @@ func (c *cta) builtin(w *warp, in *inst, m uint32) bool {
 			tx, ty, tz := t%int(b.X), t/int(b.X)%int(b.Y), t/int(b.X*b.Y)
 			text := sprintf("%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.\n",
 				file, uint32(line), fn, c.ctaid[0], c.ctaid[1], c.ctaid[2], tx, ty, tz, msg)
-			c.l.d.outMu.Lock()
-			_, _ = c.l.d.opt.Stdout.Write([]byte(text))
-			c.l.d.outMu.Unlock()
+			c.l.Host.Print(text)
 			c.fault = &fault{kind: fAssert, warp: w.id, lane: l, pc: c.pc, msg: sprintf("device-side assertion `%s` failed at %s:%d in %s", msg, file, uint32(line), fn)}
 			return false
 		case biGraphSetConditional:
@@ -71,7 +67,11 @@ func (c *cta) builtin(w *warp, in *inst, m uint32) bool {
 			if !ok1 || !ok2 {
 				return false
 			}
-			if msg := c.l.setConditional(h, uint32(v)); msg != "" {
+			msg := sprintf("cudaGraphSetConditional(%#x, %d) from a kernel that is not running in a graph", h, uint32(v))
+			if c.l.SetConditional != nil {
+				msg = c.l.SetConditional(h, uint32(v))
+			}
+			if msg != "" {
 				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: h, size: 4, space: spGlobal, write: true, msg: msg}
 				return false
 			}

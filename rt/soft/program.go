@@ -4,11 +4,18 @@ import (
 	"github.com/cugen/cugen/parse/ptx"
 )
 
+// The device the executor models: the H100 (sm_90) of the special
+// registers and the shared-memory layout.
+const (
+	numSMs            = 132     // %nsmid
+	sharedPerBlockRes = 1 << 10 // shared memory reserved by the system per block, before the kernel's
+)
+
 // program is one kernel decoded for execution: the entry's code followed by
 // the code of every device function it can call. Programs are immutable
 // after LibraryLoad and shared by every context and launch.
 type program struct {
-	lib  *library
+	lib  *Module
 	name string
 	fn   *ptx.Func
 

@@ -46,9 +46,6 @@ package soft
 import (
 	"fmt"
 	"math/bits"
-	"os"
-	"strconv"
-	"time"
 	"unsafe"
 )
 
@@ -68,38 +65,6 @@ const (
 	// reports (CUGEN_SOFT_RACECHECK=strict).
 	RaceStrict
 )
-
-// envOptions applies CUGEN_SOFT_RACECHECK and CUGEN_SOFT_SHUFFLE to what opt
-// leaves unset, so that `go test` can turn the modes on without code
-// (CUGEN_SOFT_SHUFFLE leaves a Deterministic driver alone).
-func envOptions(opt Options) Options {
-	if opt.RaceCheck == RaceOff {
-		switch v := os.Getenv("CUGEN_SOFT_RACECHECK"); v {
-		case "", "0", "off", "false":
-		case "strict", "warp":
-			opt.RaceCheck = RaceStrict
-		default:
-			opt.RaceCheck = RaceOn
-		}
-	}
-	// Deterministic asks for the canonical order (what references of
-	// order-dependent results assume): the environment does not shuffle it.
-	if opt.ShuffleSeed == 0 && !opt.Deterministic {
-		switch v := os.Getenv("CUGEN_SOFT_SHUFFLE"); v {
-		case "", "0", "off", "false":
-		case "random":
-			opt.ShuffleSeed = uint64(time.Now().UnixNano()) | 1
-			fmt.Fprintf(os.Stderr, "soft: CUGEN_SOFT_SHUFFLE=random: seed %d (set CUGEN_SOFT_SHUFFLE=%d to repeat)\n", opt.ShuffleSeed, opt.ShuffleSeed)
-		default:
-			if n, err := strconv.ParseUint(v, 0, 64); err == nil && n != 0 {
-				opt.ShuffleSeed = n
-			} else {
-				fmt.Fprintf(os.Stderr, "soft: CUGEN_SOFT_SHUFFLE=%q is not a seed (a number, or random); not shuffling\n", v)
-			}
-		}
-	}
-	return opt
-}
 
 // Instrumented operations: what instrument makes of a racecheck program's
 // memory instructions. They are numbered apart from ops.go's list, and the
@@ -514,7 +479,7 @@ func (c *cta) hazard(w *warp, l int, kind int, other *access, space int, addr, s
 }
 
 // threadName is thread (x,y,z) of lane l of warp w.
-func (l *launch) threadName(w, lane int) string {
+func (l *Launch) threadName(w, lane int) string {
 	t, b := uint32(w*32+lane), l.block
 	return fmt.Sprintf("(%d,%d,%d)", t%b.X, t/b.X%b.Y, t/(b.X*b.Y))
 }
@@ -558,10 +523,10 @@ func (c *cta) check(w *warp, l int, space int, addr, n uint64, write bool, old, 
 // checkModes sets up a new worker's racecheck and shuffle state, if the
 // driver has them on.
 func (c *cta) checkModes() {
-	if mode := c.l.d.opt.RaceCheck; mode != RaceOff {
+	if mode := c.l.Config.RaceCheck; mode != RaceOff {
 		c.rc = newRaceState(c, mode == RaceStrict)
 	}
-	if seed := c.l.d.opt.ShuffleSeed; seed != 0 {
+	if seed := c.l.Config.ShuffleSeed; seed != 0 {
 		c.shuf = newShuffler(seed, c.warps)
 	}
 }

@@ -25,13 +25,6 @@ const (
 	tkSured
 )
 
-// Queries of txq and suq.
-const (
-	tqWidth = iota
-	tqHeight
-	tqDepth
-)
-
 // texInstr is one decoded texture or surface instruction (opTex's aux
 // indexes program.texs).
 type texInstr struct {
@@ -355,7 +348,7 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 	if msg := texExtrasRecorded(ti, level, grad, offs != nil, depth != nil); msg != "" {
 		dc.failIn(in, "%s: %s", ti.what, msg)
 	}
-	ti.zero = texZeroResult(ti.kind, ti.geom, grad, depth != nil, ti.intc)
+	ti.zero = ti.kind == tkTex && texZeroResult(ti.geom, grad, depth != nil, ti.intc)
 	if offs != nil {
 		// (tex.1d's offset register is not masked to 4 bits: its bits
 		// 4-7 are a y offset, texsample.go; immediates mean the same,
@@ -421,32 +414,37 @@ func texExtrasRecorded(ti *texInstr, level, grad, offs, depth bool) string {
 	return ""
 }
 
-// texZeroResult says whether tex or tld4 returns 0 in every channel
-// whatever the texture and coordinates (intc: .s32 coordinates):
-//   - tex.grad.1d with a depth-compare operand, with or without offsets
-//     (tex2-m forms 176 and 219: every one of their 12,288 samples, f32
-//     and u8x4 normalized 1-D arrays, point and linear, clamp, wrap and
-//     border; tex.grad.a1d and tex.level.1d with a depth compare and
-//     tex.grad.1d.f32 without one return the plain sample). With d|p too
-//     (probe7 forms 50 and 51, with and without offsets: 512 samples) the
-//     zeros come with a true residency predicate.
-//   - tex.grad.1d.s32, with or without offsets and d|p (ptxas refuses it
-//     with a depth compare): on a 1-D CUDA array (probe7: 1,024 samples,
-//     equal to tex.1d.s32, which reads 0 there too) and on linear memory
-//     (probe8: 1,024 samples at x = -4..40 on 37 texels, where tex.1d.s32,
-//     tex1Dfetch, reads texel x: 864 of them differ). The predicate of
-//     d|p is true (probe7, 512 samples on 1-D arrays). Both fit reading
-//     the coordinate register's bits as f32, as tex.grad.{2d,3d,a1d,
-//     a2d}.s32 does, only on linear memory (a float fetch there reads 0;
-//     on a 1-D array it would read texel 0 for the probes' small integers).
-func texZeroResult(kind, geom int, grad, depth, intc bool) bool {
-	return kind == tkTex && grad && geom == texGeom1D && (depth || intc)
+// TexObject is a texture or surface object as a kernel's instructions see
+// it: the memory it reads, in the layout of rt/soft's arrays (element
+// (x, y, z) at Base + z*slice + y*Pitch + x*element size), and how it
+// samples.
+type TexObject struct {
+	Surface bool // a surface object (Tex is zero)
+
+	Kind     rt.ResourceKind
+	Format   rt.ArrayFormat
+	Channels int
+	// Dims is the coordinates an access takes (1, 2 or 3; a cube map's 3
+	// are a direction), not counting the layer index.
+	Dims          int
+	Layered, Cube bool
+	// Width, Height and Depth are in elements, each at least 1; Depth counts
+	// the 3-D depth, the layers, the 6 faces of a cube or 6×layers of a
+	// layered cube. Layers is the layer count of a layered array (0 if not
+	// layered).
+	Width, Height, Depth, Layers int
+	// Base is the device address of element (0, 0, 0); Pitch the bytes
+	// between rows.
+	Base  uint64
+	Pitch uint64
+	// Size is the bytes from Base that the resource spans.
+	Size uint64
+
+	Tex rt.TextureDesc // as created (zero for a surface)
 }
 
-var texGeomNames = [...]string{"1d", "2d", "3d", "a1d", "a2d", "cube", "acube"}
-
 // texViewOf describes a texture or surface object to the sampler.
-func texViewOf(b *texBinding, data []byte) *texView {
+func texViewOf(b *TexObject, data []byte) *texView {
 	v := &texView{Data: data, NChan: b.Channels, W: b.Width, H: max(b.Height, 1), D: 1, Pitch: int(b.Pitch)}
 	f := b.Format
 	switch {
@@ -509,56 +507,20 @@ func texViewOf(b *texBinding, data []byte) *texView {
 	return v
 }
 
-// texDims answers txq/suq width, height and depth as the H100 does (the
-// texture header's: a 1-D array texture has height 1, a 1-D surface and
-// linear memory 0; layers count in the next free dimension).
-func texDims(v *texView, surface bool, q int) uint32 {
-	switch q {
-	case tqWidth:
-		return uint32(v.W)
-	case tqHeight:
-		switch {
-		case v.Res == texResLinear:
-			return 0
-		case v.Geom == texGeom1D:
-			if surface {
-				return 0
-			}
-			return 1
-		case v.Geom == texGeomA1D:
-			return uint32(v.Layers)
-		}
-		return uint32(v.H)
-	}
-	switch v.Geom {
-	case texGeom3D:
-		return uint32(v.D)
-	case texGeomA2D:
-		return uint32(v.Layers)
-	case texGeomACube:
-		return uint32(v.Layers / 6)
-	}
-	return 0
-}
-
 // texExec runs one texture or surface instruction for the lanes of m.
 func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 	ti := &c.p.texs[in.aux]
 	hs := lanes(w.r, ti.h)
 	var lastH uint64
 	var v *texView
-	var b *texBinding
+	var b *TexObject
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		h := hs[l]
 		if v == nil || h != lastH {
 			lastH = h
 			surface := ti.kind >= tkSuld
-			if surface {
-				b = c.l.d.surfObject(h)
-			} else {
-				b = c.l.d.texObject(h)
-			}
+			b = c.l.Host.TexObject(h, surface)
 			if b == nil {
 				kind := "texture"
 				if surface {
@@ -568,7 +530,7 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 					msg: sprintf("%s: %#x is not a live %s object", ti.what, h, kind)}
 				return false
 			}
-			data, err := b.Bytes(c.l.d)
+			data, err := c.l.Mem.span("texture", b.Base, b.Size)
 			if err != nil {
 				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: b.Base,
 					msg: sprintf("%s: the memory of object %#x is gone: %v", ti.what, h, err)}

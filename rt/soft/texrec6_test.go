@@ -60,7 +60,7 @@ func texRecZero(form uint32) bool {
 	if f.tld4 {
 		kind = tkTld4
 	}
-	return ok && texZeroResult(kind, f.geom, f.grad, f.depth, f.s32)
+	return ok && kind == tkTex && texZeroResult(f.geom, f.grad, f.depth, f.s32)
 }
 
 // texRecKey6 names a round-6 form for texRecKey: e.g. tex.grad+offsets+depth|p.

@@ -19,9 +19,9 @@ import (
 // of a cube map (+x, -x, +y, -y, +z, -z) and 6*layer+face of a layered cube
 // map. Each channel is stored as its format says (little-endian), channel 0
 // first. Texture and surface objects are descriptors kept by handle; a
-// kernel's texture and surface instructions find them with
-// Driver.texObject and Driver.surfObject, which describe the memory in the
-// same terms (texBinding) for arrays, linear and pitched memory alike.
+// kernel's texture and surface instructions find them through their
+// context's TexObject (executor.go), which describes the memory in the same
+// terms for arrays, linear and pitched memory alike.
 
 var _ rt.Texturer = (*Driver)(nil)
 
@@ -40,36 +40,17 @@ type texArray struct {
 	ctx  *context
 }
 
-// texBinding is a texture or surface object as a kernel's instructions see
-// it: the memory it reads, in the layout above, and how it samples.
+// texBinding is a texture or surface object: what a kernel's instructions
+// see of it (TexObject), and how it was made.
 type texBinding struct {
-	Handle  uint64
-	Surface bool // a surface object (Tex is zero)
-	Ctx     *context
-
-	Kind     rt.ResourceKind
-	Format   rt.ArrayFormat
-	Channels int
-	ElemSize int // bytes of one element, Format.Size()*Channels
-	// Dims is the coordinates an access takes (1, 2 or 3; a cube map's 3
-	// are a direction), not counting the layer index.
-	Dims          int
-	Layered, Cube bool
-	// Width, Height and Depth are in elements, each at least 1; Depth counts
-	// the 3-D depth, the layers, the 6 faces of a cube or 6×layers of a
-	// layered cube. Layers is the layer count of a layered array (0 if not
-	// layered).
-	Width, Height, Depth, Layers int
-	// Base is the device address of element (0, 0, 0); Pitch the bytes
-	// between rows and Slice the bytes between slices (depth, layer, face).
-	Base         uint64
-	Pitch, Slice uint64
-	// Size is the bytes from Base that the resource spans.
-	Size uint64
+	TexObject
+	Handle   uint64
+	Ctx      *context
+	ElemSize int    // bytes of one element, Format.Size()*Channels
+	Slice    uint64 // the bytes between slices (depth, layer, face)
 
 	Array *texArray       // the array, for ResourceArray
 	Res   rt.ResourceDesc // as created
-	Tex   rt.TextureDesc  // as created (zero for a surface)
 }
 
 // Bytes is the resource's memory now (it may have been freed since the
@@ -78,25 +59,13 @@ func (b *texBinding) Bytes(d *Driver) ([]byte, error) {
 	return d.span("texture", rt.DevPtr(b.Base), b.Size)
 }
 
-// texObject is the texture object a kernel's texture instruction names by
-// h, or nil if there is none (never made, destroyed, or a surface object).
-func (d *Driver) texObject(h uint64) *texBinding {
+// texObject is the texture (surface false) or surface object h, or nil if
+// there is none (never made, destroyed, or of the other kind).
+func (d *Driver) texObject(h uint64, surface bool) *texBinding {
 	d.tex.mu.RLock()
 	b := d.tex.objs[h]
 	d.tex.mu.RUnlock()
-	if b == nil || b.Surface {
-		return nil
-	}
-	return b
-}
-
-// surfObject is the surface object a kernel's surface instruction names by
-// h, or nil.
-func (d *Driver) surfObject(h uint64) *texBinding {
-	d.tex.mu.RLock()
-	b := d.tex.objs[h]
-	d.tex.mu.RUnlock()
-	if b == nil || !b.Surface {
+	if b == nil || b.Surface != surface {
 		return nil
 	}
 	return b
@@ -312,7 +281,7 @@ func (d *Driver) Memcpy3D(ch rt.CtxHandle, c *rt.Copy3D, sh rt.StreamHandle, asy
 
 // bind describes r's memory for an object.
 func (d *Driver) bind(op string, r *rt.ResourceDesc) (*texBinding, error) {
-	b := &texBinding{Kind: r.Kind, Res: *r}
+	b := &texBinding{TexObject: TexObject{Kind: r.Kind}, Res: *r}
 	switch r.Kind {
 	case rt.ResourceArray:
 		a, err := d.array(op, r.Array)

@@ -1,0 +1,82 @@
+// The driver's side of the executor: each context is the Host of the
+// launches that run in it, through which the executor reaches the driver.
+
+package soft
+
+import "github.com/cugen/cugen/rt"
+
+var _ Host = (*context)(nil)
+
+// ownerOf is the context that owns a, nil for managed memory.
+func ownerOf(a *alloc) *context {
+	c, _ := a.owner.(*context)
+	return c
+}
+
+// Reaches is peer access from c to other (peer.go).
+func (c *context) Reaches(other Host) bool {
+	o, ok := other.(*context)
+	return ok && c.d.peerOK(c, o)
+}
+
+// Alloc is allocate in c.
+func (c *context) Alloc(op string, n uint64, what string) (*alloc, error) {
+	return c.d.allocate(op, c, n, what)
+}
+
+// Free frees a, an allocation of c.
+func (c *context) Free(a *alloc) bool {
+	c.mu.Lock()
+	if c.allocs[a.base] != a {
+		c.mu.Unlock()
+		return false
+	}
+	delete(c.allocs, a.base)
+	c.mu.Unlock()
+	c.d.mem.free(a)
+	c.dev.release(a.size)
+	return true
+}
+
+// Vars is the addresses of m's variables in c (library.go).
+func (c *context) Vars(m *Module) ([]uint64, error) {
+	c.d.mu.Lock()
+	lib := c.d.modLibs[m]
+	c.d.mu.Unlock()
+	if lib == nil {
+		return nil, rt.Errorf("cuLibraryGetGlobal", rt.ErrInvalidHandle, "library was unloaded")
+	}
+	in, err := lib.instance(c)
+	if err != nil {
+		return nil, err
+	}
+	return in.addr, nil
+}
+
+// CheckLaunch is checkLaunch in c (launch.go).
+func (c *context) CheckLaunch(op string, p *program, la rt.LaunchArgs) error {
+	return c.d.checkLaunch(op, p, c, la)
+}
+
+// TexObject is the object h of the driver (texture.go).
+func (c *context) TexObject(h uint64, surface bool) *TexObject {
+	b := c.d.texObject(h, surface)
+	if b == nil {
+		return nil
+	}
+	return &b.TexObject
+}
+
+// Print writes to Options.Stdout, one text at a time.
+func (c *context) Print(text string) {
+	d := c.d
+	d.outMu.Lock()
+	_, _ = d.opt.Stdout.Write([]byte(text))
+	d.outMu.Unlock()
+}
+
+// Faulted is the driver's first sticky fault (sticky.go).
+func (c *context) Faulted() *rt.Error { return c.d.fault.Load() }
+
+// Runtime is c's device-runtime state.
+func (c *context) Runtime() *Runtime { return &c.runtime }

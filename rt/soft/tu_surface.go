@@ -1,0 +1,194 @@
+package soft
+
+import "encoding/binary"
+
+// surfElemX turns the element coordinate x of a formatted store (sust.p)
+// into the byte coordinate surfOffset takes. Coordinates outside the row
+// stay outside on the same side, so that .clamp, .zero and .trap see them
+// as the H100 does (x counts elements; no misalignment is possible).
+func surfElemX(v *texView, geom int, c [4]uint32, mode int) [4]uint32 {
+	return surfUnitX(v, geom, c, v.texelBytes(), mode)
+}
+
+// surfUnitX turns a coordinate x that counts units of unit bytes (sust.p:
+// elements; sured.p: accesses, surfRedP; sured.b: x/size, surfRedX) into
+// the byte coordinate surfOffset takes under mode. The row holds n =
+// rowBytes/unit whole units (rounded down); x < 0 stays outside before
+// the row, and x >= n (an access that does not fit in the row, whole or
+// in part) is, under .clamp, the last whole unit n-1 and otherwise stays
+// outside after the row, so that .zero drops it and .trap faults. This is
+// what the H100 does on rows that are not a whole number of accesses
+// (surf5.bin.zst: sured.p on u8x1, u16x1 and u8x2 rows of 3, 5, 6, 10 and
+// 12 bytes; surf6.bin.zst: sured.b there, and .trap): on a 6-byte row
+// sured.p.add.b32 at x = 1 (bytes 4 to 7) adds to bytes 0 to 3 under
+// .clamp, changes nothing under .zero and is an illegal address under
+// .trap. With no whole unit in the row (n = 0: .b32 on 3 bytes, .b64 on 5
+// or 6) surfOffset drops every access, as the H100 does under .clamp and
+// .zero (under .trap it faults, surfRedOffset).
+func surfUnitX(v *texView, geom int, c [4]uint32, unit, mode int) [4]uint32 {
+	i := 0
+	if geom == texGeomA1D || geom == texGeomA2D {
+		i = 1
+	}
+	u := int64(unit)
+	n := int64(v.W*v.texelBytes()) / u // whole units in a row
+	switch x := int64(int32(c[i])); {
+	case x < 0:
+		c[i] = uint32(int32(-u))
+	case x >= n && mode == surfClamp && n > 0:
+		c[i] = uint32(int32((n - 1) * u))
+	case x >= n:
+		c[i] = uint32(int32(n * u))
+	default:
+		c[i] = uint32(int32(x * u))
+	}
+	return c
+}
+
+// surfRedX turns the coordinate c of a sured access of size bytes into
+// the byte coordinate surfOffset takes under mode: sured.p (elems) counts
+// x in accesses (surfRedP); sured.b counts x in bytes, and an aligned x
+// is clamped as a sured.p at x/size, so that under .clamp an access that
+// does not fit in the row lands on the last whole access in it, not at
+// row width − size, and under .zero and .trap it stays outside (the
+// H100's sured.b.add.u32 and sured.b.min.u64 on u8x1 rows of 6, 5 and 3
+// bytes and a u16x1 row of 10, surf6.bin.zst: on the 10-byte row .u32 at
+// x = 8 and 12 adds to bytes 4 to 7 and .u64 at x = 8 takes the min with
+// bytes 0 to 7; on 6 and 5 bytes .u32 at x = 4, 8, 12 adds to bytes 0 to
+// 3). A misaligned x is left for surfOffset to report.
+func surfRedX(v *texView, geom int, c [4]uint32, size, mode int, elems bool) [4]uint32 {
+	if !elems {
+		i := 0
+		if geom == texGeomA1D || geom == texGeomA2D {
+			i = 1
+		}
+		x := int64(int32(c[i]))
+		if x%int64(size) != 0 {
+			return c
+		}
+		c[i] = uint32(int32(x / int64(size)))
+	}
+	return surfUnitX(v, geom, c, size, mode)
+}
+
+// surfRedOffset resolves a sured access of size bytes at the instruction's
+// coordinate c (surfRedX) to a byte offset and outcome as surfOffset does,
+// except that under .trap an access on a row narrower than itself is out
+// of range (an illegal address, as the H100's sured.p.add.b32.trap on a
+// 3-byte row at x = 0, surf6.txt), where .clamp and .zero drop it.
+func surfRedOffset(v *texView, geom int, c [4]uint32, size, mode int, elems bool) (int, int) {
+	off, st := v.surfOffset(geom, surfRedX(v, geom, c, size, mode, elems), size, mode)
+	if st == surfDropped && mode == surfTrap {
+		st = surfOutOfRange
+	}
+	return off, st
+}
+
+// surfStoreP runs sust.p: the cnt values, channel 0 first, converted to the
+// format of element c (x in elements). Channels the vector does not give
+// are written 0; values beyond the element's channels are dropped.
+func surfStoreP(v *texView, geom int, c [4]uint32, cnt, mode int, vals [4]uint32) {
+	es := v.texelBytes()
+	off, st := v.surfOffset(geom, surfElemX(v, geom, c, mode), es, mode)
+	if st != surfOK {
+		return
+	}
+	b := v.Data[off : off+es]
+	for i := 0; i < v.NChan; i++ {
+		var r uint32
+		if i < cnt {
+			r = surfConvert(v, vals[i])
+		}
+		switch v.Bits {
+		case 8:
+			b[i] = byte(r)
+		case 16:
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(r))
+		default:
+			binary.LittleEndian.PutUint32(b[4*i:], r)
+		}
+	}
+}
+
+// surfConvert converts one sust.p value to a channel of v's format (the
+// raw channel bits). Integer formats take the word as .u32 (unsigned) or
+// .s32 (signed) and saturate to the channel; 32-bit channels take the word
+// as it is (float NaN payloads included). Half channels round the f32
+// toward zero (see surfHalfRZ). Normalized channels: see surfNorm.
+func surfConvert(v *texView, w uint32) uint32 {
+	switch {
+	case v.Bits == 32:
+		return w
+	case v.ReadNorm:
+		return surfNorm(w, v.Bits, v.Chan == texChanSigned)
+	case v.Chan == texChanFloat:
+		return surfHalfRZ(w)
+	case v.Chan == texChanSigned:
+		lim := int32(1)<<(v.Bits-1) - 1
+		return uint32(min(max(int32(w), -lim-1), lim)) & (1<<v.Bits - 1)
+	}
+	return min(w, 1<<v.Bits-1)
+}
+
+// texZeroResult says whether tex (never tld4) returns 0 in every channel
+// whatever the texture and coordinates (intc: .s32 coordinates):
+//   - tex.grad.1d with a depth-compare operand, with or without offsets
+//     (tex2-m forms 176 and 219: every one of their 12,288 samples, f32
+//     and u8x4 normalized 1-D arrays, point and linear, clamp, wrap and
+//     border; tex.grad.a1d and tex.level.1d with a depth compare and
+//     tex.grad.1d.f32 without one return the plain sample). With d|p too
+//     (probe7 forms 50 and 51, with and without offsets: 512 samples) the
+//     zeros come with a true residency predicate.
+//   - tex.grad.1d.s32, with or without offsets and d|p (ptxas refuses it
+//     with a depth compare): on a 1-D CUDA array (probe7: 1,024 samples,
+//     equal to tex.1d.s32, which reads 0 there too) and on linear memory
+//     (probe8: 1,024 samples at x = -4..40 on 37 texels, where tex.1d.s32,
+//     tex1Dfetch, reads texel x: 864 of them differ). The predicate of
+//     d|p is true (probe7, 512 samples on 1-D arrays). Both fit reading
+//     the coordinate register's bits as f32, as tex.grad.{2d,3d,a1d,
+//     a2d}.s32 does, only on linear memory (a float fetch there reads 0;
+//     on a 1-D array it would read texel 0 for the probes' small integers).
+func texZeroResult(geom int, grad, depth, intc bool) bool {
+	return grad && geom == texGeom1D && (depth || intc)
+}
+
+var texGeomNames = [...]string{"1d", "2d", "3d", "a1d", "a2d", "cube", "acube"}
+
+// Queries of txq and suq (texDims).
+const (
+	tqWidth = iota
+	tqHeight
+	tqDepth
+)
+
+// texDims answers txq/suq width, height and depth as the H100 does (the
+// texture header's: a 1-D array texture has height 1, a 1-D surface and
+// linear memory 0; layers count in the next free dimension).
+func texDims(v *texView, surface bool, q int) uint32 {
+	switch q {
+	case tqWidth:
+		return uint32(v.W)
+	case tqHeight:
+		switch {
+		case v.Res == texResLinear:
+			return 0
+		case v.Geom == texGeom1D:
+			if surface {
+				return 0
+			}
+			return 1
+		case v.Geom == texGeomA1D:
+			return uint32(v.Layers)
+		}
+		return uint32(v.H)
+	}
+	switch v.Geom {
+	case texGeom3D:
+		return uint32(v.D)
+	case texGeomA2D:
+		return uint32(v.Layers)
+	case texGeomACube:
+		return uint32(v.Layers / 6)
+	}
+	return 0
+}
