@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/internal/contractgen"
 )
 
 const brxPTX = `
@@ -192,7 +190,7 @@ func TestBrxSwitch(t *testing.T) {
 			}
 			for tid := uint32(0); tid < n; tid++ {
 				next := tid&^31 | (tid+1)&31
-				want := []uint32{val(tid), caseMask(tid), fullMask, val(next)}
+				want := []uint32{val(tid), caseMask(tid), 0xffffffff, val(next)}
 				if g := got[4*tid : 4*tid+4]; fmt.Sprint(g) != fmt.Sprint(want) {
 					t.Errorf("thread %d: {value, case mask, join mask, next value} = %#x, want %#x", tid, g, want)
 				}
@@ -232,7 +230,7 @@ func TestBrxLoop(t *testing.T) {
 		if tid%32 == 31 {
 			next = tid
 		}
-		want := []uint32{s, fullMask, collatzSteps(next*7 + 2), 0}
+		want := []uint32{s, 0xffffffff, collatzSteps(next*7 + 2), 0}
 		if g := got[4*tid : 4*tid+4]; fmt.Sprint(g) != fmt.Sprint(want) {
 			t.Errorf("thread %d: {steps, join mask, next steps, 0} = %v, want %v", tid, g, want)
 		}
@@ -293,52 +291,6 @@ func TestBrxRefusals(t *testing.T) {
 		_, err := d.LibraryLoad([]byte(src), rt.LoadOptions{Name: "b.ptx"})
 		if want := fmt.Sprintf("b.ptx:%d:", line); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), c.why) {
 			t.Errorf("%q: got %v, want a refusal at %s saying %q", c.body, err, want, c.why)
-		}
-	}
-}
-
-// TestBrxContractJoin: a label that brx.idx reaches is a join like any
-// other branch target, so a product computed in the block that falls into
-// it is not fused into an add after it (as "after a join" in
-// TestContractRegions); with the brx.idx gone the two blocks are one
-// region and the pair fuses.
-func TestBrxContractJoin(t *testing.T) {
-	body := func(brx string) string {
-		return `.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 o, .param .f32 a, .param .f32 b, .param .f32 c, .param .u32 i)
-{
-	.reg .f32 %f<6>;
-	.reg .b32 %r<2>;
-	.reg .b64 %rd<2>;
-	ld.param.u64 %rd1, [o];
-	ld.param.f32 %f1, [a];
-	ld.param.f32 %f2, [b];
-	ld.param.f32 %f3, [c];
-	ld.param.u32 %r1, [i];
-	tl: .branchtargets T, U;
-	` + brx + `
-U:
-	mul.f32 %f4, %f1, %f2;
-T:
-	add.f32 %f5, %f4, %f3;
-	st.global.f32 [%rd1], %f5;
-	ret;
-}
-`
-	}
-	for _, c := range []struct {
-		brx   string
-		fused bool
-	}{{"brx.idx %r1, tl;", false}, {"mov.u32 %r1, 0;", true}} {
-		m, err := ptx.Parse("k.ptx", []byte(body(c.brx)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		contractFMA(m)
-		if got := contractgen.SummarizePTX(m.Funcs[len(m.Funcs)-1], contractgen.F32).FMA > 0; got != c.fused {
-			t.Errorf("%s: fused = %v, want %v", c.brx, got, c.fused)
 		}
 	}
 }

@@ -575,3 +575,49 @@ func TestContractAcrossDivision(t *testing.T) {
 		})
 	}
 }
+
+// TestBrxContractJoin: a label that brx.idx reaches is a join like any
+// other branch target, so a product computed in the block that falls into
+// it is not fused into an add after it (as "after a join" in
+// TestContractRegions); with the brx.idx gone the two blocks are one
+// region and the pair fuses.
+func TestBrxContractJoin(t *testing.T) {
+	body := func(brx string) string {
+		return `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 o, .param .f32 a, .param .f32 b, .param .f32 c, .param .u32 i)
+{
+	.reg .f32 %f<6>;
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [o];
+	ld.param.f32 %f1, [a];
+	ld.param.f32 %f2, [b];
+	ld.param.f32 %f3, [c];
+	ld.param.u32 %r1, [i];
+	tl: .branchtargets T, U;
+	` + brx + `
+U:
+	mul.f32 %f4, %f1, %f2;
+T:
+	add.f32 %f5, %f4, %f3;
+	st.global.f32 [%rd1], %f5;
+	ret;
+}
+`
+	}
+	for _, c := range []struct {
+		brx   string
+		fused bool
+	}{{"brx.idx %r1, tl;", false}, {"mov.u32 %r1, 0;", true}} {
+		m, err := ptx.Parse("k.ptx", []byte(body(c.brx)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		contractFMA(m)
+		if got := contractgen.SummarizePTX(m.Funcs[len(m.Funcs)-1], contractgen.F32).FMA > 0; got != c.fused {
+			t.Errorf("%s: fused = %v, want %v", c.brx, got, c.fused)
+		}
+	}
+}

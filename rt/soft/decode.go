@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync/atomic"
 
 	"github.com/cugen/cugen/parse/ptx"
 )
@@ -156,11 +155,9 @@ func layoutParams(ps []*ptx.Param, start uint32) (offs []uint32, end uint32) {
 	return offs, end
 }
 
-// decodeCount counts kernel decodes (tests check a library is decoded once).
-var decodeCount atomic.Int64
-
+// decodeKernel decodes a kernel, with every function it can call, into a
+// program; the error is a *decodeError at the first thing it cannot run.
 func decodeKernel(lib *Module, entry *ptx.Func) (p *program, err error) {
-	decodeCount.Add(1)
 	dc := &decoder{lib: lib, funcs: lib.funcs, infos: map[*ptx.Func]*funcInfo{},
 		consts: map[uint64]uint32{}, syms: map[int]uint32{}, specials: map[int]uint32{}, kparams: map[kparam]uint32{},
 		shared: map[*ptx.Var]uint32{}}

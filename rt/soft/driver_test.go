@@ -47,8 +47,8 @@ func TestLibraryInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decoded := decodeCount.Load()
 	k, _ := d.LibraryKernel(lib, "inc")
+	decoded := d.kernels[k]
 	a, _ := d.PrimaryCtxRetain(0)
 	b, err := d.CtxCreate(0, 0)
 	if err != nil {
@@ -90,8 +90,8 @@ func TestLibraryInstances(t *testing.T) {
 	if _, _, err := d.LibraryManaged(a, lib, "counter"); rt.CodeOf(err) != rt.ErrNotFound {
 		t.Fatalf("LibraryManaged on a non-managed variable: %v", err)
 	}
-	if n := decodeCount.Load(); n != decoded {
-		t.Fatalf("library decoded again in new contexts (%d → %d)", decoded, n)
+	if p := d.kernels[k]; p != decoded || d.libs[lib].progs[0] != decoded {
+		t.Fatalf("kernel decoded again in new contexts")
 	}
 	// Unloading frees every context's variables and the handles.
 	ga, _, _ := d.LibraryGlobal(a, lib, "counter")

@@ -43,9 +43,7 @@ func (c *cta) deviceFree(p uint64) string {
 		return ""
 	}
 	mem := c.l.Mem
-	mem.mu.RLock()
-	a := mem.find(p)
-	mem.mu.RUnlock()
+	a := mem.lookup(p)
 	if a == nil || a.base != p || a.what != heapWhat {
 		return sprintf("free of %#x, which malloc did not return", p)
 	}

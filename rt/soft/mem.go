@@ -87,9 +87,7 @@ func (d *Driver) MemFree(ch rt.CtxHandle, p rt.DevPtr) error {
 	if err := c.synchronize(); err != nil {
 		return asyncErr(op, err)
 	}
-	d.mem.mu.RLock()
-	a := d.mem.find(uint64(p))
-	d.mem.mu.RUnlock()
+	a := d.mem.lookup(uint64(p))
 	if a == nil || a.base != uint64(p) || a.what != "cuMemAlloc" && a.what != "cuMemAllocAsync" {
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x is not the start of a cuMemAlloc allocation", uint64(p))
 	}

@@ -100,6 +100,14 @@ func (s *addrSpace) free(a *alloc) {
 	s.mu.Unlock()
 }
 
+// lookup returns the allocation whose span contains addr, live or freed,
+// or nil.
+func (s *addrSpace) lookup(addr uint64) *alloc {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.find(addr)
+}
+
 // find returns the allocation whose span contains addr (live or freed), or
 // nil; s.mu must be held.
 func (s *addrSpace) find(addr uint64) *alloc {

@@ -329,9 +329,7 @@ func (d *Driver) MemFreeAsync(ch rt.CtxHandle, ptr rt.DevPtr, sh rt.StreamHandle
 // freeAsync frees a stream-ordered allocation and returns what its pool
 // does not keep.
 func (d *Driver) freeAsync(op string, ptr rt.DevPtr) error {
-	d.mem.mu.RLock()
-	a := d.mem.find(uint64(ptr))
-	d.mem.mu.RUnlock()
+	a := d.mem.lookup(uint64(ptr))
 	if a == nil || a.freed {
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x was already freed", uint64(ptr))
 	}

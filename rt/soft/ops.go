@@ -148,35 +148,6 @@ const (
 	voteBallot
 )
 
-// Atomic operations (low nibble of opAtom's fl) and operand classes (fl>>4).
-const (
-	atAdd = iota
-	atMin
-	atMax
-	atInc
-	atDec
-	atCas
-	atExch
-	atAnd
-	atOr
-	atXor
-)
-
-const (
-	acU32 = iota
-	acS32
-	acU64
-	acS64
-	acF32
-	acF64
-	acF16
-	acF16x2
-	acBF16
-	acBF16x2
-	acB16
-	acB128 // atom.cas/exch.b128 (b128.go)
-)
-
 // Redux kinds.
 const (
 	rdAdd = iota

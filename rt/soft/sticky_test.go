@@ -1,6 +1,7 @@
 package soft
 
 import (
+	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
@@ -103,7 +104,7 @@ L:
 	}
 	if a := e.d.mem.live(uint64(count), 4); a == nil {
 		t.Error("the counter's allocation is gone")
-	} else if n := *(*uint32)(a.ptr); n >= ctas {
+	} else if n := binary.LittleEndian.Uint32(a.bytes()); n >= ctas {
 		t.Errorf("the long launch ran all its %d CTAs after its context faulted", n)
 	} else {
 		t.Logf("the long launch stopped after %d of %d CTAs", n, ctas)

@@ -652,3 +652,44 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 	}
 	return true
 }
+
+// suredCheck refuses the sured forms ptxas refuses (CUDA 13.0, probed on
+// the H100's machine: testdata/tex/probe-forms.txt), which are the PTX
+// ISA's rules: sured.b takes .add on .u32, .s32, .u64; .min and .max on
+// .u32, .s32, .u64, .s64; .and and .or on .b32; sured.p takes .b32 for
+// every operation and .b64 for .min and .max; the geometry is .1d, .2d or
+// .3d.
+func suredCheck(dc *decoder, in *ptx.Instr, ti *texInstr, op, ty string) {
+	if ti.geom < 0 || ti.geom > texGeom3D {
+		dc.failIn(in, "sured takes .1d, .2d or .3d")
+	}
+	if ti.cnt != 1 {
+		dc.failIn(in, "sured takes one value, not a vector")
+	}
+	if op == "" || ty == "" {
+		dc.failIn(in, "want sured.{b,p}.op.geom.type (op .add, .min, .max, .and or .or)")
+	}
+	ok := false
+	switch {
+	case ti.elems:
+		ok = ti.rcls < 0 && (ti.size == 4 || ti.red == atMin || ti.red == atMax)
+	case ti.red == atAdd:
+		ok = ti.rcls == acU32 || ti.rcls == acS32 || ti.rcls == acU64
+	case ti.red == atMin, ti.red == atMax:
+		ok = ti.rcls >= 0
+	default: // and, or
+		ok = ti.rcls < 0 && ti.size == 4
+	}
+	if !ok {
+		want := map[int]string{atAdd: ".u32, .s32 or .u64", atMin: ".u32, .s32, .u64 or .s64", atMax: ".u32, .s32, .u64 or .s64",
+			atAnd: ".b32", atOr: ".b32"}[ti.red]
+		kind := "b"
+		if ti.elems {
+			kind, want = "p", ".b32"
+			if ti.red == atMin || ti.red == atMax {
+				want = ".b32 or .b64"
+			}
+		}
+		dc.failIn(in, "sured.%s.%s takes %s, not .%s (ptxas refuses the rest)", kind, op, want, ty)
+	}
+}

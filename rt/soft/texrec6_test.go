@@ -56,11 +56,7 @@ func texRecForm6(form uint32) texOp {
 // 176 and 219), the sampler not asked.
 func texRecZero(form uint32) bool {
 	f, ok := texForms6[form]
-	kind := tkTex
-	if f.tld4 {
-		kind = tkTld4
-	}
-	return ok && kind == tkTex && texZeroResult(f.geom, f.grad, f.depth, f.s32)
+	return ok && !f.tld4 && texZeroResult(f.geom, f.grad, f.depth, f.s32)
 }
 
 // texRecKey6 names a round-6 form for texRecKey: e.g. tex.grad+offsets+depth|p.
