@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // context is a CUDA context: it owns allocations, streams, events and the
@@ -21,16 +22,16 @@ type context struct {
 
 	mu        sync.Mutex
 	destroyed bool
-	streams   map[*stream]struct{} // created streams (not the NULL stream)
-	allocs    map[uint64]*alloc    // live allocations by base
+	streams   map[*stream]struct{}   // created streams (not the NULL stream)
+	allocs    map[uint64]*exec.Alloc // live allocations by base
 	insts     map[*library]*instance
 
-	runtime Runtime // the device runtime's state (executor.go)
+	runtime exec.Runtime // the device runtime's state (executor.go)
 }
 
 func (d *Driver) newContext(dv *device, primary bool) *context {
 	c := &context{d: d, dev: dv, primary: primary,
-		streams: map[*stream]struct{}{}, allocs: map[uint64]*alloc{}, insts: map[*library]*instance{}}
+		streams: map[*stream]struct{}{}, allocs: map[uint64]*exec.Alloc{}, insts: map[*library]*instance{}}
 	c.null = &stream{ctx: c}
 	d.mu.Lock()
 	c.h = rt.CtxHandle(d.handle())
@@ -157,11 +158,11 @@ func (d *Driver) destroy(c *context) {
 	streams := c.streams
 	allocs := c.allocs
 	insts := c.insts
-	c.streams, c.allocs, c.insts = map[*stream]struct{}{}, map[uint64]*alloc{}, map[*library]*instance{}
+	c.streams, c.allocs, c.insts = map[*stream]struct{}{}, map[uint64]*exec.Alloc{}, map[*library]*instance{}
 	c.mu.Unlock()
 	for _, a := range allocs {
-		d.mem.free(a)
-		c.dev.release(a.size)
+		d.mem.Free(a)
+		c.dev.release(a.Size)
 	}
 	for lib := range insts {
 		lib.mu.Lock()

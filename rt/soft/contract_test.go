@@ -16,6 +16,7 @@ import (
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 	"github.com/cugen/cugen/rt/soft/internal/contractgen"
 )
 
@@ -159,110 +160,6 @@ func TestContractRecorded(t *testing.T) {
 	t.Logf("%d of %d recorded launches bit-exact; %d f64 NaN results among them, payloads included", exact, checked, nans)
 }
 
-// The fusion decisions ptxas made for sm_75, sm_80 and sm_90 (read off the
-// SASS, testdata/contract/sass.txt) are the ones soft makes on the PTX: the
-// same fused products, with the same operands and signs, one level deep
-// (contractgen.Summary). -G builds are compared by their count of FMAs.
-func TestContractSASS(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "contract", "sass.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries := map[string]contractgen.Entry{}
-	for _, e := range contractgen.Entries() {
-		entries[e.Src+"/"+e.Kernel] = e
-	}
-	mods := map[string]*ptx.Module{}
-	listed := map[string]bool{}
-	compared := 0
-	for i, line := range strings.Split(string(data), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		key, sum, _ := strings.Cut(line, "\t")
-		f := strings.Fields(key)
-		if len(f) != 4 {
-			t.Fatalf("sass.txt:%d: bad line", i+1)
-		}
-		src, target, build, kernel := f[0], f[1], f[2], f[3]
-		ent, ok := entries[src+"/"+kernel]
-		if !ok {
-			t.Errorf("sass.txt:%d: %s/%s is not in the corpus", i+1, src, kernel)
-			continue
-		}
-		want, err := contractgen.ParseSummary(sum)
-		if err != nil {
-			t.Fatalf("sass.txt:%d: %v", i+1, err)
-		}
-		name := ent.PTXPath(target, build)
-		m, ok := mods[name]
-		if !ok {
-			m, err = ptx.Parse(name, contractPTX(t, ent, target, build))
-			if err != nil {
-				t.Fatal(err)
-			}
-			contractFMA(m)
-			mods[name] = m
-		}
-		fn := findFunc(m, kernel)
-		if fn == nil {
-			t.Errorf("sass.txt:%d: no kernel %s in %s", i+1, kernel, name)
-			continue
-		}
-		skip, countOnly := sassUncomparable(fn)
-		if _, known := sassKnownDiffs[kernel]; known {
-			listed[kernel] = true
-			skip = "known"
-		}
-		if sassOpsUnreadable[kernel] != "" {
-			listed[kernel] = true
-		}
-		if skip != "" {
-			continue
-		}
-		got := contractgen.SummarizePTX(fn, ent.Type)
-		compared++
-		opsToo := build != "G" && sassOpsUnreadable[kernel] == "" && countOnly == ""
-		if got.FMA != want.FMA || opsToo && !contractgen.OpsMatch(want.Ops, got.Ops) {
-			t.Errorf("%s %s %s %s:\n\tptxas: fma=%d %s\n\tsoft:  fma=%d %s", src, target, build, kernel,
-				want.FMA, strings.Join(want.Ops, " "), got.FMA, strings.Join(got.Ops, " "))
-		}
-	}
-	if compared < 5000 {
-		t.Errorf("only %d kernels compared", compared)
-	}
-	for _, m := range []map[string]string{sassOpsUnreadable, sassKnownDiffs} {
-		for k := range m {
-			if !listed[k] {
-				t.Errorf("%s is listed as an exception but not in sass.txt", k)
-			}
-		}
-	}
-}
-
-// sassOpsUnreadable lists kernels whose SASS the evaluator reads wrongly,
-// so that only their FMA count is compared.
-var sassOpsUnreadable = map[string]string{
-	"guard_both_f64": "ptxas does the guarded add unconditionally and selects the result with FSEL pairs",
-	// ptxas compiles mul.ftz x, 1.0 to a flush (FADD.FTZ x, -RZ), which
-	// an FFMA.FTZ then reads through: the same values, different trees.
-	"rand023_ftz": "mul.ftz by 1.0 compiled to a flush",
-	"rand236_ftz": "mul.ftz by 1.0 compiled to a flush",
-	"rand053_ftz": "mul.ftz by 1.0 compiled to a flush",
-}
-
-// sassKnownDiffs lists kernels where ptxas fuses what soft does not, and
-// why; their FMA counts differ too.
-var sassKnownDiffs = map[string]string{
-	// b * -2.0 is exact: ptxas moves it into a conditional block and fuses
-	// it there, which changes no value (the results agree).
-	"rand076_f64": "an exact multiplication by -2.0 fused across blocks",
-}
-
-// knownContractDiffs are the kernels where soft and the H100 differ, and why.
-// The test fails if one of them starts to match, so the list stays true.
-var knownContractDiffs = map[string]string{}
-
 func readContractResults(t *testing.T) []contractgen.Result {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "contract", "results.jsonl.gz"))
@@ -286,11 +183,6 @@ func readContractResults(t *testing.T) []contractgen.Result {
 		out = append(out, r)
 	}
 }
-
-var (
-	contractModules = map[string][]byte{}
-	contractKernels map[string]contractgen.Kernel
-)
 
 // contractPTX is the PTX of ent's build for target: generated for the
 // hand-written kernels, nvcc's output (testdata) for the others. nvcc's PTX
@@ -395,52 +287,6 @@ func compareContract(ent contractgen.Entry, got, want []byte) (nans int, bad str
 	return nans, ""
 }
 
-func findFunc(m *ptx.Module, name string) *ptx.Func {
-	for _, f := range m.Funcs {
-		if f.Name == name && f.Body != nil {
-			return f
-		}
-	}
-	return nil
-}
-
-// sassUncomparable names what keeps a kernel out of the SASS table test
-// (the recorded results still cover it): ptxas expands div.rn and sqrt.rn
-// into FFMA sequences of its own, folds a saturating cvt into the
-// instruction before it, and unrolls loops, so that the SASS has several
-// copies of what the PTX has once. countOnly names what limits the test
-// to the count of FMAs: the PTX evaluator does not follow values through
-// calls, the SASS one does.
-func sassUncomparable(f *ptx.Func) (skip, countOnly string) {
-	var code []ptx.Stmt
-	flattenCode(f.Body, &code)
-	seen := map[string]bool{}
-	for _, s := range code {
-		switch s := s.(type) {
-		case *ptx.Label:
-			seen[s.Name] = true
-		case *ptx.Instr:
-			switch s.Op {
-			case "div", "sqrt", "rcp", "rsqrt":
-				return s.Op + " expands to FFMAs", ""
-			case "cvt":
-				for _, m := range s.Mods {
-					if m == "sat" {
-						return "ptxas folds cvt.sat into the FFMA that feeds it", ""
-					}
-				}
-			case "bra":
-				if sym, ok := s.Operands[0].(*ptx.Sym); ok && seen[sym.Name] {
-					return "a loop", ""
-				}
-			case "call":
-				countOnly = "a call"
-			}
-		}
-	}
-	return "", countOnly
-}
-
 // FuzzContract loads mutated contraction kernels (loops, calls, guards,
 // chains of products): contraction may leave a module alone, never panic.
 func FuzzContract(f *testing.F) {
@@ -461,64 +307,6 @@ func FuzzContract(f *testing.F) {
 			_ = d.LibraryUnload(h)
 		}
 	})
-}
-
-// BenchmarkContractLoad is the cost contraction adds to a load: nvcc's
-// PTX of the 300 inline-PTX kernels, parsed and contracted.
-func BenchmarkContractLoad(b *testing.B) {
-	t := &testing.T{}
-	src := contractPTX(t, contractgen.Entry{Src: contractgen.SrcAsm}, "sm_90", "O3")
-	b.SetBytes(int64(len(src)))
-	for b.Loop() {
-		m, err := ptx.Parse("asm.ptx", src)
-		if err != nil {
-			b.Fatal(err)
-		}
-		contractFMA(m)
-	}
-}
-
-// The region model at its edges: what the H100 showed (rt/soft/testdata/
-// contract: loop2..loop64_acc, loopn_acc, loop4_nounroll, bra_next,
-// call_between, br_add), and where soft draws lines the corpus did not reach
-// (more trips than unrollMaxTrips, a body too long to unroll).
-func TestContractRegions(t *testing.T) {
-	loop := func(trips, pad int) string {
-		body := strings.Repeat("add x, x, d; ", pad)
-		return fmt.Sprintf("mul p, a, b; mov r, c; mov x, d; mov k, 0; L1: %sadd r, r, p; add k, k, 1; setp.lt q, k, %d; @q bra L1; out 0, r; out 1, x", body, trips)
-	}
-	for _, tc := range []struct {
-		name, body string
-		fused      bool
-	}{
-		{"64 trips", loop(64, 0), true},
-		{"65 trips", loop(65, 0), false},
-		{"4 trips of 64", loop(4, 60), true},
-		{"5 trips of 64", loop(5, 60), false},
-		{"trips counted down", "mul p, a, b; mov r, c; mov k, 8; L1: add r, r, p; sub k, k, 2; setp.ne q, k, 0; @q bra L1; out 0, r", true},
-		{"runtime trips", "shr kn, nthreads, 6; mul p, a, b; mov r, c; mov k, 0; L1: add r, r, p; add k, k, 1; setp.lt q, k, kn; @q bra L1; out 0, r", false},
-		{"nounroll", "mul p, a, b; mov r, c; mov k, 0; L1: nounroll; add r, r, p; add k, k, 1; setp.lt q, k, 4; @q bra L1; out 0, r", false},
-		{"after an unrolled loop", "mul p, a, b; mov k, 0; L1: add k, k, 1; setp.lt q, k, 4; @q bra L1; add r, p, c; out 0, r", true},
-		{"bra to the next label", "mul p, a, b; bra L1; L1: add r, p, c; out 0, r", true},
-		{"label no branch names", "mul p, a, b; L1: add r, p, c; out 0, r", true},
-		{"call between", "mul p, a, b; callid t, e; add r, p, c; out 0, r; out 1, t", false},
-		{"conditional block", "mul p, a, b; setp.gt q, e, 0.0; mov r, d; @!q bra L1; add r, p, c; L1: out 0, r", false},
-		{"after a join", "mul p, a, b; setp.gt q, e, 0.0; mov w, d; @!q bra L1; add w, w, e; L1: add r, p, c; out 0, r; out 1, w", false},
-	} {
-		k := contractgen.Kernel{Shape: contractgen.Shape{Name: "k", Body: tc.body}, Type: contractgen.F32}
-		src, err := k.PTX("sm_90", false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := ptx.Parse("k.ptx", []byte(src))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		contractFMA(m)
-		if got := contractgen.SummarizePTX(m.Funcs[len(m.Funcs)-1], contractgen.F32).FMA > 0; got != tc.fused {
-			t.Errorf("%s: fused = %v, want %v", tc.name, got, tc.fused)
-		}
-	}
 }
 
 // TestContractAcrossDivision: a product of loaded values computed before a
@@ -576,6 +364,219 @@ func TestContractAcrossDivision(t *testing.T) {
 	}
 }
 
+// The fusion decisions ptxas made for sm_75, sm_80 and sm_90 (read off the
+// SASS, testdata/contract/sass.txt) are the ones soft makes on the PTX: the
+// same fused products, with the same operands and signs, one level deep
+// (contractgen.Summary). -G builds are compared by their count of FMAs.
+func TestContractSASS(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "contract", "sass.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := map[string]contractgen.Entry{}
+	for _, e := range contractgen.Entries() {
+		entries[e.Src+"/"+e.Kernel] = e
+	}
+	mods := map[string]*ptx.Module{}
+	listed := map[string]bool{}
+	compared := 0
+	for i, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, sum, _ := strings.Cut(line, "\t")
+		f := strings.Fields(key)
+		if len(f) != 4 {
+			t.Fatalf("sass.txt:%d: bad line", i+1)
+		}
+		src, target, build, kernel := f[0], f[1], f[2], f[3]
+		ent, ok := entries[src+"/"+kernel]
+		if !ok {
+			t.Errorf("sass.txt:%d: %s/%s is not in the corpus", i+1, src, kernel)
+			continue
+		}
+		want, err := contractgen.ParseSummary(sum)
+		if err != nil {
+			t.Fatalf("sass.txt:%d: %v", i+1, err)
+		}
+		name := ent.PTXPath(target, build)
+		m, ok := mods[name]
+		if !ok {
+			m, err = ptx.Parse(name, contractPTX(t, ent, target, build))
+			if err != nil {
+				t.Fatal(err)
+			}
+			exec.Contract(m)
+			mods[name] = m
+		}
+		fn := findFunc(m, kernel)
+		if fn == nil {
+			t.Errorf("sass.txt:%d: no kernel %s in %s", i+1, kernel, name)
+			continue
+		}
+		skip, countOnly := sassUncomparable(fn)
+		if _, known := sassKnownDiffs[kernel]; known {
+			listed[kernel] = true
+			skip = "known"
+		}
+		if sassOpsUnreadable[kernel] != "" {
+			listed[kernel] = true
+		}
+		if skip != "" {
+			continue
+		}
+		got := contractgen.SummarizePTX(fn, ent.Type)
+		compared++
+		opsToo := build != "G" && sassOpsUnreadable[kernel] == "" && countOnly == ""
+		if got.FMA != want.FMA || opsToo && !contractgen.OpsMatch(want.Ops, got.Ops) {
+			t.Errorf("%s %s %s %s:\n\tptxas: fma=%d %s\n\tsoft:  fma=%d %s", src, target, build, kernel,
+				want.FMA, strings.Join(want.Ops, " "), got.FMA, strings.Join(got.Ops, " "))
+		}
+	}
+	if compared < 5000 {
+		t.Errorf("only %d kernels compared", compared)
+	}
+	for _, m := range []map[string]string{sassOpsUnreadable, sassKnownDiffs} {
+		for k := range m {
+			if !listed[k] {
+				t.Errorf("%s is listed as an exception but not in sass.txt", k)
+			}
+		}
+	}
+}
+
+// sassOpsUnreadable lists kernels whose SASS the evaluator reads wrongly,
+// so that only their FMA count is compared.
+var sassOpsUnreadable = map[string]string{
+	"guard_both_f64": "ptxas does the guarded add unconditionally and selects the result with FSEL pairs",
+	// ptxas compiles mul.ftz x, 1.0 to a flush (FADD.FTZ x, -RZ), which
+	// an FFMA.FTZ then reads through: the same values, different trees.
+	"rand023_ftz": "mul.ftz by 1.0 compiled to a flush",
+	"rand236_ftz": "mul.ftz by 1.0 compiled to a flush",
+	"rand053_ftz": "mul.ftz by 1.0 compiled to a flush",
+}
+
+// sassKnownDiffs lists kernels where ptxas fuses what soft does not, and
+// why; their FMA counts differ too.
+var sassKnownDiffs = map[string]string{
+	// b * -2.0 is exact: ptxas moves it into a conditional block and fuses
+	// it there, which changes no value (the results agree).
+	"rand076_f64": "an exact multiplication by -2.0 fused across blocks",
+}
+
+// knownContractDiffs are the kernels where soft and the H100 differ, and why.
+// The test fails if one of them starts to match, so the list stays true.
+var knownContractDiffs = map[string]string{}
+
+var (
+	contractModules = map[string][]byte{}
+	contractKernels map[string]contractgen.Kernel
+)
+
+func findFunc(m *ptx.Module, name string) *ptx.Func {
+	for _, f := range m.Funcs {
+		if f.Name == name && f.Body != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// sassUncomparable names what keeps a kernel out of the SASS table test
+// (the recorded results still cover it): ptxas expands div.rn and sqrt.rn
+// into FFMA sequences of its own, folds a saturating cvt into the
+// instruction before it, and unrolls loops, so that the SASS has several
+// copies of what the PTX has once. countOnly names what limits the test
+// to the count of FMAs: the PTX evaluator does not follow values through
+// calls, the SASS one does.
+func sassUncomparable(f *ptx.Func) (skip, countOnly string) {
+	var code []ptx.Stmt
+	flattenStmts(f.Body, &code)
+	seen := map[string]bool{}
+	for _, s := range code {
+		switch s := s.(type) {
+		case *ptx.Label:
+			seen[s.Name] = true
+		case *ptx.Instr:
+			switch s.Op {
+			case "div", "sqrt", "rcp", "rsqrt":
+				return s.Op + " expands to FFMAs", ""
+			case "cvt":
+				for _, m := range s.Mods {
+					if m == "sat" {
+						return "ptxas folds cvt.sat into the FFMA that feeds it", ""
+					}
+				}
+			case "bra":
+				if sym, ok := s.Operands[0].(*ptx.Sym); ok && seen[sym.Name] {
+					return "a loop", ""
+				}
+			case "call":
+				countOnly = "a call"
+			}
+		}
+	}
+	return "", countOnly
+}
+
+// BenchmarkContractLoad is the cost contraction adds to a load: nvcc's
+// PTX of the 300 inline-PTX kernels, parsed and contracted.
+func BenchmarkContractLoad(b *testing.B) {
+	t := &testing.T{}
+	src := contractPTX(t, contractgen.Entry{Src: contractgen.SrcAsm}, "sm_90", "O3")
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		m, err := ptx.Parse("asm.ptx", src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		exec.Contract(m)
+	}
+}
+
+// The region model at its edges: what the H100 showed (rt/soft/testdata/
+// contract: loop2..loop64_acc, loopn_acc, loop4_nounroll, bra_next,
+// call_between, br_add), and where soft draws lines the corpus did not reach
+// (more trips than unrollMaxTrips, a body too long to unroll).
+func TestContractRegions(t *testing.T) {
+	loop := func(trips, pad int) string {
+		body := strings.Repeat("add x, x, d; ", pad)
+		return fmt.Sprintf("mul p, a, b; mov r, c; mov x, d; mov k, 0; L1: %sadd r, r, p; add k, k, 1; setp.lt q, k, %d; @q bra L1; out 0, r; out 1, x", body, trips)
+	}
+	for _, tc := range []struct {
+		name, body string
+		fused      bool
+	}{
+		{"64 trips", loop(64, 0), true},
+		{"65 trips", loop(65, 0), false},
+		{"4 trips of 64", loop(4, 60), true},
+		{"5 trips of 64", loop(5, 60), false},
+		{"trips counted down", "mul p, a, b; mov r, c; mov k, 8; L1: add r, r, p; sub k, k, 2; setp.ne q, k, 0; @q bra L1; out 0, r", true},
+		{"runtime trips", "shr kn, nthreads, 6; mul p, a, b; mov r, c; mov k, 0; L1: add r, r, p; add k, k, 1; setp.lt q, k, kn; @q bra L1; out 0, r", false},
+		{"nounroll", "mul p, a, b; mov r, c; mov k, 0; L1: nounroll; add r, r, p; add k, k, 1; setp.lt q, k, 4; @q bra L1; out 0, r", false},
+		{"after an unrolled loop", "mul p, a, b; mov k, 0; L1: add k, k, 1; setp.lt q, k, 4; @q bra L1; add r, p, c; out 0, r", true},
+		{"bra to the next label", "mul p, a, b; bra L1; L1: add r, p, c; out 0, r", true},
+		{"label no branch names", "mul p, a, b; L1: add r, p, c; out 0, r", true},
+		{"call between", "mul p, a, b; callid t, e; add r, p, c; out 0, r; out 1, t", false},
+		{"conditional block", "mul p, a, b; setp.gt q, e, 0.0; mov r, d; @!q bra L1; add r, p, c; L1: out 0, r", false},
+		{"after a join", "mul p, a, b; setp.gt q, e, 0.0; mov w, d; @!q bra L1; add w, w, e; L1: add r, p, c; out 0, r; out 1, w", false},
+	} {
+		k := contractgen.Kernel{Shape: contractgen.Shape{Name: "k", Body: tc.body}, Type: contractgen.F32}
+		src, err := k.PTX("sm_90", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ptx.Parse("k.ptx", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		exec.Contract(m)
+		if got := contractgen.SummarizePTX(m.Funcs[len(m.Funcs)-1], contractgen.F32).FMA > 0; got != tc.fused {
+			t.Errorf("%s: fused = %v, want %v", tc.name, got, tc.fused)
+		}
+	}
+}
+
 // TestBrxContractJoin: a label that brx.idx reaches is a join like any
 // other branch target, so a product computed in the block that falls into
 // it is not fused into an add after it (as "after a join" in
@@ -615,9 +616,22 @@ T:
 		if err != nil {
 			t.Fatal(err)
 		}
-		contractFMA(m)
+		exec.Contract(m)
 		if got := contractgen.SummarizePTX(m.Funcs[len(m.Funcs)-1], contractgen.F32).FMA > 0; got != c.fused {
 			t.Errorf("%s: fused = %v, want %v", c.brx, got, c.fused)
+		}
+	}
+}
+
+// flattenStmts lists a body's instructions, labels, pragmas and
+// branch-target lists in program order, as the contraction walks them.
+func flattenStmts(b *ptx.Block, out *[]ptx.Stmt) {
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *ptx.Block:
+			flattenStmts(s, out)
+		case *ptx.Instr, *ptx.Label, *ptx.Targets, *ptx.Pragma:
+			*out = append(*out, s)
 		}
 	}
 }

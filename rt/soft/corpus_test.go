@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 // The corpus is nvcc 13.0 output for testdata/typical.cu and more.cu; each
@@ -303,7 +304,7 @@ func runMore(t *testing.T, file string) (moreResult, string) {
 		n := 40
 		in := make([]uint16, n)
 		for i := range in {
-			in[i] = uint16(fmtF16.round(float64(r.Float32()*4-2), rnRN))
+			in[i] = uint16(gpumath.F16.Round(float64(r.Float32()*4-2), gpumath.RN))
 		}
 		pa := e.buf(append([]uint16(nil), in...))
 		e.launch(k("_Z2hfP6__halfi"), rt.D1(1), rt.D1(64), 0, pa, n)
@@ -313,15 +314,15 @@ func runMore(t *testing.T, file string) (moreResult, string) {
 			// Optimized code rounds once: ptxas contracts the inline-asm
 			// mul.f16 and add.f16 (no rounding modifiers) into an fma, as the
 			// H100 shows. -G code is not optimized and rounds twice.
-			a := big.NewFloat(h2f(uint64(in[i])))
+			a := big.NewFloat(gpumath.H2F(uint64(in[i])))
 			prec := uint(64) // exact: the product of two 11-bit significands
 			if debug {
 				prec = 11
 			}
 			sq := new(big.Float).SetPrec(prec).Mul(a, a)
 			s, _ := new(big.Float).SetPrec(11).Add(a, sq).Float64()
-			if h2f(uint64(g[i])) != s {
-				t.Fatalf("hf: a[%d] = %v, want %v", i, h2f(uint64(g[i])), s)
+			if gpumath.H2F(uint64(g[i])) != s {
+				t.Fatalf("hf: a[%d] = %v, want %v", i, gpumath.H2F(uint64(g[i])), s)
 			}
 		}
 		res["hf"] = g
@@ -486,13 +487,13 @@ func runMore(t *testing.T, file string) (moreResult, string) {
 		for i, v := range x {
 			wy := int32(-1)
 			if v > 0 {
-				wy = int32(f2s(float64(v), rnRZ, 32))
+				wy = int32(gpumath.F2S(float64(v), gpumath.RZ, 32))
 			}
 			if v != v {
 				wy = 7
 			}
 			fv := float64(v)
-			s := float32(min32(v, 2, false)) + max32(v, -1, false)
+			s := float32(gpumath.Min32(v, 2, false)) + gpumath.Max32(v, -1, false)
 			s += float32(math.Abs(fv))
 			s += float32(math.Floor(fv))
 			s += float32(math.Ceil(fv))

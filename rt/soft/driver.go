@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 func init() {
@@ -65,6 +66,23 @@ type Options struct {
 	ShuffleSeed uint64
 }
 
+// RaceMode selects what Options.RaceCheck reports (the executor's
+// racecheck modes).
+type RaceMode = exec.RaceMode
+
+const (
+	// RaceOff checks nothing (the default).
+	RaceOff = exec.RaceOff
+	// RaceOn reports the hazards the hardware leaves unordered: between
+	// warps, between the lanes of one instruction, and between lanes of
+	// one warp on diverged paths (CUGEN_SOFT_RACECHECK=1).
+	RaceOn = exec.RaceOn
+	// RaceStrict also reports hazards between lanes of one warp that only
+	// lockstep execution orders, with no __syncwarp between them
+	// (CUGEN_SOFT_RACECHECK=strict).
+	RaceStrict = exec.RaceStrict
+)
+
 const (
 	defaultBudget = 100_000_000_000
 	defaultHeap   = 8 << 20 // cudaLimitMallocHeapSize's default
@@ -74,9 +92,9 @@ const (
 // for concurrent use.
 type Driver struct {
 	opt     Options
-	cfg     Config // the executor's share of opt
+	cfg     exec.Config // the executor's share of opt
 	devices []*device
-	mem     *addrSpace
+	mem     *exec.Memory
 
 	mu      sync.Mutex
 	next    uintptr // last handle handed out; handles of all kinds share it
@@ -84,8 +102,8 @@ type Driver struct {
 	streams map[rt.StreamHandle]*stream
 	events  map[rt.EventHandle]*event
 	libs    map[rt.LibHandle]*library
-	modLibs map[*Module]*library // libs, by their code
-	kernels map[rt.KernelHandle]*program
+	modLibs map[*exec.Module]*library // libs, by their code
+	kernels map[rt.KernelHandle]*exec.Program
 
 	curMu   sync.Mutex
 	current map[int]*context // by OS thread id (see tid)
@@ -154,16 +172,16 @@ func New(opt Options) *Driver {
 	}
 	d := &Driver{
 		opt:     opt,
-		mem:     newAddrSpace(),
+		mem:     exec.NewMemory(),
 		ctxs:    map[rt.CtxHandle]*context{},
 		streams: map[rt.StreamHandle]*stream{},
 		events:  map[rt.EventHandle]*event{},
 		libs:    map[rt.LibHandle]*library{},
-		modLibs: map[*Module]*library{},
-		kernels: map[rt.KernelHandle]*program{},
+		modLibs: map[*exec.Module]*library{},
+		kernels: map[rt.KernelHandle]*exec.Program{},
 		current: map[int]*context{},
 	}
-	d.cfg = Config{Workers: opt.Workers, InstrBudget: opt.InstrBudget, StackBytes: opt.StackBytes,
+	d.cfg = exec.Config{Workers: opt.Workers, InstrBudget: opt.InstrBudget, StackBytes: opt.StackBytes,
 		MallocHeapBytes: opt.MallocHeapBytes, ComputeCapability: opt.ComputeCapability,
 		RaceCheck: opt.RaceCheck, ShuffleSeed: opt.ShuffleSeed}
 	for i := 0; i < opt.Devices; i++ {
@@ -282,7 +300,7 @@ func (d *Driver) DeviceAttribute(ord int, attr rt.DeviceAttr) (int, error) {
 	case 12: // MAX_REGISTERS_PER_BLOCK
 		return 65536, nil
 	case rt.AttrMultiprocessorCount:
-		return numSMs, nil
+		return exec.NumSMs, nil
 	case 39: // MAX_THREADS_PER_MULTIPROCESSOR
 		return 2048, nil
 	case 41: // UNIFIED_ADDRESSING
@@ -300,7 +318,7 @@ func (d *Driver) DeviceAttribute(ord int, attr rt.DeviceAttr) (int, error) {
 	case rt.AttrMaxSharedMemoryPerBlockOptin:
 		return sharedPerBlockOpt, nil
 	case 111: // RESERVED_SHARED_MEMORY_PER_BLOCK: the H100 reports 1024
-		return sharedPerBlockRes, nil
+		return exec.ReservedShared, nil
 	}
 	return 0, nil
 }

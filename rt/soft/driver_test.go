@@ -90,7 +90,7 @@ func TestLibraryInstances(t *testing.T) {
 	if _, _, err := d.LibraryManaged(a, lib, "counter"); rt.CodeOf(err) != rt.ErrNotFound {
 		t.Fatalf("LibraryManaged on a non-managed variable: %v", err)
 	}
-	if p := d.kernels[k]; p != decoded || d.libs[lib].progs[0] != decoded {
+	if p := d.kernels[k]; p != decoded || d.libs[lib].Kernels[0] != decoded {
 		t.Fatalf("kernel decoded again in new contexts")
 	}
 	// Unloading frees every context's variables and the handles.

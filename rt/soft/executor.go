@@ -3,43 +3,46 @@
 
 package soft
 
-import "github.com/cugen/cugen/rt"
+import (
+	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
+)
 
-var _ Host = (*context)(nil)
+var _ exec.Host = (*context)(nil)
 
 // ownerOf is the context that owns a, nil for managed memory.
-func ownerOf(a *alloc) *context {
-	c, _ := a.owner.(*context)
+func ownerOf(a *exec.Alloc) *context {
+	c, _ := a.Owner.(*context)
 	return c
 }
 
 // Reaches is peer access from c to other (peer.go).
-func (c *context) Reaches(other Host) bool {
+func (c *context) Reaches(other exec.Host) bool {
 	o, ok := other.(*context)
 	return ok && c.d.peerOK(c, o)
 }
 
 // Alloc is allocate in c.
-func (c *context) Alloc(op string, n uint64, what string) (*alloc, error) {
+func (c *context) Alloc(op string, n uint64, what string) (*exec.Alloc, error) {
 	return c.d.allocate(op, c, n, what)
 }
 
 // Free frees a, an allocation of c.
-func (c *context) Free(a *alloc) bool {
+func (c *context) Free(a *exec.Alloc) bool {
 	c.mu.Lock()
-	if c.allocs[a.base] != a {
+	if c.allocs[a.Base] != a {
 		c.mu.Unlock()
 		return false
 	}
-	delete(c.allocs, a.base)
+	delete(c.allocs, a.Base)
 	c.mu.Unlock()
-	c.d.mem.free(a)
-	c.dev.release(a.size)
+	c.d.mem.Free(a)
+	c.dev.release(a.Size)
 	return true
 }
 
 // Vars is the addresses of m's variables in c (library.go).
-func (c *context) Vars(m *Module) ([]uint64, error) {
+func (c *context) Vars(m *exec.Module) ([]uint64, error) {
 	c.d.mu.Lock()
 	lib := c.d.modLibs[m]
 	c.d.mu.Unlock()
@@ -54,12 +57,12 @@ func (c *context) Vars(m *Module) ([]uint64, error) {
 }
 
 // CheckLaunch is checkLaunch in c (launch.go).
-func (c *context) CheckLaunch(op string, p *program, la rt.LaunchArgs) error {
+func (c *context) CheckLaunch(op string, p *exec.Program, la rt.LaunchArgs) error {
 	return c.d.checkLaunch(op, p, c, la)
 }
 
 // TexObject is the object h of the driver (texture.go).
-func (c *context) TexObject(h uint64, surface bool) *TexObject {
+func (c *context) TexObject(h uint64, surface bool) *exec.TexObject {
 	b := c.d.texObject(h, surface)
 	if b == nil {
 		return nil
@@ -79,4 +82,4 @@ func (c *context) Print(text string) {
 func (c *context) Faulted() *rt.Error { return c.d.fault.Load() }
 
 // Runtime is c's device-runtime state.
-func (c *context) Runtime() *Runtime { return &c.runtime }
+func (c *context) Runtime() *exec.Runtime { return &c.runtime }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -69,16 +70,16 @@ func divGen(s int, i uint64) (a, b uint32) {
 // divSoft is what the generated ops compute (ops_gen.go: DivApproxF32,
 // DivFullF32 and their .ftz forms).
 func divSoft(op int, a, b uint32) uint32 {
-	x, y := b32f(a), b32f(b)
+	x, y := gpumath.B32F(a), gpumath.B32F(b)
 	switch op {
 	case 0:
-		return uint32(r32(divApprox(x, y)))
+		return uint32(gpumath.R32(gpumath.DivApprox(x, y)))
 	case 1:
-		return uint32(r32(ftz32(divApproxFtz(ftz32(x), ftz32(y)))))
+		return uint32(gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(x), gpumath.Ftz32(y)))))
 	case 2:
-		return uint32(r32(divFull(x, y)))
+		return uint32(gpumath.R32(gpumath.DivFull(x, y)))
 	}
-	return uint32(r32(ftz32(divFullFtz(ftz32(x), ftz32(y)))))
+	return uint32(gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(x), gpumath.Ftz32(y)))))
 }
 
 func f64Lo(op int, hi uint32) uint64 {
@@ -91,11 +92,11 @@ func f64Lo(op int, hi uint32) uint64 {
 func f64Soft(op int, x uint64) uint64 {
 	switch op {
 	case 0:
-		return rcpApproxFtz64(x)
+		return gpumath.RcpApproxFtz64(x)
 	case 1:
-		return rsqrtApproxFtz64(x)
+		return gpumath.RsqrtApproxFtz64(x)
 	}
-	return rsqrtApprox64(x)
+	return gpumath.RsqrtApprox64(x)
 }
 
 func divSample(s, k int) uint64 { return uint64(k)*(divLens[s]/1024) + uint64(k%7) }

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 // The NaN table: every floating-point instruction that can see a NaN, run
@@ -280,7 +281,7 @@ func runRows(d rt.Driver, ctx rt.CtxHandle, op nanOp, rows [][]uint64) ([]uint64
 	if err := d.MemcpyDtoH(ctx, unsafe.Pointer(&out[0]), pout, uint64(8*n), 0, false); err != nil {
 		return nil, err
 	}
-	m := mask(uint(typeBits(op.out)))
+	m := gpumath.Mask(uint(typeBits(op.out)))
 	for i := range out {
 		out[i] &= m
 	}

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // Graphs and stream capture (rt.Grapher). A capture turns the work queued on
@@ -60,7 +61,7 @@ type snode struct {
 // kernelNode is a captured or updated launch: the kernel and everything its
 // launch checked and copied.
 type kernelNode struct {
-	p           *program
+	p           *exec.Program
 	ctx         *context
 	grid, block rt.Dim3
 	dynShared   uint32

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // Instantiated graphs: a private copy of the graph that node updates
@@ -233,23 +234,23 @@ func (d *Driver) GraphExecKernelNodeSetParams(xh rt.GraphExecHandle, nh rt.Graph
 }
 
 // kernelVars is the addresses of p's module variables in c, for a launch.
-func kernelVars(p *program, c *context) ([]uint64, error) {
-	if !p.usesVars {
+func kernelVars(p *exec.Program, c *context) ([]uint64, error) {
+	if !p.UsesVars {
 		return nil, nil
 	}
-	return c.Vars(p.lib)
+	return c.Vars(p.Module)
 }
 
 // launchNode is the launch l as a captured kernel node.
-func launchNode(l *Launch) *snode {
-	return &snode{typ: rt.NodeKernel, kern: &kernelNode{p: l.p, ctx: l.Host.(*context), grid: l.grid, block: l.block,
-		dynShared: l.dynShared, params: l.params, vars: l.vars, coop: l.Cooperative}}
+func launchNode(l *exec.Launch) *snode {
+	return &snode{typ: rt.NodeKernel, kern: &kernelNode{p: l.Program, ctx: l.Host.(*context), grid: l.Grid, block: l.Block,
+		dynShared: l.DynShared, params: l.Params, vars: l.Vars, coop: l.Cooperative}}
 }
 
 // launch is one run of the node's kernel in x.
-func (k *kernelNode) launch(d *Driver, x *sexec) *Launch {
-	return &Launch{p: k.p, Host: k.ctx, Mem: d.mem, Config: &d.cfg, grid: k.grid, block: k.block, dynShared: k.dynShared,
-		params: k.params, vars: k.vars, Cooperative: k.coop, SetConditional: x.setConditional}
+func (k *kernelNode) launch(d *Driver, x *sexec) *exec.Launch {
+	return &exec.Launch{Program: k.p, Host: k.ctx, Mem: d.mem, Config: &d.cfg, Grid: k.grid, Block: k.block, DynShared: k.dynShared,
+		Params: k.params, Vars: k.vars, Cooperative: k.coop, SetConditional: x.setConditional}
 }
 
 // runState is one launch of an instantiated graph: its snapshot and the

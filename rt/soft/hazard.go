@@ -40,6 +40,7 @@ import (
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // devRange is a range of device memory a copy touches (n = 0: none).
@@ -64,7 +65,7 @@ type eventMark struct {
 type hazards struct {
 	mu      sync.Mutex
 	seq     uint64
-	streams map[*stream]map[*alloc]*touch
+	streams map[*stream]map[*exec.Alloc]*touch
 	events  map[*event]eventMark
 	writes  sync.Map // *program → writeSet
 }
@@ -77,13 +78,13 @@ func (hz *hazards) now() uint64 {
 }
 
 // add records that work on s touches bytes [lo, hi) of a.
-func (hz *hazards) add(s *stream, a *alloc, lo, hi uint64, write bool, what string) {
+func (hz *hazards) add(s *stream, a *exec.Alloc, lo, hi uint64, write bool, what string) {
 	if hz.streams == nil {
-		hz.streams = map[*stream]map[*alloc]*touch{}
+		hz.streams = map[*stream]map[*exec.Alloc]*touch{}
 	}
 	m := hz.streams[s]
 	if m == nil {
-		m = map[*alloc]*touch{}
+		m = map[*exec.Alloc]*touch{}
 		hz.streams[s] = m
 	}
 	t := m[a]
@@ -98,28 +99,28 @@ func (hz *hazards) add(s *stream, a *alloc, lo, hi uint64, write bool, what stri
 func tracked(s *stream) bool { return s != nil && s.flags&streamNonBlocking != 0 }
 
 // launched records the memory a launch on s touches.
-func (d *Driver) launched(s *stream, l *Launch) {
+func (d *Driver) launched(s *stream, l *exec.Launch) {
 	if !tracked(s) {
 		return
 	}
-	ws := d.kernelWrites(l.p)
-	what := fmt.Sprintf("kernel %s, launched on stream %#x of context %#x", l.p.name, uintptr(s.h), uintptr(s.ctx.h))
+	ws := d.kernelWrites(l.Program)
+	what := fmt.Sprintf("kernel %s, launched on stream %#x of context %#x", l.Program.Name, uintptr(s.h), uintptr(s.ctx.h))
 	hz := &d.hz
 	hz.mu.Lock()
 	defer hz.mu.Unlock()
 	hz.seq++
-	for i := 0; i+8 <= len(l.params); i += 8 {
-		v := binary.LittleEndian.Uint64(l.params[i:])
-		if v < managedBase || v >= globalBase+uint64(len(d.devices))<<40 {
+	for i := 0; i+8 <= len(l.Params); i += 8 {
+		v := binary.LittleEndian.Uint64(l.Params[i:])
+		if v < exec.ManagedBase || v >= exec.GlobalBase+uint64(len(d.devices))<<40 {
 			continue
 		}
-		if a := d.mem.live(v, 1); a != nil {
-			hz.add(s, a, a.base, a.base+a.size, ws.unknown || ws.slot(i/8), what)
+		if a := d.mem.Live(v, 1); a != nil {
+			hz.add(s, a, a.Base, a.Base+a.Size, ws.unknown || ws.slot(i/8), what)
 		}
 	}
-	for _, v := range l.vars {
-		if a := d.mem.live(v, 1); a != nil {
-			hz.add(s, a, a.base, a.base+a.size, ws.unknown || ws.vars, what)
+	for _, v := range l.Vars {
+		if a := d.mem.Live(v, 1); a != nil {
+			hz.add(s, a, a.Base, a.Base+a.Size, ws.unknown || ws.vars, what)
 		}
 	}
 }
@@ -141,7 +142,7 @@ func (d *Driver) copied(op string, s *stream, m memOp) {
 		if r.n == 0 {
 			continue
 		}
-		if a := d.mem.live(r.lo, r.n); a != nil {
+		if a := d.mem.Live(r.lo, r.n); a != nil {
 			hz.add(s, a, r.lo, r.lo+r.n, r.write, what)
 		}
 	}
@@ -168,7 +169,7 @@ func (d *Driver) checkHost(op string, c *context, m memOp) error {
 			if r.n == 0 {
 				continue
 			}
-			a := d.mem.live(r.lo, r.n)
+			a := d.mem.Live(r.lo, r.n)
 			if a == nil {
 				continue
 			}
@@ -185,7 +186,7 @@ func (d *Driver) checkHost(op string, c *context, m memOp) error {
 			}
 			return rt.Errorf(op, rt.ErrIllegalState,
 				"host/device hazard: this synchronous call %s [%#x, %#x) of the %d-byte allocation at %#x (%s) in context %#x, which %s, not synchronized with since, %s; synchronize that stream (or wait for an event recorded after the work) first",
-				verb, r.lo, r.lo+r.n, a.size, a.base, a.what, uintptr(c.h), t.what, theirs)
+				verb, r.lo, r.lo+r.n, a.Size, a.Base, a.What, uintptr(c.h), t.what, theirs)
 		}
 	}
 	return nil
@@ -274,7 +275,7 @@ func (t taint) or(u taint) taint {
 }
 
 // kernelWrites traces p's parameters to the addresses its stores use.
-func (d *Driver) kernelWrites(p *program) writeSet {
+func (d *Driver) kernelWrites(p *exec.Program) writeSet {
 	if w, ok := d.hz.writes.Load(p); ok {
 		return w.(writeSet)
 	}
@@ -283,10 +284,10 @@ func (d *Driver) kernelWrites(p *program) writeSet {
 	return w
 }
 
-func traceWrites(p *program) writeSet {
-	mod := p.lib.mod
-	entry := p.fn
-	offs, _ := layoutParams(entry.Params, 0)
+func traceWrites(p *exec.Program) writeSet {
+	mod := p.Module.PTX
+	entry := p.Func
+	offs, _ := exec.LayoutParams(entry.Params, 0)
 	params := map[string]uint32{}
 	for i, q := range entry.Params {
 		params[q.Name] = offs[i]

@@ -10,6 +10,7 @@ import (
 	"github.com/cugen/cugen/parse"
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 // initPTX has an initializer of every kind: integers of each width and sign,
@@ -147,11 +148,11 @@ func TestLiteralRoundingMatchesArithmetic(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, f := range []struct {
 		t   ptx.Type
-		fmt smallFmt
-	}{{ptx.F16, fmtF16}, {ptx.BF16, fmtBF16}} {
+		fmt gpumath.SmallFmt
+	}{{ptx.F16, gpumath.F16}, {ptx.BF16, gpumath.BF16}} {
 		check := func(x float64) {
 			got, _ := ptx.FloatBits(x, 0, 0, f.t)
-			if want := f.fmt.round(x, rnRN); got != want {
+			if want := f.fmt.Round(x, gpumath.RN); got != want {
 				t.Fatalf("%v %v: literal %#x, arithmetic %#x", f.t, x, got, want)
 			}
 		}

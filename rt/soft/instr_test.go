@@ -13,6 +13,7 @@ import (
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 // The per-instruction table lives in testdata/insts.json: each case is a
@@ -170,7 +171,7 @@ func runCase(t *testing.T, d rt.Driver, ctx rt.CtxHandle, c *instCase) ([][]uint
 	res := make([][]uint64, n)
 	for i := range res {
 		for j, ty := range c.Out {
-			res[i] = append(res[i], out[i*nout+j]&mask(uint(typeBits(ty))))
+			res[i] = append(res[i], out[i*nout+j]&gpumath.Mask(uint(typeBits(ty))))
 		}
 	}
 	return res, nil

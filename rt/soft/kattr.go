@@ -6,6 +6,7 @@ import (
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // Kernel attributes (rt.KernelAttributer) and occupancy
@@ -46,12 +47,12 @@ const (
 )
 
 type kattrKey struct {
-	p    *program
+	p    *exec.Program
 	dev  int
 	attr rt.FuncAttr
 }
 
-func (d *Driver) program(op string, k rt.KernelHandle) (*program, error) {
+func (d *Driver) program(op string, k rt.KernelHandle) (*exec.Program, error) {
 	d.mu.Lock()
 	p := d.kernels[k]
 	d.mu.Unlock()
@@ -82,32 +83,32 @@ func (d *Driver) KernelAttribute(k rt.KernelHandle, attr rt.FuncAttr, dev int) (
 	case rt.FuncMaxThreadsPerBlock:
 		return maxThreads(p), nil
 	case rt.FuncSharedSizeBytes:
-		return int(p.sharedSize), nil
+		return int(p.SharedSize), nil
 	case rt.FuncConstSizeBytes:
 		n := 0
-		for _, v := range p.lib.vars {
+		for _, v := range p.Module.Vars {
 			if v.Space == ptx.SpaceConst {
-				n += int(varSize(v))
+				n += int(exec.VarSize(v))
 			}
 		}
 		return n, nil
 	case rt.FuncLocalSizeBytes:
-		return int(p.stack), nil
+		return int(p.Stack), nil
 	case rt.FuncNumRegs:
 		return numRegs(p), nil
 	case rt.FuncPTXVersion:
-		return targetVersion(p.lib.mod.Target), nil
+		return targetVersion(p.Module.PTX.Target), nil
 	case rt.FuncBinaryVersion:
 		return d.opt.ComputeCapability, nil
 	case rt.FuncMaxDynamicSharedSizeBytes:
-		return sharedPerBlock - int(p.sharedSize), nil
+		return sharedPerBlock - int(p.SharedSize), nil
 	case rt.FuncPreferredSharedMemoryCarveout:
 		return -1, nil
 	case rt.FuncCacheModeCA, rt.FuncClusterSizeMustBeSet, rt.FuncRequiredClusterWidth, rt.FuncRequiredClusterHeight,
 		rt.FuncRequiredClusterDepth, rt.FuncNonPortableClusterSizeAllowed, rt.FuncClusterSchedulingPolicyPreference:
 		return 0, nil
 	}
-	return 0, rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: attribute %d", p.name, attr)
+	return 0, rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: attribute %d", p.Name, attr)
 }
 
 // SetKernelAttribute is cuKernelSetAttribute.
@@ -123,7 +124,7 @@ func (d *Driver) SetKernelAttribute(k rt.KernelHandle, attr rt.FuncAttr, v int, 
 	ok := false
 	switch attr {
 	case rt.FuncMaxDynamicSharedSizeBytes:
-		ok = v >= 0 && v <= sharedPerBlockOpt-int(p.sharedSize)
+		ok = v >= 0 && v <= sharedPerBlockOpt-int(p.SharedSize)
 	case rt.FuncPreferredSharedMemoryCarveout:
 		ok = v >= -1 && v <= 100
 	case rt.FuncRequiredClusterWidth, rt.FuncRequiredClusterHeight, rt.FuncRequiredClusterDepth:
@@ -134,7 +135,7 @@ func (d *Driver) SetKernelAttribute(k rt.KernelHandle, attr rt.FuncAttr, v int, 
 		ok = v >= 0 && v <= 2
 	}
 	if !ok {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: attribute %d cannot be set to %d", p.name, attr, v)
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: attribute %d cannot be set to %d", p.Name, attr, v)
 	}
 	d.ext.mu.Lock()
 	defer d.ext.mu.Unlock()
@@ -145,17 +146,17 @@ func (d *Driver) SetKernelAttribute(k rt.KernelHandle, attr rt.FuncAttr, v int, 
 
 // maxDynamicShared is the most dynamic shared memory a launch of p may ask
 // for on dev.
-func (d *Driver) maxDynamicShared(p *program, dev int) int {
+func (d *Driver) maxDynamicShared(p *exec.Program, dev int) int {
 	d.ext.mu.Lock()
 	defer d.ext.mu.Unlock()
 	if v, ok := d.ext.kattrs[kattrKey{p, dev, rt.FuncMaxDynamicSharedSizeBytes}]; ok {
 		return v
 	}
-	return sharedPerBlock - int(p.sharedSize)
+	return sharedPerBlock - int(p.SharedSize)
 }
 
-func maxThreads(p *program) int {
-	for _, dims := range [][]int{p.reqNTID, p.maxNTID} {
+func maxThreads(p *exec.Program) int {
+	for _, dims := range [][]int{p.ReqNTID, p.MaxNTID} {
 		if len(dims) > 0 {
 			t := 1
 			for _, n := range dims {
@@ -167,7 +168,7 @@ func maxThreads(p *program) int {
 	return maxThreadsPerBlock
 }
 
-func numRegs(p *program) int { return min(max(p.nslots, 1), 255) }
+func numRegs(p *exec.Program) int { return min(max(p.NSlots, 1), 255) }
 
 // targetVersion is the sm number of a .target directive ("sm_70" → 70).
 func targetVersion(target []string) int {
@@ -200,7 +201,7 @@ func (d *Driver) OccupancyMaxActiveBlocks(ch rt.CtxHandle, k rt.KernelHandle, bl
 }
 
 // activeBlocks is the occupancy model of the file comment.
-func (d *Driver) activeBlocks(p *program, dev, block int, dynSmem uint64) int {
+func (d *Driver) activeBlocks(p *exec.Program, dev, block int, dynSmem uint64) int {
 	if block > maxThreads(p) || dynSmem > uint64(d.maxDynamicShared(p, dev)) {
 		return 0
 	}
@@ -208,7 +209,7 @@ func (d *Driver) activeBlocks(p *program, dev, block int, dynSmem uint64) int {
 	n := min(threadsPerSM/(warps*32), blocksPerSM)
 	regsPerWarp := (numRegs(p)*32 + regAllocUnit - 1) / regAllocUnit * regAllocUnit
 	n = min(n, regsPerSM/(regsPerWarp*warps))
-	shared := int(p.sharedSize) + int(dynSmem) + sharedPerBlockRes
+	shared := int(p.SharedSize) + int(dynSmem) + exec.ReservedShared
 	return min(n, sharedPerSM/shared)
 }
 
@@ -236,5 +237,5 @@ func (d *Driver) OccupancyMaxPotentialBlockSize(ch rt.CtxHandle, k rt.KernelHand
 			best, bestN = b, n
 		}
 	}
-	return bestN * numSMs, best, nil
+	return bestN * exec.NumSMs, best, nil
 }

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // Launch is cuLaunchKernel. The launch is validated and its parameters
@@ -45,19 +46,19 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		copy(params, unsafe.Slice((*byte)(la.Params), la.ParamSize))
 	}
 	d.mu.Lock()
-	lib := d.modLibs[p.lib]
+	lib := d.modLibs[p.Module]
 	d.mu.Unlock()
 	if lib == nil {
-		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel %s: its library was unloaded", p.name)
+		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel %s: its library was unloaded", p.Name)
 	}
-	l := &Launch{p: p, Host: c, Mem: d.mem, Config: &d.cfg, grid: g, block: b, cluster: la.Cluster,
-		dynShared: la.SharedMem, params: params, Cooperative: la.Cooperative}
-	if p.usesVars {
+	l := &exec.Launch{Program: p, Host: c, Mem: d.mem, Config: &d.cfg, Grid: g, Block: b, Cluster: la.Cluster,
+		DynShared: la.SharedMem, Params: params, Cooperative: la.Cooperative}
+	if p.UsesVars {
 		in, err := lib.instance(c)
 		if err != nil {
 			return err
 		}
-		l.vars = in.addr
+		l.Vars = in.addr
 	}
 	o, err := d.submit(op, s, launchNode(l), func() error { return d.run(l) })
 	if err != nil || o == nil { // failed, or captured
@@ -81,37 +82,37 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 // checkLaunch checks a launch of p in c, or a graph node's: its shapes
 // (rt's, normalized, each checked against a device limit that starts at 1),
 // shared memory and parameter buffer.
-func (d *Driver) checkLaunch(op string, p *program, c *context, la rt.LaunchArgs) error {
+func (d *Driver) checkLaunch(op string, p *exec.Program, c *context, la rt.LaunchArgs) error {
 	g, b := la.Grid, la.Block
 	nthreads := uint64(b.X) * uint64(b.Y) * uint64(b.Z)
 	switch {
 	case !inRange(b.X, maxThreadsPerBlock) || !inRange(b.Y, maxThreadsPerBlock) || !inRange(b.Z, maxBlockDimZ) || nthreads > maxThreadsPerBlock:
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: block %dx%dx%d is outside the device limits (1 to 1024 threads, z 1 to 64)", p.name, b.X, b.Y, b.Z)
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: block %dx%dx%d is outside the device limits (1 to 1024 threads, z 1 to 64)", p.Name, b.X, b.Y, b.Z)
 	case !inRange(g.X, maxGridDimX) || !inRange(g.Y, maxGridDimYZ) || !inRange(g.Z, maxGridDimYZ):
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: grid %dx%dx%d is outside the device limits", p.name, g.X, g.Y, g.Z)
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: grid %dx%dx%d is outside the device limits", p.Name, g.X, g.Y, g.Z)
 	}
 	if err := checkNTID(p, b); err != nil {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.name, err)
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.Name, err)
 	}
-	shared := uint64(p.sharedSize) // not counting the reserved KB, as the device's limit does not
+	shared := uint64(p.SharedSize) // not counting the reserved KB, as the device's limit does not
 	if la.SharedMem > 0 {
-		shared = uint64(p.dynOff) - sharedPerBlockRes + uint64(la.SharedMem)
+		shared = uint64(p.DynSharedOff) - exec.ReservedShared + uint64(la.SharedMem)
 	}
 	if shared > sharedPerBlockOpt {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %d bytes of shared memory exceed the device's %d", p.name, shared, sharedPerBlockOpt)
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %d bytes of shared memory exceed the device's %d", p.Name, shared, sharedPerBlockOpt)
 	}
 	if limit := d.maxDynamicShared(p, c.dev.ord); int(la.SharedMem) > limit {
 		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %d bytes of dynamic shared memory exceed its limit of %d on device %d; raise the limit with rt.Kernel.SetMaxDynamicSharedMemory (FuncMaxDynamicSharedSizeBytes)",
-			p.name, la.SharedMem, limit, c.dev.ord)
+			p.Name, la.SharedMem, limit, c.dev.ord)
 	}
-	if la.ParamSize < uintptr(p.paramSize) || la.ParamSize > 0 && la.Params == nil {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter buffer of %d bytes, the kernel's parameters need %d", p.name, la.ParamSize, p.paramSize)
+	if la.ParamSize < uintptr(p.ParamSize) || la.ParamSize > 0 && la.Params == nil {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter buffer of %d bytes, the kernel's parameters need %d", p.Name, la.ParamSize, p.ParamSize)
 	}
-	if err := checkCluster(p, g, la.Cluster); err != nil {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.name, err)
+	if err := exec.CheckCluster(p, g, la.Cluster); err != nil {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.Name, err)
 	}
-	if la.Cooperative && g.Count() > numSMs*uint64(max(1, 2048/nthreads)) {
-		return rt.Errorf(op, rt.ErrCooperativeLaunchTooLarge, "kernel %s: %d blocks cannot all be resident", p.name, g.Count())
+	if la.Cooperative && g.Count() > exec.NumSMs*uint64(max(1, 2048/nthreads)) {
+		return rt.Errorf(op, rt.ErrCooperativeLaunchTooLarge, "kernel %s: %d blocks cannot all be resident", p.Name, g.Count())
 	}
 	return nil
 }
@@ -128,31 +129,31 @@ func (d *Driver) KernelParamInfo(k rt.KernelHandle) ([]rt.ParamSpec, error) {
 	if p == nil {
 		return nil, rt.Errorf("cuKernelGetParamInfo", rt.ErrInvalidHandle, "kernel handle %#x is not loaded", uintptr(k))
 	}
-	offs, _ := layoutParams(p.fn.Params, 0)
+	offs, _ := exec.LayoutParams(p.Func.Params, 0)
 	specs := make([]rt.ParamSpec, len(offs))
-	for i, q := range p.fn.Params {
-		size, _ := paramSize(q)
+	for i, q := range p.Func.Params {
+		size, _ := exec.ParamSize(q)
 		specs[i] = rt.ParamSpec{Offset: offs[i], Size: size}
 	}
 	return specs, nil
 }
 
-func checkNTID(p *program, b rt.Dim3) error {
+func checkNTID(p *exec.Program, b rt.Dim3) error {
 	dims := []uint32{b.X, b.Y, b.Z}
-	if len(p.reqNTID) > 0 {
-		for i, n := range p.reqNTID {
+	if len(p.ReqNTID) > 0 {
+		for i, n := range p.ReqNTID {
 			if int(dims[i]) != n {
-				return fmt.Errorf("block %dx%dx%d does not match .reqntid %v", b.X, b.Y, b.Z, p.reqNTID)
+				return fmt.Errorf("block %dx%dx%d does not match .reqntid %v", b.X, b.Y, b.Z, p.ReqNTID)
 			}
 		}
 	}
-	if len(p.maxNTID) > 0 {
+	if len(p.MaxNTID) > 0 {
 		t := 1
-		for _, n := range p.maxNTID {
+		for _, n := range p.MaxNTID {
 			t *= n
 		}
 		if int(b.Count()) > t {
-			return fmt.Errorf("block of %d threads exceeds .maxntid %v", b.Count(), p.maxNTID)
+			return fmt.Errorf("block of %d threads exceeds .maxntid %v", b.Count(), p.MaxNTID)
 		}
 	}
 	return nil
@@ -160,7 +161,7 @@ func checkNTID(p *program, b rt.Dim3) error {
 
 // run runs l and counts what it executed; its fault, if it is one of the
 // sticky kinds, leaves its context unusable (sticky.go).
-func (d *Driver) run(l *Launch) error {
+func (d *Driver) run(l *exec.Launch) error {
 	err := l.Run()
 	d.instrCount.Add(l.Executed())
 	if err != nil {

@@ -8,27 +8,28 @@ import (
 	"github.com/cugen/cugen/parse/fatbin"
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // library is a loaded module: its code (Module), parsed and decoded once
 // and shared by every context, and its .global/.const variables, which
 // exist once per context.
 type library struct {
-	*Module
+	*exec.Module
 	d   *Driver
 	h   rt.LibHandle
 	khs []rt.KernelHandle
 
 	mu       sync.Mutex
 	insts    map[*context]*instance
-	managed  map[int]*alloc // managed variables, one allocation for all contexts
+	managed  map[int]*exec.Alloc // managed variables, one allocation for all contexts
 	unloaded bool
 }
 
 // instance is a library's variables in one context.
 type instance struct {
 	addr   []uint64 // by variable index
-	allocs []*alloc
+	allocs []*exec.Alloc
 }
 
 // LibraryLoad is cuLibraryLoadData. PTX positions in errors name
@@ -50,16 +51,16 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 	if err != nil {
 		return 0, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
 	}
-	m, err := LoadModule(name, mod, &d.cfg)
+	m, err := exec.LoadModule(name, mod, &d.cfg)
 	if err != nil {
 		return 0, err
 	}
-	lib := &library{Module: m, d: d, insts: map[*context]*instance{}, managed: map[int]*alloc{}}
+	lib := &library{Module: m, d: d, insts: map[*context]*instance{}, managed: map[int]*exec.Alloc{}}
 	d.mu.Lock()
 	lib.h = rt.LibHandle(d.handle())
 	d.libs[lib.h] = lib
 	d.modLibs[m] = lib
-	for _, p := range lib.progs {
+	for _, p := range lib.Kernels {
 		k := rt.KernelHandle(d.handle())
 		d.kernels[k] = p
 		lib.khs = append(lib.khs, k)
@@ -141,23 +142,23 @@ func (d *Driver) LibraryUnload(h rt.LibHandle) error {
 	insts := lib.insts
 	lib.insts = map[*context]*instance{}
 	managed := lib.managed
-	lib.managed = map[int]*alloc{}
+	lib.managed = map[int]*exec.Alloc{}
 	lib.mu.Unlock()
 	for c, in := range insts {
 		_ = c.synchronize()
 		c.mu.Lock()
 		for _, a := range in.allocs {
-			delete(c.allocs, a.base)
+			delete(c.allocs, a.Base)
 		}
 		delete(c.insts, lib)
 		c.mu.Unlock()
 		for _, a := range in.allocs {
-			d.mem.free(a)
-			c.dev.release(a.size)
+			d.mem.Free(a)
+			c.dev.release(a.Size)
 		}
 	}
 	for _, a := range managed {
-		d.mem.free(a)
+		d.mem.Free(a)
 	}
 	return nil
 }
@@ -168,12 +169,12 @@ func (d *Driver) LibraryKernel(h rt.LibHandle, name string) (rt.KernelHandle, er
 	if err != nil {
 		return 0, err
 	}
-	for i, p := range lib.progs {
-		if p.name == name {
+	for i, p := range lib.Kernels {
+		if p.Name == name {
 			return lib.khs[i], nil
 		}
 	}
-	return 0, rt.Errorf("cuLibraryGetKernel", rt.ErrNotFound, "no kernel %q in %s", name, lib.file)
+	return 0, rt.Errorf("cuLibraryGetKernel", rt.ErrNotFound, "no kernel %q in %s", name, lib.File)
 }
 
 // LibraryKernelNames lists the kernels in source order.
@@ -183,8 +184,8 @@ func (d *Driver) LibraryKernelNames(h rt.LibHandle) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, p := range lib.progs {
-		out = append(out, p.name)
+	for _, p := range lib.Kernels {
+		out = append(out, p.Name)
 	}
 	return out, nil
 }
@@ -210,18 +211,18 @@ func (d *Driver) variable(op string, ch rt.CtxHandle, h rt.LibHandle, name strin
 	if err != nil {
 		return 0, 0, err
 	}
-	i := lib.varIndex(name)
+	i := lib.VarIndex(name)
 	switch {
-	case managed && (i < 0 || !lib.vars[i].Managed):
-		return 0, 0, rt.Errorf(op, rt.ErrNotFound, "no __managed__ variable %q in %s", name, lib.file)
+	case managed && (i < 0 || !lib.Vars[i].Managed):
+		return 0, 0, rt.Errorf(op, rt.ErrNotFound, "no __managed__ variable %q in %s", name, lib.File)
 	case i < 0:
-		return 0, 0, rt.Errorf(op, rt.ErrNotFound, "no .global or .const variable %q in %s", name, lib.file)
+		return 0, 0, rt.Errorf(op, rt.ErrNotFound, "no .global or .const variable %q in %s", name, lib.File)
 	}
 	in, err := lib.instance(c)
 	if err != nil {
 		return 0, 0, err
 	}
-	return rt.DevPtr(in.addr[i]), uint64(varSize(lib.vars[i])), nil
+	return rt.DevPtr(in.addr[i]), uint64(exec.VarSize(lib.Vars[i])), nil
 }
 
 // instance returns (creating on first use) the library's variables in c.
@@ -236,53 +237,53 @@ func (lib *library) instance(c *context) (*instance, error) {
 		return in, nil
 	}
 	d := lib.d
-	in := &instance{addr: make([]uint64, len(lib.vars))}
-	allocs := make([]*alloc, len(lib.vars))
-	for i, v := range lib.vars {
-		size := uint64(varSize(v))
+	in := &instance{addr: make([]uint64, len(lib.Vars))}
+	allocs := make([]*exec.Alloc, len(lib.Vars))
+	for i, v := range lib.Vars {
+		size := uint64(exec.VarSize(v))
 		if size == 0 {
 			size = 1
 		}
 		if v.Managed {
 			a := lib.managed[i]
 			if a == nil {
-				a = d.mem.insertManaged(size, "managed variable "+v.Name+" of "+lib.file)
+				a = d.mem.InsertManaged(size, "managed variable "+v.Name+" of "+lib.File)
 				lib.managed[i] = a
 				allocs[i] = a
 			}
-			in.addr[i] = a.base
+			in.addr[i] = a.Base
 			continue
 		}
-		a, err := d.allocate(op, c, size, "variable "+v.Name+" of "+lib.file)
+		a, err := d.allocate(op, c, size, "variable "+v.Name+" of "+lib.File)
 		if err != nil {
 			for _, a := range in.allocs {
-				d.mem.free(a)
+				d.mem.Free(a)
 			}
 			return nil, err
 		}
-		a.readOnly = v.Space == ptx.SpaceConst
-		in.addr[i] = a.base
+		a.ReadOnly = v.Space == ptx.SpaceConst
+		in.addr[i] = a.Base
 		in.allocs = append(in.allocs, a)
 		allocs[i] = a
 	}
 	addr := func(name string) (uint64, bool) {
-		if j := lib.varIndex(name); j >= 0 {
+		if j := lib.VarIndex(name); j >= 0 {
 			return in.addr[j], true
 		}
-		if a, ok := lib.faddr[name]; ok {
+		if a, ok := lib.FuncAddr[name]; ok {
 			return a, true
 		}
 		return 0, false
 	}
-	for i, v := range lib.vars {
+	for i, v := range lib.Vars {
 		if allocs[i] == nil { // a managed variable initialised earlier
 			continue
 		}
-		b, err := lib.initBytes(v, addr)
+		b, err := lib.InitBytes(v, addr)
 		if err != nil {
 			return nil, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
 		}
-		copy(allocs[i].bytes(), b)
+		copy(allocs[i].Bytes(), b)
 	}
 	lib.insts[c] = in
 	c.mu.Lock()

@@ -4,9 +4,10 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
-func devBase(dev int) uint64 { return globalBase + uint64(dev)<<40 }
+func devBase(dev int) uint64 { return exec.GlobalBase + uint64(dev)<<40 }
 
 // reserve takes size bytes of the device's address range.
 func (dv *device) reserve(size uint64) (uint64, bool) {
@@ -16,7 +17,7 @@ func (dv *device) reserve(size uint64) (uint64, bool) {
 		return 0, false
 	}
 	base := dv.next
-	dv.next += (size+allocAlign-1)/allocAlign*allocAlign + allocGuard
+	dv.next += (size+exec.AllocAlign-1)/exec.AllocAlign*exec.AllocAlign + exec.AllocGuard
 	// Every allocation starts on the texture alignment (512 bytes on the
 	// H100, where cuMemAlloc's addresses are 512-byte aligned too), so that
 	// linear and pitched textures can be made over any of them.
@@ -32,13 +33,13 @@ func (dv *device) release(size uint64) {
 }
 
 // allocate makes a zeroed allocation owned by c.
-func (d *Driver) allocate(op string, c *context, size uint64, what string) (*alloc, error) {
+func (d *Driver) allocate(op string, c *context, size uint64, what string) (*exec.Alloc, error) {
 	base, ok := c.dev.reserve(size)
 	if !ok {
 		return nil, rt.Errorf(op, rt.ErrOutOfMemory, "%d bytes requested on device %d (%d of %d bytes in use)", size, c.dev.ord, c.dev.used, c.dev.limit)
 	}
-	a := newAlloc(base, size)
-	a.dev, a.owner, a.what = c.dev.ord, c, what
+	a := exec.NewAlloc(base, size)
+	a.Dev, a.Owner, a.What = c.dev.ord, c, what
 	c.mu.Lock()
 	if c.destroyed {
 		c.mu.Unlock()
@@ -47,7 +48,7 @@ func (d *Driver) allocate(op string, c *context, size uint64, what string) (*all
 	}
 	c.allocs[base] = a
 	c.mu.Unlock()
-	d.mem.insert(a)
+	d.mem.Insert(a)
 	return a, nil
 }
 
@@ -67,7 +68,7 @@ func (d *Driver) MemAlloc(ch rt.CtxHandle, size uint64) (rt.DevPtr, error) {
 	if err != nil {
 		return 0, err
 	}
-	return rt.DevPtr(a.base), nil
+	return rt.DevPtr(a.Base), nil
 }
 
 // MemFree is cuMemFree. Like cudaFree it first waits for the context's
@@ -87,27 +88,27 @@ func (d *Driver) MemFree(ch rt.CtxHandle, p rt.DevPtr) error {
 	if err := c.synchronize(); err != nil {
 		return asyncErr(op, err)
 	}
-	a := d.mem.lookup(uint64(p))
-	if a == nil || a.base != uint64(p) || a.what != "cuMemAlloc" && a.what != "cuMemAllocAsync" {
+	a := d.mem.Lookup(uint64(p))
+	if a == nil || a.Base != uint64(p) || a.What != "cuMemAlloc" && a.What != "cuMemAllocAsync" {
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x is not the start of a cuMemAlloc allocation", uint64(p))
 	}
 	owner := ownerOf(a)
 	owner.mu.Lock()
-	if owner.allocs[a.base] != a {
+	if owner.allocs[a.Base] != a {
 		owner.mu.Unlock()
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x was already freed", uint64(p))
 	}
-	delete(owner.allocs, a.base)
+	delete(owner.allocs, a.Base)
 	owner.mu.Unlock()
-	d.mem.free(a)
-	owner.dev.release(a.size)
-	d.poolFreed(a.base, a.size)
+	d.mem.Free(a)
+	owner.dev.release(a.Size)
+	d.poolFreed(a.Base, a.Size)
 	return nil
 }
 
 // span checks that [p, p+n) lies in one live allocation and returns its bytes.
 func (d *Driver) span(op string, p rt.DevPtr, n uint64) ([]byte, error) {
-	return d.mem.span(op, uint64(p), n)
+	return d.mem.Span(op, uint64(p), n)
 }
 
 // memOp says what a copy or memset is, for submit: its node type in a

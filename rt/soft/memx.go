@@ -284,7 +284,7 @@ func (d *Driver) MemAllocAsync(ch rt.CtxHandle, size uint64, sh rt.StreamHandle,
 		return 0, err
 	}
 	d.ext.mu.Lock()
-	d.ext.asyncs[a.base] = p
+	d.ext.asyncs[a.Base] = p
 	p.used += size
 	p.reserved = max(p.reserved, p.used)
 	p.usedHigh, p.reservedHigh = max(p.usedHigh, p.used), max(p.reservedHigh, p.reserved)
@@ -292,7 +292,7 @@ func (d *Driver) MemAllocAsync(ch rt.CtxHandle, size uint64, sh rt.StreamHandle,
 	if _, err := d.submit(op, s, &snode{typ: rt.NodeMemAlloc}, func() error { return nil }); err != nil {
 		return 0, err
 	}
-	return rt.DevPtr(a.base), nil
+	return rt.DevPtr(a.Base), nil
 }
 
 // MemFreeAsync is cuMemFreeAsync: the memory is freed when s gets to it.
@@ -329,17 +329,17 @@ func (d *Driver) MemFreeAsync(ch rt.CtxHandle, ptr rt.DevPtr, sh rt.StreamHandle
 // freeAsync frees a stream-ordered allocation and returns what its pool
 // does not keep.
 func (d *Driver) freeAsync(op string, ptr rt.DevPtr) error {
-	a := d.mem.lookup(uint64(ptr))
-	if a == nil || a.freed {
+	a := d.mem.Lookup(uint64(ptr))
+	if a == nil || a.Freed {
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x was already freed", uint64(ptr))
 	}
 	owner := ownerOf(a)
 	owner.mu.Lock()
-	delete(owner.allocs, a.base)
+	delete(owner.allocs, a.Base)
 	owner.mu.Unlock()
-	d.mem.free(a)
-	owner.dev.release(a.size)
-	d.poolFreed(a.base, a.size)
+	d.mem.Free(a)
+	owner.dev.release(a.Size)
+	d.poolFreed(a.Base, a.Size)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // paramMove copies one parameter from where a launch's buffer packs it to
@@ -22,21 +23,21 @@ func (d *Driver) PlaceParams(k rt.KernelHandle, packed []rt.ParamSpec) error {
 	if p == nil {
 		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel handle %#x is not loaded", uintptr(k))
 	}
-	offs, _ := layoutParams(p.fn.Params, 0)
+	offs, _ := exec.LayoutParams(p.Func.Params, 0)
 	if len(packed) != len(offs) {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s has %d parameters, the layout %d", p.name, len(offs), len(packed))
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s has %d parameters, the layout %d", p.Name, len(offs), len(packed))
 	}
 	moves := make([]paramMove, len(offs))
-	for i, q := range p.fn.Params {
-		size, _ := paramSize(q)
+	for i, q := range p.Func.Params {
+		size, _ := exec.ParamSize(q)
 		if packed[i].Size != size {
-			return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter %d is %d bytes, the layout says %d", p.name, i, size, packed[i].Size)
+			return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter %d is %d bytes, the layout says %d", p.Name, i, size, packed[i].Size)
 		}
 		moves[i] = paramMove{from: packed[i].Offset, to: offs[i], size: size}
 	}
 	if old, ok := d.placed[k]; ok {
 		if !slices.Equal(old, moves) {
-			return rt.Errorf(op, rt.ErrNotPermitted, "kernel %s is placed from other offsets already", p.name)
+			return rt.Errorf(op, rt.ErrNotPermitted, "kernel %s is placed from other offsets already", p.Name)
 		}
 		return nil
 	}
@@ -50,7 +51,7 @@ func (d *Driver) PlaceParams(k rt.KernelHandle, packed []rt.ParamSpec) error {
 // placeArgs is la as kernel k, program p, reads it: la itself, or, for a
 // placed kernel, la with its buffer laid out as p's PTX has it (launches
 // and graph node updates alike).
-func (d *Driver) placeArgs(op string, k rt.KernelHandle, p *program, la rt.LaunchArgs) (rt.LaunchArgs, error) {
+func (d *Driver) placeArgs(op string, k rt.KernelHandle, p *exec.Program, la rt.LaunchArgs) (rt.LaunchArgs, error) {
 	d.mu.Lock()
 	moves := d.placed[k]
 	d.mu.Unlock()
@@ -62,12 +63,12 @@ func (d *Driver) placeArgs(op string, k rt.KernelHandle, p *program, la rt.Launc
 
 // place returns la with its buffer laid out as p's PTX has it, from the
 // packed buffer moves describe.
-func place(op string, p *program, moves []paramMove, la rt.LaunchArgs) (rt.LaunchArgs, error) {
+func place(op string, p *exec.Program, moves []paramMove, la rt.LaunchArgs) (rt.LaunchArgs, error) {
 	src := unsafe.Slice((*byte)(la.Params), la.ParamSize)
-	buf := make([]byte, p.paramSize)
+	buf := make([]byte, p.ParamSize)
 	for i, m := range moves {
 		if uint64(m.from)+uint64(m.size) > uint64(len(src)) {
-			return la, rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter %d at %d (%d bytes) is past the %d-byte buffer", p.name, i, m.from, m.size, len(src))
+			return la, rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter %d at %d (%d bytes) is past the %d-byte buffer", p.Name, i, m.from, m.size, len(src))
 		}
 		copy(buf[m.to:m.to+m.size], src[m.from:])
 	}

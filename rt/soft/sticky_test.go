@@ -102,9 +102,9 @@ L:
 	if err := e.d.StreamSynchronize(e.ctx, st); !errors.Is(err, rt.ErrIllegalAddress) {
 		t.Errorf("the other stream's sync: %v", err)
 	}
-	if a := e.d.mem.live(uint64(count), 4); a == nil {
+	if a := e.d.mem.Live(uint64(count), 4); a == nil {
 		t.Error("the counter's allocation is gone")
-	} else if n := binary.LittleEndian.Uint32(a.bytes()); n >= ctas {
+	} else if n := binary.LittleEndian.Uint32(a.Bytes()); n >= ctas {
 		t.Errorf("the long launch ran all its %d CTAs after its context faulted", n)
 	} else {
 		t.Logf("the long launch stopped after %d of %d CTAs", n, ctas)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
 // Kernels that run the H100's recorded formatted stores and reductions
@@ -284,7 +285,7 @@ func surfTrapKernels(t *testing.T) {
 			for i := range sr {
 				r := &sr[i]
 				_, _, _, _, _, mode, name := suredRecForm(r.tag, r.hdr[8])
-				if mode == surfTrap && name == c.ins && surfRecFmt(r.hdr) == c.fmt && int(r.hdr[4]) == c.w &&
+				if mode == texunit.SurfTrap && name == c.ins && surfRecFmt(r.hdr) == c.fmt && int(r.hdr[4]) == c.w &&
 					len(r.coords) == 1 && int(int32(r.coords[0][0])) == c.x {
 					c.recorded = r
 				}

@@ -2,6 +2,8 @@ package soft
 
 import (
 	"fmt"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 	"sort"
 	"strings"
 	"testing"
@@ -10,9 +12,9 @@ import (
 // surfRecView is the view of a recorded surface over bytes b. The header's
 // kind is 0 unsigned, 1 signed, 2 float, 3 unsigned normalized, 4 signed
 // normalized.
-func surfRecView(s *surfRecord, b []byte) *texView {
+func surfRecView(s *surfRecord, b []byte) *texunit.View {
 	h := s.hdr
-	v := &texView{Res: texResArray, Geom: int(h[0]), Chan: int(h[1]), Bits: int(h[2]), NChan: int(h[3]),
+	v := &texunit.View{Res: texunit.ResArray, Geom: int(h[0]), Chan: int(h[1]), Bits: int(h[2]), NChan: int(h[3]),
 		W: int(h[4]), H: int(h[5]), D: int(h[6]), Layers: int(h[7]), Data: b}
 	if h[1] >= 3 {
 		v.Chan, v.ReadNorm = int(h[1])-3, true
@@ -23,7 +25,7 @@ func surfRecView(s *surfRecord, b []byte) *texView {
 // surfRecForm splits a recorded suld.b/sust.b form: geometry, bytes per
 // value, values, boundary mode.
 func surfRecForm(form uint32) (geom, size, cnt, mode int) {
-	geom = []int{texGeom1D, texGeom2D, texGeom3D, texGeomA1D, texGeomA2D}[form/100]
+	geom = []int{texunit.Geom1D, texunit.Geom2D, texunit.Geom3D, texunit.GeomA1D, texunit.GeomA2D}[form/100]
 	dt := int(form%100) / 4
 	size = []int{1, 1, 1, 2, 2, 2, 4, 4, 4, 8, 8}[dt]
 	cnt = []int{1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2}[dt]
@@ -51,15 +53,15 @@ func suredRecForm(tag, form uint32) (elems bool, op, cls, size, geom, mode int, 
 	ty = min(ty, len(ts)-1)
 	elems, geom, mode = kind == 1, f%10/2, f%2
 	if f%10 == 9 {
-		geom, mode = 0, surfTrap
+		geom, mode = 0, texunit.SurfTrap
 	}
 	size = 4
 	if ts[ty][1:] == "64" {
 		size = 8
 	}
-	cls = map[string]int{"u32": acU32, "s32": acS32, "u64": acU64, "s64": acS64, "b32": -1, "b64": -1}[ts[ty]]
+	cls = map[string]int{"u32": gpumath.AcU32, "s32": gpumath.AcS32, "u64": gpumath.AcU64, "s64": gpumath.AcS64, "b32": -1, "b64": -1}[ts[ty]]
 	name = fmt.Sprintf("sured.%c.%s.%s.%s.%s", "bp"[kind], []string{"add", "min", "max", "and", "or"}[op], []string{"1d", "2d", "3d"}[geom], ts[ty], []string{"clamp", "zero", "trap"}[mode])
-	op = []int{atAdd, atMin, atMax, atAnd, atOr}[op]
+	op = []int{gpumath.AtAdd, gpumath.AtMin, gpumath.AtMax, gpumath.AtAnd, gpumath.AtOr}[op]
 	return
 }
 
@@ -131,7 +133,7 @@ func TestSurfRecorded(t *testing.T) {
 			if s.tag == surfRecLoad {
 				v := surfRecView(&s, s.img)
 				for i, c := range s.coords {
-					got := surfLoad(v, geom, c, size, cnt, mode)
+					got := texunit.SurfLoad(v, geom, c, size, cnt, mode)
 					tally("suld.b loads", got == s.res[i])
 					if got != s.res[i] {
 						fail("suld form %d %v: coords %08x: got %08x, H100 %08x", h[8], h[:8], c, got, s.res[i])
@@ -142,7 +144,7 @@ func TestSurfRecorded(t *testing.T) {
 			img := append([]byte(nil), s.img...)
 			v := surfRecView(&s, img)
 			for i, c := range s.coords {
-				surfStore(v, geom, c, size, cnt, mode, s.res[i])
+				texunit.SurfStore(v, geom, c, size, cnt, mode, s.res[i])
 			}
 			d := imageDiff(img, s.after)
 			tally("sust.b store sequences", d == "")
@@ -155,7 +157,7 @@ func TestSurfRecorded(t *testing.T) {
 			img := append([]byte(nil), s.img...)
 			v := surfRecView(&s, img)
 			for i, c := range s.coords {
-				surfStoreP(v, geom, c, cnt, mode, s.res[i])
+				texunit.SurfStoreP(v, geom, c, cnt, mode, s.res[i])
 			}
 			d := imageDiff(img, s.after)
 			tally("sust.p "+surfRecFmt(h), d == "")
@@ -167,20 +169,20 @@ func TestSurfRecorded(t *testing.T) {
 			img := append([]byte(nil), s.img...)
 			v := surfRecView(&s, img)
 			if cls < 0 {
-				cls = acU32
+				cls = gpumath.AcU32
 			}
 			if elems {
-				cls = surfRedP(v, size)
+				cls = texunit.SurfRedP(v, size)
 			}
 			for i, c := range s.coords {
-				if mode == surfTrap {
+				if mode == texunit.SurfTrap {
 					// surf6 redtrap: recorded, so the H100 did not fault
-					if _, st := surfRedOffset(v, geom, c, size, mode, elems); st != surfOK {
+					if _, st := texunit.SurfRedOffset(v, geom, c, size, mode, elems); st != texunit.SurfOK {
 						fail("%s on %s at x = %d: outcome %d, but the H100 ran it", name, surfRecFmt(h), int32(c[0]), st)
 					}
 				}
 				// (x counts accesses for sured.p: surfRedX)
-				surfReduce(v, geom, c, size, mode, elems, op, cls, uint64(s.res[i][0])|uint64(s.res[i][1])<<32)
+				texunit.SurfReduce(v, geom, c, size, mode, elems, op, cls, uint64(s.res[i][0])|uint64(s.res[i][1])<<32)
 			}
 			d := imageDiff(img, s.after)
 			key := suredRecKey(name)
@@ -190,7 +192,7 @@ func TestSurfRecorded(t *testing.T) {
 			if int(h[4]*h[2]/8*h[3])%size != 0 {
 				key += " rows not whole" // (surf5 redshort, surf6)
 			}
-			if mode == surfTrap {
+			if mode == texunit.SurfTrap {
 				key += " trap" // (surf6 redtrap: accesses that fit)
 			}
 			tally(key, d == "")

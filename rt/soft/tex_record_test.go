@@ -2,6 +2,7 @@ package soft
 
 import (
 	"fmt"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 	"os"
 	"sort"
 	"strings"
@@ -35,8 +36,8 @@ func TestTexRecorded(t *testing.T) {
 			c = &count{}
 			byMode[key] = c
 		}
-		for q := tqWidth; q <= tqDepth && q < len(r.txq); q++ {
-			if got := texDims(v, false, q); got != r.txq[q] {
+		for q := texunit.DimWidth; q <= texunit.DimDepth && q < len(r.txq); q++ {
+			if got := texunit.Dims(v, false, q); got != r.txq[q] {
 				t.Errorf("%s: txq query %d = %d, H100 %d", key, q, got, r.txq[q])
 			}
 		}
@@ -45,14 +46,14 @@ func TestTexRecorded(t *testing.T) {
 			op := texRecOperands(h[22], op, co)
 			switch {
 			case texRecZero(h[22]): // (tex.grad.1d with a depth compare: 0)
-			case op.gather:
-				got = v.gatherOp(op, co)
+			case op.Gather:
+				got = v.GatherOp(op, co)
 			default:
-				got = v.sample(op, co)
+				got = v.Sample(op, co)
 			}
 			if texRecResidency(h[22]) {
 				got[3] = 0
-				if texResident {
+				if texunit.Resident {
 					got[3] = 1
 				}
 			}
@@ -172,13 +173,13 @@ func TestTexSRGBBorders(t *testing.T) {
 			}
 			v := texRecView(&r)
 			op := texRecForm(h[22])
-			encode := h[16] != 0 && h[1] != texGeomCube && h[10] == 3 // sRGB, border addressing
+			encode := h[16] != 0 && h[1] != texunit.GeomCube && h[10] == 3 // sRGB, border addressing
 			for i, co := range r.coords {
 				n++
 				if encode {
 					enc++
 				}
-				if got := v.sample(op, co); got != r.res[i] {
+				if got := v.Sample(op, co); got != r.res[i] {
 					if bad++; bad <= 10 {
 						t.Errorf("%s: %s: border %08x: coords %08x: got %08x, H100 %08x", f.name, texRecKey(h), h[17:21], co, got, r.res[i])
 					}
@@ -219,7 +220,7 @@ func TestTexPlanesAdd(t *testing.T) {
 		{1, 1, 7, 131, 7 << 3, 128, "a far finer plane vanishes"},
 		{-1, 1, 7, 131, 7<<3 - 1, 128, "or floors to -1 of the cut"},
 	} {
-		sum, unit := texPlanesAdd(c.a, c.ea, c.b, c.eb)
+		sum, unit := texunit.PlanesAdd(c.a, c.ea, c.b, c.eb)
 		if sum != c.sum || unit != c.unit {
 			t.Errorf("texPlanesAdd(%d, %d, %d, %d) = %d, %d; want %d, %d (%s)", c.a, c.ea, c.b, c.eb, sum, unit, c.sum, c.unit, c.why)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
 // Cube-map kernels: tex.cube and tex.acube read a direction (and a layer)
@@ -185,17 +187,17 @@ func TestTexCubeKernels(t *testing.T) {
 		layered := h[22] == 60 || h[22] == 62
 		ad := rt.ArrayDesc{Width: int(h[5]), Height: int(h[6]), Depth: int(h[8]), Channels: int(h[4]), Flags: rt.ArrayCubemap}
 		switch {
-		case h[2] == texChanFloat && h[3] == 32:
+		case h[2] == texunit.ChanFloat && h[3] == 32:
 			ad.Format = rt.FormatFloat
-		case h[2] == texChanUnsigned && h[3] == 8:
+		case h[2] == texunit.ChanUnsigned && h[3] == 8:
 			ad.Format = rt.FormatUint8
-		case h[2] == texChanSigned && h[3] == 8:
+		case h[2] == texunit.ChanSigned && h[3] == 8:
 			ad.Format = rt.FormatInt8
-		case h[2] == texChanUnsigned && h[3] == 16:
+		case h[2] == texunit.ChanUnsigned && h[3] == 16:
 			ad.Format = rt.FormatUint16
-		case h[2] == texChanFloat && h[3] == 16:
+		case h[2] == texunit.ChanFloat && h[3] == 16:
 			ad.Format = rt.FormatHalf
-		case h[2] == texChanUnsigned && h[3] == 32:
+		case h[2] == texunit.ChanUnsigned && h[3] == 32:
 			ad.Format = rt.FormatUint32
 		default:
 			t.Fatalf("%s: a texel format this test does not make", texRecKey(h))
@@ -349,7 +351,7 @@ func TestTexCubeNeighbour(t *testing.T) {
 		for face := 0; face < 6; face++ {
 			for i := -1; i <= n; i++ {
 				for j := -1; j <= n; j++ {
-					f, fi, fj, ok := texCubeNeighbour(face, i, j, n)
+					f, fi, fj, ok := texunit.CubeNeighbour(face, i, j, n)
 					outI, outJ := i < 0 || i >= n, j < 0 || j >= n
 					if outI && outJ {
 						if ok {
@@ -374,18 +376,18 @@ func TestTexCubeNeighbour(t *testing.T) {
 					if face&1 != 0 {
 						p[face/2] = -p[face/2]
 					}
-					for k, a := range texCubeFaces[face] {
+					for k, a := range texunit.CubeFaces[face] {
 						x := math.Max(-1, math.Min(1, st[k]))
 						if a < 0 {
 							x = -x
 						}
-						p[absI(int64(a))-1] = x
+						p[gpumath.AbsI(int64(a))-1] = x
 					}
 					var d [3]uint32
 					for k := range p {
 						d[k] = math.Float32bits(float32(p[k]))
 					}
-					gf, s, tt := texCubeProject(d)
+					gf, s, tt := texunit.CubeProject(d)
 					gi := int(math.Floor((float64(s) + 1) / 2 * float64(n)))
 					gj := int(math.Floor((float64(tt) + 1) / 2 * float64(n)))
 					if f != gf || fi != gi || fj != gj {
@@ -397,8 +399,8 @@ func TestTexCubeNeighbour(t *testing.T) {
 					// and back: the neighbour's texel across the same edge
 					back := false
 					for _, q := range [][2]int{{fi - 1, fj}, {fi + 1, fj}, {fi, fj - 1}, {fi, fj + 1}} {
-						bf, bi, bj, bok := texCubeNeighbour(f, q[0], q[1], n)
-						if bok && bf == face && absI(int64(bi-min(max(i, 0), n-1)))+absI(int64(bj-min(max(j, 0), n-1))) == 0 {
+						bf, bi, bj, bok := texunit.CubeNeighbour(f, q[0], q[1], n)
+						if bok && bf == face && gpumath.AbsI(int64(bi-min(max(i, 0), n-1)))+gpumath.AbsI(int64(bj-min(max(j, 0), n-1))) == 0 {
 							back = true
 						}
 					}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
 // texForms3 are the recorder's round-3 and round-4 forms
@@ -171,13 +172,13 @@ func TestTexForms3Kernels(t *testing.T) {
 	run := func(r *texRecord, form uint32, coords, want [][4]uint32) {
 		h := r.hdr
 		ad := rt.ArrayDesc{Width: int(h[5]), Height: int(h[6]), Channels: int(h[4])}
-		if h[1] == texGeom1D || h[1] == texGeomA1D {
+		if h[1] == texunit.Geom1D || h[1] == texunit.GeomA1D {
 			ad.Height = 0
 		}
 		switch h[0] {
 		case 1:
 		case 0:
-			if h[1] == texGeom3D {
+			if h[1] == texunit.Geom3D {
 				ad.Depth = int(h[7])
 			}
 		case 3:
@@ -190,19 +191,19 @@ func TestTexForms3Kernels(t *testing.T) {
 			t.Fatalf("%s: a resource this test does not make", texRecKey(h))
 		}
 		switch {
-		case h[2] == texChanFloat && h[3] == 32:
+		case h[2] == texunit.ChanFloat && h[3] == 32:
 			ad.Format = rt.FormatFloat
-		case h[2] == texChanUnsigned && h[3] == 8:
+		case h[2] == texunit.ChanUnsigned && h[3] == 8:
 			ad.Format = rt.FormatUint8
-		case h[2] == texChanUnsigned && h[3] == 16:
+		case h[2] == texunit.ChanUnsigned && h[3] == 16:
 			ad.Format = rt.FormatUint16 // tex2-sea4
-		case h[2] == texChanUnsigned && h[3] == 32:
+		case h[2] == texunit.ChanUnsigned && h[3] == 32:
 			ad.Format = rt.FormatUint32 // tex2-sea4
-		case h[2] == texChanSigned && h[3] == 32:
+		case h[2] == texunit.ChanSigned && h[3] == 32:
 			ad.Format = rt.FormatInt32 // tex2-sea4
-		case h[2] == texChanSigned && h[3] == 16:
+		case h[2] == texunit.ChanSigned && h[3] == 16:
 			ad.Format = rt.FormatInt16 // tex2-sea5
-		case h[2] == texChanSigned && h[3] == 8:
+		case h[2] == texunit.ChanSigned && h[3] == 8:
 			ad.Format = rt.FormatInt8 // tex2-sea5
 		default:
 			t.Fatalf("%s: a texel format this test does not make", texRecKey(h))

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
 // texGradPTX is a module of kernels that sample with tex.grad and, at the
@@ -142,7 +144,7 @@ func TestTexGrad(t *testing.T) {
 		if geom == "" || h[21] != 0 {
 			continue
 		}
-		if h[2] != texChanFloat || h[3] != 32 {
+		if h[2] != texunit.ChanFloat || h[3] != 32 {
 			t.Fatalf("%s: a tex.grad record of an unexpected texel format", texRecKey(h))
 		}
 		ad := rt.ArrayDesc{Width: int(h[5]), Format: rt.FormatFloat, Channels: int(h[4])}
@@ -217,16 +219,16 @@ func TestTexGrad(t *testing.T) {
 		{"a2d", 5, 4, 0, 3},
 	} {
 		ad := rt.ArrayDesc{Width: c.w, Height: c.h, Depth: c.d, Format: rt.FormatFloat, Channels: 1}
-		v := &texView{Res: texResArray, Chan: texChanFloat, Bits: 32, NChan: 1, W: c.w, H: max(c.h, 1), D: max(c.d, 1)}
+		v := &texunit.View{Res: texunit.ResArray, Chan: texunit.ChanFloat, Bits: 32, NChan: 1, W: c.w, H: max(c.h, 1), D: max(c.d, 1)}
 		switch c.geom {
 		case "1d":
-			v.Geom = texGeom1D
+			v.Geom = texunit.Geom1D
 		case "3d":
-			v.Geom = texGeom3D
+			v.Geom = texunit.Geom3D
 		case "a1d":
-			v.Geom, v.Layers, ad.Depth, ad.Flags = texGeomA1D, c.layers, c.layers, rt.ArrayLayered
+			v.Geom, v.Layers, ad.Depth, ad.Flags = texunit.GeomA1D, c.layers, c.layers, rt.ArrayLayered
 		case "a2d":
-			v.Geom, v.Layers, ad.Depth, ad.Flags = texGeomA2D, c.layers, c.layers, rt.ArrayLayered
+			v.Geom, v.Layers, ad.Depth, ad.Flags = texunit.GeomA2D, c.layers, c.layers, rt.ArrayLayered
 		}
 		texels := make([]uint32, c.w*max(c.h, 1)*max(c.d, 1)*max(c.layers, 1))
 		for i := range texels {
@@ -268,9 +270,9 @@ func TestTexGrad(t *testing.T) {
 				}
 			}
 			gr, pl := run(c.geom, tex, crd, grd)
-			op := texOp{geom: v.Geom}
+			op := texunit.Op{Geom: v.Geom}
 			for i := range crd {
-				want := v.sample(op, crd[i])
+				want := v.Sample(op, crd[i])
 				if gr[i] != want || pl[i] != want {
 					t.Fatalf("%s, address mode %d: at %08x with gradients %08x: tex.grad %08x, tex %08x, sampler %08x",
 						c.geom, mode, crd[i], grd[i], gr[i], pl[i], want)
@@ -291,7 +293,7 @@ func TestTexGradDecode(t *testing.T) {
 	if !strings.Contains(src, good) {
 		t.Fatal("the 2-D tex.grad line is not in the module")
 	}
-	if err := Check("g.ptx", []byte(src)); err != nil {
+	if err := exec.Check("g.ptx", []byte(src)); err != nil {
 		t.Fatalf("the tex.grad module: %v", err)
 	}
 	for _, c := range []struct{ to, want string }{
@@ -300,7 +302,7 @@ func TestTexGradDecode(t *testing.T) {
 		{"tex.grad.2d.v4.f32.f32 {%o1, %o2, %o3, %o4}, [%rd1, {%f1, %f2}], {%g1, %g2};", "want d, [handle, {coordinates}], dPdx, dPdy"},
 		{"tld4.grad.r.2d.v4.f32.f32 {%o1, %o2, %o3, %o4}, [%rd1, {%f1, %f2}], {%g1, %g2}, {%g5, %g6};", "modifier .grad is only for tex"},
 	} {
-		err := Check("g.ptx", []byte(strings.Replace(src, good, c.to, 1)))
+		err := exec.Check("g.ptx", []byte(strings.Replace(src, good, c.to, 1)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one saying %q", c.to, err, c.want)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
 // Kernels that use the texture and surface instructions, run end to end
@@ -102,7 +103,7 @@ func TestTexKernels(t *testing.T) {
 	checked, gaps := 0, 0
 	for _, r := range tr {
 		h := r.hdr
-		if h[0] != 0 || h[1] != texGeom2D || h[2] != texChanFloat || h[3] != 32 || h[22] != 10 || h[21] != 0 {
+		if h[0] != 0 || h[1] != texunit.Geom2D || h[2] != texunit.ChanFloat || h[3] != 32 || h[22] != 10 || h[21] != 0 {
 			continue
 		}
 		texels := make([]uint32, len(r.texels)/4)
@@ -141,7 +142,7 @@ func TestTexKernels(t *testing.T) {
 		mustT(t, err)
 		v := texRecView(&r)
 		for i, c := range r.coords {
-			if v.sample(texOp{geom: texGeom2D}, c) != r.res[i] {
+			if v.Sample(texunit.Op{Geom: texunit.Geom2D}, c) != r.res[i] {
 				gaps++ // one the sampler does not reproduce (TestTexRecorded counts them)
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
 // Round 6 (testdata/tex/NOTES.md; targeted.inc's t_tex6, forms 156-232 of
@@ -43,12 +44,12 @@ var texRecRefused6 = map[uint32]bool{
 }
 
 // texRecForm6 is texRecForm for round 6's forms 156-232.
-func texRecForm6(form uint32) texOp {
+func texRecForm6(form uint32) texunit.Op {
 	f, ok := texForms6[form]
 	if !ok {
-		return texOp{geom: -1}
+		return texunit.Op{Geom: -1}
 	}
-	return texOp{geom: f.geom, intCoords: f.s32, gather: f.tld4, level: f.level, offs: f.offs}
+	return texunit.Op{Geom: f.geom, IntCoords: f.s32, Gather: f.tld4, Level: f.level, Offs: f.offs}
 }
 
 // texRecZero says whether a recorded form returns 0 in every channel
@@ -56,7 +57,7 @@ func texRecForm6(form uint32) texOp {
 // 176 and 219), the sampler not asked.
 func texRecZero(form uint32) bool {
 	f, ok := texForms6[form]
-	return ok && !f.tld4 && texZeroResult(f.geom, f.grad, f.depth, f.s32)
+	return ok && !f.tld4 && texunit.ZeroResult(f.geom, f.grad, f.depth, f.s32)
 }
 
 // texRecKey6 names a round-6 form for texRecKey: e.g. tex.grad+offsets+depth|p.
@@ -95,7 +96,7 @@ func TestTexForms6Table(t *testing.T) {
 		t.Errorf("%d round-6 forms, want %d (156-232)", len(texForms6), 232-156+1)
 	}
 	for form, f := range texForms6 {
-		if got := texRecForm(form); got.geom != f.geom || got.offs != f.offs || got.gather != f.tld4 {
+		if got := texRecForm(form); got.Geom != f.geom || got.Offs != f.offs || got.Gather != f.tld4 {
 			t.Errorf("form %d: texRecForm %+v, table %+v", form, got, f)
 		}
 		if texRecResidency(form) != f.resid {
@@ -103,18 +104,18 @@ func TestTexForms6Table(t *testing.T) {
 		}
 		co := [4]uint32{0, 0, 0, 0x7fc0fd07}
 		op := texRecOperands(form, texRecForm(form), co)
-		if f.offs && (op.off[0] != 7 || op.off[1] != -3 && f.geom != texGeom1D && f.geom != texGeomA1D) {
-			t.Errorf("form %d: offsets %v from w %#x", form, op.off, co[3])
+		if f.offs && (op.Off[0] != 7 || op.Off[1] != -3 && f.geom != texunit.Geom1D && f.geom != texunit.GeomA1D) {
+			t.Errorf("form %d: offsets %v from w %#x", form, op.Off, co[3])
 		}
-		if !f.offs && op.off != [3]int32{} {
-			t.Errorf("form %d: no offsets, got %v", form, op.off)
+		if !f.offs && op.Off != [3]int32{} {
+			t.Errorf("form %d: no offsets, got %v", form, op.Off)
 		}
 		if strings.HasPrefix(f.ptx, texB4) != f.offs || strings.Contains(f.ptx, "|%p2") != f.resid {
 			t.Errorf("form %d: PTX %q does not unpack offsets or store d|p as the table says (%+v)", form, f.ptx, f)
 		}
 		instr := strings.TrimPrefix(f.ptx, texB4)
 		name := texRecKey6(form)
-		name = strings.NewReplacer("(int)", "", "+offsets", "", "+depth", "", "|p", "", "tld4", "tld4.r").Replace(name) + "." + texGeomNames[f.geom] + ".v4.f32."
+		name = strings.NewReplacer("(int)", "", "+offsets", "", "+depth", "", "|p", "", "tld4", "tld4.r").Replace(name) + "." + texunit.GeomNames[f.geom] + ".v4.f32."
 		if f.s32 {
 			name += "s32 "
 		} else {
@@ -153,14 +154,14 @@ func TestTexRecorded6(t *testing.T) {
 			var got [4]uint32
 			switch {
 			case texRecZero(form):
-			case op.gather:
-				got = v.gatherOp(op, co)
+			case op.Gather:
+				got = v.GatherOp(op, co)
 			default:
-				got = v.sample(op, co)
+				got = v.Sample(op, co)
 			}
 			if texRecResidency(form) {
 				got[3] = 0
-				if texResident {
+				if texunit.Resident {
 					got[3] = 1
 				}
 			}

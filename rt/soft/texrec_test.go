@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 	"github.com/klauspost/compress/zstd"
 	"io"
 	"os"
@@ -198,9 +199,9 @@ func loadTexFiles(dir string, names ...string) ([]texRecord, []surfRecord, error
 }
 
 // texRecView builds the sampler's view of a recorded texture config.
-func texRecView(t *texRecord) *texView {
+func texRecView(t *texRecord) *texunit.View {
 	h := t.hdr
-	v := &texView{
+	v := &texunit.View{
 		Chan: int(h[2]), Bits: int(h[3]), NChan: int(h[4]),
 		W: int(h[5]), H: int(h[6]), D: int(h[7]), Layers: int(h[8]), Pitch: int(h[9]),
 		Addr:   [3]int{int(h[10]), int(h[11]), int(h[12])},
@@ -213,39 +214,39 @@ func texRecView(t *texRecord) *texView {
 	}
 	switch h[0] {
 	case 1:
-		v.Res = texResLinear
+		v.Res = texunit.ResLinear
 	case 2:
-		v.Res = texResPitch2D
+		v.Res = texunit.ResPitch2D
 		// the recording packs rows densely
 		v.Pitch = 0
 	default:
-		v.Res = texResArray
+		v.Res = texunit.ResArray
 	}
 	v.Geom = int(h[1])
 	return v
 }
 
 // texRecForm splits a recorded form number into the instruction it ran.
-func texRecForm(form uint32) (op texOp) {
+func texRecForm(form uint32) (op texunit.Op) {
 	switch {
 	case form == 100:
-		return texOp{geom: texGeom2D, level: true}
+		return texunit.Op{Geom: texunit.Geom2D, Level: true}
 	case form == 101: // tex.grad.2d on a texture without mipmaps
-		return texOp{geom: texGeom2D}
+		return texunit.Op{Geom: texunit.Geom2D}
 	case form == 102:
-		return texOp{geom: texGeomCube, level: true}
+		return texunit.Op{Geom: texunit.GeomCube, Level: true}
 	case form == 103, form == 105: // tex.2d with offsets (105: and a depth compare)
-		return texOp{geom: texGeom2D, offs: true}
+		return texunit.Op{Geom: texunit.Geom2D, Offs: true}
 	case form == 104, form == 106: // tex.2d with a depth compare; with a residency predicate
-		return texOp{geom: texGeom2D}
+		return texunit.Op{Geom: texunit.Geom2D}
 	case form == 107: // tld4.r.2d with offsets
-		return texOp{geom: texGeom2D, gather: true, offs: true}
+		return texunit.Op{Geom: texunit.Geom2D, Gather: true, Offs: true}
 	case form >= 108 && form <= 111: // tld4.{r,g,b,a}.a2d
-		return texOp{geom: texGeomA2D, gather: true, comp: int(form - 108)}
+		return texunit.Op{Geom: texunit.GeomA2D, Gather: true, Comp: int(form - 108)}
 	case form >= 112 && form <= 115: // tld4.{r,g,b,a}.cube
-		return texOp{geom: texGeomCube, gather: true, comp: int(form - 112)}
+		return texunit.Op{Geom: texunit.GeomCube, Gather: true, Comp: int(form - 112)}
 	case form >= 116 && form <= 120: // tex.grad.{3d,cube,a2d}, tex.level.acube, tex.grad.1d
-		return texOp{geom: []int{texGeom3D, texGeomCube, texGeomA2D, texGeomACube, texGeom1D}[form-116], level: form == 119}
+		return texunit.Op{Geom: []int{texunit.Geom3D, texunit.GeomCube, texunit.GeomA2D, texunit.GeomACube, texunit.Geom1D}[form-116], Level: form == 119}
 	case form >= 121 && form <= 135: // tex2-g (t_tex4): see texRecForm4
 		return texRecForm4(form)
 	case form >= 136 && form <= 155: // tex2-k (t_tex5): see texRecForm5
@@ -254,73 +255,73 @@ func texRecForm(form uint32) (op texOp) {
 		return texRecForm6(form)
 	case form >= 70:
 		f := int(form - 70)
-		return texOp{geom: texGeom2D, gather: true, comp: f / 3, rtype: f % 3}
+		return texunit.Op{Geom: texunit.Geom2D, Gather: true, Comp: f / 3, RType: f % 3}
 	default:
 		f := int(form)
-		return texOp{geom: f / 10, intCoords: f%10 >= 3, rtype: f % 10 % 3}
+		return texunit.Op{Geom: f / 10, IntCoords: f%10 >= 3, RType: f % 10 % 3}
 	}
 }
 
 // texRecForm4 is texRecForm for round 4's forms 121-135 (genforms2.py).
-func texRecForm4(form uint32) texOp {
+func texRecForm4(form uint32) texunit.Op {
 	switch form {
 	case 121, 132: // tex.1d with offsets; with a depth compare
-		return texOp{geom: texGeom1D, offs: form == 121}
+		return texunit.Op{Geom: texunit.Geom1D, Offs: form == 121}
 	case 122: // tex.a1d with offsets
-		return texOp{geom: texGeomA1D, offs: true}
+		return texunit.Op{Geom: texunit.GeomA1D, Offs: true}
 	case 123, 130: // tex.a2d with offsets; with a depth compare
-		return texOp{geom: texGeomA2D, offs: form == 123}
+		return texunit.Op{Geom: texunit.GeomA2D, Offs: form == 123}
 	case 124, 129: // tex.3d with offsets; with a residency predicate
-		return texOp{geom: texGeom3D, offs: form == 124}
+		return texunit.Op{Geom: texunit.Geom3D, Offs: form == 124}
 	case 125: // tex.2d.v4.f32.s32 with offsets
-		return texOp{geom: texGeom2D, intCoords: true, offs: true}
+		return texunit.Op{Geom: texunit.Geom2D, IntCoords: true, Offs: true}
 	case 126: // tex.level.2d with offsets
-		return texOp{geom: texGeom2D, level: true, offs: true}
+		return texunit.Op{Geom: texunit.Geom2D, Level: true, Offs: true}
 	case 127: // tld4.r.a2d with offsets
-		return texOp{geom: texGeomA2D, gather: true, offs: true}
+		return texunit.Op{Geom: texunit.GeomA2D, Gather: true, Offs: true}
 	case 128, 134: // tld4.r.2d with a residency predicate; with a depth compare
-		return texOp{geom: texGeom2D, gather: true}
+		return texunit.Op{Geom: texunit.Geom2D, Gather: true}
 	case 131: // tex.cube with a depth compare
-		return texOp{geom: texGeomCube}
+		return texunit.Op{Geom: texunit.GeomCube}
 	case 133: // tld4.r.acube
-		return texOp{geom: texGeomACube, gather: true}
+		return texunit.Op{Geom: texunit.GeomACube, Gather: true}
 	case 135: // tex.2d with offsets and a residency predicate
-		return texOp{geom: texGeom2D, offs: true}
+		return texunit.Op{Geom: texunit.Geom2D, Offs: true}
 	}
-	return texOp{geom: -1}
+	return texunit.Op{Geom: -1}
 }
 
 // texRecForm5 is texRecForm for round 5's forms 136-155 (genforms2.py's
 // TEX5_CASES). 139 (tex.3d with a depth compare) is not an instruction:
 // ptxas refused it, and the recorder ran without it (texRecRefused).
-func texRecForm5(form uint32) texOp {
+func texRecForm5(form uint32) texunit.Op {
 	switch form {
 	case 136, 137: // tex.1d with immediate offsets {-3}, {100}
-		return texOp{geom: texGeom1D, offs: true}
+		return texunit.Op{Geom: texunit.Geom1D, Offs: true}
 	case 138: // tex.a1d with a depth compare
-		return texOp{geom: texGeomA1D}
+		return texunit.Op{Geom: texunit.GeomA1D}
 	case 140: // tex.acube with a depth compare
-		return texOp{geom: texGeomACube}
+		return texunit.Op{Geom: texunit.GeomACube}
 	case 141, 153: // tld4.r.a2d with a depth compare; with a residency predicate
-		return texOp{geom: texGeomA2D, gather: true}
+		return texunit.Op{Geom: texunit.GeomA2D, Gather: true}
 	case 142: // tld4.r.cube with a depth compare
-		return texOp{geom: texGeomCube, gather: true}
+		return texunit.Op{Geom: texunit.GeomCube, Gather: true}
 	case 143, 144, 145, 146: // tex.{1d,a1d,a2d,3d}.v4.f32.s32 with offsets
-		return texOp{geom: []int{texGeom1D, texGeomA1D, texGeomA2D, texGeom3D}[form-143], intCoords: true, offs: true}
+		return texunit.Op{Geom: []int{texunit.Geom1D, texunit.GeomA1D, texunit.GeomA2D, texunit.Geom3D}[form-143], IntCoords: true, Offs: true}
 	case 147, 148, 149: // tex.level.{1d,a2d,3d} with offsets
-		return texOp{geom: []int{texGeom1D, texGeomA2D, texGeom3D}[form-147], level: true, offs: true}
+		return texunit.Op{Geom: []int{texunit.Geom1D, texunit.GeomA2D, texunit.Geom3D}[form-147], Level: true, Offs: true}
 	case 150: // tex.grad.2d with offsets
-		return texOp{geom: texGeom2D, offs: true}
+		return texunit.Op{Geom: texunit.Geom2D, Offs: true}
 	case 151: // tex.a2d with a residency predicate
-		return texOp{geom: texGeomA2D}
+		return texunit.Op{Geom: texunit.GeomA2D}
 	case 152: // tex.cube with a residency predicate
-		return texOp{geom: texGeomCube}
+		return texunit.Op{Geom: texunit.GeomCube}
 	case 154: // tex.1d with a residency predicate
-		return texOp{geom: texGeom1D}
+		return texunit.Op{Geom: texunit.Geom1D}
 	case 155: // tex.2d.v4.f32.s32 with a residency predicate
-		return texOp{geom: texGeom2D, intCoords: true}
+		return texunit.Op{Geom: texunit.Geom2D, IntCoords: true}
 	}
-	return texOp{geom: -1}
+	return texunit.Op{Geom: -1}
 }
 
 // texRecRefused says whether a recorded form is one ptxas refused, so the
@@ -336,30 +337,30 @@ func texRecRefused(form uint32) bool { return form == 139 }
 // forms 104, 105, 130-132, 138, 140-142 and z of 134 are depth-compare
 // values, which the H100 ignores; z of 126 and 147-149 is tex.level's lod,
 // of 150 tex.grad's gradients.
-func texRecOperands(form uint32, op texOp, co [4]uint32) texOp {
+func texRecOperands(form uint32, op texunit.Op, co [4]uint32) texunit.Op {
 	if f, ok := texForms6[form]; ok {
 		// round 6: the signed bytes of w, as round 4's (the depth value
 		// is w too, ignored; lods and gradients z or w)
 		if f.offs {
-			for d := range op.off {
-				op.off[d] = int32(int8(co[3] >> (8 * d)))
+			for d := range op.Off {
+				op.Off[d] = int32(int8(co[3] >> (8 * d)))
 			}
 		}
 		return op
 	}
 	switch form {
 	case 103, 107:
-		op.off = [3]int32{int32(co[2]), int32(co[3])}
+		op.Off = [3]int32{int32(co[2]), int32(co[3])}
 	case 105:
-		op.off = [3]int32{int32(co[2]), int32(co[2])}
+		op.Off = [3]int32{int32(co[2]), int32(co[2])}
 	case 136:
-		op.off[0] = -3 // immediate
+		op.Off[0] = -3 // immediate
 	case 137:
-		op.off[0] = 100 // immediate
+		op.Off[0] = 100 // immediate
 	case 121, 122, 123, 124, 125, 126, 127, 135, 143, 144, 145, 146, 147, 148, 149, 150:
 		// t_tex4: signed bytes of word w, x in bits 0-7, y 8-15, z 16-23
-		for d := range op.off {
-			op.off[d] = int32(int8(co[3] >> (8 * d)))
+		for d := range op.Off {
+			op.Off[d] = int32(int8(co[3] >> (8 * d)))
 		}
 	}
 	return op

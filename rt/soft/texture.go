@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // CUDA arrays, texture objects and surface objects (rt.Texturer).
@@ -36,14 +37,14 @@ type texState struct {
 type texArray struct {
 	h    rt.ArrayHandle
 	desc rt.ArrayDesc // Channels filled in
-	mem  *alloc
+	mem  *exec.Alloc
 	ctx  *context
 }
 
 // texBinding is a texture or surface object: what a kernel's instructions
 // see of it (TexObject), and how it was made.
 type texBinding struct {
-	TexObject
+	exec.TexObject
 	Handle   uint64
 	Ctx      *context
 	ElemSize int    // bytes of one element, Format.Size()*Channels
@@ -149,10 +150,10 @@ func (d *Driver) ArrayDestroy(ch rt.CtxHandle, h rt.ArrayHandle) error {
 	d.tex.mu.Unlock()
 	owner := a.ctx
 	owner.mu.Lock()
-	delete(owner.allocs, a.mem.base)
+	delete(owner.allocs, a.mem.Base)
 	owner.mu.Unlock()
-	d.mem.free(a.mem)
-	owner.dev.release(a.mem.size)
+	d.mem.Free(a.mem)
+	owner.dev.release(a.mem.Size)
 	return nil
 }
 
@@ -194,7 +195,7 @@ func (d *Driver) side(op string, s *rt.CopySide, w, h, z uint64) (copySide, erro
 				w, h, z, s.X, s.Y, s.Z, a.desc, aw, ah, az)
 		}
 		cs.pitch, cs.slice = aw, aw*ah
-		cs.dev = a.mem.base + s.Z*cs.slice + s.Y*cs.pitch + s.X
+		cs.dev = a.mem.Base + s.Z*cs.slice + s.Y*cs.pitch + s.X
 	} else {
 		pitch, height := s.Pitch, s.Height
 		if pitch == 0 {
@@ -281,7 +282,7 @@ func (d *Driver) Memcpy3D(ch rt.CtxHandle, c *rt.Copy3D, sh rt.StreamHandle, asy
 
 // bind describes r's memory for an object.
 func (d *Driver) bind(op string, r *rt.ResourceDesc) (*texBinding, error) {
-	b := &texBinding{TexObject: TexObject{Kind: r.Kind}, Res: *r}
+	b := &texBinding{TexObject: exec.TexObject{Kind: r.Kind}, Res: *r}
 	switch r.Kind {
 	case rt.ResourceArray:
 		a, err := d.array(op, r.Array)
@@ -300,7 +301,7 @@ func (d *Driver) bind(op string, r *rt.ResourceDesc) (*texBinding, error) {
 			}
 		}
 		b.ElemSize = ad.ElemSize()
-		b.Base, b.Size = a.mem.base, a.mem.size
+		b.Base, b.Size = a.mem.Base, a.mem.Size
 		b.Pitch = uint64(b.Width * b.ElemSize)
 		b.Slice = b.Pitch * uint64(b.Height)
 		return b, nil

@@ -1,7 +1,7 @@
 // Command mufugen turns the H100 recordings of the MUFU study (the GPU runs
-// in rt/soft/testdata/mufu/NOTES.md) into rt/soft's embedded tables
-// (rt/soft/mufu/*.zst) and the per-op reference data of its tests
-// (rt/soft/testdata/mufu/h100.zst).
+// in rt/soft/exec/testdata/mufu/NOTES.md) into the embedded tables of
+// rt/soft/internal/gpumath (gpumath/mufu/*.zst) and the per-op reference
+// data of the executor's tests (rt/soft/exec/testdata/mufu/h100.zst).
 //
 //	go run ./rt/soft/internal/mufugen -run1 DIR -run2 DIR -soft rt/soft
 //
@@ -88,8 +88,8 @@ func main() {
 		b.Write(t.meta)
 		b.Write(encSeq(t.v))
 		z := zstd(b.Bytes())
-		write(filepath.Join(soft, "mufu", t.name+".zst"), z)
-		log.Printf("mufu/%s.zst: %d entries, %d bytes", t.name, len(t.v), len(z))
+		write(filepath.Join(soft, "internal", "gpumath", "mufu", t.name+".zst"), z)
+		log.Printf("internal/gpumath/mufu/%s.zst: %d entries, %d bytes", t.name, len(t.v), len(z))
 	}
 
 	// Test reference: per op, the GPU's hash of each input class (the top
@@ -123,8 +123,8 @@ func main() {
 		binary.Write(&ref, binary.LittleEndian, out)
 	}
 	z := zstd(ref.Bytes())
-	write(filepath.Join(soft, "testdata", "mufu", "h100.zst"), z)
-	log.Printf("testdata/mufu/h100.zst: %d bytes", len(z))
+	write(filepath.Join(soft, "exec", "testdata", "mufu", "h100.zst"), z)
+	log.Printf("exec/testdata/mufu/h100.zst: %d bytes", len(z))
 }
 
 // encSeq writes each value as the zigzag residual against the linear

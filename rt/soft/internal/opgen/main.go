@@ -1,10 +1,10 @@
-// Command opgen writes rt/soft/ops_gen.go: one bytecode opcode per PTX
+// Command opgen writes rt/soft/exec/ops_gen.go: one bytecode opcode per PTX
 // arithmetic, conversion and comparison form (opcode × type × rounding ×
 // .ftz/.sat), each with a dense full-warp loop and a masked loop. Generating
 // the cases keeps the dispatch free of run-time type switches and closures
 // while the semantics stay one expression per form here.
 //
-// Run it with "go generate ./rt/soft".
+// Run it with "go generate ./rt/soft/exec".
 package main
 
 import (
@@ -63,8 +63,8 @@ func title(s string) string {
 }
 
 var rnds = []string{"rn", "rz", "rm", "rp"}
-var rndConst = map[string]string{"rn": "rnRN", "rz": "rnRZ", "rm": "rnRM", "rp": "rnRP",
-	"rni": "rnRN", "rzi": "rnRZ", "rmi": "rnRM", "rpi": "rnRP"}
+var rndConst = map[string]string{"rn": "gpumath.RN", "rz": "gpumath.RZ", "rm": "gpumath.RM", "rp": "gpumath.RP",
+	"rni": "gpumath.RN", "rzi": "gpumath.RZ", "rmi": "gpumath.RM", "rpi": "gpumath.RP"}
 
 func ints() {
 	for _, w := range []int{16, 32, 64} {
@@ -72,7 +72,7 @@ func ints() {
 		u, s, b := fmt.Sprintf("u%d", w), fmt.Sprintf("s%d", w), fmt.Sprintf("b%d", w)
 		all := func(op string) []string { return []string{op + "." + u, op + "." + s, op + "." + b} }
 		two, three := rep(u, 2), rep(u, 3)
-		m := fmt.Sprintf("mask(%d)", w)
+		m := fmt.Sprintf("gpumath.Mask(%d)", w)
 		N := fmt.Sprint(w)
 		alu("Add"+N, fmt.Sprintf("uint64(%s(A) + %s(B))", U, U), two, all("add")...)
 		alu("Sub"+N, fmt.Sprintf("uint64(%s(A) - %s(B))", U, U), two, all("sub")...)
@@ -87,8 +87,8 @@ func ints() {
 			hu = "uint64(uint32(A)) * uint64(uint32(B)) >> 32"
 			hs = "uint64(uint32((int64(int32(A)) * int64(int32(B))) >> 32))"
 		case 64:
-			hu = "mulhiU64(A, B)"
-			hs = "mulhiS64(int64(A), int64(B))"
+			hu = "gpumath.MulHiU64(A, B)"
+			hs = "gpumath.MulHiS64(int64(A), int64(B))"
 		}
 		alu("MulHiU"+N, hu, two, "mul.hi."+u)
 		alu("MulHiS"+N, hs, rep(s, 2), "mul.hi."+s)
@@ -110,11 +110,11 @@ func ints() {
 			alu("MadWideU"+N, fmt.Sprintf("uint64(%s(%s + C))", W2, wu), []string{u, u, t2u}, "mad.wide."+u)
 			alu("MadWideS"+N, fmt.Sprintf("uint64(%s(%s + C))", W2, ws), []string{s, s, t2s}, "mad.wide."+s)
 		}
-		alu("DivU"+N, fmt.Sprintf("divU(uint64(%s(A)), uint64(%s(B)), %s)", U, U, m), two, "div."+u)
-		alu("DivS"+N, fmt.Sprintf("divS(int64(%s(A)), int64(%s(B)), %s)", S, S, m), rep(s, 2), "div."+s)
-		alu("RemU"+N, fmt.Sprintf("remU(uint64(%s(A)), uint64(%s(B)), %s)", U, U, m), two, "rem."+u)
-		alu("RemS"+N, fmt.Sprintf("remS(int64(%s(A)), int64(%s(B)), %s)", S, S, m), rep(s, 2), "rem."+s)
-		alu("AbsS"+N, fmt.Sprintf("uint64(%s(absI(int64(%s(A)))))", U, S), []string{s}, "abs."+s)
+		alu("DivU"+N, fmt.Sprintf("gpumath.DivU(uint64(%s(A)), uint64(%s(B)), %s)", U, U, m), two, "div."+u)
+		alu("DivS"+N, fmt.Sprintf("gpumath.DivS(int64(%s(A)), int64(%s(B)), %s)", S, S, m), rep(s, 2), "div."+s)
+		alu("RemU"+N, fmt.Sprintf("gpumath.RemU(uint64(%s(A)), uint64(%s(B)), %s)", U, U, m), two, "rem."+u)
+		alu("RemS"+N, fmt.Sprintf("gpumath.RemS(int64(%s(A)), int64(%s(B)), %s)", S, S, m), rep(s, 2), "rem."+s)
+		alu("AbsS"+N, fmt.Sprintf("uint64(%s(gpumath.AbsI(int64(%s(A)))))", U, S), []string{s}, "abs."+s)
 		alu("NegS"+N, fmt.Sprintf("uint64(%s(-%s(A)))", U, S), []string{s}, "neg."+s, "neg."+u)
 		alu("MinU"+N, fmt.Sprintf("uint64(min(%s(A), %s(B)))", U, U), two, "min."+u, "min."+b)
 		alu("MaxU"+N, fmt.Sprintf("uint64(max(%s(A), %s(B)))", U, U), two, "max."+u, "max."+b)
@@ -124,7 +124,7 @@ func ints() {
 		alu("Or"+N, fmt.Sprintf("uint64(%s(A) | %s(B))", U, U), []string{b, b}, all("or")...)
 		alu("Xor"+N, fmt.Sprintf("uint64(%s(A) ^ %s(B))", U, U), []string{b, b}, all("xor")...)
 		alu("Not"+N, fmt.Sprintf("uint64(^%s(A))", U), []string{b}, all("not")...)
-		alu("Cnot"+N, fmt.Sprintf("b2u(%s(A) == 0)", U), []string{b}, all("cnot")...)
+		alu("Cnot"+N, fmt.Sprintf("gpumath.B2U(%s(A) == 0)", U), []string{b}, all("cnot")...)
 		alu("Shl"+N, fmt.Sprintf("uint64(%s(A) << uint32(B))", U), []string{b, "u32"}, all("shl")...)
 		alu("ShrU"+N, fmt.Sprintf("uint64(%s(A) >> uint32(B))", U), []string{b, "u32"}, "shr."+u, "shr."+b)
 		alu("ShrS"+N, fmt.Sprintf("uint64(%s(%s(A) >> uint32(B)))", U, S), []string{s, "u32"}, "shr."+s)
@@ -132,13 +132,13 @@ func ints() {
 			alu("Popc"+N, fmt.Sprintf("uint64(bits.OnesCount%d(%s(A)))", w, U), []string{b}, "popc."+b)
 			alu("Clz"+N, fmt.Sprintf("uint64(bits.LeadingZeros%d(%s(A)))", w, U), []string{b}, "clz."+b)
 			alu("Brev"+N, fmt.Sprintf("uint64(bits.Reverse%d(%s(A)))", w, U), []string{b}, "brev."+b)
-			alu("BfindU"+N, fmt.Sprintf("bfind(A, %d, false, false)", w), []string{u}, "bfind."+u)
-			alu("BfindS"+N, fmt.Sprintf("bfind(A, %d, true, false)", w), []string{s}, "bfind."+s)
-			alu("BfindShU"+N, fmt.Sprintf("bfind(A, %d, false, true)", w), []string{u}, "bfind.shiftamt."+u)
-			alu("BfindShS"+N, fmt.Sprintf("bfind(A, %d, true, true)", w), []string{s}, "bfind.shiftamt."+s)
-			alu("BfeU"+N, fmt.Sprintf("bfe(A, B, C, %d, false)", w), []string{u, "u32", "u32"}, "bfe."+u)
-			alu("BfeS"+N, fmt.Sprintf("bfe(A, B, C, %d, true)", w), []string{s, "u32", "u32"}, "bfe."+s)
-			alu("Bfi"+N, fmt.Sprintf("bfi(A, B, C, E, %d)", w), []string{b, b, "u32", "u32"}, "bfi."+b)
+			alu("BfindU"+N, fmt.Sprintf("gpumath.Bfind(A, %d, false, false)", w), []string{u}, "bfind."+u)
+			alu("BfindS"+N, fmt.Sprintf("gpumath.Bfind(A, %d, true, false)", w), []string{s}, "bfind."+s)
+			alu("BfindShU"+N, fmt.Sprintf("gpumath.Bfind(A, %d, false, true)", w), []string{u}, "bfind.shiftamt."+u)
+			alu("BfindShS"+N, fmt.Sprintf("gpumath.Bfind(A, %d, true, true)", w), []string{s}, "bfind.shiftamt."+s)
+			alu("BfeU"+N, fmt.Sprintf("gpumath.Bfe(A, B, C, %d, false)", w), []string{u, "u32", "u32"}, "bfe."+u)
+			alu("BfeS"+N, fmt.Sprintf("gpumath.Bfe(A, B, C, %d, true)", w), []string{s, "u32", "u32"}, "bfe."+s)
+			alu("Bfi"+N, fmt.Sprintf("gpumath.Bfi(A, B, C, E, %d)", w), []string{b, b, "u32", "u32"}, "bfi."+b)
 		}
 		// comparisons
 		for _, c := range []struct{ name, op string }{{"eq", "=="}, {"ne", "!="}} {
@@ -156,22 +156,22 @@ func ints() {
 		}
 	}
 	u3 := rep("u32", 3)
-	alu("Prmt", "prmt(A, B, C, in.fl)", rep("b32", 3), "prmt.b32")
-	alu("Lop3", "lop3(A, B, C, uint64(in.imm))", rep("b32", 3), "lop3.b32")
+	alu("Prmt", "gpumath.Prmt(A, B, C, in.fl)", rep("b32", 3), "prmt.b32")
+	alu("Lop3", "gpumath.Lop3(A, B, C, uint64(in.imm))", rep("b32", 3), "lop3.b32")
 	for _, l := range []string{"l", "r"} {
 		for _, c := range []string{"wrap", "clamp"} {
-			alu("Shf"+title(l)+title(c), fmt.Sprintf("shf(A, B, C, %v, %v)", l == "l", c == "clamp"),
+			alu("Shf"+title(l)+title(c), fmt.Sprintf("gpumath.Shf(A, B, C, %v, %v)", l == "l", c == "clamp"),
 				[]string{"b32", "b32", "u32"}, "shf."+l+"."+c+".b32")
 		}
 	}
 	alu("Mul24LoU", "uint64(uint32(A&0xffffff) * uint32(B&0xffffff))", u3[:2], "mul24.lo.u32")
-	alu("Mul24LoS", "uint64(uint32(int32(sext(A, 24)) * int32(sext(B, 24))))", rep("s32", 2), "mul24.lo.s32")
+	alu("Mul24LoS", "uint64(uint32(int32(gpumath.Sext(A, 24)) * int32(gpumath.Sext(B, 24))))", rep("s32", 2), "mul24.lo.s32")
 	alu("Mul24HiU", "(A & 0xffffff) * (B & 0xffffff) >> 16 & 0xffffffff", u3[:2], "mul24.hi.u32")
-	alu("Mul24HiS", "uint64(sext(A, 24)*sext(B, 24)) >> 16 & 0xffffffff", rep("s32", 2), "mul24.hi.s32")
+	alu("Mul24HiS", "uint64(gpumath.Sext(A, 24)*gpumath.Sext(B, 24)) >> 16 & 0xffffffff", rep("s32", 2), "mul24.hi.s32")
 	alu("Mad24LoU", "uint64(uint32(A&0xffffff)*uint32(B&0xffffff) + uint32(C))", u3, "mad24.lo.u32")
-	alu("Mad24LoS", "uint64(uint32(int32(sext(A, 24))*int32(sext(B, 24)) + int32(C)))", rep("s32", 3), "mad24.lo.s32")
-	alu("SadU32", "uint64(uint32(C) + uint32(absDiff(int64(uint32(A)), int64(uint32(B)))))", u3, "sad.u32")
-	alu("SadS32", "uint64(uint32(C) + uint32(absDiff(int64(int32(A)), int64(int32(B)))))", rep("s32", 3), "sad.s32")
+	alu("Mad24LoS", "uint64(uint32(int32(gpumath.Sext(A, 24))*int32(gpumath.Sext(B, 24)) + int32(C)))", rep("s32", 3), "mad24.lo.s32")
+	alu("SadU32", "uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(uint32(A)), int64(uint32(B)))))", u3, "sad.u32")
+	alu("SadS32", "uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(int32(A)), int64(int32(B)))))", rep("s32", 3), "sad.s32")
 	alu("AddSatS32", "satS32(int64(int32(A)) + int64(int32(B)))", rep("s32", 2), "add.sat.s32")
 	alu("SubSatS32", "satS32(int64(int32(A)) - int64(int32(B)))", rep("s32", 2), "sub.sat.s32")
 	bitOps()
@@ -225,19 +225,19 @@ func bitOps() {
 // f32 expression builders.
 func in32(x string, ftz bool) string {
 	if ftz {
-		return "ftz32(f32(" + x + "))"
+		return "gpumath.Ftz32(gpumath.F32(" + x + "))"
 	}
-	return "f32(" + x + ")"
+	return "gpumath.F32(" + x + ")"
 }
 
 func out32(e string, ftz, sat bool) string {
 	if ftz {
-		e = "ftz32(" + e + ")"
+		e = "gpumath.Ftz32(" + e + ")"
 	}
 	if sat {
-		e = "sat32(" + e + ")"
+		e = "gpumath.Sat32(" + e + ")"
 	}
-	return "r32(" + e + ")"
+	return "gpumath.R32(" + e + ")"
 }
 
 func mods(ftz, sat bool) string {
@@ -278,14 +278,14 @@ func floats() {
 					}
 					return k
 				}
-				add, sub, mul := fmt.Sprintf("add32(%s, %s, %s)", A, B, R), fmt.Sprintf("add32(%s, -%s, %s)", A, B, R), fmt.Sprintf("mul32(%s, %s, %s)", A, B, R)
+				add, sub, mul := fmt.Sprintf("gpumath.Add32(%s, %s, %s)", A, B, R), fmt.Sprintf("gpumath.Add32(%s, -%s, %s)", A, B, R), fmt.Sprintf("gpumath.Mul32(%s, %s, %s)", A, B, R)
 				if r == "rn" { // Go's float32 operators round to nearest
 					add, sub, mul = fmt.Sprintf("(%s + %s)", A, B), fmt.Sprintf("(%s - %s)", A, B), fmt.Sprintf("(%s * %s)", A, B)
 				}
 				alu("AddF32"+title(r)+mn, out32(add, ftz, sat), f2, keys("add")...)
 				alu("SubF32"+title(r)+mn, out32(sub, ftz, sat), f2, keys("sub")...)
 				if ftz { // FMUL.FTZ flushes a product whose exact value is tiny (fpapprox.go)
-					mul = fmt.Sprintf("tinyMul32(%s, %s, %s, %s)", A, B, mul, R)
+					mul = fmt.Sprintf("gpumath.TinyMul32(%s, %s, %s, %s)", A, B, mul, R)
 				}
 				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
 				if r == "rn" {
@@ -294,20 +294,20 @@ func floats() {
 						"\t\t\t\tfs := float64(fx)*float64(fy) + float64(fz)\n"+
 						"\t\t\t\tfr := float32(fs)\n"+
 						"\t\t\t\tif bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {\n"+
-						"\t\t\t\t\tfr = fma32(fx, fy, fz, rnRN)\n"+
+						"\t\t\t\t\tfr = gpumath.Fma32(fx, fy, fz, gpumath.RN)\n"+
 						"\t\t\t\t}", A, B, C)
 					alu("FmaF32"+title(r)+mn, out32("fr", ftz, sat), f3, append(keys("fma"), keys("mad")...)...)
 					byName["FmaF32"+title(r)+mn].pre = pre
 				} else {
-					alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,
+					alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("gpumath.Fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,
 						append(keys("fma"), keys("mad")...)...)
 				}
 				if !sat {
-					alu("DivF32"+title(r)+mn, out32(fmt.Sprintf("div32(%s, %s, %s)", A, B, R), ftz, false), f2,
+					alu("DivF32"+title(r)+mn, out32(fmt.Sprintf("gpumath.Div32(%s, %s, %s)", A, B, R), ftz, false), f2,
 						"div."+r+mk+".f32")
-					alu("RcpF32"+title(r)+mn, out32(fmt.Sprintf("div32(1, %s, %s)", A, R), ftz, false), f2[:1],
+					alu("RcpF32"+title(r)+mn, out32(fmt.Sprintf("gpumath.Div32(1, %s, %s)", A, R), ftz, false), f2[:1],
 						"rcp."+r+mk+".f32")
-					alu("SqrtF32"+title(r)+mn, out32(fmt.Sprintf("sqrt32(%s, %s)", A, R), ftz, false), f2[:1],
+					alu("SqrtF32"+title(r)+mn, out32(fmt.Sprintf("gpumath.Sqrt32(%s, %s)", A, R), ftz, false), f2[:1],
 						"sqrt."+r+mk+".f32")
 				}
 			}
@@ -315,7 +315,7 @@ func floats() {
 				continue
 			}
 			// div.approx and div.full: MUFU.RCP and an FMUL (fpapprox.go).
-			fn := map[bool][2]string{false: {"divApprox", "divFull"}, true: {"divApproxFtz", "divFullFtz"}}[ftz]
+			fn := map[bool][2]string{false: {"gpumath.DivApprox", "gpumath.DivFull"}, true: {"gpumath.DivApproxFtz", "gpumath.DivFullFtz"}}[ftz]
 			alu("DivApproxF32"+mn, out32(fmt.Sprintf("%s(%s, %s)", fn[0], A, B), ftz, false), f2, "div.approx"+mk+".f32")
 			alu("DivFullF32"+mn, out32(fmt.Sprintf("%s(%s, %s)", fn[1], A, B), ftz, false), f2, "div.full"+mk+".f32")
 			// The MUFU ops (mufu.go): the .ftz form is the hardware op, the
@@ -326,27 +326,27 @@ func floats() {
 				}
 				alu(name+"F32"+mn, out32(fmt.Sprintf("%s(%s)", fn, A), ftz, false), f2[:1], op+".approx"+mk+".f32")
 			}
-			un("RcpApprox", "rcp", "rcpApprox", true)
-			un("SqrtApprox", "sqrt", "sqrtApprox", true)
-			un("Rsqrt", "rsqrt", "rsqrtApprox", true)
-			un("Ex2", "ex2", "ex2Approx", true)
-			un("Lg2", "lg2", "lg2Approx", true)
-			un("Sin", "sin", "sinApprox", false)
-			un("Cos", "cos", "cosApprox", false)
-			un("Tanh", "tanh", "tanhApprox", false)
-			alu("AbsF32"+mn, fmt.Sprintf("absNegF32(math.Float32bits(%s), 0)", A), f2[:1], "abs"+mk+".f32")
-			alu("NegF32"+mn, fmt.Sprintf("absNegF32(math.Float32bits(%s), 1)", A), f2[:1], "neg"+mk+".f32")
+			un("RcpApprox", "rcp", "gpumath.RcpApprox", true)
+			un("SqrtApprox", "sqrt", "gpumath.SqrtApprox", true)
+			un("Rsqrt", "rsqrt", "gpumath.RsqrtApprox", true)
+			un("Ex2", "ex2", "gpumath.Ex2Approx", true)
+			un("Lg2", "lg2", "gpumath.Lg2Approx", true)
+			un("Sin", "sin", "gpumath.SinApprox", false)
+			un("Cos", "cos", "gpumath.CosApprox", false)
+			un("Tanh", "tanh", "gpumath.TanhApprox", false)
+			alu("AbsF32"+mn, fmt.Sprintf("gpumath.AbsNegF32(math.Float32bits(%s), 0)", A), f2[:1], "abs"+mk+".f32")
+			alu("NegF32"+mn, fmt.Sprintf("gpumath.AbsNegF32(math.Float32bits(%s), 1)", A), f2[:1], "neg"+mk+".f32")
 			for _, nan := range bo {
 				nk, nn := "", ""
 				if nan {
 					nk, nn = ".NaN", "NaN"
 				}
-				alu("MinF32"+mn+nn, out32(fmt.Sprintf("min32(%s, %s, %v)", A, B, nan), ftz, false), f2, "min"+mk+nk+".f32")
-				alu("MaxF32"+mn+nn, out32(fmt.Sprintf("max32(%s, %s, %v)", A, B, nan), ftz, false), f2, "max"+mk+nk+".f32")
+				alu("MinF32"+mn+nn, out32(fmt.Sprintf("gpumath.Min32(%s, %s, %v)", A, B, nan), ftz, false), f2, "min"+mk+nk+".f32")
+				alu("MaxF32"+mn+nn, out32(fmt.Sprintf("gpumath.Max32(%s, %s, %v)", A, B, nan), ftz, false), f2, "max"+mk+nk+".f32")
 			}
 			fcmp("F32"+mn, "f32"+mk, A, B)
 			for i, k := range []string{"finite", "infinite", "number", "notanumber", "normal", "subnormal"} {
-				cmp("Testp"+title(k)+"F32"+mn, fmt.Sprintf("testp32(%s, %d)", A, i), f2[:1], "testp."+k+mk+".f32")
+				cmp("Testp"+title(k)+"F32"+mn, fmt.Sprintf("gpumath.Testp32(%s, %d)", A, i), f2[:1], "testp."+k+mk+".f32")
 			}
 		}
 	}
@@ -364,32 +364,32 @@ func floats() {
 			return k
 		}
 		// NaN results follow the H100 (nan1/nan2/nan3 in fpapprox.go).
-		alu("AddF64"+title(r), fmt.Sprintf("nan2(add64(f64(A), f64(B), %s), B, A)", R), d2, keys("add")...)
-		alu("SubF64"+title(r), fmt.Sprintf("nan2(add64(f64(A), -f64(B), %s), B, A)", R), d2, keys("sub")...)
-		alu("MulF64"+title(r), fmt.Sprintf("nan2(mul64(f64(A), f64(B), %s), B, A)", R), d2, keys("mul")...)
-		alu("FmaF64"+title(r), fmt.Sprintf("nan3(fma64(f64(A), f64(B), f64(C), %s), B, C, A)", R), d3,
+		alu("AddF64"+title(r), fmt.Sprintf("gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), %s), B, A)", R), d2, keys("add")...)
+		alu("SubF64"+title(r), fmt.Sprintf("gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), %s), B, A)", R), d2, keys("sub")...)
+		alu("MulF64"+title(r), fmt.Sprintf("gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), %s), B, A)", R), d2, keys("mul")...)
+		alu("FmaF64"+title(r), fmt.Sprintf("gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), %s), B, C, A)", R), d3,
 			append(keys("fma"), keys("mad")...)...)
-		alu("DivF64"+title(r), fmt.Sprintf("nan2(div64(f64(A), f64(B), %s), A, B)", R), d2, "div."+r+".f64")
-		alu("RcpF64"+title(r), fmt.Sprintf("nan1(div64(1, f64(A), %s), A)", R), d2[:1], "rcp."+r+".f64")
-		alu("SqrtF64"+title(r), fmt.Sprintf("nan1(sqrt64(f64(A), %s), A)", R), d2[:1], "sqrt."+r+".f64")
+		alu("DivF64"+title(r), fmt.Sprintf("gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), %s), A, B)", R), d2, "div."+r+".f64")
+		alu("RcpF64"+title(r), fmt.Sprintf("gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), %s), A)", R), d2[:1], "rcp."+r+".f64")
+		alu("SqrtF64"+title(r), fmt.Sprintf("gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), %s), A)", R), d2[:1], "sqrt."+r+".f64")
 	}
-	alu("RcpApproxF64", "rcpApproxFtz64(A)", d2[:1], "rcp.approx.ftz.f64", "rcp.approx.f64")
-	alu("RsqrtF64", "rsqrtApproxFtz64(A)", d2[:1], "rsqrt.approx.ftz.f64")
-	alu("RsqrtApproxF64", "rsqrtApprox64(A)", d2[:1], "rsqrt.approx.f64")
-	alu("AbsF64", "absNegF64(A, false)", d2[:1], "abs.f64")
-	alu("NegF64", "absNegF64(A, true)", d2[:1], "neg.f64")
+	alu("RcpApproxF64", "gpumath.RcpApproxFtz64(A)", d2[:1], "rcp.approx.ftz.f64", "rcp.approx.f64")
+	alu("RsqrtF64", "gpumath.RsqrtApproxFtz64(A)", d2[:1], "rsqrt.approx.ftz.f64")
+	alu("RsqrtApproxF64", "gpumath.RsqrtApprox64(A)", d2[:1], "rsqrt.approx.f64")
+	alu("AbsF64", "gpumath.AbsNegF64(A, false)", d2[:1], "abs.f64")
+	alu("NegF64", "gpumath.AbsNegF64(A, true)", d2[:1], "neg.f64")
 	alu("CopysignF64", "B&^(1<<63) | A&(1<<63)", d2, "copysign.f64")
 	for _, nan := range bo {
 		nk, nn := "", ""
 		if nan {
 			nk, nn = ".NaN", "NaN"
 		}
-		alu("MinF64"+nn, fmt.Sprintf("nan2(min64(f64(A), f64(B), %v), B, A)", nan), d2, "min"+nk+".f64")
-		alu("MaxF64"+nn, fmt.Sprintf("nan2(max64(f64(A), f64(B), %v), B, A)", nan), d2, "max"+nk+".f64")
+		alu("MinF64"+nn, fmt.Sprintf("gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), %v), B, A)", nan), d2, "min"+nk+".f64")
+		alu("MaxF64"+nn, fmt.Sprintf("gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), %v), B, A)", nan), d2, "max"+nk+".f64")
 	}
-	fcmp("F64", "f64", "f64(A)", "f64(B)")
+	fcmp("F64", "f64", "gpumath.F64(A)", "gpumath.F64(B)")
 	for i, k := range []string{"finite", "infinite", "number", "notanumber", "normal", "subnormal"} {
-		cmp("Testp"+title(k)+"F64", fmt.Sprintf("testp64(f64(A), %d, false)", i), d2[:1], "testp."+k+".f64")
+		cmp("Testp"+title(k)+"F64", fmt.Sprintf("gpumath.Testp64(gpumath.F64(A), %d, false)", i), d2[:1], "testp."+k+".f64")
 	}
 	halves()
 	_ = f3
@@ -421,7 +421,7 @@ func fcmp(name, key, a, b string) {
 }
 
 func halves() {
-	for _, h := range []struct{ name, t, fmtv string }{{"F16", "f16", "fmtF16"}, {"BF16", "bf16", "fmtBF16"}} {
+	for _, h := range []struct{ name, t, fmtv string }{{"F16", "f16", "gpumath.F16"}, {"BF16", "bf16", "gpumath.BF16"}} {
 		for _, x2 := range []bool{false, true} {
 			t := h.t
 			nm := h.name
@@ -436,10 +436,10 @@ func halves() {
 				}
 				lo, hi := e, e
 				for _, v := range []string{"A", "B", "C"}[:n] {
-					lo = strings.ReplaceAll(lo, "<"+v+">", "lo16("+v+")")
-					hi = strings.ReplaceAll(hi, "<"+v+">", "hi16("+v+")")
+					lo = strings.ReplaceAll(lo, "<"+v+">", "gpumath.Lo16("+v+")")
+					hi = strings.ReplaceAll(hi, "<"+v+">", "gpumath.Hi16("+v+")")
 				}
-				return "pack16(" + lo + ", " + hi + ")"
+				return "gpumath.Pack16(" + lo + ", " + hi + ")"
 			}
 			scal := func(e string, n int) string {
 				if x2 {
@@ -462,33 +462,33 @@ func halves() {
 					mk, mn := mods(ftz, sat), modName(ftz, sat)
 					in := func(v string) string {
 						if ftz {
-							return "ftz16(" + v + ")"
+							return "gpumath.Ftz16(" + v + ")"
 						}
 						return v
 					}
 					out := func(e string) string {
 						if ftz {
-							e = "ftz16(" + e + ")"
+							e = "gpumath.Ftz16(" + e + ")"
 						}
 						if sat {
-							e = "hsat(" + h.fmtv + ", " + e + ")"
+							e = "gpumath.Hsat(" + h.fmtv + ", " + e + ")"
 						}
 						return e
 					}
 					bin := func(op, fn string) {
-						e := out(fmt.Sprintf("%s(%s, %s, %s, rnRN)", fn, h.fmtv, in("<A>"), in("<B>")))
+						e := out(fmt.Sprintf("%s(%s, %s, %s, gpumath.RN)", fn, h.fmtv, in("<A>"), in("<B>")))
 						alu(title(op)+nm+mn, scal(e, 2), srcs(2), op+".rn"+mk+"."+t, op+mk+"."+t)
 					}
-					bin("add", "hadd")
-					bin("sub", "hsub")
-					bin("mul", "hmul")
-					e := out(fmt.Sprintf("hfma(%s, %s, %s, %s, rnRN)", h.fmtv, in("<A>"), in("<B>"), in("<C>")))
+					bin("add", "gpumath.Hadd")
+					bin("sub", "gpumath.Hsub")
+					bin("mul", "gpumath.Hmul")
+					e := out(fmt.Sprintf("gpumath.Hfma(%s, %s, %s, %s, gpumath.RN)", h.fmtv, in("<A>"), in("<B>"), in("<C>")))
 					alu("Fma"+nm+mn, scal(e, 3), srcs(3), "fma.rn"+mk+"."+t)
 				}
 				mk, mn := mods(ftz, false), modName(ftz, false)
 				in := func(v string) string {
 					if ftz {
-						return "ftz16(" + v + ")"
+						return "gpumath.Ftz16(" + v + ")"
 					}
 					return v
 				}
@@ -497,44 +497,44 @@ func halves() {
 					if nan {
 						nk, nn = ".NaN", "NaN"
 					}
-					alu("Min"+nm+mn+nn, scal(fmt.Sprintf("hmin(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "min"+mk+nk+"."+t)
-					alu("Max"+nm+mn+nn, scal(fmt.Sprintf("hmax(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "max"+mk+nk+"."+t)
+					alu("Min"+nm+mn+nn, scal(fmt.Sprintf("gpumath.Hmin(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "min"+mk+nk+"."+t)
+					alu("Max"+nm+mn+nn, scal(fmt.Sprintf("gpumath.Hmax(%s, %s, %s, %v)", h.fmtv, in("<A>"), in("<B>"), nan), 2), srcs(2), "max"+mk+nk+"."+t)
 				}
 				if x2 { // a NaN (half) becomes 0x7fff (absNeg16)
 					a := "A"
 					if ftz {
-						a = "pack16(ftz16(lo16(A)), ftz16(hi16(A)))"
+						a = "gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A)))"
 					}
-					alu("Neg"+nm+mn, fmt.Sprintf("absNegX2(%s, %s, true)", h.fmtv, a), srcs(1), "neg"+mk+"."+t)
-					alu("Abs"+nm+mn, fmt.Sprintf("absNegX2(%s, %s, false)", h.fmtv, a), srcs(1), "abs"+mk+"."+t)
+					alu("Neg"+nm+mn, fmt.Sprintf("gpumath.AbsNegX2(%s, %s, true)", h.fmtv, a), srcs(1), "neg"+mk+"."+t)
+					alu("Abs"+nm+mn, fmt.Sprintf("gpumath.AbsNegX2(%s, %s, false)", h.fmtv, a), srcs(1), "abs"+mk+"."+t)
 				} else {
-					alu("Neg"+nm+mn, fmt.Sprintf("absNeg16(%s, %s, true)", h.fmtv, in("A")), srcs(1), "neg"+mk+"."+t)
-					alu("Abs"+nm+mn, fmt.Sprintf("absNeg16(%s, %s, false)", h.fmtv, in("A")), srcs(1), "abs"+mk+"."+t)
+					alu("Neg"+nm+mn, fmt.Sprintf("gpumath.AbsNeg16(%s, %s, true)", h.fmtv, in("A")), srcs(1), "neg"+mk+"."+t)
+					alu("Abs"+nm+mn, fmt.Sprintf("gpumath.AbsNeg16(%s, %s, false)", h.fmtv, in("A")), srcs(1), "abs"+mk+"."+t)
 				}
 				if !x2 {
-					fcmp(nm+mn, t+mk, fmt.Sprintf("%s.float(%s)", h.fmtv, in("A")), fmt.Sprintf("%s.float(%s)", h.fmtv, in("B")))
+					fcmp(nm+mn, t+mk, fmt.Sprintf("%s.Float(%s)", h.fmtv, in("A")), fmt.Sprintf("%s.Float(%s)", h.fmtv, in("B")))
 				} else {
 					// setp on x2 compares the low halves into p and the high
 					// halves into q: the decoder emits two ops.
-					for _, hs := range [][2]string{{"lo", "lo16"}, {"hi", "hi16"}} {
+					for _, hs := range [][2]string{{"lo", "gpumath.Lo16"}, {"hi", "gpumath.Hi16"}} {
 						half, sel := hs[0], hs[1]
 						fcmp(nm+mn+title(half), t+mk+"."+half,
-							fmt.Sprintf("%s.float(%s)", h.fmtv, in(sel+"(A)")), fmt.Sprintf("%s.float(%s)", h.fmtv, in(sel+"(B)")))
+							fmt.Sprintf("%s.Float(%s)", h.fmtv, in(sel+"(A)")), fmt.Sprintf("%s.Float(%s)", h.fmtv, in(sel+"(B)")))
 					}
 				}
 			}
 			// ex2 and tanh .approx on halves run MUFU.EX2/TANH.F16/.BF16 on
 			// each half (recorded exhaustively; see mufu.go).
-			ex2Key, which := "ex2.approx."+t, "halfEx2F16"
+			ex2Key, which := "ex2.approx."+t, "gpumath.HalfEx2F16"
 			if h.t == "bf16" {
-				ex2Key, which = "ex2.approx.ftz."+t, "halfEx2BF16"
+				ex2Key, which = "ex2.approx.ftz."+t, "gpumath.HalfEx2BF16"
 			}
-			alu("Ex2Approx"+nm, scal("mufuHalf("+which+", <A>)", 1), srcs(1), ex2Key)
-			which = "halfTanhF16"
+			alu("Ex2Approx"+nm, scal("gpumath.MufuHalf("+which+", <A>)", 1), srcs(1), ex2Key)
+			which = "gpumath.HalfTanhF16"
 			if h.t == "bf16" {
-				which = "halfTanhBF16"
+				which = "gpumath.HalfTanhBF16"
 			}
-			alu("TanhApprox"+nm, scal("mufuHalf("+which+", <A>)", 1), srcs(1), "tanh.approx."+t)
+			alu("TanhApprox"+nm, scal("gpumath.MufuHalf("+which+", <A>)", 1), srcs(1), "tanh.approx."+t)
 		}
 	}
 }
@@ -547,26 +547,26 @@ func cvts() {
 	for _, r := range rnds {
 		R := rndConst[r]
 		for _, sg := range []string{"s", "u"} {
-			src := "sext(A, uint(in.fl))"
+			src := "gpumath.Sext(A, uint(in.fl))"
 			if sg == "u" {
-				src = "A & mask(uint(in.fl))"
+				src = "A & gpumath.Mask(uint(in.fl))"
 			}
-			odd := "odd64s(" + src + ")"
+			odd := "gpumath.Odd64S(" + src + ")"
 			if sg == "u" {
-				odd = "odd64u(" + src + ")"
+				odd = "gpumath.Odd64U(" + src + ")"
 			}
 			keys := func(dst string) []string {
 				k := []string{"cvt." + r + "." + dst + "." + sg}
 				return k
 			}
-			alu("Cvt"+title(r)+"F32"+title(sg), fmt.Sprintf("r32(%s2f32(%s, %s))", sg, src, R), []string{sg + "64"}, keys("f32")...)
-			alu("Cvt"+title(r)+"F64"+title(sg), fmt.Sprintf("r64(%s2f64(%s, %s))", sg, src, R), []string{sg + "64"}, keys("f64")...)
-			alu("Cvt"+title(r)+"F16"+title(sg), fmt.Sprintf("fmtF16.round(%s, %s)", odd, R), []string{sg + "64"}, keys("f16")...)
-			alu("Cvt"+title(r)+"BF16"+title(sg), fmt.Sprintf("fmtBF16.round(%s, %s)", odd, R), []string{sg + "64"}, keys("bf16")...)
+			alu("Cvt"+title(r)+"F32"+title(sg), fmt.Sprintf("gpumath.R32(gpumath.%s2F32(%s, %s))", strings.ToUpper(sg), src, R), []string{sg + "64"}, keys("f32")...)
+			alu("Cvt"+title(r)+"F64"+title(sg), fmt.Sprintf("gpumath.R64(gpumath.%s2F64(%s, %s))", strings.ToUpper(sg), src, R), []string{sg + "64"}, keys("f64")...)
+			alu("Cvt"+title(r)+"F16"+title(sg), fmt.Sprintf("gpumath.F16.Round(%s, %s)", odd, R), []string{sg + "64"}, keys("f16")...)
+			alu("Cvt"+title(r)+"BF16"+title(sg), fmt.Sprintf("gpumath.BF16.Round(%s, %s)", odd, R), []string{sg + "64"}, keys("bf16")...)
 		}
 	}
 	// float → int: destination width in in.fl; always saturating.
-	srcF := map[string]string{"f32": "float64(%s)", "f64": "f64(A)", "f16": "h2f(%s)", "bf16": "bh2f(A)"}
+	srcF := map[string]string{"f32": "float64(%s)", "f64": "gpumath.F64(A)", "f16": "gpumath.H2F(%s)", "bf16": "gpumath.BH2F(A)"}
 	for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
 		R := rndConst[r]
 		for _, ft := range []string{"f32", "f64", "f16", "bf16"} {
@@ -581,7 +581,7 @@ func cvts() {
 				case "f16":
 					a := "A"
 					if ftz {
-						a = "ftz16(A)"
+						a = "gpumath.Ftz16(A)"
 					}
 					x = fmt.Sprintf(srcF[ft], a)
 				default:
@@ -593,7 +593,7 @@ func cvts() {
 				}
 				for _, sg := range []string{"s", "u"} {
 					alu("Cvt"+title(r)+title(sg)+title(ft)+modName(ftz, false),
-						fmt.Sprintf("f2%s(%s, %s, uint(in.fl))", sg, x, R), []string{ft},
+						fmt.Sprintf("gpumath.F2%s(%s, %s, uint(in.fl))", strings.ToUpper(sg), x, R), []string{ft},
 						"cvt."+r+fz+"."+sg+"."+ft)
 				}
 			}
@@ -606,34 +606,34 @@ func cvts() {
 			A := in32("A", ftz)
 			satd := func(e string) string {
 				if sat {
-					return "sat64(" + e + ")"
+					return "gpumath.Sat64(" + e + ")"
 				}
 				return e
 			}
 			if !sat {
 				// A NaN keeps its payload; .ftz canonicalises it first (fpapprox.go).
 				if ftz {
-					alu("CvtF64F32"+mn, fmt.Sprintf("nanTo(A, nf32, 0x7fffffffe0000000, r64(float64(%s)))", A), []string{"f32"}, "cvt"+mk+".f64.f32")
+					alu("CvtF64F32"+mn, fmt.Sprintf("gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(%s)))", A), []string{"f32"}, "cvt"+mk+".f64.f32")
 				} else {
-					alu("CvtF64F32"+mn, fmt.Sprintf("nanCvt(A, nf32, nf64, r64(float64(%s)))", A), []string{"f32"}, "cvt"+mk+".f64.f32")
+					alu("CvtF64F32"+mn, fmt.Sprintf("gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(%s)))", A), []string{"f32"}, "cvt"+mk+".f64.f32")
 				}
 			}
 			alu("CvtSatF32F32"+mn, out32(A, false, sat), []string{"f32"}, "cvt"+mk+".f32.f32", "cvt.rn"+mk+".f32.f32")
 			for _, r := range rnds {
 				R := rndConst[r]
-				e := out32(fmt.Sprintf("round32(%s, 0, %s)", satd("f64(A)"), R), ftz, sat)
+				e := out32(fmt.Sprintf("gpumath.Round32(%s, 0, %s)", satd("gpumath.F64(A)"), R), ftz, sat)
 				if !sat {
-					e = "nanCvt(A, nf64, nf32, " + e + ")"
+					e = "gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, " + e + ")"
 				}
 				alu("Cvt"+title(r)+"F32F64"+mn, e, []string{"f64"},
 					"cvt."+r+mk+".f32.f64")
 			}
 			for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
 				R := rndConst[r]
-				alu("Cvt"+title(r)+"F32F32"+mn, out32(fmt.Sprintf("float32(roundInt(float64(%s), %s))", A, R), ftz, sat), []string{"f32"},
+				alu("Cvt"+title(r)+"F32F32"+mn, out32(fmt.Sprintf("float32(gpumath.RoundInt(float64(%s), %s))", A, R), ftz, sat), []string{"f32"},
 					"cvt."+r+mk+".f32.f32")
 				if !ftz {
-					alu("Cvt"+title(r)+"F64F64"+mn, fmt.Sprintf("nan1(%s, A)", satd(fmt.Sprintf("roundInt(f64(A), %s)", R))), []string{"f64"},
+					alu("Cvt"+title(r)+"F64F64"+mn, fmt.Sprintf("gpumath.NaN1(%s, A)", satd(fmt.Sprintf("gpumath.RoundInt(gpumath.F64(A), %s)", R))), []string{"f64"},
 						"cvt."+r+mk+".f64.f64")
 				}
 			}
@@ -643,23 +643,23 @@ func cvts() {
 		R := rndConst[r]
 		for _, sat := range bo {
 			sk, sn := mods(false, sat), modName(false, sat)
-			for _, h := range []struct{ n, t, f string }{{"F16", "f16", "fmtF16"}, {"BF16", "bf16", "fmtBF16"}} {
-				v32, v64 := "float64(f32(A))", "f64(A)"
+			for _, h := range []struct{ n, t, f string }{{"F16", "f16", "gpumath.F16"}, {"BF16", "bf16", "gpumath.BF16"}} {
+				v32, v64 := "float64(gpumath.F32(A))", "gpumath.F64(A)"
 				if sat {
-					v32, v64 = "sat64("+v32+")", "sat64("+v64+")"
+					v32, v64 = "gpumath.Sat64("+v32+")", "gpumath.Sat64("+v64+")"
 				}
-				alu("Cvt"+title(r)+h.n+"F32"+sn, fmt.Sprintf("%s.round(%s, %s)", h.f, v32, R), []string{"f32"}, "cvt."+r+sk+"."+h.t+".f32")
-				e := fmt.Sprintf("%s.round(%s, %s)", h.f, v64, R)
+				alu("Cvt"+title(r)+h.n+"F32"+sn, fmt.Sprintf("%s.Round(%s, %s)", h.f, v32, R), []string{"f32"}, "cvt."+r+sk+"."+h.t+".f32")
+				e := fmt.Sprintf("%s.Round(%s, %s)", h.f, v64, R)
 				if !sat {
-					e = fmt.Sprintf("nanCvt(A, nf64, nanFmt(%s), %s)", h.f, e)
+					e = fmt.Sprintf("gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(%s), %s)", h.f, e)
 				}
 				alu("Cvt"+title(r)+h.n+"F64"+sn, e, []string{"f64"}, "cvt."+r+sk+"."+h.t+".f64")
-				vb := "float64(f32(B))"
-				va := "float64(f32(A))"
+				vb := "float64(gpumath.F32(B))"
+				va := "float64(gpumath.F32(A))"
 				if sat {
-					vb, va = "sat64("+vb+")", "sat64("+va+")"
+					vb, va = "gpumath.Sat64("+vb+")", "gpumath.Sat64("+va+")"
 				}
-				alu("Cvt"+title(r)+h.n+"x2F32"+sn, fmt.Sprintf("pack16(%s.round(%s, %s), %s.round(%s, %s))", h.f, vb, R, h.f, va, R),
+				alu("Cvt"+title(r)+h.n+"x2F32"+sn, fmt.Sprintf("gpumath.Pack16(%s.Round(%s, %s), %s.Round(%s, %s))", h.f, vb, R, h.f, va, R),
 					[]string{"f32", "f32"}, "cvt."+r+sk+"."+h.t+"x2.f32")
 			}
 		}
@@ -668,16 +668,16 @@ func cvts() {
 		mk, mn := mods(ftz, false), modName(ftz, false)
 		a := "A"
 		if ftz {
-			a = "ftz16(A)"
+			a = "gpumath.Ftz16(A)"
 		}
-		alu("CvtF32F16"+mn, out32("float32(h2f("+a+"))", ftz, false), []string{"f16"}, "cvt"+mk+".f32.f16")
+		alu("CvtF32F16"+mn, out32("float32(gpumath.H2F("+a+"))", ftz, false), []string{"f16"}, "cvt"+mk+".f32.f16")
 		if ftz {
-			alu("CvtF64F16"+mn, "r64(h2f("+a+"))", []string{"f16"}, "cvt"+mk+".f64.f16")
+			alu("CvtF64F16"+mn, "gpumath.R64(gpumath.H2F("+a+"))", []string{"f16"}, "cvt"+mk+".f64.f16")
 		} else {
-			alu("CvtF64F16"+mn, "nanCvt(A&0xffff, nf16, nf64, r64(h2f("+a+")))", []string{"f16"}, "cvt"+mk+".f64.f16")
+			alu("CvtF64F16"+mn, "gpumath.NaNCvt(A&0xffff, gpumath.NF16, gpumath.NF64, gpumath.R64(gpumath.H2F("+a+")))", []string{"f16"}, "cvt"+mk+".f64.f16")
 		}
 		for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
-			alu("Cvt"+title(r)+"F16F16"+mn, fmt.Sprintf("fmtF16.round(roundInt(h2f(%s), %s), rnRN)", a, rndConst[r]), []string{"f16"},
+			alu("Cvt"+title(r)+"F16F16"+mn, fmt.Sprintf("gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(%s), %s), gpumath.RN)", a, rndConst[r]), []string{"f16"},
 				"cvt."+r+mk+".f16.f16")
 		}
 	}
@@ -685,11 +685,11 @@ func cvts() {
 	// value of 8 significant bits has at most 8), a NaN becomes 0x7fff as
 	// in cvt.rXi.f16.f16.
 	for _, r := range []string{"rni", "rzi", "rmi", "rpi"} {
-		alu("Cvt"+title(r)+"BF16BF16", fmt.Sprintf("fmtBF16.round(roundInt(bh2f(A), %s), rnRN)", rndConst[r]), []string{"bf16"},
+		alu("Cvt"+title(r)+"BF16BF16", fmt.Sprintf("gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), %s), gpumath.RN)", rndConst[r]), []string{"bf16"},
 			"cvt."+r+".bf16.bf16")
 	}
 	alu("CvtF32BF16", "A & 0xffff << 16", []string{"bf16"}, "cvt.f32.bf16") // exact, NaN bits and all
-	alu("CvtF64BF16", "nanCvt(A&0xffff, nfb16, nf64, r64(bh2f(A)))", []string{"bf16"}, "cvt.f64.bf16")
+	alu("CvtF64BF16", "gpumath.NaNCvt(A&0xffff, gpumath.NFBF16, gpumath.NF64, gpumath.R64(gpumath.BH2F(A)))", []string{"bf16"}, "cvt.f64.bf16")
 }
 
 func main() {
@@ -709,8 +709,8 @@ func main() {
 	}
 	var b bytes.Buffer
 	p := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
-	p("// Code generated by internal/opgen; DO NOT EDIT.\n\npackage soft\n\n")
-	p("import (\n\t\"math\"\n\t\"math/bits\"\n)\n\n")
+	p("// Code generated by internal/opgen; DO NOT EDIT.\n\npackage exec\n\n")
+	p("import (\n\t\"math\"\n\t\"math/bits\"\n\n\t\"github.com/cugen/cugen/rt/soft/internal/gpumath\"\n)\n\n")
 	p("var _ = math.Float32bits\n\n")
 	p("// Generated arithmetic opcodes (opALU ≤ op < opCmp) and comparisons (opCmp ≤ op < opEnd).\nconst (\n")
 	for i, o := range alus {

@@ -1,0 +1,202 @@
+// Warp collectives: shfl.sync, vote.sync, match.sync and redux.sync. Each
+// reads other lanes' registers, so it runs once for the group's whole mask
+// rather than lane by lane, and it is apart from the loop because its
+// meaning is the warp's, not a lane's. (activemask and elect.sync are a few
+// lines each and stay in the loop; bar.warp.sync decodes to nothing.)
+
+package exec
+
+import "math/bits"
+
+// Warp-level operations read every source lane before writing any
+// destination, so a destination that is also a source is safe.
+
+func (c *cta) shfl(w *warp, in *inst, m uint32) {
+	r := w.r
+	vals := *lanes(r, in.a)
+	b, cc := lanes(r, in.b), lanes(r, in.c)
+	d := lanes(r, in.d)
+	var pbits uint32
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		bval := int(b[l] & 31)
+		cv := cc[l]
+		seg := int(cv >> 8 & 31)
+		clamp := int(cv & 31)
+		maxLane := l&seg | clamp&^seg
+		minLane := l & seg
+		var j int
+		var ok bool
+		switch in.fl {
+		case shflUp:
+			j = l - bval
+			ok = j >= maxLane
+		case shflDown:
+			j = l + bval
+			ok = j <= maxLane
+		case shflBfly:
+			j = l ^ bval
+			ok = j <= maxLane
+		default:
+			j = minLane | bval&^seg
+			ok = j <= maxLane
+		}
+		if !ok {
+			j = l
+		}
+		d[l] = vals[j&31]
+		if ok {
+			pbits |= 1 << l
+		}
+	}
+	w.pr[in.aux] = w.pr[in.aux]&^m | pbits
+}
+
+// vote computes over each lane's membermask, as redux does: lanes of one
+// converged warp that pass different masks (cg::labeled_partition) each
+// see only their own group's predicates. The non-.sync form has the whole
+// executing group as its mask.
+func (c *cta) vote(w *warp, in *inst, m uint32) {
+	p := w.pr[in.a]
+	if in.fl&16 != 0 {
+		p = ^p
+	}
+	mk := lanes(w.r, in.b)
+	var d *[32]uint64
+	if in.fl&15 == voteBallot {
+		d = lanes(w.r, in.d)
+	}
+	var set uint32 // lanes whose predicate result is true
+	for todo := m; todo != 0; {
+		mask := uint32(mk[bits.TrailingZeros32(todo)&31])
+		var same uint32
+		for k := todo; k != 0; k &= k - 1 {
+			if l := bits.TrailingZeros32(k) & 31; uint32(mk[l]) == mask {
+				same |= 1 << l
+			}
+		}
+		todo &^= same
+		grp := mask & m
+		q := p & grp
+		var v bool
+		switch in.fl & 15 {
+		case voteBallot:
+			for k := same; k != 0; k &= k - 1 {
+				d[bits.TrailingZeros32(k)&31] = uint64(q)
+			}
+			continue
+		case voteAll:
+			v = q == grp
+		case voteAny:
+			v = q != 0
+		case voteUni:
+			v = q == 0 || q == grp
+		}
+		if v {
+			set |= same
+		}
+	}
+	if in.fl&15 != voteBallot {
+		w.pr[in.d] = w.pr[in.d]&^m | set
+	}
+}
+
+func (c *cta) match(w *warp, in *inst, m uint32) {
+	a := *lanes(w.r, in.a)
+	if in.fl&2 == 0 {
+		for l := range a {
+			a[l] &= 0xffffffff
+		}
+	}
+	d := lanes(w.r, in.d)
+	if in.fl&1 == 0 { // any
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			var s uint32
+			for k := m; k != 0; k &= k - 1 {
+				j := bits.TrailingZeros32(k) & 31
+				if a[j] == a[l] {
+					s |= 1 << j
+				}
+			}
+			d[l] = uint64(s)
+		}
+		return
+	}
+	first := a[bits.TrailingZeros32(m)&31]
+	all := true
+	for k := m; k != 0; k &= k - 1 {
+		if a[bits.TrailingZeros32(k)&31] != first {
+			all = false
+		}
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		if all {
+			d[l] = uint64(m)
+		} else {
+			d[l] = 0
+		}
+	}
+	if all {
+		w.pr[in.aux] |= m
+	} else {
+		w.pr[in.aux] &^= m
+	}
+}
+
+// redux reduces over each lane's membermask: the lanes that pass the same
+// mask form one group (a cg::labeled_partition passes a different mask per
+// label, all in one converged warp), so each group gets its own result.
+func (c *cta) redux(w *warp, in *inst, m uint32) {
+	a := lanes(w.r, in.a)
+	mk := lanes(w.r, in.b)
+	d := lanes(w.r, in.d)
+	signed := in.fl&16 != 0
+	for todo := m; todo != 0; {
+		mask := uint32(mk[bits.TrailingZeros32(todo)&31])
+		// the lanes executing with this mask, reducing over those in it
+		var same uint32
+		for k := todo; k != 0; k &= k - 1 {
+			if l := bits.TrailingZeros32(k) & 31; uint32(mk[l]) == mask {
+				same |= 1 << l
+			}
+		}
+		todo &^= same
+		grp := mask & m
+		var acc uint32
+		first := true
+		for k := grp; k != 0; k &= k - 1 {
+			v := uint32(a[bits.TrailingZeros32(k)&31])
+			if first {
+				acc, first = v, false
+				continue
+			}
+			switch in.fl & 15 {
+			case rdAdd:
+				acc += v
+			case rdMin:
+				if signed {
+					acc = uint32(min(int32(acc), int32(v)))
+				} else {
+					acc = min(acc, v)
+				}
+			case rdMax:
+				if signed {
+					acc = uint32(max(int32(acc), int32(v)))
+				} else {
+					acc = max(acc, v)
+				}
+			case rdAnd:
+				acc &= v
+			case rdOr:
+				acc |= v
+			case rdXor:
+				acc ^= v
+			}
+		}
+		for k := same; k != 0; k &= k - 1 {
+			d[bits.TrailingZeros32(k)&31] = uint64(acc)
+		}
+	}
+}

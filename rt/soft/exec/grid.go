@@ -1,0 +1,205 @@
+// Running a grid: its CTAs (or clusters of them) spread over the workers,
+// and the first fault described as compute-sanitizer describes it.
+
+package exec
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// Launch is one grid to run: a kernel, its shape and parameters, and the
+// context it runs in. The driver fills in the exported fields; Run runs it.
+type Launch struct {
+	Program *Program
+	Host    Host    // the context the grid runs in
+	Mem     *Memory // the device memory
+	Config  *Config
+
+	Grid, Block rt.Dim3
+	// cluster is the cluster dimension (zero: none, or the kernel's
+	// .reqnctapercluster).
+	Cluster   rt.Dim3
+	DynShared uint32
+	Params    []byte   // the parameter buffer, 8-byte aligned
+	Vars      []uint64 // module variable addresses in Host, by index
+	// Cooperative runs every CTA on a goroutine of its own, with a
+	// grid-sync workspace (coop.go).
+	Cooperative bool
+	// SetConditional is cudaGraphSetConditional in the graph the launch
+	// runs in; nil outside a graph. It returns what is wrong, or "".
+	SetConditional func(h uint64, value uint32) string
+
+	paramPtr unsafe.Pointer // &params[0]
+	nthreads int
+	budget   uint64
+	used     atomic.Uint64
+	executed atomic.Uint64 // thread-instructions run, children's included
+	gridID   uint64
+	start    time.Time
+
+	// Thread-block clusters (cluster.go): the shape the CTAs run in.
+	cdim     [3]uint32
+	csize    int
+	explicit bool
+
+	// The cooperative launch's grid-sync workspace (coop.go): its
+	// address, or 0.
+	gridSync    uint64
+	gridSyncMem *Alloc
+
+	// Dynamic parallelism (cdp.go).
+	dyn     *cdpState
+	cdpOnce sync.Once
+}
+
+var gridIDs atomic.Uint64
+
+// Run executes the grid on Config.Workers goroutines and returns its first
+// fault, then its children's (cdp.go), as an *rt.Error of cuLaunchKernel.
+func (l *Launch) Run() error {
+	l.paramPtr = unsafe.Pointer(unsafe.SliceData(l.Params))
+	l.nthreads = int(l.Block.Count())
+	l.budget = l.Config.InstrBudget
+	l.gridID = gridIDs.Add(1)
+	coop := l.Cooperative
+	l.start = time.Now()
+	l.shapeClusters()
+	if coop {
+		if err := l.gridSyncWorkspace(); err != nil {
+			return err
+		}
+		defer l.freeGridSync()
+	}
+	total := l.Grid.Count() / uint64(l.csize) // CTAs, or clusters of them
+	workers := l.Config.Workers
+	if coop {
+		// A cooperative grid may synchronise across CTAs, so every CTA
+		// needs its own goroutine.
+		workers = int(total)
+	}
+	if uint64(workers) > total {
+		workers = int(total)
+	}
+	var next atomic.Uint64
+	var stop atomic.Bool
+	var mu sync.Mutex
+	var first *rt.Error
+	var firstID uint64
+	fail := func(e *rt.Error, id uint64) {
+		mu.Lock()
+		if first == nil || id < firstID {
+			first, firstID = e, id
+		}
+		mu.Unlock()
+		stop.Store(true)
+	}
+	work := func(smid int) {
+		u := l.newRunner(smid)
+		var id uint64
+		defer func() {
+			l.executed.Add(u.ran())
+			if r := recover(); r != nil {
+				c, cid := u.at(id)
+				fail(l.errorFor(c, cid, &fault{kind: fPanic, warp: c.w.id, lane: -1, pc: c.pc,
+					msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}), cid)
+			}
+		}()
+		for !stop.Load() {
+			if f := l.Host.Faulted(); f != nil {
+				// A launch faulted: CUDA is unusable in the process (sticky.go): this one ends too.
+				fail(&rt.Error{Op: "cuLaunchKernel", Code: f.Code, Detail: "kernel " + l.Program.Name + " stopped: a kernel faulted: " + f.Detail}, id)
+				return
+			}
+			id = next.Add(1) - 1
+			if id >= total {
+				return
+			}
+			if coop {
+				id = uint64(smid)
+			}
+			if !u.run(id) {
+				c, cid := u.at(id)
+				fail(l.errorFor(c, cid, c.fault), cid)
+				return
+			}
+			if coop {
+				return
+			}
+		}
+	}
+	if workers <= 1 {
+		work(0)
+	} else {
+		var wg sync.WaitGroup
+		for i := 0; i < workers; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				work(i)
+			}(i)
+		}
+		wg.Wait()
+	}
+	if first != nil {
+		return first
+	}
+	return l.runChildren()
+}
+
+// Executed is the thread-instructions the launch ran (a lane executing one
+// instruction counts one), its children's included.
+func (l *Launch) Executed() uint64 { return l.executed.Load() }
+
+var faultCodes = map[faultKind]rt.Result{
+	fIllegalAddress: rt.ErrIllegalAddress,
+	fMisaligned:     rt.ErrMisalignedAddress,
+	fDeadlock:       rt.ErrLaunchFailed,
+	fBudget:         rt.ErrLaunchTimeout,
+	fTrap:           rt.ErrLaunchFailed, // what an H100 reports (CUDA documents no code for trap)
+	fAssert:         rt.ErrAssert,
+	fStack:          rt.ErrHardwareStackError,
+	fPanic:          rt.ErrLaunchFailed,
+	fInvalid:        rt.ErrIllegalInstruction,
+	fRace:           rt.ErrLaunchFailed,
+}
+
+// errorFor describes a fault the way compute-sanitizer does: kernel, block,
+// thread, PTX position and instruction, address.
+func (l *Launch) errorFor(c *cta, id uint64, f *fault) *rt.Error {
+	if f == nil {
+		f = &fault{kind: fPanic, lane: -1, msg: "unknown failure"}
+	}
+	g := l.Grid
+	bx, by, bz := id%uint64(g.X), id/uint64(g.X)%uint64(g.Y), id/(uint64(g.X)*uint64(g.Y))
+	where := fmt.Sprintf("kernel %s, block (%d,%d,%d)", l.Program.Name, bx, by, bz)
+	if f.lane >= 0 {
+		t := uint32(f.warp*32 + f.lane)
+		b := l.Block
+		where += fmt.Sprintf(", thread (%d,%d,%d)", t%b.X, t/b.X%b.Y, t/(b.X*b.Y))
+	}
+	if f.pc >= 0 && int(f.pc) < len(l.Program.src) {
+		in := l.Program.src[f.pc]
+		where += fmt.Sprintf(", at %s (%s)", in.Pos, instName(in))
+	}
+	msg := f.msg
+	switch f.kind {
+	case fIllegalAddress, fMisaligned:
+		dir := "read"
+		if f.write {
+			dir = "write"
+		}
+		kind := "Invalid"
+		if f.kind == fMisaligned {
+			kind = "Misaligned"
+		}
+		msg = fmt.Sprintf("%s __%s__ %s of size %d bytes: %s", kind, spaceNames[f.space], dir, f.size, f.msg)
+	}
+	return &rt.Error{Op: "cuLaunchKernel", Code: faultCodes[f.kind], Detail: where + ": " + msg}
+}

@@ -1,0 +1,26 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// TestPanicBecomesError corrupts a decoded instruction so the executor
+// panics: the launch must fail with an *rt.Error naming the PTX line.
+func TestPanicBecomesError(t *testing.T) {
+	e := newEnv(t, Config{})
+	lib := e.loadSrc("boom.ptx", kernelSrc("", `
+	.reg .b32 %r<3>;
+	mov.u32 %r1, %tid.x;
+	add.u32 %r2, %r1, %r1;
+	ret;`))
+	k := e.kernel(lib, "k")
+	p := e.kernels[k]
+	for i := range p.code {
+		if p.code[i].op == opAdd32 {
+			p.code[i].a = 1 << 30
+		}
+	}
+	wantErr(t, e.launchErr(k, rt.D1(1), rt.D1(32), 0), rt.ErrLaunchFailed, `internal error`, `boom\.ptx:9:\d+ \(add\.u32\)`)
+}

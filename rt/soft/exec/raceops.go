@@ -1,0 +1,302 @@
+// The instrumented side of racecheck and the shuffled scheduler: the
+// memory operations of an instrumented program (racecheck.go rewrites
+// them), which check each lane's access before or after making it with the
+// plain operation, and the warp loop that runs when either mode is on, so
+// the default executor's loop stays as it is.
+
+package exec
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"unsafe"
+)
+
+// instrumented runs an instrumented instruction for the lanes of m.
+func (c *cta) instrumented(w *warp, in *inst, m uint32) bool {
+	switch in.op {
+	case opLdRC:
+		return c.ldRC(w, in, m)
+	case opStRC:
+		return c.stRC(w, in, m)
+	case opAtomRC:
+		return c.atomRC(w, in, m)
+	case opCpAsyncRC:
+		return c.cpAsyncRC(w, in, m)
+	case opWarpSyncRC:
+		c.rc.warpSync(w, m)
+	}
+	return true
+}
+
+// raceSpace resolves an address of a memory instruction of the given space
+// to the space racecheck tracks it in (the CTA's shared memory, as an
+// offset, or global memory), false for local, parameter and constant
+// memory, which no other thread writes, and for the shared memory of other
+// CTAs of a cluster, which racecheck does not track.
+func (c *cta) raceSpace(space int, addr uint64) (int, uint64, bool) {
+	switch space {
+	case spShared:
+		return spShared, addr, addr < c.shLen
+	case spGlobal:
+		return spGlobal, addr, true
+	case spGeneric:
+		switch spaceOfGeneric(addr) {
+		case spShared:
+			return spShared, addr - sharedWin, addr-sharedWin < c.shLen
+		case spGlobal:
+			return spGlobal, addr, true
+		}
+	}
+	return 0, 0, false
+}
+
+// syncKey names a location's synchronisation state: a shared offset and a
+// global address never coincide (global addresses start at 0x6000_0000_0000).
+func syncKey(addr uint64) uint64 { return addr &^ 3 }
+
+func (c *cta) ldRC(w *warp, in *inst, m uint32) bool {
+	// The addresses first: a load may overwrite its address register.
+	var addrs [32]uint64
+	base := lanes(w.r, in.a)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		addrs[l] = base[l] + uint64(in.imm)
+	}
+	if !c.ld(w, in, m) {
+		return false
+	}
+	c.rc.seq++
+	n := uint64(in.fl&0xff) * uint64(in.e)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		sp, a, ok := c.raceSpace(int(in.aux2), addrs[l])
+		switch {
+		case !ok:
+		case in.fl&memAtomic != 0:
+			c.rc.strong(syncKey(a), w, l)
+		case !c.check(w, l, sp, a, n, false, nil, nil):
+			return false
+		}
+	}
+	return true
+}
+
+// stRC stores lane by lane, each lane's store checked against the memory it
+// is about to change.
+func (c *cta) stRC(w *warp, in *inst, m uint32) bool {
+	c.rc.seq++
+	size, cnt := uint64(in.fl&0xff), uint64(in.e)
+	tot := size * cnt
+	base := lanes(w.r, in.a)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		addr := base[l] + uint64(in.imm)
+		sp, a, ok := c.raceSpace(int(in.aux2), addr)
+		strong := in.fl&memAtomic != 0
+		if ok && !strong {
+			p := c.ptr(w, int(in.aux2), addr, tot, true, l)
+			if p == nil {
+				return false
+			}
+			var buf [64]byte
+			for i := uint64(0); i < cnt && (i+1)*size <= uint64(len(buf)); i++ {
+				src := in.d
+				if cnt > 1 {
+					src = c.p.vec[in.aux+int32(i)]
+				}
+				v := w.r[src+uint32(l)]
+				for k := uint64(0); k < size; k++ {
+					buf[i*size+k] = byte(v >> (8 * k))
+				}
+			}
+			if tot <= uint64(len(buf)) && !c.check(w, l, sp, a, tot, true, p, unsafe.Pointer(&buf[0])) {
+				return false
+			}
+		}
+		if !c.st(w, in, 1<<l) {
+			return false
+		}
+		if ok && strong {
+			c.rc.strong(syncKey(a), w, l)
+		}
+	}
+	return true
+}
+
+// atomRC: atomics never race; each synchronises at its location.
+func (c *cta) atomRC(w *warp, in *inst, m uint32) bool {
+	var addrs [32]uint64
+	base := lanes(w.r, in.a)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		addrs[l] = base[l] + uint64(in.imm)
+	}
+	if !c.atom(w, in, m) {
+		return false
+	}
+	c.rc.seq++
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		if _, a, ok := c.raceSpace(int(in.aux2), addrs[l]); ok {
+			c.rc.strong(syncKey(a), w, l)
+		}
+	}
+	return true
+}
+
+// cpAsyncRC: cp.async reads global memory and writes shared memory, lane by
+// lane (soft completes it at once).
+func (c *cta) cpAsyncRC(w *warp, in *inst, m uint32) bool {
+	c.rc.seq++
+	size := uint64(in.fl)
+	dst, src, soff, ss := lanes(w.r, in.a), lanes(w.r, in.b), lanes(w.r, in.c), lanes(w.r, in.d)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		to := c.ptr(w, spShared, dst[l]+uint64(in.imm), size, true, l)
+		if to == nil {
+			return false
+		}
+		n := min(ss[l]&0xffffffff, size)
+		var buf [16]byte
+		if n > 0 {
+			from := c.ptr(w, spGlobal, src[l]+soff[l], size, false, l)
+			if from == nil {
+				return false
+			}
+			copy(buf[:n], unsafe.Slice((*byte)(from), n))
+			if !c.check(w, l, spGlobal, src[l]+soff[l], n, false, nil, nil) {
+				return false
+			}
+		}
+		if size <= uint64(len(buf)) && !c.check(w, l, spShared, dst[l]+uint64(in.imm), size, true, to, unsafe.Pointer(&buf[0])) {
+			return false
+		}
+		if !c.cpAsync(w, in, 1<<l) {
+			return false
+		}
+	}
+	return true
+}
+
+// mbarSync is an mbarrier operation's synchronisation, for racecheck: each
+// lane synchronises at the barrier's word (so arrivals release what came
+// before them), before the operation, so that a wait it completes sees the
+// arrival; a try_wait that parks acquires when it wakes (mbSettle).
+// Barriers of other CTAs of the cluster are not tracked.
+func (rs *raceState) mbarSync(c *cta, w *warp, in *inst, m uint32) {
+	base := lanes(w.r, in.a)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		addr := base[l] + uint64(in.imm)
+		if in.aux2 == spGeneric {
+			if addr-sharedWin >= winSize {
+				continue
+			}
+			addr -= sharedWin
+		}
+		if addr < c.shLen {
+			rs.strong(syncKey(addr), w, l)
+		}
+	}
+}
+
+// shuffler is the shuffled scheduler's random source (Options.ShuffleSeed),
+// seeded afresh for each CTA from the seed and the CTA's index, so a run
+// repeats whatever worker takes the CTA.
+type shuffler struct {
+	seed  uint64
+	src   rand.PCG
+	r     *rand.Rand
+	order []*warp
+}
+
+func newShuffler(seed uint64, warps []*warp) *shuffler {
+	s := &shuffler{seed: seed, order: append([]*warp(nil), warps...)}
+	s.r = rand.New(&s.src)
+	return s
+}
+
+// yieldInLoops lets the shuffled scheduler end a run at p's backward
+// branches: a run otherwise ends only at divergence, a barrier or its stop
+// pc, which a loop never passes.
+func yieldInLoops(p *Program) {
+	for i := range p.code {
+		if in := &p.code[i]; in.op == opBra && in.aux <= int32(i) {
+			in.op = opBraYield
+		}
+	}
+}
+
+// yieldInSpins makes the backward branches that close a polling loop (one
+// whose body reads memory with ld.volatile, ld.relaxed or ld.acquire) end
+// their warp's run each time round, so that the warps it waits for get to
+// run: cooperative groups' multi-warp cg::reduce has the warps of a
+// partition wait, spinning on ld.acquire of the reserved shared memory,
+// for the one that arrives last. Without it the first warp to spin would
+// keep the worker forever.
+func yieldInSpins(p *Program) {
+	for i := range p.code {
+		in := &p.code[i]
+		if in.op != opBra || in.aux > int32(i) {
+			continue
+		}
+		for k := in.aux; k < int32(i); k++ {
+			if s := p.src[k]; s != nil && s.Op == "ld" && slices.ContainsFunc(s.Mods, func(m string) bool {
+				return m == "volatile" || m == "relaxed" || m == "acquire"
+			}) {
+				in.op = opBraSpin
+				break
+			}
+		}
+	}
+}
+
+// schedule is the order of the warps in the next round: as they are, or
+// shuffled.
+func (c *cta) schedule() []*warp {
+	s := c.shuf
+	if s == nil {
+		return c.warps
+	}
+	s.r.Shuffle(len(s.order), func(i, j int) { s.order[i], s.order[j] = s.order[j], s.order[i] })
+	return s.order
+}
+
+// runWarpSlow is runWarp with racecheck's lockstep bookkeeping and the
+// shuffled scheduler's early switches: a group's run may end a few
+// instructions on, and the warp may give way to the next one after any run.
+func (c *cta) runWarpSlow(w *warp) bool {
+	rs, sh := c.rc, c.shuf
+	if rs != nil && rs.strict {
+		rs = nil // strict mode keeps no lockstep order
+	}
+	for {
+		run := w.runnable()
+		if run == 0 {
+			return true
+		}
+		group, pc, stop := c.pick(w, run)
+		if sh != nil {
+			stop = min(stop, pc+1+int32(sh.r.IntN(24)))
+		}
+		if rs != nil {
+			rs.dispatchStart(w, group)
+		}
+		ok := c.exec(w, group, pc, stop)
+		if rs != nil {
+			rs.dispatchEnd(w, group)
+		}
+		if !ok {
+			return false
+		}
+		if c.yield { // as in runWarp
+			c.yield = false
+			return true
+		}
+		if sh != nil && sh.r.IntN(4) == 0 {
+			return true
+		}
+	}
+}

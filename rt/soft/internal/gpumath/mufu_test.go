@@ -1,0 +1,67 @@
+package gpumath
+
+import (
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// The tables decode to what the hardware gave at a few points every
+// implementation must agree on.
+func TestMufuTables(t *testing.T) {
+	for _, c := range []struct {
+		tab  *lazyTable
+		i    uint32
+		want uint32
+	}{
+		{tabRcp, 0, 0x3f800000},           // rcp(1) = 1
+		{tabRsq, 0, 0x3f800000},           // rsqrt(1) = 1
+		{tabSqrt, 0, 0x3f800000},          // sqrt(1) = 1
+		{tabEx2, 0, 0x3f800000},           // ex2(0) = 1
+		{tabLg2, 1 << 23, 0},              // lg2(1) = 0
+		{tabLg2, 0, 0xbf7ffffe},           // lg2(1/2): not -1 on the H100
+		{tabSin, 0, 0},                    // sin(0) = 0
+		{tabSin, 1 << 23, 0x3f800000},     // sin(π/2) = 1
+		{tabHalf, HalfEx2F16 | 0, 0x3c00}, // ex2.f16(0) = 1
+	} {
+		if got := c.tab.get().at(c.i); got != c.want {
+			t.Errorf("%s[%#x] = %#08x, want %#08x", c.tab.name, c.i, got, c.want)
+		}
+	}
+	// Every decoded table reproduces its entries through the compact form.
+	for _, lt := range []*lazyTable{tabRcp, tabRsq, tabSqrt, tabEx2, tabLg2, tabSin, tabTanh, tabHalf} {
+		z, _ := mufuFS.ReadFile("mufu/" + lt.name + ".zst")
+		d, _ := zstd.NewReader(nil)
+		b, err := d.DecodeAll(z, nil)
+		d.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, err := decodeMufu(b)
+		if err != nil {
+			t.Fatalf("%s: %v", lt.name, err)
+		}
+		tab := lt.get()
+		for i, want := range v {
+			if got := tab.at(uint32(i)); got != want {
+				t.Fatalf("%s: entry %d: compact form gives %#08x, want %#08x", lt.name, i, got, want)
+			}
+		}
+		t.Logf("%s: %d entries, %d-bit corrections, %d exceptions, %d bytes embedded, %d in memory", lt.name, len(v), tab.w,
+			len(tab.excIdx), len(z), 4*len(tab.anchor)+len(tab.code)+8*len(tab.excIdx))
+	}
+}
+
+func TestDecodeMufuErrors(t *testing.T) {
+	for _, b := range [][]byte{
+		nil,
+		[]byte("MUF0\x01\x00\x00\x00\x00\x00\x00\x00\x00"),
+		[]byte("MUF1\x02\x00\x00\x00\x00\x00\x00\x00\x00"),     // one entry of two
+		[]byte("MUF1\x01\x00\x00\x00\x00\x00\x00\x00\xff\x01"), // truncated escape
+		[]byte("MUF1\x01\x00\x00\x00\x09\x00\x00\x00\x00"),     // meta past the end
+	} {
+		if _, _, err := decodeMufu(b); err == nil {
+			t.Errorf("decodeMufu(%q) succeeded", b)
+		}
+	}
+}
