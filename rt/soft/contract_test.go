@@ -253,7 +253,7 @@ func runContract(e *env, lib rt.LibHandle, ent contractgen.Entry) []byte {
 }
 
 // compareContract compares outputs bit for bit, f64 NaNs' payloads
-// included (fp.go propagates them as the H100 does), and counts the f64
+// included (gpumath's fp.go propagates them as the H100 does), and counts the f64
 // NaNs the GPU recorded.
 func compareContract(ent contractgen.Entry, got, want []byte) (nans int, bad string) {
 	if len(got) != len(want) {

@@ -112,7 +112,7 @@ type Driver struct {
 
 	gx  graphState // graphs and captures (graph.go)
 	hz  hazards    // unsynchronized work, for host/device hazards (hazard.go)
-	ext extState   // the other optional capabilities' state (memx.go)
+	ext extState   // the other optional capabilities' state (below)
 
 	// instrCount is the number of thread-instructions all launches have
 	// executed (a lane executing one instruction counts one): the
@@ -330,4 +330,30 @@ func (d *Driver) DeviceTotalMem(ord int) (uint64, error) {
 		return 0, err
 	}
 	return dv.limit, nil
+}
+
+// extState is what soft keeps for the optional capabilities besides graphs:
+// page-locked buffers, memory pools, peer access and kernel attributes. Its
+// zero value is ready to use; mu guards it.
+type extState struct {
+	mu      sync.Mutex
+	pinned  map[uintptr][]uint64 // page-locked buffers by address (the slice keeps them alive)
+	pools   map[rt.MemPoolHandle]*pool
+	devPool map[int]*pool        // each device's default pool
+	asyncs  map[uint64]*pool     // stream-ordered allocations by base address
+	peers   map[[2]*context]bool // (ctx, peer): ctx may access peer's memory
+	kattrs  map[kattrKey]int     // attributes set per (kernel, device)
+	freed   map[uint64]struct{}  // stream-ordered frees queued, not yet run
+}
+
+func (x *extState) init() {
+	if x.pinned == nil {
+		x.pinned = map[uintptr][]uint64{}
+		x.pools = map[rt.MemPoolHandle]*pool{}
+		x.devPool = map[int]*pool{}
+		x.asyncs = map[uint64]*pool{}
+		x.peers = map[[2]*context]bool{}
+		x.kattrs = map[kattrKey]int{}
+		x.freed = map[uint64]struct{}{}
+	}
 }

@@ -141,8 +141,8 @@ func TestInitializersModelAndSoftAgree(t *testing.T) {
 	}
 }
 
-// Literals round to .f16 and .bf16 as soft's arithmetic does (fp.go's
-// smallFmt.round, to nearest even), over every kind of float64: exact
+// Literals round to .f16 and .bf16 as soft's arithmetic does (gpumath's
+// SmallFmt.Round, to nearest even), over every kind of float64: exact
 // halves, ties, subnormals, overflow, NaN.
 func TestLiteralRoundingMatchesArithmetic(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))

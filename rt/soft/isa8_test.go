@@ -23,7 +23,7 @@ import (
 	"github.com/cugen/cugen/rt"
 )
 
-// The PTX ISA 8.x forms of fp8.go, video.go and tensormap_replace.go, and
+// The PTX ISA 8.x forms of exec (gpumath's fp8.go, video.go and tensormap_replace.go), and
 // probes of forms that sm_90 may or may not have, replayed against what the
 // H100 computed (testdata/isa8.json.gz). Each case is a PTX snippet over
 // inputs %a0.. and one output %d0, run by one thread per row over rows that

@@ -49,7 +49,7 @@ type cluster struct {
 	stalls               int
 }
 
-// checkCluster checks a launch's cluster dimension against its grid and
+// CheckCluster checks a launch's cluster dimension against its grid and
 // the kernel's .reqnctapercluster, as cuLaunchKernelEx does.
 func CheckCluster(p *Program, grid, cl rt.Dim3) error {
 	req := p.Func.ReqNCTAPerCluster

@@ -550,7 +550,7 @@ func (c *contraction) rewrite() {
 		add.in.Op = "fma"
 		add.in.Mods = append(mods, typeOf(add.in))
 		// ptxas's DFMA takes the mul's sources in the other order, which
-		// shows where two operands are NaN: see nan3 (fpapprox.go).
+		// shows where two operands are NaN: see gpumath.NaN3.
 		add.in.Operands = []ptx.Operand{add.in.Operands[0], b, a, other}
 	}
 	// Muls and links whose every reader became an fma are gone.

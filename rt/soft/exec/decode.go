@@ -101,7 +101,7 @@ func align(v, a uint32) uint32 {
 	return (v + a - 1) / a * a
 }
 
-// varSize is a declaration's size in bytes (-1 if unsized).
+// VarSize is a declaration's size in bytes (-1 if unsized).
 func VarSize(v *ptx.Var) int {
 	n := v.Elems()
 	if n < 0 {
@@ -142,7 +142,7 @@ func ParamSize(p *ptx.Param) (size, al uint32) {
 	return uint32(n), al
 }
 
-// layoutParams lays parameters out as the PTX ABI does: each at its
+// LayoutParams lays parameters out as the PTX ABI does: each at its
 // alignment, in order.
 func LayoutParams(ps []*ptx.Param, start uint32) (offs []uint32, end uint32) {
 	end = start
@@ -823,7 +823,7 @@ var ignorable = map[string]bool{
 var orderedMods = []string{"lo", "hi", "wide", "l", "r", "wrap", "clamp", "shiftamt",
 	"finite", "infinite", "number", "notanumber", "normal", "subnormal",
 	"rn", "rz", "rm", "rp", "approx", "full", "ftz", "sat", "NaN",
-	// Packed 16-bit integers (intops.go), which the type table lacks.
+	// Packed 16-bit integers (integer.go), which the type table lacks.
 	"relu", "u16x2", "s16x2"}
 
 var orderRank = func() map[string]int {

@@ -38,7 +38,7 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 		y.gp, y.gx = x.gp, x.gx
 		dc.emit(in, y)
 	}
-	if dc.extInstr(in, sc, m, x) { // ext.go: fp8, packing, scalar video, tensormap.replace, …
+	if dc.extInstr(in, sc, m, x) { // aluforms.go: fp8, packing, scalar video, tensormap.replace, …
 		return
 	}
 	switch op {

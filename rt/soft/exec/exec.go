@@ -32,7 +32,7 @@ type warp struct {
 	clArr   uint32     // arrived at the cluster barrier's current phase
 	clWait  uint32     // parked in barrier.cluster.wait
 	cc      uint32     // carry flags of add.cc and friends
-	wg      *wgState   // wgmma operations not yet completed (wgmma.go)
+	wg      *wgState   // wgmma operations not yet completed (tensor_wgmma.go)
 
 	calls  int // lanes with a non-empty call stack
 	frames [32][]frame
@@ -123,7 +123,7 @@ type cta struct {
 	gc []gcache
 
 	rc   *raceState // Options.RaceCheck's state, nil when off (racecheck.go)
-	shuf *shuffler  // Options.ShuffleSeed's scheduler, nil when off (raceops.go)
+	shuf *shuffler  // Config.ShuffleSeed's scheduler, nil when off (shuffle.go)
 }
 
 func newCTA(l *Launch, smid int) *cta {

@@ -23,7 +23,7 @@ type Launch struct {
 	Config  *Config
 
 	Grid, Block rt.Dim3
-	// cluster is the cluster dimension (zero: none, or the kernel's
+	// Cluster is the cluster dimension (zero: none, or the kernel's
 	// .reqnctapercluster).
 	Cluster   rt.Dim3
 	DynShared uint32

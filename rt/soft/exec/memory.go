@@ -29,7 +29,7 @@ const (
 	AllocGuard  = 256 // unmapped gap after each allocation
 )
 
-// alloc is one device allocation (cuMemAlloc, a module variable, a managed
+// Alloc is one device allocation (cuMemAlloc, a module variable, a managed
 // variable). Its backing store is []uint64, so every naturally aligned
 // access is aligned for sync/atomic.
 type Alloc struct {
@@ -52,10 +52,10 @@ func NewAlloc(base, size uint64) *Alloc {
 	return &Alloc{Base: base, Size: size, backing: b, ptr: unsafe.Pointer(&b[0])}
 }
 
-// bytes is the allocation's memory as a byte slice.
+// Bytes is the allocation's memory as a byte slice.
 func (a *Alloc) Bytes() []byte { return unsafe.Slice((*byte)(a.ptr), a.Size) }
 
-// addrSpace indexes every allocation of the process, live and freed (freed
+// Memory indexes every allocation of the process, live and freed (freed
 // ones keep their span, without backing, so use-after-free is reported
 // precisely; addresses are never reused).
 type Memory struct {
@@ -74,7 +74,7 @@ func (s *Memory) Insert(a *Alloc) {
 	s.mu.Unlock()
 }
 
-// insertManaged places a managed variable of size bytes after the last
+// InsertManaged places a managed variable of size bytes after the last
 // managed allocation, live or freed, and inserts it. Choosing the address
 // and inserting it is one critical section: two libraries placing their
 // first managed variable at the same moment must not be given one address.
@@ -100,7 +100,7 @@ func (s *Memory) Free(a *Alloc) {
 	s.mu.Unlock()
 }
 
-// lookup returns the allocation whose span contains addr, live or freed,
+// Lookup returns the allocation whose span contains addr, live or freed,
 // or nil.
 func (s *Memory) Lookup(addr uint64) *Alloc {
 	s.mu.RLock()
@@ -122,7 +122,7 @@ func (s *Memory) find(addr uint64) *Alloc {
 	return nil
 }
 
-// live returns the live allocation containing [addr, addr+n), or nil.
+// Live returns the live allocation containing [addr, addr+n), or nil.
 func (s *Memory) Live(addr, n uint64) *Alloc {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -172,7 +172,7 @@ func (s *Memory) describe(addr, n uint64) string {
 	return fmt.Sprintf("address %#x is not a device address", addr)
 }
 
-// span is the bytes of [addr, addr+n) if they lie in one live allocation;
+// Span is the bytes of [addr, addr+n) if they lie in one live allocation;
 // op names the call that asks, in the error.
 func (s *Memory) Span(op string, addr, n uint64) ([]byte, error) {
 	a := s.Live(addr, n)

@@ -136,7 +136,7 @@ func checkTarget(mod *ptx.Module, cc int) error {
 	return nil
 }
 
-// varIndex is the index of the module variable name in lib.vars, or -1.
+// VarIndex is the index of the module variable name in lib.vars, or -1.
 func (lib *Module) VarIndex(name string) int {
 	for i, v := range lib.Vars {
 		if v.Name == name {
@@ -146,7 +146,7 @@ func (lib *Module) VarIndex(name string) int {
 	return -1
 }
 
-// initBytes evaluates a variable's initialiser into its bytes (the
+// InitBytes evaluates a variable's initialiser into its bytes (the
 // omitted tail stays zero). addr resolves symbols to this context.
 func (lib *Module) InitBytes(v *ptx.Var, addr func(string) (uint64, bool)) ([]byte, error) {
 	d, err := v.InitData()

@@ -48,7 +48,7 @@ const (
 	opStS32    // st.shared of one 32-bit value
 	opLdLdFma  // superinstruction: opLdS32, opLdS32, fma.rn.f32 at pc, pc+1, pc+2
 	opCpAsync  // cp.async: shared [a+imm] ← global [b+c], fl bytes, d: source size
-	opTensor   // tensor-core instruction: fl = kind (decode_mma.go), aux = its form
+	opTensor   // tensor-core instruction: fl = kind (tensor_decode.go), aux = its form
 	opCluster  // mapa, getctarank, barrier.cluster (cluster.go): fl = clMapa…
 	opMbar     // mbarrier.* (mbarrier.go): fl = mbInit…|flags, aux2 = space, [a+imm], b operand, d result
 	opBulk     // cp.async.bulk*, cp.reduce.async.bulk* (bulk.go): aux = bulk form index

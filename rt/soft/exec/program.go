@@ -11,7 +11,7 @@ const (
 	ReservedShared = 1 << 10 // shared memory reserved by the system per block, before the kernel's
 )
 
-// program is one kernel decoded for execution: the entry's code followed by
+// Program is one kernel decoded for execution: the entry's code followed by
 // the code of every device function it can call. Programs are immutable
 // after LibraryLoad and shared by every context and launch.
 type Program struct {
@@ -33,7 +33,7 @@ type Program struct {
 	ctaSpecials []slotVal
 	kparams     []kparam   // slots holding scalar kernel parameters, per launch
 	vec         []uint32   // vector operand register lists
-	tc          tensorOps  // tensor-core instructions' forms (decode_mma.go)
+	tc          tensorOps  // tensor-core instructions' forms (tensor_decode.go)
 	bulks       []bulkOp   // bulk and tensor copies (bulk.go), by opBulk's aux
 	texs        []texInstr // texture and surface instructions (texinstr.go), by opTex's aux
 

@@ -1,145 +1,43 @@
+// How the H100's tensor cores sum products (tcSum): by default in blocks of
+// consecutive k, each block and the accumulator one multi-term addition
+// whose terms are truncated to a grid below the largest and whose exact sum
+// is rounded once (the package doc of rt/soft states the models per shape
+// and type; testdata/mma has the evidence); the f64 chain of fused
+// multiply-adds; and fp8 wgmma's reduced-width sum below.
+//
+// fp8 (e4m3/e5m2) wgmma: how the H100 sums the products, fitted bit for
+// bit to its recordings in testdata/wgmma (79 forms: f16 and f32
+// accumulators, all type pairs, A from registers or shared memory,
+// negated operands, chained wgmmas, designed and random cases).
+//
+// Unlike fp8 mma.sync, which sm_90 runs as two f16 HMMAs (tcSum.pairs), fp8
+// wgmma sums all K = 32 products and the accumulator C in one multi-term
+// addition of reduced width:
+//
+//   - each product is exact and is aligned by the sum of its factors'
+//     exponents, a subnormal factor counting with its own format's
+//     smallest normal exponent (e4m3: -6, e5m2: -14);
+//   - C is aligned by its own exponent (f32 subnormals: -126);
+//   - with emax the largest of these exponents, every term is truncated
+//     toward zero to the grid 2^(emax-13) and the truncated terms are
+//     summed exactly;
+//   - the sum is rounded toward zero to 14 significant bits for an f32 D
+//     (an "e8m13" result: the low 10 bits of D's fraction are always
+//     zero), or to nearest even f16 for an f16 D;
+//   - NaNs and infinities are as for the other tensor-core sums.
+//
+// Each wgmma rounds its own result: chaining k-blocks through the
+// accumulator (as fp8 GEMMs do) loses bits at every step, which is why
+// libraries promote to f32 with separate adds every few wgmmas.
+
 package exec
 
 import (
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"math"
 	"math/bits"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
-
-// mmaType is the element type of a tensor-core operand.
-type mmaType uint8
-
-const (
-	mtNone mmaType = iota
-	mtF16
-	mtBF16
-	mtTF32
-	mtF32
-	mtF64
-	mtE4M3
-	mtE5M2
-	mtS8
-	mtU8
-	mtS4
-	mtU4
-	mtB1
-	mtS32
-)
-
-var mmaTypeNames = [...]string{"", "f16", "bf16", "tf32", "f32", "f64", "e4m3", "e5m2", "s8", "u8", "s4", "u4", "b1", "s32"}
-
-func (t mmaType) String() string { return mmaTypeNames[t] }
-
-func lookupMMAType(s string) mmaType {
-	for i, n := range mmaTypeNames {
-		if i > 0 && n == s {
-			return mmaType(i)
-		}
-	}
-	return mtNone
-}
-
-// bits is the element's width in bits.
-func (t mmaType) bits() int {
-	switch t {
-	case mtF16, mtBF16:
-		return 16
-	case mtF64:
-		return 64
-	case mtE4M3, mtE5M2, mtS8, mtU8:
-		return 8
-	case mtS4, mtU4:
-		return 4
-	case mtB1:
-		return 1
-	}
-	return 32
-}
-
-func (t mmaType) isFloat() bool { return t >= mtF16 && t <= mtE5M2 }
-
-// perReg is the number of elements one register holds (f64: one per .f64
-// register; everything else is packed into .b32 registers).
-func (t mmaType) perReg() int {
-	if t == mtF64 {
-		return 1
-	}
-	return 32 / t.bits()
-}
-
-// elemBits extracts element j of a register.
-func (t mmaType) elemBits(reg uint64, j int) uint64 {
-	b := t.bits()
-	if b == 64 {
-		return reg
-	}
-	return reg >> (uint(j) * uint(b)) & (1<<uint(b) - 1)
-}
-
-// toFloat decodes a floating-point element exactly. tf32 elements are the
-// f32 bits with the low 13 bits ignored, as the tensor cores read them.
-func (t mmaType) toFloat(b uint64) float64 {
-	switch t {
-	case mtF16:
-		return gpumath.F16.Float(b)
-	case mtBF16:
-		return gpumath.BF16.Float(b)
-	case mtTF32:
-		return float64(math.Float32frombits(uint32(b) &^ 0x1fff))
-	case mtF32:
-		return float64(math.Float32frombits(uint32(b)))
-	case mtF64:
-		return math.Float64frombits(b)
-	case mtE4M3:
-		return e4m3Float(b)
-	case mtE5M2:
-		return gpumath.F16.Float(b << 8) // e5m2 is the top byte of an f16
-	}
-	return 0
-}
-
-// emin is the exponent the tensor cores give the type's subnormals (fp8
-// is widened to f16 first, where its subnormals are normal).
-func (t mmaType) emin() int {
-	switch t {
-	case mtF16, mtE4M3, mtE5M2:
-		return -14
-	case mtF64:
-		return -1022
-	}
-	return -126
-}
-
-// toInt decodes an integer element (b1 as 0 or 1).
-func (t mmaType) toInt(b uint64) int64 {
-	switch t {
-	case mtS8:
-		return int64(int8(b))
-	case mtS4:
-		return gpumath.Sext(b, 4)
-	case mtS32:
-		return int64(int32(b))
-	}
-	return int64(b)
-}
-
-// e4m3Float decodes an OCP FP8 E4M3 value: bias 7, no infinities, NaN is
-// S.1111.111.
-func e4m3Float(b uint64) float64 {
-	s := 1.0
-	if b&0x80 != 0 {
-		s = -1
-	}
-	e := int(b >> 3 & 15)
-	m := float64(b & 7)
-	switch {
-	case e == 15 && b&7 == 7:
-		return math.NaN()
-	case e == 0:
-		return s * math.Ldexp(m, -9)
-	}
-	return s * math.Ldexp(8+m, e-10)
-}
 
 // tcSum is how one H100 instruction adds floating-point products to the
 // accumulator. By default (HMMA): the K products are taken in blocks of
@@ -164,7 +62,7 @@ type tcSum struct {
 	// zero; C is added last, rounded to nearest.
 	pairs bool
 	pairW int // pairs: k with k%(2·pairW) < pairW go first (0: 2; mma.sp: 4, even chunks first)
-	// fp8wg: fp8 wgmma's one reduced-width sum (wgmma_fp8.go).
+	// fp8wg: fp8 wgmma's one reduced-width sum (dotFP8).
 	fp8wg bool
 }
 
@@ -343,4 +241,50 @@ func outBits(v float64, t mmaType) uint64 {
 		return gpumath.F16.Round(v, gpumath.RN)
 	}
 	return gpumath.R32(float32(v))
+}
+
+// fp8WGFrac is the number of fraction bits kept below the largest term.
+const fp8WGFrac = 13
+
+// fp8Emin is the exponent a subnormal fp8 factor counts with in fp8
+// wgmma: its own format's smallest normal exponent.
+func fp8Emin(t mmaType) int {
+	if t == mtE4M3 {
+		return -6
+	}
+	return -14
+}
+
+// fp8WGExp is the exponent fp8 wgmma aligns a product x·y by.
+func fp8WGExp(tx mmaType, x float64, ty mmaType, y float64) int {
+	if x == 0 || y == 0 || x != x || y != y || math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return math.MinInt32
+	}
+	return max(math.Ilogb(x), fp8Emin(tx)) + max(math.Ilogb(y), fp8Emin(ty))
+}
+
+// dotFP8 is acc + sum(p) the fp8 wgmma way (finite operands), as bits of
+// type out.
+func dotFP8(acc float64, p []float64, pe []int, out mmaType) uint64 {
+	emax := math.MinInt32
+	if acc != 0 {
+		emax = max(math.Ilogb(acc), -126)
+	}
+	for i, x := range p {
+		if x != 0 {
+			emax = max(emax, pe[i])
+		}
+	}
+	if emax == math.MinInt32 {
+		return outBits(0, out)
+	}
+	lsb := emax - fp8WGFrac
+	sum := int64(math.Trunc(math.Ldexp(acc, -lsb)))
+	for _, x := range p {
+		sum += int64(math.Trunc(math.Ldexp(x, -lsb)))
+	}
+	if out == mtF16 {
+		return outBits(roundScaled(sum, lsb, 11, -14, gpumath.RN), out)
+	}
+	return outBits(roundScaled(sum, lsb, fp8WGFrac+1, -126, gpumath.RZ), out)
 }

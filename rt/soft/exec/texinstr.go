@@ -1,7 +1,7 @@
 // The texture and surface instructions (tex, tld4, txq, suld.b, sust.b,
 // sust.p, sured.b, sured.p, suq): decoding, and execution against the
 // texture and surface objects a kernel names by handle (texture.go),
-// through the sampler of texsample.go and the surface code of texsurf.go.
+// through the texture unit (internal/texunit: the sampler and the surface code).
 
 package exec
 
@@ -353,7 +353,7 @@ func (dc *decoder) texExtras(in *ptx.Instr, sc *scope, ti *texInstr, ops []ptx.O
 	ti.zero = ti.kind == tkTex && texunit.ZeroResult(ti.geom, grad, depth != nil, ti.intc)
 	if offs != nil {
 		// (tex.1d's offset register is not masked to 4 bits: its bits
-		// 4-7 are a y offset, texsample.go; immediates mean the same,
+		// 4-7 are a y offset, texunit; immediates mean the same,
 		// {-3} and {100} recorded)
 		regs := dc.vecRegs(in, sc, offs, ptx.S32, false)
 		if want := [...]int{1, 2, 4, 1, 2, 0, 0}[ti.geom]; len(regs) != want {
@@ -571,7 +571,7 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 			bc, cls := crd, ti.rcls
 			if ti.kind == tkSured && ti.elems {
 				// sured.p: x counts accesses of ti.size bytes, whatever
-				// the format (texsurf.go surfRedP)
+				// the format (texunit.SurfRedP)
 				cls = texunit.SurfRedP(v, ti.size)
 			} else if ti.elems {
 				// x counts elements (sust.p)
@@ -583,7 +583,7 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 			if ti.kind == tkSured {
 				// the last whole access in the row under .clamp; under
 				// .trap one that does not fit is an illegal address
-				// (texsurf.go surfRedX, surfRedOffset)
+				// (texunit.SurfRedOffset)
 				_, st = texunit.SurfRedOffset(v, ti.geom, crd, ti.size, ti.mode, ti.elems)
 			} else {
 				_, st = v.SurfOffset(ti.geom, bc, n, ti.mode)

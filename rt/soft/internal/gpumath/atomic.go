@@ -183,7 +183,7 @@ func halfAtomic(f SmallFmt, kind int, o, v uint64) uint64 {
 	return o
 }
 
-// atomic16 updates a 16-bit value by CAS on its containing aligned word.
+// Atomic16 updates a 16-bit value by CAS on its containing aligned word.
 func Atomic16(p unsafe.Pointer, kind, cls int, v, cmp uint16) uint16 {
 	word := (*uint32)(unsafe.Pointer(uintptr(p) &^ 3))
 	shift := (uintptr(p) & 2) * 8

@@ -29,7 +29,7 @@ const (
 func F32(x uint64) float32 { return math.Float32frombits(uint32(x)) }
 func F64(x uint64) float64 { return math.Float64frombits(x) }
 
-// r32 and r64 return a result's register bits, canonicalising NaN.
+// R32 and r64 return a result's register bits, canonicalising NaN.
 func R32(f float32) uint64 {
 	if f != f {
 		return nan32
@@ -51,7 +51,7 @@ func B2U(b bool) uint64 {
 	return 0
 }
 
-// ftz32 flushes a subnormal to a zero of the same sign (.ftz).
+// Ftz32 flushes a subnormal to a zero of the same sign (.ftz).
 func Ftz32(f float32) float32 {
 	if b := math.Float32bits(f); b&0x7f800000 == 0 && b&0x7fffff != 0 {
 		return math.Float32frombits(b & 0x80000000)
@@ -66,7 +66,7 @@ func ftz64(f float64) float64 {
 	return f
 }
 
-// sat32 clamps to [0, 1] with NaN → +0 (.sat).
+// Sat32 clamps to [0, 1] with NaN → +0 (.sat).
 func Sat32(f float32) float32 {
 	switch {
 	case !(f > 0):
@@ -115,7 +115,7 @@ func toOdd(s, e float64) float64 {
 	return math.Float64frombits(b)
 }
 
-// round32 rounds x = s+e to float32 in mode rnd, where s is a float64 close
+// Round32 rounds x = s+e to float32 in mode rnd, where s is a float64 close
 // to x (|e| below half an ulp of s); only the sign of e is used.
 func Round32(s, e float64, rnd int) float32 {
 	if rnd == RN {
@@ -219,7 +219,7 @@ func Mul32(a, b float32, rnd int) float32 {
 	return Round32(float64(a)*float64(b), 0, rnd)
 }
 
-// fma32 is a correctly rounded a*b+c. a*b is exact in float64; the sum is
+// Fma32 is a correctly rounded a*b+c. a*b is exact in float64; the sum is
 // rounded once to float64, which can only be wrong for float32 when it lands
 // exactly on a float32 rounding midpoint (or below the normal range): those
 // cases take the round-to-odd path.
@@ -591,7 +591,7 @@ func Mask(bits uint) uint64 {
 	return 1<<bits - 1
 }
 
-// sext sign-extends the low n bits of v.
+// Sext sign-extends the low n bits of v.
 func Sext(v uint64, n uint) int64 { return int64(v<<(64-n)) >> (64 - n) }
 
 // Integer → float conversions with a rounding mode. Go converts to nearest;
@@ -705,7 +705,7 @@ var (
 	BF16 = SmallFmt{7, 8}
 )
 
-// round rounds x to the format and returns its bits (NaN → 0x7fff).
+// Round rounds x to the format and returns its bits (NaN → 0x7fff).
 func (f SmallFmt) Round(x float64, rnd int) uint64 {
 	if x != x {
 		return NaN16
@@ -764,7 +764,7 @@ func (f SmallFmt) Round(x float64, rnd int) uint64 {
 	return sgn | uint64(e+bias)<<f.Mant | (m - 1<<f.Mant)
 }
 
-// float converts the format's bits to float64 (exact).
+// Float converts the format's bits to float64 (exact).
 func (f SmallFmt) Float(b uint64) float64 {
 	bias := int(1)<<(f.Ebits-1) - 1
 	e := int(b>>f.Mant) & (1<<f.Ebits - 1)
@@ -788,7 +788,7 @@ func (f SmallFmt) Float(b uint64) float64 {
 func H2F(b uint64) float64  { return F16.Float(b & 0xffff) }
 func BH2F(b uint64) float64 { return BF16.Float(b & 0xffff) }
 
-// ftz16 flushes an f16 subnormal to a signed zero.
+// Ftz16 flushes an f16 subnormal to a signed zero.
 func Ftz16(b uint64) uint64 {
 	if b&0x7c00 == 0 {
 		return b & 0x8000
@@ -845,7 +845,7 @@ func Hmax(f SmallFmt, a, b uint64, nanProp bool) uint64 {
 	return b & 0xffff
 }
 
-// hsat clamps a half result to [0, 1] (NaN → 0).
+// Hsat clamps a half result to [0, 1] (NaN → 0).
 func Hsat(f SmallFmt, b uint64) uint64 {
 	x := f.Float(b)
 	switch {
@@ -891,7 +891,7 @@ func DivU(a, b uint64, m uint64) uint64 {
 	return a / b
 }
 
-// remU is rem.uN; by zero the H100 returns all ones (recorded in
+// RemU is rem.uN; by zero the H100 returns all ones (recorded in
 // rt/soft/testdata/insts.json), which m, the width's mask, gives.
 func RemU(a, b uint64, m uint64) uint64 {
 	if b == 0 {
@@ -900,7 +900,7 @@ func RemU(a, b uint64, m uint64) uint64 {
 	return a % b
 }
 
-// absNegF32 is abs.f32 (neg=0) and neg.f32 (neg=1): a sign-bit operation,
+// AbsNegF32 is abs.f32 (neg=0) and neg.f32 (neg=1): a sign-bit operation,
 // except that the H100 answers a NaN input with the canonical NaN 0x7fffffff
 // for both (recorded in rt/soft/testdata/insts.json).
 func AbsNegF32(x uint32, neg uint32) uint64 {
@@ -933,7 +933,7 @@ func RemS(a, b int64, m uint64) uint64 {
 	return uint64(a%b) & m
 }
 
-// bfind returns the bit position of the most significant non-sign bit,
+// Bfind returns the bit position of the most significant non-sign bit,
 // or all ones; shiftamt counts from the top instead.
 func Bfind(v uint64, n uint, signed, shiftamt bool) uint64 {
 	if signed && Sext(v, n) < 0 {
@@ -1067,7 +1067,7 @@ func Prmt(a, b, c uint64, mode uint16) uint64 {
 	return d
 }
 
-// shf is the funnel shift: shf.l gives the high word of (b:a) << n, shf.r
+// Shf is the funnel shift: shf.l gives the high word of (b:a) << n, shf.r
 // the low word of (b:a) >> n; .wrap takes n mod 32, .clamp caps it at 32.
 func Shf(a, b, c uint64, left, clamp bool) uint64 {
 	n := c & 31

@@ -24,7 +24,7 @@ var (
 // fp8NaN is the NaN every conversion to fp8 produces.
 const fp8NaN = 0x7f
 
-// toFP8 is cvt.rn.satfinite{.relu}: x rounded to nearest even; infinities
+// ToFP8 is cvt.rn.satfinite{.relu}: x rounded to nearest even; infinities
 // and overflow become the largest finite value of their sign, NaN 0x7f;
 // with .relu negative values (and -0) become +0.
 func (f FP8Format) ToFP8(x float64, relu bool) uint64 {
@@ -61,7 +61,7 @@ func (f FP8Format) ToFP8(x float64, relu bool) uint64 {
 	return sgn | min(v, f.maxFin)
 }
 
-// toHalf converts fp8 bits to f16 bits (exact; NaN → 0x7fff); with .relu
+// ToHalf converts fp8 bits to f16 bits (exact; NaN → 0x7fff); with .relu
 // negative values become +0.
 func (f FP8Format) ToHalf(b uint64, relu bool) uint64 {
 	b &= 0xff
@@ -89,7 +89,7 @@ func (f FP8Format) ToHalf(b uint64, relu bool) uint64 {
 	return F16.Round(x, RN)
 }
 
-// packSat saturates signed v to an n-bit field (signed or unsigned).
+// PackSat saturates signed v to an n-bit field (signed or unsigned).
 func PackSat(v uint64, n uint, signed bool) uint64 {
 	x := int64(int32(v))
 	lo, hi := int64(0), int64(1)<<n-1

@@ -16,7 +16,7 @@ const (
 
 func isNaN64(x uint64) bool { return x&^(1<<63) > 0x7ff0000000000000 }
 
-// nan1 returns r's bits; a NaN r becomes a quieted x if x is a NaN, else
+// NaN1 returns r's bits; a NaN r becomes a quieted x if x is a NaN, else
 // the invalid-operation NaN.
 func NaN1(r float64, x uint64) uint64 {
 	if r == r {
@@ -28,7 +28,7 @@ func NaN1(r float64, x uint64) uint64 {
 	return nan64Invalid
 }
 
-// nan2 is nan1 with two operands, x taking precedence.
+// NaN2 is nan1 with two operands, x taking precedence.
 func NaN2(r float64, x, y uint64) uint64 {
 	if r == r {
 		return math.Float64bits(r)
@@ -42,7 +42,7 @@ func NaN2(r float64, x, y uint64) uint64 {
 	return nan64Invalid
 }
 
-// nan3 is nan1 with three operands in order of precedence.
+// NaN3 is nan1 with three operands in order of precedence.
 func NaN3(r float64, x, y, z uint64) uint64 {
 	if r == r {
 		return math.Float64bits(r)
@@ -58,7 +58,7 @@ func NaN3(r float64, x, y, z uint64) uint64 {
 	return nan64Invalid
 }
 
-// absNegF64 is abs.f64 (neg=false) and neg.f64: a sign-bit operation, but a
+// AbsNegF64 is abs.f64 (neg=false) and neg.f64: a sign-bit operation, but a
 // NaN comes out quieted with its own sign (the H100 runs them as DADD).
 func AbsNegF64(x uint64, neg bool) uint64 {
 	switch {
@@ -70,7 +70,7 @@ func AbsNegF64(x uint64, neg bool) uint64 {
 	return x &^ (1 << 63)
 }
 
-// absNeg16 is abs/neg on one f16 or bf16 (absNegX2 on packed pairs): a
+// AbsNeg16 is abs/neg on one f16 or bf16 (absNegX2 on packed pairs): a
 // sign-bit operation, except that a NaN becomes the canonical 0x7fff.
 func AbsNeg16(f SmallFmt, v uint64, neg bool) uint64 {
 	v &= 0xffff
@@ -105,7 +105,7 @@ func isNaNf(x uint64, f NaNFmt) bool {
 	return x>>f.Mant&e == e && x&(1<<f.Mant-1) != 0
 }
 
-// nanCvt returns r, or for a NaN x (in format from) x converted to format to.
+// NaNCvt returns r, or for a NaN x (in format from) x converted to format to.
 func NaNCvt(x uint64, from, to NaNFmt, r uint64) uint64 {
 	if !isNaNf(x, from) {
 		return r
@@ -120,7 +120,7 @@ func NaNCvt(x uint64, from, to NaNFmt, r uint64) uint64 {
 	return s<<(to.Mant+to.Ebits) | (1<<to.Ebits-1)<<to.Mant | 1<<(to.Mant-1) | m
 }
 
-// nanTo returns r, or v for a NaN x.
+// NaNTo returns r, or v for a NaN x.
 func NaNTo(x uint64, from NaNFmt, v, r uint64) uint64 {
 	if isNaNf(x, from) {
 		return v
@@ -147,7 +147,7 @@ func DivApprox(a, b float32) float32 {
 
 func DivApproxFtz(a, b float32) float32 { return mulFtz32(B32F(MufuRcp(F32B(b))), a) }
 
-// tinyMul32 returns a signed zero for a product x*y that is tiny, else r:
+// TinyMul32 returns a signed zero for a product x*y that is tiny, else r:
 // mul.ftz.f32 (FMUL.FTZ) flushes a result that is below the normal range
 // after rounding to 24 bits with an unbounded exponent (in mode rnd), also
 // where rounding to the subnormal grid would give the smallest normal.

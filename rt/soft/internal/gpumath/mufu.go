@@ -213,7 +213,7 @@ const (
 	qnan32      = 0x7fffffff
 )
 
-// mufuRcp is MUFU.RCP (= rcp.approx.ftz.f32) on float32 bits.
+// MufuRcp is MUFU.RCP (= rcp.approx.ftz.f32) on float32 bits.
 func MufuRcp(x uint32) uint32 {
 	s, a := x&0x80000000, x&0x7fffffff
 	switch {
@@ -360,7 +360,7 @@ func f32rz(v float64) uint32 {
 	return math.Float32bits(f)
 }
 
-// mufuSinCos is MUFU.SIN (cos false) or MUFU.COS of y, in turns.
+// MufuSinCos is MUFU.SIN (cos false) or MUFU.COS of y, in turns.
 func MufuSinCos(y uint32, cos bool) uint32 {
 	s, a := y&0x80000000, y&0x7fffffff
 	if a >= inf32 {
@@ -433,7 +433,7 @@ func Tiny32(x float32) bool { return math.Abs(float64(x)) < 0x1p-126 }
 
 func RcpApproxFtz(x float32) float32 { return B32F(MufuRcp(F32B(x))) }
 
-// rcpApprox: s = 2^24 for subnormal x, 1/4 for |x| > 2^126; s·rcp(x·s).
+// RcpApprox: s = 2^24 for subnormal x, 1/4 for |x| > 2^126; s·rcp(x·s).
 func RcpApprox(x float32) float32 {
 	s := float32(1)
 	if Tiny32(x) {
@@ -465,7 +465,7 @@ func SqrtApprox(x float32) float32 {
 
 func Ex2ApproxFtz(x float32) float32 { return B32F(mufuEx2(F32B(x))) }
 
-// ex2Approx: below -126 the result would be subnormal, so ptxas squares
+// Ex2Approx: below -126 the result would be subnormal, so ptxas squares
 // ex2(x/2).
 func Ex2Approx(x float32) float32 {
 	if !(x >= -126) && x == x {

@@ -177,7 +177,7 @@ func ints() {
 	bitOps()
 }
 
-// bitOps are the bit-field, dot-product and SIMD video forms of intops.go.
+// bitOps are the bit-field, dot-product and SIMD video forms of exec/integer.go.
 func bitOps() {
 	for _, c := range []string{"clamp", "wrap"} {
 		clamp := c == "clamp"
@@ -215,9 +215,9 @@ func bitOps() {
 	alu("MinReluX2S16", "x2relu(x2op(A, B, x2Min, true, false))", rep("b32", 2), "min.relu.s16x2")
 	alu("MaxReluX2S16", "x2relu(x2op(A, B, x2Max, true, false))", rep("b32", 2), "max.relu.s16x2")
 	// The SIMD video instructions: the decoder puts the operation, width,
-	// signedness and mode in in.fl (video in intops.go).
+	// signedness and mode in in.fl (video in exec/integer.go).
 	alu("Video", "video(A, B, C, in.fl)", rep("b32", 3), "vsimd")
-	// The forms of ext.go (fp8, packing, scalar video, …): in.aux indexes
+	// The forms of exec/aluforms.go (fp8, packing, scalar video, …): in.aux indexes
 	// extFns, a function of the three sources' bits and in.imm.
 	alu("Ext", "extFns[in.aux](A, B, C, in.imm)", rep("b32", 3), "ext")
 }
@@ -284,7 +284,7 @@ func floats() {
 				}
 				alu("AddF32"+title(r)+mn, out32(add, ftz, sat), f2, keys("add")...)
 				alu("SubF32"+title(r)+mn, out32(sub, ftz, sat), f2, keys("sub")...)
-				if ftz { // FMUL.FTZ flushes a product whose exact value is tiny (fpapprox.go)
+				if ftz { // FMUL.FTZ flushes a product whose exact value is tiny (gpumath/fpapprox.go)
 					mul = fmt.Sprintf("gpumath.TinyMul32(%s, %s, %s, %s)", A, B, mul, R)
 				}
 				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
@@ -314,11 +314,11 @@ func floats() {
 			if sat {
 				continue
 			}
-			// div.approx and div.full: MUFU.RCP and an FMUL (fpapprox.go).
+			// div.approx and div.full: MUFU.RCP and an FMUL (gpumath/fpapprox.go).
 			fn := map[bool][2]string{false: {"gpumath.DivApprox", "gpumath.DivFull"}, true: {"gpumath.DivApproxFtz", "gpumath.DivFullFtz"}}[ftz]
 			alu("DivApproxF32"+mn, out32(fmt.Sprintf("%s(%s, %s)", fn[0], A, B), ftz, false), f2, "div.approx"+mk+".f32")
 			alu("DivFullF32"+mn, out32(fmt.Sprintf("%s(%s, %s)", fn[1], A, B), ftz, false), f2, "div.full"+mk+".f32")
-			// The MUFU ops (mufu.go): the .ftz form is the hardware op, the
+			// The MUFU ops (gpumath/mufu.go): the .ftz form is the hardware op, the
 			// other ptxas's SASS around it; sin, cos and tanh have one form.
 			un := func(name, op, fn string, ftzFn bool) {
 				if ftz && ftzFn {
@@ -363,7 +363,7 @@ func floats() {
 			}
 			return k
 		}
-		// NaN results follow the H100 (nan1/nan2/nan3 in fpapprox.go).
+		// NaN results follow the H100 (NaN1/NaN2/NaN3 in gpumath/fpapprox.go).
 		alu("AddF64"+title(r), fmt.Sprintf("gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), %s), B, A)", R), d2, keys("add")...)
 		alu("SubF64"+title(r), fmt.Sprintf("gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), %s), B, A)", R), d2, keys("sub")...)
 		alu("MulF64"+title(r), fmt.Sprintf("gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), %s), B, A)", R), d2, keys("mul")...)
@@ -524,7 +524,7 @@ func halves() {
 				}
 			}
 			// ex2 and tanh .approx on halves run MUFU.EX2/TANH.F16/.BF16 on
-			// each half (recorded exhaustively; see mufu.go).
+			// each half (recorded exhaustively; see gpumath/mufu.go).
 			ex2Key, which := "ex2.approx."+t, "gpumath.HalfEx2F16"
 			if h.t == "bf16" {
 				ex2Key, which = "ex2.approx.ftz."+t, "gpumath.HalfEx2BF16"
@@ -611,7 +611,7 @@ func cvts() {
 				return e
 			}
 			if !sat {
-				// A NaN keeps its payload; .ftz canonicalises it first (fpapprox.go).
+				// A NaN keeps its payload; .ftz canonicalises it first (gpumath/fpapprox.go).
 				if ftz {
 					alu("CvtF64F32"+mn, fmt.Sprintf("gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(%s)))", A), []string{"f32"}, "cvt"+mk+".f64.f32")
 				} else {

@@ -1,13 +1,19 @@
+// Surfaces: suld and sust.b addressing (x in bytes; .clamp, .zero, .trap),
+// formatted stores (sust.p) and reductions (sured.b, sured.p), bit-exact
+// with the H100 (rt/soft/testdata/tex/NOTES.md, "Formatted stores and
+// reductions"; replayed by rt/soft's TestSurfRecorded).
+
 package texunit
 
 import (
 	"encoding/binary"
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"sync"
 	"unsafe"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
-// surfElemX turns the element coordinate x of a formatted store (sust.p)
+// SurfElemX turns the element coordinate x of a formatted store (sust.p)
 // into the byte coordinate surfOffset takes. Coordinates outside the row
 // stay outside on the same side, so that .clamp, .zero and .trap see them
 // as the H100 does (x counts elements; no misalignment is possible).
@@ -76,7 +82,7 @@ func surfRedX(v *View, geom int, c [4]uint32, size, mode int, elems bool) [4]uin
 	return surfUnitX(v, geom, c, size, mode)
 }
 
-// surfRedOffset resolves a sured access of size bytes at the instruction's
+// SurfRedOffset resolves a sured access of size bytes at the instruction's
 // coordinate c (surfRedX) to a byte offset and outcome as surfOffset does,
 // except that under .trap an access on a row narrower than itself is out
 // of range (an illegal address, as the H100's sured.p.add.b32.trap on a
@@ -89,7 +95,7 @@ func SurfRedOffset(v *View, geom int, c [4]uint32, size, mode int, elems bool) (
 	return off, st
 }
 
-// surfStoreP runs sust.p: the cnt values, channel 0 first, converted to the
+// SurfStoreP runs sust.p: the cnt values, channel 0 first, converted to the
 // format of element c (x in elements). Channels the vector does not give
 // are written 0; values beyond the element's channels are dropped.
 func SurfStoreP(v *View, geom int, c [4]uint32, cnt, mode int, vals [4]uint32) {
@@ -135,7 +141,7 @@ func surfConvert(v *View, w uint32) uint32 {
 	return min(w, 1<<v.Bits-1)
 }
 
-// texZeroResult says whether tex (never tld4) returns 0 in every channel
+// ZeroResult says whether tex (never tld4) returns 0 in every channel
 // whatever the texture and coordinates (intc: .s32 coordinates):
 //   - tex.grad.1d with a depth-compare operand, with or without offsets
 //     (tex2-m forms 176 and 219: every one of their 12,288 samples, f32
@@ -166,7 +172,7 @@ const (
 	DimDepth
 )
 
-// texDims answers txq/suq width, height and depth as the H100 does (the
+// Dims answers txq/suq width, height and depth as the H100 does (the
 // texture header's: a 1-D array texture has height 1, a 1-D surface and
 // linear memory 0; layers count in the next free dimension).
 func Dims(v *View, surface bool, q int) uint32 {
@@ -203,7 +209,7 @@ func Dims(v *View, surface bool, q int) uint32 {
 // sync/atomic cannot do.
 var surfRedMu sync.Mutex
 
-// surfReduce runs sured at the instruction's coordinate c (x in bytes,
+// SurfReduce runs sured at the instruction's coordinate c (x in bytes,
 // or in accesses for sured.p: elems; surfRedOffset): op (atAdd, atMin,
 // atMax, atAnd, atOr) of class cls (acU32, acS32, acU64, acS64) with
 // value val, atomically, so that concurrent reductions from every CTA add
@@ -238,7 +244,7 @@ func SurfReduce(v *View, geom int, c [4]uint32, size, mode int, elems bool, op, 
 	}
 }
 
-// surfRedP is the class (acU32, acS32, acU64, acS64) a sured.p of size
+// SurfRedP is the class (acU32, acS32, acU64, acS64) a sured.p of size
 // bytes (.b32: 4, .b64: 8) works in on v, as the H100 does it whatever the
 // format (surf4.bin.zst: f32x1, f32x2, f16x2, unorm8x4, unorm16x2, u8x1,
 // u8x4, u16x1, u16x2, s8x4, s16x2 and u32x4 besides surf2/surf3's 32-bit
@@ -265,4 +271,108 @@ func SurfRedP(v *View, size int) int {
 		return gpumath.AcU32
 	}
 	return gpumath.AcU64
+}
+
+// Surface boundary modes (suld/sust .clamp, .zero, .trap).
+const (
+	SurfClamp = iota
+	SurfZero
+	SurfTrap
+)
+
+// Surface access outcomes besides success.
+const (
+	SurfOK         = iota
+	surfDropped    // .zero out of range: a load reads zeros, a store does nothing
+	SurfOutOfRange // .trap out of range: an illegal-address fault
+	SurfMisaligned // x not a multiple of the access size, whatever the mode
+)
+
+// SurfOffset resolves a surface access of n bytes: x in bytes, y, z in
+// elements, layer; geom is the instruction's (texGeom1D, 2D, 3D, A1D, A2D).
+// It returns the byte offset of the access from element (0,0,0) of layer 0.
+func (v *View) SurfOffset(geom int, c [4]uint32, n int, mode int) (int, int) {
+	var x, y, z, l int64
+	switch geom {
+	case Geom1D:
+		x = int64(int32(c[0]))
+	case Geom2D:
+		x, y = int64(int32(c[0])), int64(int32(c[1]))
+	case Geom3D:
+		x, y, z = int64(int32(c[0])), int64(int32(c[1])), int64(int32(c[2]))
+	case GeomA1D:
+		l, x = int64(c[0]&0xffff), int64(int32(c[1]))
+	case GeomA2D:
+		l, x, y = int64(c[0]&0xffff), int64(int32(c[1])), int64(int32(c[2]))
+	}
+	// (a surface's layer index is its low 16 bits)
+	if x%int64(n) != 0 {
+		return 0, SurfMisaligned
+	}
+	rowBytes := int64(v.W * v.TexelBytes())
+	h, d, nl := int64(max(v.H, 1)), int64(max(v.D, 1)), int64(max(v.Layers, 1))
+	if rowBytes < int64(n) {
+		return 0, surfDropped // wider than a row: sured drops it under .clamp and .zero (surf5, surf6; surfRedOffset faults under .trap); not recorded for suld/sust
+	}
+	in := x >= 0 && x+int64(n) <= rowBytes && y >= 0 && y < h && z >= 0 && z < d && l < nl
+	if !in {
+		switch mode {
+		case SurfZero:
+			return 0, surfDropped
+		case SurfTrap:
+			return 0, SurfOutOfRange
+		}
+		x = min(max(x, 0), rowBytes-int64(n))
+		y = min(max(y, 0), h-1)
+		z = min(max(z, 0), d-1)
+		l = min(l, nl-1)
+	}
+	return int(((l*d+z)*h+y)*int64(v.rowPitch()) + x), SurfOK
+}
+
+// SurfLoad runs suld.b: cnt values of size bytes; b64 values fill two
+// result words each. A misaligned or trapping access returns zeros here;
+// the executor faults before calling it.
+func SurfLoad(v *View, geom int, c [4]uint32, size, cnt, mode int) [4]uint32 {
+	var o [4]uint32
+	off, st := v.SurfOffset(geom, c, size*cnt, mode)
+	if st != SurfOK {
+		return o
+	}
+	b := v.Data[off:]
+	for i := 0; i < cnt; i++ {
+		switch size {
+		case 1:
+			o[i] = uint32(b[i])
+		case 2:
+			o[i] = uint32(binary.LittleEndian.Uint16(b[2*i:]))
+		case 4:
+			o[i] = binary.LittleEndian.Uint32(b[4*i:])
+		case 8:
+			q := binary.LittleEndian.Uint64(b[8*i:])
+			o[2*i], o[2*i+1] = uint32(q), uint32(q>>32)
+		}
+	}
+	return o
+}
+
+// SurfStore runs sust.b with the values in vals (b64 values as word pairs).
+func SurfStore(v *View, geom int, c [4]uint32, size, cnt, mode int, vals [4]uint32) {
+	off, st := v.SurfOffset(geom, c, size*cnt, mode)
+	if st != SurfOK {
+		return
+	}
+	b := v.Data[off:]
+	for i := 0; i < cnt; i++ {
+		switch size {
+		case 1:
+			b[i] = byte(vals[i])
+		case 2:
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(vals[i]))
+		case 4:
+			binary.LittleEndian.PutUint32(b[4*i:], vals[i])
+		case 8:
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(vals[2*i])|uint64(vals[2*i+1])<<32)
+		}
+	}
 }

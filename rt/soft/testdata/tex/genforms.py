@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Emits forms.inc: the switch cases of rec.cu's sampling and surface kernels,
 # one inline-PTX instruction per form. Form numbers are shared with the Go
-# replay test (tex_record_test.go), which decodes them the same way.
+# replay test (tex_sampler_test.go), which decodes them the same way.
 GEOMS = ["1d", "2d", "3d", "a1d", "a2d", "cube", "acube"]
 NCO = {"1d": 1, "2d": 2, "3d": 4, "a1d": 2, "a2d": 4, "cube": 4, "acube": 4}
 LAYERED = {"a1d", "a2d", "acube"}

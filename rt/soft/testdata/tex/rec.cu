@@ -1,7 +1,7 @@
 // rec.cu: records the H100's answers to PTX texture and surface instructions
 // (tex, tld4, tex.level, txq, suld.b, sust.b, suq) over a sweep of formats,
 // filter modes, address modes, read modes and coordinates, for rt/soft's
-// replay test (tex_record_test.go). See NOTES.md for how it was run and the
+// replay test (tex_sampler_test.go). See NOTES.md for how it was run and the
 // file format. Build: python3 genforms.py && nvcc -arch=sm_90 -O2 -o rec rec.cu
 #include <cuda_runtime.h>
 #include <cstdio>

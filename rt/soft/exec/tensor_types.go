@@ -1,10 +1,17 @@
-// Tensor-core element types and fragment layouts: which lane holds which
+// Tensor-core element types and fragment layouts: the types of mma, wmma
+// and wgmma operands and how their elements decode, which lane holds which
 // element of an mma or wmma operand, and how elements are packed into
 // registers. The layouts of mma.sync are the PTX ISA's; those of wmma (which
 // the ISA leaves to the target) are the H100's, as recorded on the GPU
-// (testdata/mma). The arithmetic is in mma.go.
+// (testdata/mma). The arithmetic is in tensor_sum.go.
 
 package exec
+
+import (
+	"math"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
+)
 
 // mmaShape is an m×n×k tensor-core shape.
 type mmaShape struct{ m, n, k int }
@@ -149,4 +156,139 @@ func wmmaRegs(s mmaShape, op int, t mmaType) int {
 	}
 	r, c := s.dims(op)
 	return r * c / 32 / t.perReg()
+}
+
+// mmaType is the element type of a tensor-core operand.
+type mmaType uint8
+
+const (
+	mtNone mmaType = iota
+	mtF16
+	mtBF16
+	mtTF32
+	mtF32
+	mtF64
+	mtE4M3
+	mtE5M2
+	mtS8
+	mtU8
+	mtS4
+	mtU4
+	mtB1
+	mtS32
+)
+
+var mmaTypeNames = [...]string{"", "f16", "bf16", "tf32", "f32", "f64", "e4m3", "e5m2", "s8", "u8", "s4", "u4", "b1", "s32"}
+
+func (t mmaType) String() string { return mmaTypeNames[t] }
+
+func lookupMMAType(s string) mmaType {
+	for i, n := range mmaTypeNames {
+		if i > 0 && n == s {
+			return mmaType(i)
+		}
+	}
+	return mtNone
+}
+
+// bits is the element's width in bits.
+func (t mmaType) bits() int {
+	switch t {
+	case mtF16, mtBF16:
+		return 16
+	case mtF64:
+		return 64
+	case mtE4M3, mtE5M2, mtS8, mtU8:
+		return 8
+	case mtS4, mtU4:
+		return 4
+	case mtB1:
+		return 1
+	}
+	return 32
+}
+
+func (t mmaType) isFloat() bool { return t >= mtF16 && t <= mtE5M2 }
+
+// perReg is the number of elements one register holds (f64: one per .f64
+// register; everything else is packed into .b32 registers).
+func (t mmaType) perReg() int {
+	if t == mtF64 {
+		return 1
+	}
+	return 32 / t.bits()
+}
+
+// elemBits extracts element j of a register.
+func (t mmaType) elemBits(reg uint64, j int) uint64 {
+	b := t.bits()
+	if b == 64 {
+		return reg
+	}
+	return reg >> (uint(j) * uint(b)) & (1<<uint(b) - 1)
+}
+
+// toFloat decodes a floating-point element exactly. tf32 elements are the
+// f32 bits with the low 13 bits ignored, as the tensor cores read them.
+func (t mmaType) toFloat(b uint64) float64 {
+	switch t {
+	case mtF16:
+		return gpumath.F16.Float(b)
+	case mtBF16:
+		return gpumath.BF16.Float(b)
+	case mtTF32:
+		return float64(math.Float32frombits(uint32(b) &^ 0x1fff))
+	case mtF32:
+		return float64(math.Float32frombits(uint32(b)))
+	case mtF64:
+		return math.Float64frombits(b)
+	case mtE4M3:
+		return e4m3Float(b)
+	case mtE5M2:
+		return gpumath.F16.Float(b << 8) // e5m2 is the top byte of an f16
+	}
+	return 0
+}
+
+// emin is the exponent the tensor cores give the type's subnormals (fp8
+// is widened to f16 first, where its subnormals are normal).
+func (t mmaType) emin() int {
+	switch t {
+	case mtF16, mtE4M3, mtE5M2:
+		return -14
+	case mtF64:
+		return -1022
+	}
+	return -126
+}
+
+// toInt decodes an integer element (b1 as 0 or 1).
+func (t mmaType) toInt(b uint64) int64 {
+	switch t {
+	case mtS8:
+		return int64(int8(b))
+	case mtS4:
+		return gpumath.Sext(b, 4)
+	case mtS32:
+		return int64(int32(b))
+	}
+	return int64(b)
+}
+
+// e4m3Float decodes an OCP FP8 E4M3 value: bias 7, no infinities, NaN is
+// S.1111.111.
+func e4m3Float(b uint64) float64 {
+	s := 1.0
+	if b&0x80 != 0 {
+		s = -1
+	}
+	e := int(b >> 3 & 15)
+	m := float64(b & 7)
+	switch {
+	case e == 15 && b&7 == 7:
+		return math.NaN()
+	case e == 0:
+		return s * math.Ldexp(m, -9)
+	}
+	return s * math.Ldexp(8+m, e-10)
 }

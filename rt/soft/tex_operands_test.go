@@ -13,7 +13,7 @@ import (
 )
 
 // Round 6 (testdata/tex/NOTES.md; targeted.inc's t_tex6, forms 156-232 of
-// genforms2.py, which writes texforms6_gen_test.go): every combination of
+// genforms2.py, which writes tex_operands_gen_test.go): every combination of
 // texel offsets, depth compare and residency predicate that soft refused
 // after round 5. The recording, tex2-m.bin.zst, comes from the GPU run
 // .gpu/tex6/run.sh (probe6.txt its probe of every form).

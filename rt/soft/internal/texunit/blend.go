@@ -1,3 +1,8 @@
+// The filter's arithmetic: the H100's 8-bit weights (3-D included), its
+// block-floating-point blend of float and half texels, the fixed point of
+// normalized 8- and 16-bit texels, the sRGB decode table and the border
+// colours' sRGB encode, and the conversions of formatted surface stores.
+
 package texunit
 
 import (
@@ -138,7 +143,7 @@ func texBlend(t []uint32, w []int64, live uint32, half bool) uint32 {
 	return texRoundAway(sum, emax-127-guard-8)
 }
 
-// texPlanesAdd adds the sums of a 3-D filter's two z planes: a counted in
+// PlanesAdd adds the sums of a 3-D filter's two z planes: a counted in
 // units of 2^(ea-c), b in units of 2^(eb-c), where ea and eb are the planes'
 // biased exponents E (texAlignedSum's emax) and c a constant (127+guard+8).
 // The finer plane's sum (smaller E) is cut toward -inf (two's complement)

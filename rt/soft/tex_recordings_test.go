@@ -141,7 +141,7 @@ var surfRecFiles = []string{"surf.bin.zst", "surf2-sustp.bin.zst", "surf2-sured.
 func loadTexRecords(dir string) ([]texRecord, []surfRecord, error) {
 	// tex.bin.zst: the random sweep (rec tex); tex2-*.bin.zst: the targeted
 	// probes (rec tex2, targeted.inc); then the surfaces.
-	// (tex2-m, texRec6File, is round 6: texrec6_test.go)
+	// (tex2-m, texRec6File, is round 6: tex_operands_test.go)
 	names := []string{"tex.bin.zst", "tex2-a.bin.zst", "tex2-b.bin.zst", "tex2-c.bin.zst", "tex2-d.bin.zst", "tex2-e.bin.zst", "tex2-f.bin.zst", "tex2-g.bin.zst", "tex2-h.bin.zst", "tex2-i.bin.zst", "tex2-k.bin.zst", "tex2-l.bin.zst", "tex2-tplane.bin.zst", "tex2-sea4.bin.zst", "tex2-sea5.bin.zst", "tex2-sea6.bin.zst", texRec6File}
 	return loadTexFiles(dir, append(names, surfRecFiles...)...)
 }

@@ -23,7 +23,7 @@
 // selector; other lanes' metadata is ignored.
 //
 // The expanded A (zeros where the metadata says) then goes through the
-// dense mma arithmetic of mma.go for m16n8k: the zero products change no
+// dense mma arithmetic of tensor_mma.go for m16n8k: the zero products change no
 // sum, and the recordings show the kept products summed as one block (fp8:
 // two blocks, the even chunks then the odd ones, as the two HMMA.SP
 // m16n8k32 the compiler emits, then C). Unordered positions are fine for

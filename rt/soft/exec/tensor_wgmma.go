@@ -5,7 +5,7 @@
 // Warp q of the warpgroup (warp id mod 4) holds rows 16q..16q+15 of D and,
 // from registers, of A; those rows depend on nothing else the other warps
 // hold (B comes from shared memory), so each warp computes its own slice
-// with the mma.sync arithmetic of mma.go, and no warp waits for another.
+// with the mma.sync arithmetic of tensor_mma.go, and no warp waits for another.
 // wgmma.mma_async only records the operation (with its descriptors and
 // scale-d, read at issue); wgmma.commit_group closes a group, and
 // wgmma.wait_group N runs the warp's groups but the newest N, in order,
@@ -17,8 +17,9 @@
 package exec
 
 import (
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"math/bits"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 // wgSpec is a decoded wgmma.mma_async.

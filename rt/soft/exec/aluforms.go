@@ -1,7 +1,7 @@
 // PTX ISA 8.x forms decoded outside the generated tables: each is a pure
-// function of up to three source registers' bits (fp8.go, video.go, and the
-// half-precision extras below), run by the generated "ext" op, whose in.aux
-// indexes extFns. tensormap.replace (tensormap_replace.go) is a memory
+// function of up to three source registers' bits (gpumath's fp8 conversions,
+// video.go and the half-precision extras below), run by the generated Ext
+// op, whose in.aux indexes extFns. tensormap.replace (tensormap_replace.go) is a memory
 // operation and goes through the bulk-copy machinery instead.
 //
 // Every form here was run on an H100 (rt/soft/testdata/isa8.json.gz, replayed
