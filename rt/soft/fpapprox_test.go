@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 // div.approx/div.full .f32 and the f64 .approx forms against the H100

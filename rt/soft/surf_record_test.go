@@ -2,11 +2,12 @@ package soft
 
 import (
 	"fmt"
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
-	"github.com/cugen/cugen/rt/soft/internal/texunit"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
 // surfRecView is the view of a recorded surface over bytes b. The header's

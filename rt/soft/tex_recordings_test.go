@@ -7,11 +7,12 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
-	"github.com/cugen/cugen/rt/soft/internal/texunit"
-	"github.com/klauspost/compress/zstd"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
+	"github.com/klauspost/compress/zstd"
 )
 
 // The recordings of testdata/tex (see its NOTES.md): each record is a

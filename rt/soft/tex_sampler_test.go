@@ -2,11 +2,12 @@ package soft
 
 import (
 	"fmt"
-	"github.com/cugen/cugen/rt/soft/internal/texunit"
 	"os"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
 // TestTexRecorded replays every texture sample recorded on the H100

@@ -1,8 +1,9 @@
 package exec
 
 import (
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"math/bits"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 var atomSize = [...]uint64{gpumath.AcU32: 4, gpumath.AcS32: 4, gpumath.AcU64: 8, gpumath.AcS64: 8, gpumath.AcF32: 4, gpumath.AcF64: 8, gpumath.AcF16: 2,

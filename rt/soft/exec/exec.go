@@ -11,10 +11,11 @@
 package exec
 
 import (
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"math"
 	"math/bits"
 	"unsafe"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 // warp is the state of 32 lanes. Registers are structure-of-arrays:

@@ -5,9 +5,10 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"math"
 	"math/rand"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 // mmaForm is one mma.sync (or wmma.mma) variant.
