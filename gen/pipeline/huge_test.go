@@ -3,43 +3,11 @@ package pipeline
 import (
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/cugen/cugen/parse/hostile"
 	"github.com/cugen/cugen/rt/soft"
 )
-
-// peakHeap runs f and samples the live heap objects every millisecond,
-// returning the most seen above what was live before.
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	base := read()
-	var peak uint64
-	var wg sync.WaitGroup
-	done := make(chan struct{})
-	wg.Go(func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			peak = max(peak, read())
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	f()
-	peak = max(peak, read())
-	close(done)
-	wg.Wait()
-	return peak - min(base, peak)
-}
 
 // BenchmarkHugePTX runs cugen's generator on 16 MB of PTX on one line, as
 // dense as PTX gets (an add every 23 bytes): one kernel of it all, and
@@ -64,7 +32,7 @@ func BenchmarkHugePTX(b *testing.B) {
 				for b.Loop() {
 					var m0, m1 runtime.MemStats
 					runtime.ReadMemStats(&m0)
-					peak = max(peak, peakHeap(func() {
+					peak = max(peak, hostile.PeakHeap(func() {
 						var err error
 						if mode == "list" {
 							_, err = Load(req)

@@ -6,10 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/cugen/cugen/parse/hostile"
 )
@@ -167,37 +164,6 @@ func liveBytes(f func()) uint64 {
 	return m1.HeapAlloc - m0.HeapAlloc
 }
 
-// peakHeap runs f and samples the live heap objects every millisecond,
-// returning the most seen above what was live before.
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	base := read()
-	var peak uint64
-	var wg sync.WaitGroup
-	done := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			peak = max(peak, read())
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	f()
-	peak = max(peak, read())
-	close(done)
-	wg.Wait()
-	return peak - min(base, peak)
-}
-
 // BenchmarkParseHuge parses 16 MB of PTX on one line, as dense as PTX gets
 // (an add instruction every 23 bytes; an initializer element every 2),
 // and reports per input byte what was allocated in all (alloc/B), the
@@ -221,7 +187,7 @@ func BenchmarkParseHuge(b *testing.B) {
 					runtime.GC()
 					runtime.ReadMemStats(&m0)
 					var m *Module
-					peak = max(peak, peakHeap(func() {
+					peak = max(peak, hostile.PeakHeap(func() {
 						var err error
 						if m, err = mode.parse("h.ptx", in.src); err != nil {
 							b.Fatal(err)

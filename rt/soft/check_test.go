@@ -7,13 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"runtime/metrics"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/cugen/cugen/parse/fatbin"
 	"github.com/cugen/cugen/parse/hostile"
@@ -219,43 +215,13 @@ func TestCheckIndirectCall(t *testing.T) {
 func TestCheckHoldsOneKernel(t *testing.T) {
 	src := hostile.HugeKernelsPTX(8<<20, 64<<10)
 	var err error
-	peak := peakHeap(func() { err = exec.Check("h.ptx", src) })
+	peak := hostile.PeakHeap(func() { err = exec.Check("h.ptx", src) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if perByte := float64(peak) / float64(len(src)); perByte > 8 {
 		t.Errorf("Check of %d bytes of PTX in kernels of 64 KB peaked at %d bytes of heap, %.1f per input byte", len(src), peak, perByte)
 	}
-}
-
-// peakHeap runs f and samples the heap's objects every millisecond,
-// returning the most seen above what was there before (at most f's peak:
-// a sample can miss it, never exceed it).
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	base := read()
-	var peak uint64
-	var wg sync.WaitGroup
-	done := make(chan struct{})
-	wg.Go(func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			peak = max(peak, read())
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	f()
-	peak = max(peak, read())
-	close(done)
-	wg.Wait()
-	return peak - min(base, peak)
 }
 
 // TestCheckBudget: a fatbin's compressed PTX is decompressed within the
