@@ -9,6 +9,7 @@ import (
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
 )
 
 // library is a loaded module: its code (Module), parsed and decoded once
@@ -283,7 +284,7 @@ func (lib *library) instance(c *context) (*instance, error) {
 		if err != nil {
 			return nil, rt.Errorf(op, rt.ErrInvalidPTX, "%v", err)
 		}
-		copy(allocs[i].Bytes(), b)
+		devmem.CopyIn(allocs[i].Bytes(), b)
 	}
 	lib.insts[c] = in
 	c.mu.Lock()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
 )
 
 func devBase(dev int) uint64 { return exec.GlobalBase + uint64(dev)<<40 }
@@ -198,7 +199,7 @@ func (d *Driver) MemcpyHtoD(ch rt.CtxHandle, dst rt.DevPtr, src unsafe.Pointer, 
 		if err != nil {
 			return err
 		}
-		copy(b, unsafe.Slice((*byte)(src), n))
+		devmem.CopyIn(b, unsafe.Slice((*byte)(src), n))
 		return nil
 	})
 }
@@ -220,7 +221,7 @@ func (d *Driver) MemcpyDtoH(ch rt.CtxHandle, dst unsafe.Pointer, src rt.DevPtr, 
 		if err != nil {
 			return err
 		}
-		copy(unsafe.Slice((*byte)(dst), n), b)
+		devmem.CopyOut(unsafe.Slice((*byte)(dst), n), b)
 		return nil
 	})
 }
@@ -247,7 +248,7 @@ func (d *Driver) MemcpyDtoD(ch rt.CtxHandle, dst, src rt.DevPtr, n uint64, sh rt
 		if err != nil {
 			return err
 		}
-		copy(to, from)
+		devmem.Copy(to, from)
 		return nil
 	})
 }
@@ -266,9 +267,7 @@ func (d *Driver) MemsetD8(ch rt.CtxHandle, dst rt.DevPtr, v byte, n uint64, sh r
 		if err != nil {
 			return err
 		}
-		for i := range b {
-			b[i] = v
-		}
+		devmem.Fill(b, uint64(v), 1)
 		return nil
 	})
 }

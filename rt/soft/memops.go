@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
 )
 
 // Page-locked host memory, 16/32-bit memsets, 2-D copies and free memory
@@ -87,11 +88,7 @@ func (d *Driver) memsetN(op string, ch rt.CtxHandle, dst rt.DevPtr, v uint64, si
 		if err != nil {
 			return err
 		}
-		for i := uint64(0); i < n; i++ {
-			for j := uint64(0); j < size; j++ {
-				b[i*size+j] = byte(v >> (8 * j))
-			}
-		}
+		devmem.Fill(b, v, int(size))
 		return nil
 	})
 }
@@ -151,7 +148,7 @@ func (d *Driver) Memcpy2D(ch rt.CtxHandle, c *rt.Copy2D, sh rt.StreamHandle, asy
 			return err
 		}
 		for y := uint64(0); y < h; y++ {
-			copy(dst[y*cc.DstPitch:y*cc.DstPitch+w], src[y*cc.SrcPitch:y*cc.SrcPitch+w])
+			copyMem(dst[y*cc.DstPitch:y*cc.DstPitch+w], src[y*cc.SrcPitch:y*cc.SrcPitch+w], cc.DstDevice != 0, cc.SrcDevice != 0)
 		}
 		return nil
 	})
@@ -171,3 +168,19 @@ func (d *Driver) MemInfo(ch rt.CtxHandle) (free, total uint64, err error) {
 }
 
 // ---- stream-ordered allocation ----
+
+// copyMem copies src to dst, each device memory or host memory as the
+// flags say: device memory goes through devmem, which a kernel's CTAs or
+// other streams may touch at the same time.
+func copyMem(dst, src []byte, dstDev, srcDev bool) {
+	switch {
+	case dstDev && srcDev:
+		devmem.Copy(dst, src)
+	case dstDev:
+		devmem.CopyIn(dst, src)
+	case srcDev:
+		devmem.CopyOut(dst, src)
+	default:
+		copy(dst, src)
+	}
+}

@@ -134,7 +134,7 @@ func (d *Driver) MemFreeAsync(ch rt.CtxHandle, ptr rt.DevPtr, sh rt.StreamHandle
 // does not keep.
 func (d *Driver) freeAsync(op string, ptr rt.DevPtr) error {
 	a := d.mem.Lookup(uint64(ptr))
-	if a == nil || a.Freed {
+	if a == nil || a.Freed() {
 		return rt.Errorf(op, rt.ErrInvalidValue, "%#x was already freed", uint64(ptr))
 	}
 	owner := ownerOf(a)

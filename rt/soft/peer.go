@@ -1,6 +1,9 @@
 package soft
 
-import "github.com/cugen/cugen/rt"
+import (
+	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
+)
 
 // Peer access between the emulated devices (rt.PeerAccessor). Every pair
 // of distinct devices can be peers. A kernel that touches memory of
@@ -107,7 +110,7 @@ func (d *Driver) MemcpyPeer(dstCtx rt.CtxHandle, dst rt.DevPtr, srcCtx rt.CtxHan
 		if err != nil {
 			return err
 		}
-		copy(to, from)
+		devmem.Copy(to, from)
 		return nil
 	})
 }

@@ -273,7 +273,7 @@ func (d *Driver) Memcpy3D(ch rt.CtxHandle, c *rt.Copy3D, sh rt.StreamHandle, asy
 		for k := uint64(0); k < z; k++ {
 			for y := uint64(0); y < h; y++ {
 				so, do := k*src.slice+y*src.pitch, k*dst.slice+y*dst.pitch
-				copy(db[do:do+w], sb[so:so+w])
+				copyMem(db[do:do+w], sb[so:so+w], dst.host == nil, src.host == nil)
 			}
 		}
 		return nil

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/parse/ptx"
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
 	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
@@ -188,7 +189,7 @@ func (t *cta) completeTx(c *cta, w *warp, op *bulkOp, l int, n uint64) bool {
 // bulkMove copies from into to, or reduces it into to elementwise.
 func (c *cta) bulkMove(to, from []byte, op *bulkOp) {
 	if op.kind != bkReduce && op.kind != bkTensorReduce {
-		copy(to, from)
+		devmem.Copy(to, from)
 		return
 	}
 	size := int(atomSize[op.redCls])
@@ -197,11 +198,11 @@ func (c *cta) bulkMove(to, from []byte, op *bulkOp) {
 		q := unsafe.Pointer(&from[i])
 		switch size {
 		case 4:
-			gpumath.Atomic32((*uint32)(p), op.red, op.redCls, *(*uint32)(q), 0)
+			gpumath.Atomic32((*uint32)(p), op.red, op.redCls, uint32(devmem.Load(q, 4)), 0)
 		case 8:
-			gpumath.Atomic64((*uint64)(p), op.red, op.redCls, *(*uint64)(q), 0)
+			gpumath.Atomic64((*uint64)(p), op.red, op.redCls, devmem.Load(q, 8), 0)
 		default:
-			gpumath.Atomic16(p, op.red, op.redCls, *(*uint16)(q), 0)
+			gpumath.Atomic16(p, op.red, op.redCls, uint16(devmem.Load(q, 2)), 0)
 		}
 	}
 }

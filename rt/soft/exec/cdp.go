@@ -22,6 +22,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
 )
 
 const (
@@ -110,7 +111,7 @@ func (c *cta) runtimeCall(w *warp, fi *funcInfo, which, l int, frame uint64) boo
 			if p == nil {
 				return rt.Dim3{}, false
 			}
-			v[k] = *(*uint32)(p)
+			v[k] = uint32(devmem.Load(p, 4))
 		}
 		return rt.Dim3{X: v[0], Y: v[1], Z: v[2]}, true
 	}
@@ -280,8 +281,8 @@ func (c *cta) launchChild(pb uint64) uint32 {
 	}
 	params := make([]uint64, (pl.p.ParamSize+7)/8+1)
 	pbytes := unsafe.Slice((*byte)(unsafe.Pointer(&params[0])), pl.p.ParamSize)
-	if !pl.buf.Freed {
-		copy(pbytes, pl.buf.Bytes())
+	if !pl.buf.Freed() {
+		devmem.CopyOut(pbytes, pl.buf.Bytes())
 	}
 	l.Host.Free(pl.buf)
 	switch {
@@ -350,7 +351,7 @@ func (l *Launch) runChildren() error {
 		if err != nil {
 			return err
 		}
-		copy(to, from)
+		devmem.Copy(to, from)
 	}
 	return nil
 }
@@ -383,7 +384,7 @@ func (c *cta) errorString(w *warp, l int, code uint32) (uint64, bool) {
 			c.fault = &fault{kind: fInvalid, warp: w.id, lane: l, pc: c.pc, msg: "no memory for the device runtime's error strings"}
 			return 0, false
 		}
-		copy(a.Bytes(), b)
+		devmem.CopyIn(a.Bytes(), b)
 		a.ReadOnly = true
 		tab = &errTable{base: a.Base, offs: offs}
 		ctx.mu.Lock()

@@ -9,11 +9,13 @@
 package exec
 
 import (
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"math"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 type gcache struct {
@@ -59,9 +61,11 @@ func (c *cta) gslow(addr, n uint64, write bool, lane int) unsafe.Pointer {
 		c.memFault(addr, n, spGlobal, write, lane, sprintf("address %#x is in read-only constant memory (%s)", addr, a.What))
 		return nil
 	}
-	sp.mu.RLock()
-	ptr := a.ptr
-	sp.mu.RUnlock()
+	ptr := unsafe.Pointer(a.ptr.Load())
+	if ptr == nil { // freed since Live found it
+		c.memFault(addr, n, spGlobal, write, lane, sp.describe(addr, n))
+		return nil
+	}
 	c.gc[c.pc] = gcache{a.Base, a.Size, ptr, a.ReadOnly}
 	return unsafe.Add(ptr, addr-a.Base)
 }
@@ -132,43 +136,34 @@ func (c *cta) ptr(w *warp, space int, addr, n uint64, write bool, l int) unsafe.
 	return c.gptr(addr, n, write, l)
 }
 
+// load is the size-byte value at p, which an ld with a memory-ordering
+// qualifier (atomicAccess: .volatile, .relaxed, .acquire) reads through
+// sync/atomic, and any other through devmem (plainly, but for -race).
 func load(p unsafe.Pointer, size uint16, atomicAccess bool) uint64 {
-	switch size {
-	case 1:
-		return uint64(*(*uint8)(p))
-	case 2:
-		return uint64(*(*uint16)(p))
-	case 4:
-		if atomicAccess {
-			return uint64(atomic.LoadUint32((*uint32)(p)))
-		}
-		return uint64(*(*uint32)(p))
-	}
 	if atomicAccess {
-		return atomic.LoadUint64((*uint64)(p))
+		switch size {
+		case 4:
+			return uint64(atomic.LoadUint32((*uint32)(p)))
+		case 8:
+			return atomic.LoadUint64((*uint64)(p))
+		}
 	}
-	return *(*uint64)(p)
+	return devmem.Load(p, size)
 }
 
+// store writes the size-byte value v at p, as load reads it.
 func store(p unsafe.Pointer, size uint16, v uint64, atomicAccess bool) {
-	switch size {
-	case 1:
-		*(*uint8)(p) = uint8(v)
-	case 2:
-		*(*uint16)(p) = uint16(v)
-	case 4:
-		if atomicAccess {
+	if atomicAccess {
+		switch size {
+		case 4:
 			atomic.StoreUint32((*uint32)(p), uint32(v))
 			return
-		}
-		*(*uint32)(p) = uint32(v)
-	default:
-		if atomicAccess {
+		case 8:
 			atomic.StoreUint64((*uint64)(p), v)
 			return
 		}
-		*(*uint64)(p) = v
 	}
+	devmem.Store(p, size, v)
 }
 
 func (c *cta) ld(w *warp, in *inst, m uint32) bool {
@@ -190,7 +185,7 @@ func (c *cta) ld(w *warp, in *inst, m uint32) bool {
 			} else if p = c.ptr(w, space, addr, 4, false, l); p == nil {
 				return false
 			}
-			d[l] = uint64(*(*uint32)(p))
+			d[l] = uint64(devmem.Load32(p))
 		}
 		return true
 	}
@@ -234,7 +229,7 @@ func (c *cta) st(w *warp, in *inst, m uint32) bool {
 			} else if p = c.ptr(w, space, addr, 4, true, l); p == nil {
 				return false
 			}
-			*(*uint32)(p) = uint32(v[l])
+			devmem.Store32(p, uint32(v[l]))
 		}
 		return true
 	}
@@ -281,21 +276,23 @@ func (c *cta) ldParam(w *warp, in *inst, m uint32) {
 	}
 }
 
-// readMem reads n bytes of lane l's view of a generic address (used by
-// printf); nil with a recorded fault when it is not readable.
-func (c *cta) readMem(w *warp, addr uint64, n uint64, l int) []byte {
+// readMem reads len(b) bytes of lane l's view of a generic address into b
+// (used by printf); false with a recorded fault when they are not readable.
+func (c *cta) readMem(w *warp, addr uint64, b []byte, l int) bool {
+	n := uint64(len(b))
 	if n == 0 {
-		return nil
+		return true
 	}
 	p := c.ptr(w, spGeneric, addr, 1, false, l)
 	if p == nil {
-		return nil
+		return false
 	}
 	// Check the whole span (byte granularity: strings may be unaligned).
 	if c.ptr(w, spGeneric, addr+n-1, 1, false, l) == nil {
-		return nil
+		return false
 	}
-	return unsafe.Slice((*byte)(p), n)
+	devmem.CopyOut(b, unsafe.Slice((*byte)(p), n))
+	return true
 }
 
 // Specialised 32-bit loads and stores: check every active lane's address
@@ -368,7 +365,7 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 			if off > lim || off&3 != 0 {
 				return c.ld(w, in, m&^(1<<l-1))
 			}
-			d[l] = uint64(*(*uint32)(unsafe.Add(p, off)))
+			d[l] = uint64(devmem.Load32(unsafe.Add(p, off)))
 		}
 		return true
 	}
@@ -381,7 +378,7 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 		}
 		if ok {
 			for l := 0; l < 32; l++ {
-				d[l] = uint64(*(*uint32)(unsafe.Add(p, a[l]+imm-lo)))
+				d[l] = uint64(devmem.Load32(unsafe.Add(p, a[l]+imm-lo)))
 			}
 			return true
 		}
@@ -402,7 +399,7 @@ func (c *cta) stG32(w *warp, in *inst, m uint32) bool {
 		}
 		if ok {
 			for l := 0; l < 32; l++ {
-				*(*uint32)(unsafe.Add(p, a[l]+imm-lo)) = uint32(v[l])
+				devmem.Store32(unsafe.Add(p, a[l]+imm-lo), uint32(v[l]))
 			}
 			return true
 		}
@@ -489,7 +486,7 @@ func (c *cta) cpAsync(w *warp, in *inst, m uint32) bool {
 			if from == nil {
 				return false
 			}
-			copy(buf[:n], unsafe.Slice((*byte)(from), n))
+			devmem.Copy(buf[:n], unsafe.Slice((*byte)(from), n))
 		}
 		clear(buf[n:])
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
@@ -34,26 +35,35 @@ const (
 // access is aligned for sync/atomic.
 type Alloc struct {
 	Base, Size uint64
-	ptr        unsafe.Pointer // &backing[0]
-	backing    []uint64
 	Dev        int
 	Owner      Host   // the owning context, nil for managed memory (reachable from every context)
 	ReadOnly   bool   // .const variables
 	What       string // "cuMemAlloc", "variable x of lib.ptx"
-	Freed      bool   // guarded by addrSpace.mu
+
+	// The memory, until Memory.Free drops it (a launch on another
+	// goroutine may be reading ptr then).
+	ptr   atomic.Pointer[uint64] // &backing[0]
+	freed atomic.Bool
 }
 
+// NewAlloc is a zeroed allocation of size bytes at device address base.
 func NewAlloc(base, size uint64) *Alloc {
 	n := (size + 7) / 8
 	if n == 0 {
 		n = 1
 	}
 	b := make([]uint64, n)
-	return &Alloc{Base: base, Size: size, backing: b, ptr: unsafe.Pointer(&b[0])}
+	a := &Alloc{Base: base, Size: size}
+	a.ptr.Store(&b[0])
+	return a
 }
 
-// Bytes is the allocation's memory as a byte slice.
-func (a *Alloc) Bytes() []byte { return unsafe.Slice((*byte)(a.ptr), a.Size) }
+// Bytes is the allocation's memory as a byte slice (access it through
+// devmem: kernels and other streams may be using it).
+func (a *Alloc) Bytes() []byte { return unsafe.Slice((*byte)(unsafe.Pointer(a.ptr.Load())), a.Size) }
+
+// Freed reports whether Memory.Free has freed a.
+func (a *Alloc) Freed() bool { return a.freed.Load() }
 
 // Memory indexes every allocation of the process, live and freed (freed
 // ones keep their span, without backing, so use-after-free is reported
@@ -95,8 +105,8 @@ func (s *Memory) InsertManaged(size uint64, what string) *Alloc {
 
 func (s *Memory) Free(a *Alloc) {
 	s.mu.Lock()
-	a.Freed = true
-	a.backing, a.ptr = nil, nil
+	a.freed.Store(true)
+	a.ptr.Store(nil)
 	s.mu.Unlock()
 }
 
@@ -127,7 +137,7 @@ func (s *Memory) Live(addr, n uint64) *Alloc {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	a := s.find(addr)
-	if a == nil || a.Freed || addr+n > a.Base+a.Size || addr+n < addr {
+	if a == nil || a.Freed() || addr+n > a.Base+a.Size || addr+n < addr {
 		return nil
 	}
 	return a
@@ -139,7 +149,7 @@ func (s *Memory) describe(addr, n uint64) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if a := s.find(addr); a != nil {
-		if a.Freed {
+		if a.Freed() {
 			return fmt.Sprintf("address %#x is inside a %d-byte allocation at %#x (%s) that was freed", addr, a.Size, a.Base, a.What)
 		}
 		return fmt.Sprintf("access of %d bytes at %#x runs %d bytes past the end of the %d-byte allocation at %#x (%s)",
@@ -163,7 +173,7 @@ func (s *Memory) describe(addr, n uint64) string {
 	}
 	if best != nil {
 		state := ""
-		if best.Freed {
+		if best.Freed() {
 			state = ", freed"
 		}
 		return fmt.Sprintf("address %#x is out of bounds: %d bytes after the nearest allocation at %#x of size %d bytes (%s%s)",

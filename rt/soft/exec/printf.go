@@ -3,11 +3,12 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"math"
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
@@ -93,9 +94,9 @@ func (c *cta) cstring(w *warp, l int, addr uint64, limit int) string {
 	}
 	var sb strings.Builder
 	saved := c.fault
+	var b [1]byte
 	for i := 0; i < limit; i++ {
-		b := c.readMem(w, addr+uint64(i), 1, l)
-		if b == nil {
+		if !c.readMem(w, addr+uint64(i), b[:], l) {
 			c.fault = saved
 			break
 		}
@@ -117,8 +118,9 @@ func (c *cta) format(w *warp, l int, fmtp, argp uint64) (string, int, bool) {
 	nargs := 0
 	next := func(size uint64) (uint64, bool) {
 		off = (off + size - 1) / size * size
-		b := c.readMem(w, argp+off, size, l)
-		if b == nil {
+		var buf [8]byte
+		b := buf[:size]
+		if !c.readMem(w, argp+off, b, l) {
 			return 0, false
 		}
 		off += size

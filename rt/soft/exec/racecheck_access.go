@@ -9,6 +9,8 @@ package exec
 import (
 	"math/bits"
 	"unsafe"
+
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
 )
 
 // instrumented runs an instrumented instruction for the lanes of m.
@@ -163,7 +165,7 @@ func (c *cta) cpAsyncRC(w *warp, in *inst, m uint32) bool {
 			if from == nil {
 				return false
 			}
-			copy(buf[:n], unsafe.Slice((*byte)(from), n))
+			devmem.Copy(buf[:n], unsafe.Slice((*byte)(from), n))
 			if !c.check(w, l, spGlobal, src[l]+soff[l], n, false, nil, nil) {
 				return false
 			}

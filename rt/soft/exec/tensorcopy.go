@@ -14,7 +14,11 @@
 
 package exec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
+)
 
 // tensorMap is a decoded rt.TensorMap.
 type tensorMap struct {
@@ -53,7 +57,7 @@ func (c *cta) readTensorMap(w *warp, addr uint64, l int) (tm tensorMap, ok bool)
 		if p == nil {
 			return tm, false
 		}
-		binary.LittleEndian.PutUint64(b[i:], *(*uint64)(p))
+		binary.LittleEndian.PutUint64(b[i:], devmem.Load(p, 8))
 	}
 	le := binary.LittleEndian
 	bad := func(format string, args ...any) (tensorMap, bool) {
@@ -202,7 +206,7 @@ func (c *cta) walkBox(tm *tensorMap, at [5]int64, box []byte, off uint64, l int,
 			for i := uint64(0); i < n[0]; i++ {
 				putElem(row[i*es:], es, fill)
 			}
-			copy(row[first*es:], g)
+			devmem.CopyOut(row[first*es:], g)
 		}
 		base := ri * n[0] * es
 		if swz == 0 {

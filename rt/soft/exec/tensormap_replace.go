@@ -25,6 +25,7 @@ import (
 	"encoding/binary"
 
 	"github.com/cugen/cugen/parse/ptx"
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
 )
 
 const (
@@ -111,7 +112,10 @@ func (c *cta) tmapReplaceRun(w *warp, op *bulkOp, l int) bool {
 	if m == nil {
 		return false
 	}
-	op.tmr.replace(m, w.r[op.tmr.val+uint32(l)])
+	var buf [128]byte
+	devmem.CopyOut(buf[:], m)
+	op.tmr.replace(buf[:], w.r[op.tmr.val+uint32(l)])
+	devmem.CopyIn(m, buf[:])
 	return true
 }
 

@@ -6,7 +6,6 @@
 package texunit
 
 import (
-	"encoding/binary"
 	"sync"
 	"unsafe"
 
@@ -110,14 +109,8 @@ func SurfStoreP(v *View, geom int, c [4]uint32, cnt, mode int, vals [4]uint32) {
 		if i < cnt {
 			r = surfConvert(v, vals[i])
 		}
-		switch v.Bits {
-		case 8:
-			b[i] = byte(r)
-		case 16:
-			binary.LittleEndian.PutUint16(b[2*i:], uint16(r))
-		default:
-			binary.LittleEndian.PutUint32(b[4*i:], r)
-		}
+		n := v.Bits / 8
+		put(b[n*i:], n, uint64(r))
 	}
 }
 
@@ -227,13 +220,13 @@ func SurfReduce(v *View, geom int, c [4]uint32, size, mode int, elems bool, op, 
 		defer surfRedMu.Unlock()
 		b := v.Data[off : off+size]
 		if size == 4 {
-			x := binary.LittleEndian.Uint32(b)
+			x := uint32(get(b, 4))
 			gpumath.Atomic32(&x, op, cls, uint32(val), 0)
-			binary.LittleEndian.PutUint32(b, x)
+			put(b, 4, uint64(x))
 		} else {
-			x := binary.LittleEndian.Uint64(b)
+			x := get(b, 8)
 			gpumath.Atomic64(&x, op, cls, val, 0)
-			binary.LittleEndian.PutUint64(b, x)
+			put(b, 8, x)
 		}
 		return
 	}
@@ -341,16 +334,11 @@ func SurfLoad(v *View, geom int, c [4]uint32, size, cnt, mode int) [4]uint32 {
 	}
 	b := v.Data[off:]
 	for i := 0; i < cnt; i++ {
-		switch size {
-		case 1:
-			o[i] = uint32(b[i])
-		case 2:
-			o[i] = uint32(binary.LittleEndian.Uint16(b[2*i:]))
-		case 4:
-			o[i] = binary.LittleEndian.Uint32(b[4*i:])
-		case 8:
-			q := binary.LittleEndian.Uint64(b[8*i:])
+		q := get(b[size*i:], size)
+		if size == 8 {
 			o[2*i], o[2*i+1] = uint32(q), uint32(q>>32)
+		} else {
+			o[i] = uint32(q)
 		}
 	}
 	return o
@@ -364,15 +352,10 @@ func SurfStore(v *View, geom int, c [4]uint32, size, cnt, mode int, vals [4]uint
 	}
 	b := v.Data[off:]
 	for i := 0; i < cnt; i++ {
-		switch size {
-		case 1:
-			b[i] = byte(vals[i])
-		case 2:
-			binary.LittleEndian.PutUint16(b[2*i:], uint16(vals[i]))
-		case 4:
-			binary.LittleEndian.PutUint32(b[4*i:], vals[i])
-		case 8:
-			binary.LittleEndian.PutUint64(b[8*i:], uint64(vals[2*i])|uint64(vals[2*i+1])<<32)
+		q := uint64(vals[i])
+		if size == 8 {
+			q = uint64(vals[2*i]) | uint64(vals[2*i+1])<<32
 		}
+		put(b[size*i:], size, q)
 	}
 }

@@ -21,9 +21,10 @@
 package texunit
 
 import (
-	"encoding/binary"
 	"math"
+	"unsafe"
 
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
 	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
@@ -97,14 +98,8 @@ func (v *View) texel(x, y, z, l int) [4]uint32 {
 	var c [4]uint32
 	b := v.Data[off:]
 	for i := 0; i < v.NChan; i++ {
-		switch v.Bits {
-		case 8:
-			c[i] = uint32(b[i])
-		case 16:
-			c[i] = uint32(binary.LittleEndian.Uint16(b[2*i:]))
-		default:
-			c[i] = binary.LittleEndian.Uint32(b[4*i:])
-		}
+		n := v.Bits / 8
+		c[i] = uint32(get(b[n*i:], n))
 	}
 	return c
 }
@@ -336,4 +331,17 @@ func (v *View) texAddr(d int, i int64, n int, norm bool) (int, bool) {
 		mode = texAddrClamp
 	}
 	return texAddress(mode, i, n)
+}
+
+// get is the size-byte little-endian value at the start of b, a texture's
+// memory (read through devmem: other CTAs may write it).
+func get(b []byte, size int) uint64 {
+	_ = b[size-1]
+	return devmem.Load(unsafe.Pointer(&b[0]), uint16(size))
+}
+
+// put writes the low size bytes of v at the start of b.
+func put(b []byte, size int, v uint64) {
+	_ = b[size-1]
+	devmem.Store(unsafe.Pointer(&b[0]), uint16(size), v)
 }
