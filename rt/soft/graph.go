@@ -64,6 +64,7 @@ type kernelNode struct {
 	p           *exec.Program
 	ctx         *context
 	grid, block rt.Dim3
+	cluster     rt.Dim3 // the launch's cluster dimension (zero: none)
 	dynShared   uint32
 	params      []byte // 8-byte aligned (its backing array is []uint64)
 	vars        []uint64

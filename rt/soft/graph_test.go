@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -221,5 +222,70 @@ func TestPeerAccessFault(t *testing.T) {
 	mustT(t, s0b.Synchronize())
 	if got, _ := cnt1b.ToHost(); got[0] != 1 {
 		t.Errorf("with peer access the kernel counted %d, want 1", got[0])
+	}
+}
+
+// A captured launch keeps its cluster dimension: the graph's run sees the
+// clusters the stream's launch saw (%cluster_nctarank, %cluster_ctarank),
+// and a node update must keep the grid a whole number of them.
+func TestCapturedClusterLaunch(t *testing.T) {
+	e := newEnv(t, Options{})
+	lib := e.loadSrc("cl.ptx", ptxHeader+`
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<5>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	mov.u32 %r1, %ctaid.x;
+	mov.u32 %r2, %cluster_nctarank;
+	mov.u32 %r3, %cluster_ctarank;
+	shl.b32 %r2, %r2, 8;
+	or.b32 %r4, %r2, %r3;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r4;
+	ret;
+}
+`)
+	k := e.kernel(lib, "k")
+	d := e.d
+	s, err := d.StreamCreate(e.ctx, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(capture bool) []uint32 {
+		t.Helper()
+		out := e.buf(make([]uint32, 8))
+		p := params(out)
+		la := rt.LaunchArgs{Stream: s, Grid: rt.D1(8), Block: rt.D1(32), Cluster: rt.D1(4),
+			Params: unsafe.Pointer(&p[0]), ParamSize: uintptr(len(p))}
+		if capture {
+			mustT(t, d.StreamBeginCapture(e.ctx, s, rt.CaptureGlobal))
+		}
+		mustT(t, d.Launch(k, la))
+		if capture {
+			g, err := d.StreamEndCapture(e.ctx, s)
+			mustT(t, err)
+			x, err := d.GraphInstantiate(e.ctx, g, 0)
+			mustT(t, err)
+			mustT(t, d.GraphLaunch(e.ctx, x, s))
+			nodes, err := d.GraphNodes(g)
+			mustT(t, err)
+			la.Cluster, la.Grid = rt.Dim3{}, rt.D1(6)
+			if err := d.GraphExecKernelNodeSetParams(x, nodes[0], k, la); rt.CodeOf(err) != rt.ErrInvalidValue {
+				t.Errorf("updating the node to 6 blocks of clusters of 4: %v", err)
+			}
+		}
+		mustT(t, d.StreamSynchronize(e.ctx, s))
+		got := make([]uint32, 8)
+		e.get(out, got)
+		return got
+	}
+	direct, graph := run(false), run(true)
+	for i := range direct {
+		if want := uint32(4<<8 | i%4); direct[i] != want || graph[i] != want {
+			t.Errorf("block %d: %#x launched, %#x from the graph, want %#x", i, direct[i], graph[i], want)
+		}
 	}
 }

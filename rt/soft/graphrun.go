@@ -211,6 +211,9 @@ func (d *Driver) GraphExecKernelNodeSetParams(xh rt.GraphExecHandle, nh rt.Graph
 	case n.typ != rt.NodeKernel:
 		return rt.Errorf(op, rt.ErrInvalidValue, "node %#x is a %s node, not a kernel node", uintptr(nh), n.typ)
 	}
+	// The node keeps the cluster it was captured with (set once, read
+	// without x.mu): the new shape must be whole clusters of it.
+	l.Cluster = n.kern.cluster
 	if err := d.checkLaunch(op, p, x.ctx, l); err != nil {
 		return err
 	}
@@ -244,12 +247,12 @@ func kernelVars(p *exec.Program, c *context) ([]uint64, error) {
 // launchNode is the launch l as a captured kernel node.
 func launchNode(l *exec.Launch) *snode {
 	return &snode{typ: rt.NodeKernel, kern: &kernelNode{p: l.Program, ctx: l.Host.(*context), grid: l.Grid, block: l.Block,
-		dynShared: l.DynShared, params: l.Params, vars: l.Vars, coop: l.Cooperative}}
+		cluster: l.Cluster, dynShared: l.DynShared, params: l.Params, vars: l.Vars, coop: l.Cooperative}}
 }
 
 // launch is one run of the node's kernel in x.
 func (k *kernelNode) launch(d *Driver, x *sexec) *exec.Launch {
-	return &exec.Launch{Program: k.p, Host: k.ctx, Mem: d.mem, Config: &d.cfg, Grid: k.grid, Block: k.block, DynShared: k.dynShared,
+	return &exec.Launch{Program: k.p, Host: k.ctx, Mem: d.mem, Config: &d.cfg, Grid: k.grid, Block: k.block, Cluster: k.cluster, DynShared: k.dynShared,
 		Params: k.params, Vars: k.vars, Cooperative: k.coop, SetConditional: x.setConditional}
 }
 
