@@ -122,8 +122,7 @@ type Driver struct {
 	// fault is the first sticky kernel fault in any context (sticky.go).
 	fault atomic.Pointer[rt.Error]
 
-	// placed is PlaceParams' layouts, by kernel (guarded by mu; last, so
-	// that the fields above keep their places).
+	// placed is PlaceParams' layouts, by kernel (guarded by mu).
 	placed map[rt.KernelHandle][]paramMove
 
 	tex texState // CUDA arrays, texture and surface objects (texture.go)
