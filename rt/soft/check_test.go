@@ -68,7 +68,7 @@ func TestCheck(t *testing.T) {
 // TestCheckFatbin: each PTX entry of a fatbin is checked, named after the
 // fatbin and the entry's target.
 func TestCheckFatbin(t *testing.T) {
-	src, err := readTestdata("b.speedall.fatbin") // sm_90 SASS and compressed compute_90 PTX
+	src, err := os.ReadFile(filepath.Join(fatbinTestdata, "b.speedall.fatbin")) // sm_90 SASS and compressed compute_90 PTX
 	if err != nil {
 		t.Fatal(err)
 	}

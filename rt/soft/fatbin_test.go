@@ -3,19 +3,25 @@ package soft
 import (
 	"encoding/binary"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
 
-// testdata/b.cu built as a fatbin with sm_90 SASS plus compute_90 PTX
-// (-O3, and -G): the soft backend picks the PTX entry. The kernels take a
-// 5000-byte struct by value, which -G builds address through cvta.param.
+// fatbinTestdata holds parse/fatbin's fatbins, of parse/cubin/testdata/b.cu
+// among others, which these tests load too (one copy of each).
+const fatbinTestdata = "../../parse/fatbin/testdata"
+
+// b.cu built as a fatbin with sm_90 SASS plus compute_90 PTX (-O3, and
+// -G): the soft backend picks the PTX entry. The kernels take a 5000-byte
+// struct by value, which -G builds address through cvta.param.
 func TestFatbinPTXEntry(t *testing.T) {
 	for _, f := range []string{"b.speedall.fatbin", "b.g.fatbin"} {
 		e := newEnv(t, Options{})
-		src, err := readTestdata(f)
+		src, err := os.ReadFile(filepath.Join(fatbinTestdata, f))
 		if err != nil {
 			t.Fatal(err)
 		}
