@@ -3,11 +3,11 @@ package soft
 import (
 	"math/rand/v2"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 
 // Benchmarks report thread-instructions per second of nvcc -O3 PTX (the
@@ -87,13 +87,6 @@ func matmulGo(A, B, C []float32, N int) {
 	}
 }
 
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func BenchmarkMatmul256GoTiled(b *testing.B) {
 	N := 256
 	r := rand.New(rand.NewPCG(1, 1))
@@ -152,3 +145,5 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 		e.launch(k, rt.D1(1), rt.D1(32), 0)
 	}
 }
+
+var cpuTime = softtest.CPUTime

@@ -2,15 +2,14 @@ package soft
 
 import (
 	"bytes"
-	"encoding/binary"
 	"flag"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 
 // env is a driver with a primary context current on the test's thread.
@@ -126,67 +125,6 @@ func (e *env) get(p rt.DevPtr, into any) {
 	}
 }
 
-func raw(data any) []byte {
-	switch v := data.(type) {
-	case []byte:
-		return v
-	case []float32:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)
-	case []float64:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)
-	case []int32:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)
-	case []uint32:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)
-	case []int64:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)
-	case []uint64:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)
-	case []int16:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2)
-	case []uint16:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2)
-	}
-	panic("raw: unsupported type")
-}
-
-// params packs kernel arguments at their natural alignment, as the PTX
-// parameter layout places them.
-func params(args ...any) []byte {
-	var b []byte
-	put := func(size int, v uint64) {
-		for len(b)%size != 0 {
-			b = append(b, 0)
-		}
-		var t [8]byte
-		binary.LittleEndian.PutUint64(t[:], v)
-		b = append(b, t[:size]...)
-	}
-	for _, a := range args {
-		switch v := a.(type) {
-		case rt.DevPtr:
-			put(8, uint64(v))
-		case uint64:
-			put(8, v)
-		case int64:
-			put(8, uint64(v))
-		case int:
-			put(4, uint64(uint32(int32(v))))
-		case int32:
-			put(4, uint64(uint32(v)))
-		case uint32:
-			put(4, uint64(v))
-		case float32:
-			put(4, uint64(math.Float32bits(v)))
-		case float64:
-			put(8, math.Float64bits(v))
-		default:
-			panic("params: unsupported type")
-		}
-	}
-	return b
-}
-
 func (e *env) launchErr(k rt.KernelHandle, grid, block rt.Dim3, smem uint32, args ...any) error {
 	p := params(args...)
 	la := rt.LaunchArgs{Ctx: e.ctx, Grid: grid, Block: block, SharedMem: smem, ParamSize: uintptr(len(p))}
@@ -207,3 +145,9 @@ func (e *env) launch(k rt.KernelHandle, grid, block rt.Dim3, smem uint32, args .
 }
 
 func readTestdata(name string) ([]byte, error) { return os.ReadFile(filepath.Join("testdata", name)) }
+
+// The buffers and parameter blocks of the tests here and in exec.
+var (
+	raw    = softtest.Raw
+	params = softtest.Params
+)

@@ -1,38 +1,20 @@
 package soft
 
 import (
-	"errors"
-	"regexp"
 	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 
-const ptxHeader = ".version 8.0\n.target sm_90\n.address_size 64\n"
+const ptxHeader = softtest.PTXHeader
 
-// kernelSrc wraps a body into a one-kernel module named k.
-func kernelSrc(params, body string) string {
-	return ptxHeader + ".visible .entry k(" + params + ")\n{\n" + body + "\n}\n"
-}
-
-func wantErr(t *testing.T, err error, code rt.Result, patterns ...string) *rt.Error {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want %s", code.Name())
-	}
-	var e *rt.Error
-	if !errors.As(err, &e) || e.Code != code {
-		t.Fatalf("error %v, want %s", err, code.Name())
-	}
-	for _, p := range patterns {
-		if !regexp.MustCompile(p).MatchString(e.Detail) {
-			t.Errorf("detail %q does not match %q", e.Detail, p)
-		}
-	}
-	return e
-}
+var (
+	kernelSrc = softtest.KernelSrc
+	wantErr   = softtest.WantErr
+)
 
 func TestMemcheckOOB(t *testing.T) {
 	e := newEnv(t, Options{Deterministic: true})

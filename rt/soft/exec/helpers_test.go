@@ -2,21 +2,16 @@ package exec
 
 import (
 	"bytes"
-	"encoding/binary"
-	"errors"
-	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 
 // The executor's own harness: kernels are loaded with LoadModule and run as
@@ -265,95 +260,15 @@ func (h *testHost) Faulted() *rt.Error { return nil }
 
 func (h *testHost) Runtime() *Runtime { return &h.rt }
 
-func raw(data any) []byte {
-	switch v := data.(type) {
-	case []byte:
-		return v
-	case []float32:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)
-	case []float64:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)
-	case []int32:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)
-	case []uint32:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)
-	case []int64:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)
-	case []uint64:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)
-	case []int16:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2)
-	case []uint16:
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2)
-	}
-	panic("raw: unsupported type")
-}
-
-// params packs kernel arguments at their natural alignment, as the PTX
-// parameter layout places them.
-func params(args ...any) []byte {
-	var b []byte
-	put := func(size int, v uint64) {
-		for len(b)%size != 0 {
-			b = append(b, 0)
-		}
-		var t [8]byte
-		binary.LittleEndian.PutUint64(t[:], v)
-		b = append(b, t[:size]...)
-	}
-	for _, a := range args {
-		switch v := a.(type) {
-		case rt.DevPtr:
-			put(8, uint64(v))
-		case uint64:
-			put(8, v)
-		case int64:
-			put(8, uint64(v))
-		case int:
-			put(4, uint64(uint32(int32(v))))
-		case int32:
-			put(4, uint64(uint32(v)))
-		case uint32:
-			put(4, uint64(v))
-		case float32:
-			put(4, uint64(math.Float32bits(v)))
-		case float64:
-			put(8, math.Float64bits(v))
-		default:
-			panic("params: unsupported type")
-		}
-	}
-	return b
-}
-
 func readTestdata(name string) ([]byte, error) { return os.ReadFile(filepath.Join("testdata", name)) }
 
-const ptxHeader = ".version 8.0\n.target sm_90\n.address_size 64\n"
+const ptxHeader = softtest.PTXHeader
 
-// kernelSrc wraps a body into a one-kernel module named k.
-func kernelSrc(params, body string) string {
-	return ptxHeader + ".visible .entry k(" + params + ")\n{\n" + body + "\n}\n"
-}
-
-func wantErr(t *testing.T, err error, code rt.Result, patterns ...string) *rt.Error {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want %s", code.Name())
-	}
-	var e *rt.Error
-	if !errors.As(err, &e) || e.Code != code {
-		t.Fatalf("error %v, want %s", err, code.Name())
-	}
-	for _, p := range patterns {
-		if !regexp.MustCompile(p).MatchString(e.Detail) {
-			t.Errorf("detail %q does not match %q", e.Detail, p)
-		}
-	}
-	return e
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+// What rt/soft's tests use too.
+var (
+	raw       = softtest.Raw
+	params    = softtest.Params
+	kernelSrc = softtest.KernelSrc
+	wantErr   = softtest.WantErr
+	cpuTime   = softtest.CPUTime
+)

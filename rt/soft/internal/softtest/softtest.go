@@ -1,0 +1,114 @@
+// Package softtest holds what the tests of rt/soft and of its executor
+// both need to build and run kernels: packing buffers and parameters,
+// one-kernel PTX modules, and matching a launch's *rt.Error.
+package softtest
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/cugen/cugen/rt"
+)
+
+// PTXHeader starts a module for sm_90.
+const PTXHeader = ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+// KernelSrc wraps a body into a one-kernel module named k.
+func KernelSrc(params, body string) string {
+	return PTXHeader + ".visible .entry k(" + params + ")\n{\n" + body + "\n}\n"
+}
+
+// Raw is the bytes of a Go slice of numbers.
+func Raw(data any) []byte {
+	switch v := data.(type) {
+	case []byte:
+		return v
+	case []float32:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)
+	case []float64:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)
+	case []int32:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)
+	case []uint32:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*4)
+	case []int64:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)
+	case []uint64:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*8)
+	case []int16:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2)
+	case []uint16:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*2)
+	}
+	panic("raw: unsupported type")
+}
+
+// Params packs kernel arguments at their natural alignment, as the PTX
+// parameter layout places them.
+func Params(args ...any) []byte {
+	var b []byte
+	put := func(size int, v uint64) {
+		for len(b)%size != 0 {
+			b = append(b, 0)
+		}
+		var t [8]byte
+		binary.LittleEndian.PutUint64(t[:], v)
+		b = append(b, t[:size]...)
+	}
+	for _, a := range args {
+		switch v := a.(type) {
+		case rt.DevPtr:
+			put(8, uint64(v))
+		case uint64:
+			put(8, v)
+		case int64:
+			put(8, uint64(v))
+		case int:
+			put(4, uint64(uint32(int32(v))))
+		case int32:
+			put(4, uint64(uint32(v)))
+		case uint32:
+			put(4, uint64(v))
+		case float32:
+			put(4, uint64(math.Float32bits(v)))
+		case float64:
+			put(8, math.Float64bits(v))
+		default:
+			panic("params: unsupported type")
+		}
+	}
+	return b
+}
+
+// WantErr fails t unless err is an *rt.Error of code whose detail matches
+// every pattern, and returns it.
+func WantErr(t *testing.T, err error, code rt.Result, patterns ...string) *rt.Error {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want %s", code.Name())
+	}
+	var e *rt.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Fatalf("error %v, want %s", err, code.Name())
+	}
+	for _, p := range patterns {
+		if !regexp.MustCompile(p).MatchString(e.Detail) {
+			t.Errorf("detail %q does not match %q", e.Detail, p)
+		}
+	}
+	return e
+}
+
+// CPUTime is the CPU time the process has used, for benchmarks' per
+// CPU-second figures (robust against other load on a shared machine).
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
