@@ -15,65 +15,15 @@ import (
 // Cube-map kernels: tex.cube and tex.acube read a direction (and a layer)
 // per thread from crd and store the four result words in res; dims gets
 // txq width, height and depth.
-const texCubePTX = `
-.version 8.0
-.target sm_90
-.address_size 64
-
-.visible .entry samplecube(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n)
-{
-	.reg .pred %p<2>;
-	.reg .b32 %r<8>;
-	.reg .f32 %f<10>;
-	.reg .b64 %rd<8>;
-	ld.param.u64 %rd1, [tex];
-	ld.param.u64 %rd2, [crd];
-	ld.param.u64 %rd3, [res];
-	ld.param.u32 %r1, [n];
-	mov.u32 %r2, %tid.x;
-	mov.u32 %r3, %ctaid.x;
-	mov.u32 %r4, %ntid.x;
-	mad.lo.u32 %r5, %r3, %r4, %r2;
-	setp.ge.u32 %p1, %r5, %r1;
-	@%p1 bra END;
-	mul.wide.u32 %rd4, %r5, 16;
-	add.u64 %rd5, %rd2, %rd4;
-	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
+var texCubePTX = ptxHeader +
+	texSampleKernel("samplecube", 16, 16, `ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
 	tex.cube.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2, %f3, %f4}];
-	add.u64 %rd6, %rd3, %rd4;
-	st.global.v4.f32 [%rd6], {%f5, %f6, %f7, %f8};
-END:
-	ret;
-}
-
-// levelcube: tex.level.cube with the direction's fourth word as the lod
-// (the recorder's form 102; textures without mipmaps read level 0).
-.visible .entry levelcube(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n)
-{
-	.reg .pred %p<2>;
-	.reg .b32 %r<8>;
-	.reg .f32 %f<10>;
-	.reg .b64 %rd<8>;
-	ld.param.u64 %rd1, [tex];
-	ld.param.u64 %rd2, [crd];
-	ld.param.u64 %rd3, [res];
-	ld.param.u32 %r1, [n];
-	mov.u32 %r2, %tid.x;
-	mov.u32 %r3, %ctaid.x;
-	mov.u32 %r4, %ntid.x;
-	mad.lo.u32 %r5, %r3, %r4, %r2;
-	setp.ge.u32 %p1, %r5, %r1;
-	@%p1 bra END;
-	mul.wide.u32 %rd4, %r5, 16;
-	add.u64 %rd5, %rd2, %rd4;
-	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
+	st.global.v4.f32 [%rd6], {%f5, %f6, %f7, %f8};`) +
+	// levelcube: tex.level.cube with the direction's fourth word as the lod
+	// (the recorder's form 102; textures without mipmaps read level 0).
+	texSampleKernel("levelcube", 16, 16, `ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
 	tex.level.cube.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2, %f3, %f4}], %f4;
-	add.u64 %rd6, %rd3, %rd4;
-	st.global.v4.f32 [%rd6], {%f5, %f6, %f7, %f8};
-END:
-	ret;
-}
-
+	st.global.v4.f32 [%rd6], {%f5, %f6, %f7, %f8};`) + `
 .visible .entry sampleacube(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n, .param .u64 dims)
 {
 	.reg .pred %p<2>;

@@ -12,38 +12,11 @@ import (
 
 // Kernels that use the texture and surface instructions, run end to end
 // through rt's arrays and objects.
-const texKernelPTX = `
-.version 8.0
-.target sm_90
-.address_size 64
-
-// sample2d: res[i] = tex.2d.v4.f32.f32(tex, crd[i].xy), 4 words each.
-.visible .entry sample2d(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n)
-{
-	.reg .pred %p<2>;
-	.reg .b32 %r<12>;
-	.reg .f32 %f<8>;
-	.reg .b64 %rd<8>;
-	ld.param.u64 %rd1, [tex];
-	ld.param.u64 %rd2, [crd];
-	ld.param.u64 %rd3, [res];
-	ld.param.u32 %r1, [n];
-	mov.u32 %r2, %tid.x;
-	mov.u32 %r3, %ctaid.x;
-	mov.u32 %r4, %ntid.x;
-	mad.lo.u32 %r5, %r3, %r4, %r2;
-	setp.ge.u32 %p1, %r5, %r1;
-	@%p1 bra END;
-	mul.wide.u32 %rd4, %r5, 16;
-	add.u64 %rd5, %rd2, %rd4;
-	ld.global.v2.f32 {%f1, %f2}, [%rd5];
+var texKernelPTX = ptxHeader +
+	// sample2d: res[i] = tex.2d.v4.f32.f32(tex, crd[i].xy), 4 words each.
+	texSampleKernel("sample2d", 16, 16, `ld.global.v2.f32 {%f1, %f2}, [%rd5];
 	tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];
-	add.u64 %rd6, %rd3, %rd4;
-	st.global.v4.f32 [%rd6], {%f3, %f4, %f5, %f6};
-END:
-	ret;
-}
-
+	st.global.v4.f32 [%rd6], {%f3, %f4, %f5, %f6};`) + `
 // fetch1d: res[i] = tex.1d.v4.u32.s32(tex, i).x; dims[0..1] = txq width, height.
 .visible .entry fetch1d(.param .u64 tex, .param .u64 res, .param .u64 dims)
 {
