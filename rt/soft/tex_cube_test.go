@@ -129,6 +129,7 @@ func TestTexCubeKernels(t *testing.T) {
 	checked := map[uint32]int{}
 	seamlessN := 0
 	for _, r := range tr {
+		r := r.raceSampled()
 		h := r.hdr
 		ik := intKernels[h[22]]
 		if h[21] != 0 || h[22] != 50 && h[22] != 60 && h[22] != 102 && ik == nil {

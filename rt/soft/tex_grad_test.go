@@ -139,6 +139,7 @@ func TestTexGrad(t *testing.T) {
 	mustT(t, err)
 	recorded := map[string]int{}
 	for _, r := range append(tr, tf...) {
+		r := r.raceSampled()
 		h := r.hdr
 		geom := map[uint32]string{101: "2d", 116: "3d", 117: "cube", 118: "a2d", 120: "1d"}[h[22]]
 		if geom == "" || h[21] != 0 {

@@ -75,6 +75,7 @@ func TestTexKernels(t *testing.T) {
 	mustT(t, err)
 	checked, gaps := 0, 0
 	for _, r := range tr {
+		r := r.raceSampled()
 		h := r.hdr
 		if h[0] != 0 || h[1] != texunit.Geom2D || h[2] != texunit.ChanFloat || h[3] != 32 || h[22] != 10 || h[21] != 0 {
 			continue

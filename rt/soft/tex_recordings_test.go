@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
 	"github.com/klauspost/compress/zstd"
 )
@@ -24,6 +25,14 @@ type texRecord struct {
 	txq    []uint32
 	coords [][4]uint32
 	res    [][4]uint32
+}
+
+// raceSampled is r with every eighth of its samples under -race (the
+// kernel replays' deterministic sample there; all of them in go test).
+func (r texRecord) raceSampled() texRecord {
+	k := softtest.Sample(8)
+	r.coords, r.res = softtest.Strided(r.coords, k), softtest.Strided(r.res, k)
+	return r
 }
 
 type surfRecord struct {

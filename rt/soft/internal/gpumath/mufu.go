@@ -54,6 +54,12 @@ type mufuTable struct {
 
 const mufuStride = 64
 
+// newMufuTable compacts the n recorded results v. Like decodeMufu it runs
+// once per table, under lazyTable's sync.Once, which publishes its result:
+// go:norace spares -race runs instrumenting its ~10^8 memory accesses
+// (about a minute for the eight tables), which could find nothing.
+//
+//go:norace
 func newMufuTable(v []uint32, meta []byte) *mufuTable {
 	n := len(v)
 	nb := (n + mufuStride - 1) / mufuStride
@@ -137,6 +143,7 @@ func loadMufu(name string) *mufuTable {
 	return newMufuTable(v, meta)
 }
 
+//go:norace
 func decodeMufu(b []byte) (v []uint32, meta []byte, err error) {
 	if len(b) < 12 || !bytes.Equal(b[:4], []byte("MUF1")) {
 		return nil, nil, fmt.Errorf("bad header")

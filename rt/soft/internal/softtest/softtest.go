@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/devmem"
 )
 
 // PTXHeader starts a module for sm_90.
@@ -111,4 +112,31 @@ func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Race is whether the tests run under the race detector (devmem's), where
+// the bit-exactness replays run a deterministic sample of their cases: the
+// full replays run in the ordinary go test.
+const Race = devmem.Race
+
+// Sample is the stride at which a replay of many recorded cases runs them
+// under the race detector: every case normally, every nth with -race.
+func Sample(n int) int {
+	if Race {
+		return n
+	}
+	return 1
+}
+
+// Strided is every nth element of s, from the first (all of s when n is
+// 1): the deterministic sample Sample asks for.
+func Strided[T any](s []T, n int) []T {
+	if n <= 1 {
+		return s
+	}
+	out := make([]T, 0, (len(s)+n-1)/n)
+	for i := 0; i < len(s); i += n {
+		out = append(out, s[i])
+	}
+	return out
 }
