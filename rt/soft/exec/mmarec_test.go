@@ -13,6 +13,7 @@ import (
 	"math/rand"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // recForm is one recorded kernel: launched with Grid CTAs of Block threads
@@ -122,7 +123,7 @@ func newRegForm(name string, f regForm, ver string, cases [][]byte) *recForm {
 }
 
 // allRecForms lists every recorded form, deterministically.
-func allRecForms() []*recForm {
+func buildAllRecForms() []*recForm {
 	var fs []*recForm
 	fs = append(fs, mmaRecForms()...)
 	fs = append(fs, wmmaRecForms()...)
@@ -142,6 +143,10 @@ func allRecForms() []*recForm {
 	}
 	return out
 }
+
+// allRecForms is buildAllRecForms, built once: the forms are the same for every test
+// (and their generation, under -race, most of a test's time).
+var allRecForms = sync.OnceValue(buildAllRecForms)
 
 // formRand is a form's own deterministic random source.
 func formRand(name string) *rand.Rand {

@@ -21,10 +21,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 
 var spfitBundle = flag.String("spfit.bundle", "", "write the sparse tensor-core recording kernels and inputs to this directory (for record.py)")
@@ -335,7 +337,7 @@ func (f wgForm) denseA(c *wgCase) []uint64 {
 // spfitWGRecs lists the sparse wgmma forms recorded, with their cases:
 // layout probes (f16, uniform metadata) and random and cancelling operands
 // for each type.
-func spfitWGRecs() []*wgRec {
+func buildSpfitWGRecs() []*wgRec {
 	var out []*wgRec
 	const sm = 40 << 10
 	raw := make([]byte, sm)
@@ -496,8 +498,12 @@ func spfitWGRecs() []*wgRec {
 	return out
 }
 
+// spfitWGRecs is buildSpfitWGRecs, built once: the forms are the same for every test
+// (and their generation, under -race, most of a test's time).
+var spfitWGRecs = sync.OnceValue(buildSpfitWGRecs)
+
 // spfitRecForms is every form of the spfit bundle.
-func spfitRecForms() []*recForm {
+func buildSpfitRecForms() []*recForm {
 	var fs []*recForm
 	for _, f := range spfitMMAForms() {
 		fs = append(fs, f.recForm())
@@ -507,6 +513,10 @@ func spfitRecForms() []*recForm {
 	}
 	return fs
 }
+
+// spfitRecForms is buildSpfitRecForms, built once: the forms are the same for every test
+// (and their generation, under -race, most of a test's time).
+var spfitRecForms = sync.OnceValue(buildSpfitRecForms)
 
 // TestSpfitBundle writes the spfit recording bundle when -spfit.bundle is
 // given; otherwise it checks that every kernel parses and the names are
@@ -692,7 +702,8 @@ func TestSpfitRecordings(t *testing.T) {
 	recs, failed := loadSpfit(t)
 	e := newEnv(t, Config{})
 	var exact, refused, gpuFailed, notKept, cases int
-	for _, f := range spfitRecForms() {
+	// Under -race every eighth form; all of them in go test.
+	for _, f := range softtest.Strided(spfitRecForms(), softtest.Sample(8)) {
 		h, err := e.loadNamed([]byte(f.ptx), f.Name+".ptx")
 		if err == nil {
 			e.unload(h)

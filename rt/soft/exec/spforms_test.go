@@ -6,6 +6,7 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 )
 
 type spForm struct {
@@ -24,7 +25,7 @@ func (f spForm) instr() string {
 	return fmt.Sprintf("%s.sync.aligned.%s.row.col.%s.%s.%s.%s", sp, f.shape, f.c, f.a, f.a, f.c)
 }
 
-func spRecForms() []*recForm {
+func buildSpRecForms() []*recForm {
 	fs := []spForm{
 		{"m16n8k16", mtF16, mtF32, 2, 2, 0, false}, {"m16n8k16", mtF16, mtF32, 2, 2, 1, false},
 		{"m16n8k32", mtF16, mtF32, 4, 4, 0, false},
@@ -69,3 +70,7 @@ func spRecForms() []*recForm {
 	}
 	return out
 }
+
+// spRecForms is buildSpRecForms, built once: the forms are the same for every test
+// (and their generation, under -race, most of a test's time).
+var spRecForms = sync.OnceValue(buildSpRecForms)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 
 // TestSpWGMMAReference: soft's sparse wgmma (f16 → f32, every layout and
@@ -14,7 +16,8 @@ import (
 func TestSpWGMMAReference(t *testing.T) {
 	e := newEnv(t, Config{})
 	n := 0
-	for _, r := range spfitWGRecs() {
+	// Under -race every fourth form; all of them in go test.
+	for _, r := range softtest.Strided(spfitWGRecs(), softtest.Sample(4)) {
 		f := r.f
 		if r.probe || f.a != mtF16 || f.d != mtF32 || f.sel > 1 {
 			continue

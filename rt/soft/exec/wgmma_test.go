@@ -13,7 +13,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 
 var (
@@ -206,7 +209,7 @@ func numericRecs() []*wgRec {
 }
 
 // allWGRecs lists the recorded wgmma forms, each with its cases packed.
-func allWGRecs() []*wgRec {
+func buildAllWGRecs() []*wgRec {
 	rs := append(probeRecs(), numericRecs()...)
 	sort.Slice(rs, func(i, j int) bool { return rs[i].name() < rs[j].name() })
 	for i, r := range rs {
@@ -222,13 +225,17 @@ func allWGRecs() []*wgRec {
 	return rs
 }
 
+// allWGRecs is buildAllWGRecs, built once: the forms are the same for every test
+// (and their generation, under -race, most of a test's time).
+var allWGRecs = sync.OnceValue(buildAllWGRecs)
+
 // TestWGMMABundle writes the recording bundle when -wgmma.bundle is given;
 // otherwise it checks that every kernel soft runs loads.
 func TestWGMMABundle(t *testing.T) {
 	recs := allWGRecs()
 	if *wgBundle == "" {
 		e := newEnv(t, Config{})
-		for _, r := range recs {
+		for _, r := range softtest.Strided(recs, softtest.Sample(8)) { // (all but under -race)
 			h, err := e.loadNamed([]byte(r.f.ptx()), r.name()+".ptx")
 			if err != nil {
 				t.Errorf("%s: %v", r.name(), err)
@@ -378,7 +385,8 @@ func TestWGMMARecordings(t *testing.T) {
 	recs := loadWGRecordings(t)
 	e := newEnv(t, Config{})
 	n, cases, fp8 := 0, 0, 0
-	for _, r := range allWGRecs() {
+	// Under -race every eighth form; all of them in go test.
+	for _, r := range softtest.Strided(allWGRecs(), softtest.Sample(8)) {
 		want, ok := recs[r.name()+"."+wgInHash(r.in)]
 		if !ok {
 			t.Errorf("%s: not recorded (or its inputs changed)", r.name())
