@@ -11,6 +11,9 @@ func peerAccessor(d Driver, op string) (PeerAccessor, error) {
 // peer access is enabled (cuDeviceCanAccessPeer). A device is not its own
 // peer.
 func (d Device) CanAccessPeer(peer Device) (bool, error) {
+	if err := devicePair("rt.Device.CanAccessPeer", d, peer); err != nil {
+		return false, err
+	}
 	p, err := peerAccessor(d.drv, "cuDeviceCanAccessPeer")
 	if err != nil {
 		return false, err
@@ -21,6 +24,9 @@ func (d Device) CanAccessPeer(peer Device) (bool, error) {
 // P2PAttribute reads a peer-to-peer attribute of the link from d to peer
 // (cuDeviceGetP2PAttribute).
 func (d Device) P2PAttribute(peer Device, a P2PAttr) (int, error) {
+	if err := devicePair("rt.Device.P2PAttribute", d, peer); err != nil {
+		return 0, err
+	}
 	p, err := peerAccessor(d.drv, "cuDeviceGetP2PAttribute")
 	if err != nil {
 		return 0, err
@@ -33,6 +39,9 @@ func (d Device) P2PAttribute(peer Device, a P2PAttr) (int, error) {
 // way: enable it from peer too for the other direction. Enabling it twice
 // fails with ErrPeerAccessAlreadyEnabled.
 func (c *Context) EnablePeerAccess(peer *Context) error {
+	if err := contextPair("rt.Context.EnablePeerAccess", c, peer); err != nil {
+		return err
+	}
 	p, err := peerAccessor(c.drv, "cuCtxEnablePeerAccess")
 	if err != nil {
 		return err
@@ -42,6 +51,9 @@ func (c *Context) EnablePeerAccess(peer *Context) error {
 
 // DisablePeerAccess undoes EnablePeerAccess (cuCtxDisablePeerAccess).
 func (c *Context) DisablePeerAccess(peer *Context) error {
+	if err := contextPair("rt.Context.DisablePeerAccess", c, peer); err != nil {
+		return err
+	}
 	p, err := peerAccessor(c.drv, "cuCtxDisablePeerAccess")
 	if err != nil {
 		return err
@@ -54,6 +66,9 @@ func (c *Context) DisablePeerAccess(peer *Context) error {
 // respect to all work in both contexts (see Buffer). Peer access need not
 // be enabled: without it the driver copies through the host.
 func (b Buffer[T]) CopyFromPeer(src Buffer[T]) error {
+	if err := bufferPair("rt.Buffer.CopyFromPeer", b.check, src.check, b.ctx, src.ctx); err != nil {
+		return err
+	}
 	if src.Len > b.Len {
 		return Errorf("rt.Buffer.CopyFromPeer", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
 	}
@@ -76,6 +91,17 @@ func (b Buffer[T]) CopyFromPeer(src Buffer[T]) error {
 // may be a stream of either context. Order the other context's work with
 // an event.
 func (b Buffer[T]) CopyFromPeerAsync(s *Stream, src Buffer[T]) error {
+	const op = "rt.Buffer.CopyFromPeerAsync"
+	if err := bufferPair(op, b.check, src.check, b.ctx, src.ctx); err != nil {
+		return err
+	}
+	if s == nil {
+		s = b.ctx.NullStream()
+	} else if err := s.check(op); err != nil {
+		return err
+	} else if err := sameDriver(op, s.ctx, b.ctx); err != nil {
+		return err
+	}
 	if src.Len > b.Len {
 		return Errorf("rt.Buffer.CopyFromPeerAsync", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
 	}
@@ -87,4 +113,40 @@ func (b Buffer[T]) CopyFromPeerAsync(s *Stream, src Buffer[T]) error {
 		return err
 	}
 	return p.MemcpyPeer(b.ctx.h, DevPtr(b.Ptr), src.ctx.h, DevPtr(src.Ptr), src.Bytes(), s.h, true)
+}
+
+// devicePair checks the two devices of a peer query.
+func devicePair(op string, d, peer Device) error {
+	if err := d.check(op); err != nil {
+		return err
+	}
+	if err := peer.check(op); err != nil {
+		return err
+	}
+	if d.drv != peer.drv {
+		return Errorf(op, ErrInvalidDevice, "%v and %v belong to different backends", d, peer)
+	}
+	return nil
+}
+
+// contextPair checks the two contexts of a peer call.
+func contextPair(op string, c, peer *Context) error {
+	if err := c.check(op); err != nil {
+		return err
+	}
+	if err := peer.check(op); err != nil {
+		return err
+	}
+	return sameDriver(op, c, peer)
+}
+
+// bufferPair checks the two buffers of a peer copy.
+func bufferPair(op string, dst, src func(string) error, dc, sc *Context) error {
+	if err := dst(op); err != nil {
+		return err
+	}
+	if err := src(op); err != nil {
+		return err
+	}
+	return sameDriver(op, dc, sc)
 }
