@@ -327,10 +327,15 @@ func deviceCases() []misuseCase {
 		deviceRecv("Device.NewMemPool", func(e *misuseEnv, d rt.Device) error { _, err := d.NewMemPool(0); return err }),
 		deviceRecv("Device.CanAccessPeer", func(e *misuseEnv, d rt.Device) error { _, err := d.CanAccessPeer(e.devs[0]); return err }),
 		deviceRecv("Device.CanAccessPeer", func(e *misuseEnv, d rt.Device) error { _, err := e.devs[0].CanAccessPeer(d); return err }),
-		deviceRecv("Device.P2PAttribute", func(e *misuseEnv, d rt.Device) error { _, err := d.P2PAttribute(e.devs[0], rt.P2PAccessSupported); return err }),
+		deviceRecv("Device.P2PAttribute", func(e *misuseEnv, d rt.Device) error {
+			_, err := d.P2PAttribute(e.devs[0], rt.P2PAccessSupported)
+			return err
+		}),
 		deviceRecv("Kernel.Attribute", func(e *misuseEnv, d rt.Device) error { _, err := e.vecAdd.Attribute(d, rt.FuncNumRegs); return err }),
 		deviceRecv("Kernel.Attributes", func(e *misuseEnv, d rt.Device) error { _, err := e.vecAdd.Attributes(d); return err }),
-		deviceRecv("Kernel.SetAttribute", func(e *misuseEnv, d rt.Device) error { return e.vecAdd.SetAttribute(d, rt.FuncPreferredSharedMemoryCarveout, 50) }),
+		deviceRecv("Kernel.SetAttribute", func(e *misuseEnv, d rt.Device) error {
+			return e.vecAdd.SetAttribute(d, rt.FuncPreferredSharedMemoryCarveout, 50)
+		}),
 		deviceRecv("Kernel.SetMaxDynamicSharedMemory", func(e *misuseEnv, d rt.Device) error { return e.vecAdd.SetMaxDynamicSharedMemory(d, 1024) }),
 		deviceRecv("Kernel.SetPreferredCarveout", func(e *misuseEnv, d rt.Device) error { return e.vecAdd.SetPreferredCarveout(d, 50) }),
 		deviceRecv("Kernel.AllowNonPortableClusterSize", func(e *misuseEnv, d rt.Device) error { return e.vecAdd.AllowNonPortableClusterSize(d, true) }),
@@ -409,7 +414,7 @@ func memoryCases() []misuseCase {
 		drop(bufRecv("Buffer.Free", freedCopy, func(e *misuseEnv, b rt.Buffer[float32]) error { return b.Free() }), "zero Buffer"),
 		bufRecv("Buffer.CopyFromBuffer", freedCopy, func(e *misuseEnv, b rt.Buffer[float32]) error { return e.buf.CopyFromBuffer(b) }),
 		bufRecv("Buffer.CopyFromBuffer", freedCopy, func(e *misuseEnv, b rt.Buffer[float32]) error {
-			return b.CopyFromBuffer(rt.Buffer[float32]{Ptr: e.buf.Ptr, Len: 4, /* no context */})
+			return b.CopyFromBuffer(rt.Buffer[float32]{Ptr: e.buf.Ptr, Len: 4 /* no context */})
 		}),
 		bufRecv("Buffer.CopyFromAsync", freedCopy, func(e *misuseEnv, b rt.Buffer[float32]) error { return b.CopyFromAsync(e.s, four) }),
 		bufRecv("Buffer.CopyToAsync", freedCopy, func(e *misuseEnv, b rt.Buffer[float32]) error { return b.CopyToAsync(e.s, four) }),
@@ -892,7 +897,10 @@ func kernelCases() []misuseCase {
 	}
 	return cat(
 		drop(streamRecv("Kernel.Launch", launch), "nil stream"), // nil runs in the current context: its own case
-		ctxArg("Kernel.MaxActiveBlocksPerSM", func(e *misuseEnv, c *rt.Context) error { _, err := e.vecAdd.MaxActiveBlocksPerSM(c, 128, 0); return err }),
+		ctxArg("Kernel.MaxActiveBlocksPerSM", func(e *misuseEnv, c *rt.Context) error {
+			_, err := e.vecAdd.MaxActiveBlocksPerSM(c, 128, 0)
+			return err
+		}),
 		ctxArg("Kernel.SuggestBlockSize", func(e *misuseEnv, c *rt.Context) error { _, _, err := e.vecAdd.SuggestBlockSize(c, 0, 0); return err }),
 		ctxArg("Kernel.SuggestBlockSizeFunc", func(e *misuseEnv, c *rt.Context) error {
 			_, _, err := e.vecAdd.SuggestBlockSizeFunc(c, func(int) int { return 0 }, 0)
@@ -997,7 +1005,9 @@ func textureCases() []misuseCase {
 		a("Array.CopyFromDeviceAsync", func(e *misuseEnv, a *rt.Array) error {
 			return a.CopyFromDeviceAsync(e.s, rt.DeviceSide(e.buf.Ptr.Addr(), 0, 0))
 		}),
-		a("Array.CopyToDeviceAsync", func(e *misuseEnv, a *rt.Array) error { return a.CopyToDeviceAsync(e.s, rt.DeviceSide(e.buf.Ptr.Addr(), 0, 0)) }),
+		a("Array.CopyToDeviceAsync", func(e *misuseEnv, a *rt.Array) error {
+			return a.CopyToDeviceAsync(e.s, rt.DeviceSide(e.buf.Ptr.Addr(), 0, 0))
+		}),
 		a("CopyToArray", func(e *misuseEnv, a *rt.Array) error { return rt.CopyToArray(a, sixteen) }),
 		a("CopyFromArray", func(e *misuseEnv, a *rt.Array) error { return rt.CopyFromArray(a, sixteen) }),
 		a("CopyToArrayAsync", func(e *misuseEnv, a *rt.Array) error { return rt.CopyToArrayAsync(e.s, a, sixteen) }),
