@@ -1,6 +1,7 @@
 package soft
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -63,5 +64,26 @@ func BenchmarkCheckKernels(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckSkipsHugeKernel: a kernel over MaxCheckedBody is not checked
+// (a *CheckSkipped names it) while the module's other kernels still are.
+func TestCheckSkipsHugeKernel(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry huge() { .reg .b32 %r<4>; ")
+	for b.Len() < MaxCheckedBody+1024 {
+		b.WriteString("add.s32 %r1, %r2, %r3; ")
+	}
+	b.WriteString("ret; }\n.visible .entry small() { ret; }\n")
+	err := Check("h.ptx", []byte(b.String()))
+	var sk *CheckSkipped
+	if !errors.As(err, &sk) || len(sk.Funcs) != 1 || sk.Funcs[0] != "huge" || !strings.Contains(err.Error(), "kernel huge") || !strings.Contains(err.Error(), "-gpu-only") {
+		t.Fatalf("Check of a module with a %d-byte kernel: %v, want a CheckSkipped naming kernel huge and -gpu-only", b.Len(), err)
+	}
+	// A small kernel that rt/soft cannot run is still reported.
+	bad := strings.Replace(b.String(), ".entry small() { ret; }", ".entry small() { frobnicate.u32 %r1; ret; }", 1)
+	if err := Check("h.ptx", []byte(bad)); err == nil || errors.As(err, &sk) {
+		t.Errorf("a bad small kernel beside a huge one: %v, want its error", err)
 	}
 }
