@@ -7,6 +7,7 @@ import (
 
 	"github.com/cugen/cugen/parse/hostile"
 	"github.com/cugen/cugen/rt/soft"
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestHugeKernelSkipsCheck: a kernel too large for rt/soft's check to
@@ -46,5 +47,34 @@ func TestHugeKernelSkipsCheck(t *testing.T) {
 	}
 	if checked > plain+plain/2 {
 		t.Errorf("with the check the heap peaks at %d MB, %d MB without: the kernel was checked in memory that grows with it", checked>>20, plain>>20)
+	}
+}
+
+// TestZstdEntryPeak generates from a fatbin whose zstd PTX entry inflates
+// to 64 MiB, with rt/soft's check, which decodes it again: the heap's
+// peak stays under 2.5 times the entry (it was 4 times: the zstd decoder
+// kept each output, and the check's decoding came on top of the garbage
+// the model's left; for a 256 MiB entry, 1.06 GB).
+func TestZstdEntryPeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes 128 MiB")
+	}
+	const size = 64 << 20
+	ptx := hostile.PaddedPTX(size)
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := hostile.Fatbin(hostile.Entry(hostile.KindPTX, 70, hostile.FlagZstd, enc.EncodeAll(ptx, nil), uint64(len(ptx))))
+	ptx = nil
+	req := &Request{Inputs: []Input{{Name: "z.fatbin", Data: fb}}, Output: filepath.Join(t.TempDir(), "z.go"), Package: "z", Check: soft.CheckBudget}
+	peak := peakHeap(func() {
+		if _, err := Run(req); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("heap peak %d MB for an entry of %d MB (%.2f×)", peak>>20, size>>20, float64(peak)/size)
+	if peak > size*5/2 {
+		t.Errorf("generating from a %d MB zstd entry peaks at %d MB, more than 2.5 times it", size>>20, peak>>20)
 	}
 }

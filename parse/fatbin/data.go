@@ -140,12 +140,20 @@ func unLZ4(src []byte, size int) ([]byte, error) {
 // Concurrency 1 keeps its memory to one block decoder, and the cap limit
 // makes DecodeAll stop at cap(dst) = the declared size instead of growing
 // the output for a frame that lies about its length.
-var zstdDec = sync.OnceValues(func() (*zstd.Decoder, error) {
+var zstdDec = sync.OnceValues(newZstdDec)
+
+func newZstdDec() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxMemory(hardMaxDataSize),
 		zstd.WithDecodeAllCapLimit(true))
-})
+}
+
+// bigZstd is the output size from which a payload gets a decoder of its
+// own, closed after it: the shared decoder keeps a reference to the last
+// output it wrote until its next use, which for a 256 MiB entry is
+// 256 MiB held after the entry's release (and the budget's accounting).
+const bigZstd = 8 << 20
 
 func unZstd(src []byte, size int) ([]byte, error) {
 	// Check the frame header first: a frame declaring a content size
@@ -158,6 +166,12 @@ func unZstd(src []byte, size int) ([]byte, error) {
 		return nil, fmt.Errorf("zstd frame declares %d bytes, header says %d", h.FrameContentSize, size)
 	}
 	d, err := zstdDec()
+	if size >= bigZstd {
+		d, err = newZstdDec()
+		if err == nil {
+			defer d.Close()
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
