@@ -74,6 +74,9 @@ func request(c *config) (*pipeline.Request, error) {
 			}
 			in.Data, err = compileCU(c, name)
 			in.Compiled = true
+		} else if c.list {
+			// A listing reads a library's fatbin entries one at a time.
+			in.File, in.Size, err = openInput(name)
 		} else {
 			in.Data, err = os.ReadFile(name)
 		}
@@ -83,6 +86,33 @@ func request(c *config) (*pipeline.Request, error) {
 		req.Inputs = append(req.Inputs, in)
 	}
 	return req, nil
+}
+
+// openInput opens name to be read in pieces (pipeline.Input.File); the
+// file is closed at exit (closeInputs).
+func openInput(name string) (*os.File, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// closeInputs closes the files openInput opened for req.
+func closeInputs(req *pipeline.Request) {
+	for _, in := range req.Inputs {
+		if f, ok := in.File.(*os.File); ok {
+			f.Close()
+		}
+	}
 }
 
 func generate(c *config, stderr io.Writer) error {

@@ -13,6 +13,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"io"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -102,6 +103,13 @@ type Input struct {
 	// Name, not Name's contents: the image is then named after Name with the
 	// extension of Data's format ("kernels.cu" → "kernels.ptx").
 	Compiled bool
+	// File, with Data nil, is the input's Size bytes, read from File in
+	// pieces: Load reads a host ELF's fatbin entries one at a time as it
+	// decodes them (parse.ReadFrom), so that listing a library of hundreds
+	// of megabytes holds the entries being decoded, not the file. Run
+	// reads it whole.
+	File io.ReaderAt
+	Size int64
 }
 
 // A Result is what a run produced; nothing is written yet.
@@ -260,7 +268,20 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, err
 	}
 	var mods []*parse.Module
 	for _, in := range req.Inputs {
-		mod, err := parse.Read(in.Name, in.Data, parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget})
+		popts := parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget}
+		var mod *parse.Module
+		var err error
+		switch {
+		case in.Data == nil && in.File != nil && !image:
+			mod, err = parse.ReadFrom(in.Name, in.File, in.Size, popts)
+		case in.Data == nil && in.File != nil:
+			data := make([]byte, in.Size)
+			if _, err = in.File.ReadAt(data, 0); err == nil || err == io.EOF {
+				mod, err = parse.Read(in.Name, data, popts)
+			}
+		default:
+			mod, err = parse.Read(in.Name, in.Data, popts)
+		}
 		if err != nil {
 			return nil, &InputError{Input: in.Name, Err: err}
 		}
