@@ -13,8 +13,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"io"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
