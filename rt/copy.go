@@ -3,6 +3,7 @@ package rt
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"reflect"
 	"slices"
 	"sync"
@@ -356,6 +357,9 @@ func (c Copy2D) Run(ctx *Context) error {
 	if err := ctx.check("rt.Copy2D.Run"); err != nil {
 		return err
 	}
+	if err := c.extent("rt.Copy2D.Run"); err != nil {
+		return err
+	}
 	m, err := ctx.memOps("cuMemcpy2D")
 	if err != nil {
 		return err
@@ -372,6 +376,9 @@ func (c Copy2D) RunAsync(s *Stream) error {
 	if err != nil {
 		return err
 	}
+	if err := c.extent(op); err != nil {
+		return err
+	}
 	m, err := s.ctx.memOps("cuMemcpy2DAsync")
 	if err != nil {
 		return err
@@ -385,6 +392,21 @@ func (c Copy2D) RunAsync(s *Stream) error {
 		return err
 	}
 	return m.Memcpy2D(s.ctx.h, &c, s.h, true)
+}
+
+// extent refuses a copy whose rows reach past 2^64 bytes on either side:
+// the driver would compute an address that is no memory's.
+func (c *Copy2D) extent(op string) error {
+	for _, p := range []struct {
+		side  string
+		pitch uint64
+	}{{"source", c.SrcPitch}, {"destination", c.DstPitch}} {
+		hi, lo := bits.Mul64(p.pitch, max(c.Height, 1)-1)
+		if hi != 0 || lo+c.WidthBytes < lo {
+			return Errorf(op, ErrInvalidValue, "%d rows of %d bytes, %d apart on the %s side: more than 2^64 bytes", c.Height, c.WidthBytes, p.pitch, p.side)
+		}
+	}
+	return nil
 }
 
 // PitchAlign is the alignment of AllocPitched's rows, what cuMemAllocPitch

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"math/bits"
 	"unsafe"
 )
 
@@ -395,8 +396,28 @@ func (c *Copy3D) Validate() error {
 		if c.Depth > 1 && s.Height < s.Y+c.Height {
 			return Errorf(op, ErrInvalidValue, "%d rows per slice, less than the offset %d and the height %d", s.Height, s.Y, c.Height)
 		}
+		if _, ok := sideExtent(s, c); !ok {
+			return Errorf(op, ErrInvalidValue, "%d slices of %d rows of %d bytes, %d apart with slices %d rows apart: more than 2^64 bytes", c.Depth, c.Height, c.WidthBytes, s.Pitch, s.Height)
+		}
 	}
 	return nil
+}
+
+// sideExtent is the bytes from a side's start to the end of the copy's
+// last row, (Z+Depth-1)·Height·Pitch + (Y+Height-1)·Pitch + X + WidthBytes,
+// and false if that overflows 64 bits.
+func sideExtent(s *CopySide, c *Copy3D) (uint64, bool) {
+	mul := func(a, b uint64) (uint64, bool) { hi, lo := bits.Mul64(a, b); return lo, hi == 0 }
+	add := func(a, b uint64) (uint64, bool) { s, carry := bits.Add64(a, b, 0); return s, carry == 0 }
+	slice, ok1 := mul(s.Height, s.Pitch)
+	zs, ok2 := add(s.Z, max(c.Depth, 1)-1)
+	a, ok3 := mul(zs, slice)
+	ys, ok4 := add(s.Y, max(c.Height, 1)-1)
+	b, ok5 := mul(ys, s.Pitch)
+	n, ok6 := add(a, b)
+	n, ok7 := add(n, s.X)
+	n, ok8 := add(n, c.WidthBytes)
+	return n, ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8
 }
 
 // ResourceKind is a CUresourcetype: what a texture reads.

@@ -216,7 +216,10 @@ func misuseCases() []misuseCase {
 	return cat(
 		contextCases(), deviceCases(), streamCases(), eventCases(), memoryCases(), sizeCases(),
 		asyncCases(), graphCases(), libraryCases(), kernelCases(), variableCases(), textureCases(),
-		peerCases(), hostFuncCases(), captureCases(), clusterCases(), driverCases(),
+		peerCases(), hostFuncCases(), clusterCases(), driverCases(),
+		// Last: if a backend let a destroyed capture survive, the calls
+		// after it would all fail.
+		captureCases(),
 	)
 }
 
@@ -569,6 +572,15 @@ func sizeCases() []misuseCase {
 		{api: "AllocPinned", what: "a type with Go pointers", want: badValue, needs: needsMemOps, run: func(e *misuseEnv) error {
 			_, err := rt.AllocPinned[*int](e.ctx, 1)
 			return err
+		}},
+		{api: "Copy2D.Run", what: "a pitch times rows that overflows", want: badValue, needs: needsMemOps, run: func(e *misuseEnv) error {
+			return rt.Copy2D{SrcHost: unsafe.Pointer(&four[0]), SrcPitch: 16, DstDevice: e.buf.Ptr.Addr(), DstPitch: 1 << 62, WidthBytes: 16, Height: 1 << 10}.Run(e.ctx)
+		}},
+		{api: "Copy2D.RunAsync", what: "a pitch times rows that overflows", want: badValue, needs: needsMemOps, run: func(e *misuseEnv) error {
+			return rt.Copy2D{SrcHost: unsafe.Pointer(&four[0]), SrcPitch: 1 << 62, DstDevice: e.buf.Ptr.Addr(), DstPitch: 16, WidthBytes: 16, Height: 1 << 10}.RunAsync(e.s)
+		}},
+		{api: "Copy3D.Run", what: "a pitch times rows that overflows", want: badValue, needs: needsTex, run: func(e *misuseEnv) error {
+			return rt.Copy3D{Src: rt.CopySide{Host: unsafe.Pointer(&four[0]), Pitch: 1 << 62, Height: 1 << 10}, Dst: rt.DeviceSide(e.buf.Ptr.Addr(), 1<<62, 1<<10), WidthBytes: 16, Height: 1 << 10, Depth: 1 << 10}.Run(e.ctx)
 		}},
 		{api: "AllocAsync", what: "2^61 float64: bytes overflow", want: badValue, needs: needsAsync, run: func(e *misuseEnv) error {
 			_, err := rt.AllocAsync[float64](e.s, 1<<61)
