@@ -545,13 +545,6 @@ func sizeCases() []misuseCase {
 		{api: "Alloc", what: "negative length", want: badValue, run: func(e *misuseEnv) error { _, err := rt.Alloc[float32](e.ctx, -1); return err }},
 		{api: "Alloc", what: "2^63 bytes", want: outOfMemory, run: func(e *misuseEnv) error { _, err := rt.Alloc[float64](e.ctx, 1<<60); return err }},
 		{api: "Alloc", what: "2^45 bytes", want: outOfMemory, run: func(e *misuseEnv) error { _, err := rt.Alloc[byte](e.ctx, 1<<45); return err }},
-		{api: "AllocFrom", what: "more than the device has", want: outOfMemory, run: func(e *misuseEnv) error {
-			// A slice that claims 2^45 elements over one real one: AllocFrom
-			// must fail at the allocation, before it reads the slice.
-			big := unsafe.Slice(&four[0], 1<<45)
-			_, err := rt.AllocFrom(e.ctx, big)
-			return err
-		}},
 		{api: "AllocPitched", what: "2^31×2^31 float64: bytes overflow", want: badValue, run: func(e *misuseEnv) error {
 			_, err := rt.AllocPitched[float64](e.ctx, 1<<31, 1<<31)
 			return err
