@@ -48,7 +48,8 @@ func request(c *config) (*pipeline.Request, error) {
 		}
 		req.Globals = re
 	}
-	req.IncludeDirs, req.Defines = c.includes, c.defines
+	pp := preprocessorFlags(c)
+	req.IncludeDirs, req.Defines, req.Undefines = pp.includes, pp.defines, pp.undefines
 	srcs := c.srcs
 	if len(srcs) == 0 && c.compiler != "" {
 		// A .cu that cugen compiles is what the kernels' source is.
@@ -65,20 +66,31 @@ func request(c *config) (*pipeline.Request, error) {
 		}
 		req.Sources = append(req.Sources, pipeline.File{Name: name, Data: data})
 	}
+	var cus []string
 	for _, name := range c.inputs {
-		in := pipeline.Input{Name: name}
-		var err error
 		if strings.HasSuffix(name, ".cu") {
 			if c.compiler == "" {
 				return nil, fmt.Errorf("%s is CUDA source: name the compiler with -compiler clang or -compiler nvcc", name)
 			}
-			in.Data, err = compileCU(c, name)
-			in.Compiled = true
-		} else {
-			in.Data, err = os.ReadFile(name)
+			cus = append(cus, name)
 		}
-		if err != nil {
+	}
+	var compiled map[string][]byte
+	if len(cus) > 0 {
+		var err error
+		if compiled, err = compileAll(c, cus); err != nil {
 			return nil, err
+		}
+	}
+	for _, name := range c.inputs {
+		in := pipeline.Input{Name: name}
+		if data, ok := compiled[name]; ok {
+			in.Data, in.Compiled = data, true
+		} else {
+			var err error
+			if in.Data, err = os.ReadFile(name); err != nil {
+				return nil, err
+			}
 		}
 		req.Inputs = append(req.Inputs, in)
 	}

@@ -25,9 +25,12 @@
 // (checked against the binary's sizes), every kernel found there gets its
 // parameter names, and the variables and the classes pointers point to get
 // the types the source declares; a struct it defines becomes a Go struct of
-// its members, where Go can place them at the C++ offsets. cugen preprocesses the source itself
-// (#include with -I, #define, #if with -D), without a toolchain; a .cu input
-// that cugen compiles is its own -src unless -src is given. -globals chooses
+// its members, where Go can place them at the C++ offsets. cugen
+// preprocesses the source itself (#include with -I, #define, #if with -D and
+// -U), without a toolchain, and passes the same -I, -D and -U (its flags'
+// and those in -cflags) to the compiler it runs, so that both read one
+// program; a .cu input that cugen compiles is its own -src unless -src is
+// given. -globals chooses
 // the variables wrapped (by default not the compiler's own, nor those no code
 // refers to and no -src declares; -globals none wraps none). -type passes a
 // C++ struct as a Go type of the same layout (checked at generate time)
@@ -82,8 +85,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.cflags, "cflags", "", "with -compiler: extra compiler flags")
 	fs.Var(&c.srcs, "src", "CUDA source `file` of the kernels (repeatable): extern \"C\" kernels get its parameter types, all kernels its parameter names")
 	fs.BoolVar(&c.gpuOnly, "gpu-only", false, "the image is meant for the GPU only: skip the check that rt/soft can run it")
-	fs.Var(&c.includes, "I", "with -src: an include `dir` for the source's #include (repeatable)")
-	fs.Var(&c.defines, "D", "with -src: define a preprocessor macro, `NAME` or NAME=VALUE (repeatable)")
+	fs.Var(&c.includes, "I", "an include `dir` for #include, for the compiler and cugen's reading of the source (repeatable)")
+	fs.Var(&c.defines, "D", "define a preprocessor macro, `NAME` or NAME=VALUE, for the compiler and cugen's reading of the source (repeatable)")
+	fs.Var(&c.undefines, "U", "undefine a preprocessor `NAME` after every -D, for the compiler and cugen's reading of the source (repeatable)")
 	fs.StringVar(&c.globals, "globals", "", "wrap only the variables whose mangled or demangled name matches this `regexp`, or none with -globals none (default: all but the compiler's internals and those no code refers to and no -src declares)")
 	fs.Var(&c.types, "type", "pass the C++ type as a Go type of the same layout (repeatable), `CNAME=IMPORT/PATH.Name`, e.g. 'Pair<float>=example.com/m/geom.PairF32'")
 	fs.Usage = func() {
@@ -122,6 +126,7 @@ type config struct {
 	inputs                    []string
 	command                   string // as the generated file's header records it
 	srcs, includes, defines   listFlag
+	undefines                 listFlag
 	globals                   string
 	types                     typeFlag
 }

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cugen/cugen/cmd/cugen/internal/clang"
 )
 
 // readmeSteps is the README's "Getting started" section: the files it shows
@@ -81,7 +83,7 @@ func TestREADMEFreshModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module with the go tool; skipped in -short mode")
 	}
-	if findClang() == "" {
+	if _, err := clang.Find(""); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("the README compiles its kernel with clang, which is not installed")
 		}

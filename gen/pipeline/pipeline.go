@@ -53,9 +53,11 @@ type Request struct {
 	// their parameter types and every kernel its parameter names, and whose
 	// declarations type variables and pointers to classes (-src).
 	Sources []File
-	// IncludeDirs and Defines preprocess the Sources as -I and -D do.
+	// IncludeDirs, Defines and Undefines preprocess the Sources as -I, -D
+	// and -U do (every Define before every Undefine).
 	IncludeDirs []string
 	Defines     []string
+	Undefines   []string
 	// ReadFile reads the files the Sources #include; nil is os.ReadFile.
 	ReadFile func(path string) ([]byte, error)
 	// Globals, when set, chooses the variables wrapped, by mangled or
@@ -240,7 +242,7 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, err
 		read = os.ReadFile
 	}
 	for _, s := range req.Sources {
-		f, err := csrc.ParseWith(s.Name, s.Data, csrc.Options{IncludeDirs: req.IncludeDirs, Defines: req.Defines, ReadFile: read})
+		f, err := csrc.ParseWith(s.Name, s.Data, csrc.Options{IncludeDirs: req.IncludeDirs, Defines: req.Defines, Undefines: req.Undefines, ReadFile: read})
 		if err != nil {
 			return nil, &gen.OptionError{Option: "-src", Err: err}
 		}

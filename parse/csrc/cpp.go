@@ -22,8 +22,11 @@ import (
 type Options struct {
 	// IncludeDirs are searched for #include files, as -I directories.
 	IncludeDirs []string
-	// Defines are -D definitions: NAME or NAME=VALUE.
+	// Defines are -D definitions: NAME, NAME=VALUE or NAME(ARGS)=BODY.
 	Defines []string
+	// Undefines are -U names, undefined after every Define, as cugen
+	// passes them to the compiler.
+	Undefines []string
 	// ReadFile reads an included file; nil follows no #include.
 	ReadFile func(path string) ([]byte, error)
 }
@@ -80,6 +83,9 @@ func preprocess(name string, src []byte, opts Options) (toks []token, missing []
 			return nil, nil, err
 		}
 	}
+	for _, u := range opts.Undefines {
+		delete(pp.macros, u)
+	}
 	if err := pp.file(name, src); err != nil {
 		return nil, nil, err
 	}
@@ -93,7 +99,8 @@ func (pp *preprocessor) defineFlag(d string) error {
 		value = "1"
 	}
 	toks, err := lex("-D"+name, []byte("#define "+name+" "+value+"\n"))
-	if err != nil || len(toks) < 4 || toks[2].kind != tIdent || toks[2].text != name {
+	ident, _, _ := strings.Cut(name, "(") // a function-like macro, -D'F(x)=x'
+	if err != nil || len(toks) < 4 || toks[2].kind != tIdent || toks[2].text != ident {
 		return fmt.Errorf("-D %s: not a definition", d)
 	}
 	return pp.define(toks[2 : len(toks)-1])

@@ -1,11 +1,11 @@
 // Package mathgen derives the polynomial coefficients of cugen's CUDA math
-// library (cmd/cugen/include/cugen/math_poly.h) and is the high-precision
+// library (cmd/cugen/internal/clang/include/cugen/math_poly.h) and is the high-precision
 // reference its tests and the GPU ulp table measure against.
 //
 // Everything here is computed with math/big: the elementary and special
 // functions at any precision (Exp, Log, Sin, Atan, Erf, LogGamma, ...), a
 // Remez exchange that finds minimax polynomials for them, and the list of
-// approximations the device code uses. `go generate ./cmd/cugen` rewrites the
+// approximations the device code uses. `go generate ./cmd/cugen/internal/clang` rewrites the
 // header; TestHeaderFresh fails when the committed one differs.
 package mathgen
 

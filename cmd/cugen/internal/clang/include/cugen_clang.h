@@ -2,18 +2,21 @@
 // for clang compiling a .cu without the CUDA toolkit (-nocudainc
 // -nocudalib). cugen writes this directory to a temporary one, passes it with
 // -isystem and this file with -include; the toolkit's header names
-// (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h, math_constants.h, ...)
-// resolve to cugen's versions there. Under nvcc, or clang with the CUDA
+// (cuda_runtime.h, cuda_fp16.h, cuComplex.h, cooperative_groups.h,
+// math_constants.h, ...) resolve to cugen's versions there. Under nvcc, or clang with the CUDA
 // headers, it expands to nothing.
 //
 // Everything is cugen's own: the math library is in cugen/math_*.h (its
-// polynomials derived by cmd/cugen/internal/mathgen), the intrinsics map to
-// PTX instructions.
+// polynomials derived by cmd/cugen/internal/clang/mathgen), the intrinsics
+// map to PTX instructions. What it leaves out is declared unavailable
+// (cugen/unsupported.h), so that a use names itself.
 #ifndef CUGEN_CLANG_H
 #define CUGEN_CLANG_H
 #pragma clang system_header
-#if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__) && !defined(__CUDACC_RTC__) && !defined(__CUDA_ARCH_LIST__) && !defined(__CLANG_CUDA_RUNTIME_WRAPPER_H__)
-#define __CUGEN_CLANG__ 1
+// cugen defines __CUGEN_CLANG__ on clang's command line: the prelude keys on
+// that alone, never on the absence of a macro some compiler predefines
+// (clang 22 predefines nvcc's __CUDA_ARCH_LIST__).
+#if defined(__CUGEN_CLANG__) && defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__) && !defined(__CLANG_CUDA_RUNTIME_WRAPPER_H__)
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __host__ __attribute__((host))
@@ -66,5 +69,6 @@ __device__ void free(void *) __attribute__((nothrow));
 #include "cugen/warp.h"
 #include "cugen/math_api.h"
 #include "cugen/host.h"
+#include "cugen/unsupported.h"
 #endif
 #endif

@@ -1,4 +1,4 @@
-package main
+package clang
 
 import (
 	"math"
@@ -26,13 +26,13 @@ func entryNamed(t *testing.T, ptx []byte, part string) string {
 
 func closeTo(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(b), 1e-30) }
 
-// TestClangOrdinaryKernels compiles testdata/clang/ml.cu — kernels of a
+// TestClangOrdinaryKernels compiles testdata/ml.cu — kernels of a
 // training code with their host code, <<<>>> launches, CUDA_CHECK, the
 // toolkit's headers, templates instantiated for float and bf16 — and runs
 // softmax, layernorm, GELU and AdamW on rt/soft against float64 Go.
 func TestClangOrdinaryKernels(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("testdata/clang/ml.cu")
+	src, err := os.ReadFile("testdata/ml.cu")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestClangMissingToolkitHeader(t *testing.T) {
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := compileCU(&config{compiler: "clang", cc: cc}, path)
+		_, err := Compile(path, Options{Compiler: cc})
 		if err == nil {
 			t.Fatalf("%s: compiled", c.include)
 		}
@@ -206,7 +206,7 @@ __global__ void k(float *f, double *d, int *i, int64_t *l) {
   assert(i[0] != 12345);
 }
 `)
-	for _, gpu := range []string{"sm_52", "sm_70", "sm_80", "sm_90a"} {
+	for _, gpu := range gpusFor(t, "sm_52", "sm_70", "sm_80", "sm_90a", "sm_100", "sm_120") {
 		ptx := compileClang(t, "all.cu", all.String(), gpu)
 		if !strings.Contains(string(ptx), ".target "+gpu) {
 			t.Errorf("%s: PTX targets something else", gpu)
@@ -216,52 +216,5 @@ __global__ void k(float *f, double *d, int *i, int64_t *l) {
 	// include the prelude).
 	for _, h := range []string{"cuda_fp16.h", "cuda_bf16.h", "cooperative_groups.h", "math_constants.h", "cuda.h"} {
 		compileClang(t, "one.cu", "#include <"+h+">\n__global__ void k(float *p) { p[0] = 1; }\n", "sm_70")
-	}
-}
-
-// TestClangInternalGlobalsHidden checks that the variables clang makes for
-// assert and printf (_$_str, __PRETTY_FUNCTION___$_…), which the kernels
-// refer to, get no accessor by default, while the source's own variable
-// does; -globals still chooses them.
-func TestClangInternalGlobalsHidden(t *testing.T) {
-	t.Parallel()
-	cc := testClang(t)
-	dir := t.TempDir()
-	src := `#include <cstdio>
-#include <cassert>
-__device__ int counter;
-__global__ void k(int *p, int n) {
-  assert(n > 0);
-  printf("n = %d\n", n);
-  if (threadIdx.x == 0) { p[0] = n; atomicAdd(&counter, 1); }
-}
-`
-	cu := filepath.Join(dir, "ap.cu")
-	if err := os.WriteFile(cu, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "ap_cugen.go")
-	if code, _, stderr := runCLI(t, "-compiler", "clang", "-cc", cc, "-pkg", "ap", "-o", out, cu); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	ptx, _ := os.ReadFile(filepath.Join(dir, "ap.ptx"))
-	gen, _ := os.ReadFile(out)
-	for _, name := range []string{"_$_str", "__PRETTY_FUNCTION___$__Z1kPii"} {
-		if !strings.Contains(string(ptx), ".b8 "+name+"[") {
-			t.Fatalf("clang's PTX has no variable %s (what does it name its strings?):\n%s", name, ptx)
-		}
-		if strings.Contains(string(gen), `"`+name+`"`) {
-			t.Errorf("an accessor of %s was generated:\n%s", name, gen)
-		}
-	}
-	if !strings.Contains(string(gen), `var Counter = rt.NewGlobal[int32](Library, "counter", 1)`) ||
-		!regexp.MustCompile(`// Not wrapped: .*_\$_str`).Match(gen) {
-		t.Errorf("counter not wrapped, or the internal strings not listed as not wrapped:\n%s", gen)
-	}
-	if code, _, stderr := runCLI(t, "-compiler", "clang", "-cc", cc, "-pkg", "ap", "-globals", `PRETTY`, "-o", out, cu); code != 0 {
-		t.Fatalf("-globals PRETTY: exit %d: %s", code, stderr)
-	}
-	if gen, _ = os.ReadFile(out); !strings.Contains(string(gen), `"__PRETTY_FUNCTION___$__Z1kPii", 19)`) {
-		t.Errorf("-globals PRETTY does not wrap __PRETTY_FUNCTION___$__Z1kPii:\n%s", gen)
 	}
 }

@@ -106,8 +106,15 @@ public:
   CUGEN_CGM dim3 dim_blocks() const { return group_dim(); }
   CUGEN_CGM dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
   CUGEN_CGM bool is_valid() const { return true; }
+  // Grid-wide sync needs a cooperative launch's grid workspace, which only
+  // nvcc's runtime support code reaches.
+  CUGEN_CGM void sync() const CUGEN_UNAVAILABLE("grid-wide sync (grid_group::sync, a cooperative launch's barrier)");
 };
 CUGEN_CGM grid_group this_grid() { return grid_group(); }
+template <class... A> static __device__ int this_multi_grid(A...) CUGEN_UNAVAILABLE("cooperative_groups::this_multi_grid");
+template <class... A> static __device__ int labeled_partition(A...) CUGEN_UNAVAILABLE("cooperative_groups::labeled_partition");
+template <class... A> static __device__ int binary_partition(A...) CUGEN_UNAVAILABLE("cooperative_groups::binary_partition");
+template <class... A> static __device__ int memcpy_async(A...) CUGEN_UNAVAILABLE("cooperative_groups::memcpy_async");
 
 // thread_block_tile<N>: N consecutive lanes (N a power of two up to 32).
 template <unsigned N> class thread_block_tile {
@@ -193,6 +200,7 @@ CUGEN_CG thread_group tiled_partition(const thread_group &, unsigned n) {
 }
 
 template <class G> CUGEN_CG void sync(const G &g) { g.sync(); }
+CUGEN_CG void sync(const grid_group &) CUGEN_UNAVAILABLE("grid-wide sync (cooperative_groups::sync of a grid_group)");
 template <class G> CUGEN_CG unsigned long long thread_rank(const G &g) { return g.thread_rank(); }
 template <class G> CUGEN_CG unsigned long long group_size(const G &g) { return g.size(); }
 

@@ -69,9 +69,9 @@ func TestConstants(t *testing.T) {
 
 // TestHeaderFresh derives every polynomial and constant again and compares
 // with the committed header: the device library is what this package says.
-// Regenerate with go generate ./cmd/cugen.
+// Regenerate with go generate ./cmd/cugen/internal/clang.
 func TestHeaderFresh(t *testing.T) {
-	committed, err := os.ReadFile("../../include/cugen/math_poly.h")
+	committed, err := os.ReadFile("../include/cugen/math_poly.h")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +80,6 @@ func TestHeaderFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := Header(ds); !bytes.Equal(got, committed) {
-		t.Error("cmd/cugen/include/cugen/math_poly.h is stale: run go generate ./cmd/cugen")
+		t.Error("cmd/cugen/internal/clang/include/cugen/math_poly.h is stale: run go generate ./cmd/cugen/internal/clang")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package clang
 
 import (
 	"flag"
@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cugen/cugen/cmd/cugen/internal/mathgen"
+	"github.com/cugen/cugen/cmd/cugen/internal/clang/mathgen"
 	"github.com/cugen/cugen/rt"
 )
 

@@ -1,5 +1,5 @@
 // Command gen writes the minimax polynomials of cugen's device math library
-// (cmd/cugen/include/cugen/math_poly.h); `go generate ./cmd/cugen` runs it.
+// (cmd/cugen/internal/clang/include/cugen/math_poly.h); `go generate ./cmd/cugen/internal/clang` runs it.
 package main
 
 import (
@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/cugen/cugen/cmd/cugen/internal/mathgen"
+	"github.com/cugen/cugen/cmd/cugen/internal/clang/mathgen"
 )
 
 func main() {

@@ -1,12 +1,11 @@
-package main
+package clang
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,58 +16,36 @@ import (
 	"github.com/cugen/cugen/rt/soft"
 )
 
-// minClang is the oldest clang the clang-route tests accept: clang 16
-// crashes on __nv_bfloat16 arithmetic.
-const minClang = 17
+// testMinClang is the oldest clang the tests run with (CUGEN_TEST_CC may
+// name an older one, to see what fails).
+var testMinClang = MinVersion
 
 var (
 	testClangOnce sync.Once
-	testClangPath string
-	testClangWhy  string
+	testClangC    Compiler
+	testClangErr  error
 )
 
-// testClang is a clang of at least minClang: $CUGEN_TEST_CC if set, else
-// clang, else the newest clang-N on PATH. Without one the test is skipped,
-// and says so; under CI (CI set), where .ci/run installs clang-19, it fails.
-func testClang(t testing.TB) string {
+// testClang is the clang the tests run: $CUGEN_TEST_CC if set, else Find's,
+// of at least MinVersion (tests of what needs a newer one check its
+// Version). Without one the test is
+// skipped, and says so; under CI (CI set), where .ci/run installs clang, it
+// fails.
+func testClang(t testing.TB) Compiler {
 	t.Helper()
 	testClangOnce.Do(func() {
-		var cands []string
-		if cc := os.Getenv("CUGEN_TEST_CC"); cc != "" {
-			cands = append(cands, cc)
-		}
-		if p, err := exec.LookPath("clang"); err == nil {
-			cands = append(cands, p)
-		}
-		if p := findClang(); p != "" {
-			cands = append(cands, p)
-		}
-		for _, p := range cands {
-			out, err := exec.Command(p, "--version").Output()
-			if err != nil {
-				continue
-			}
-			m := regexp.MustCompile(`clang version (\d+)`).FindSubmatch(out)
-			if m == nil {
-				continue
-			}
-			if v, _ := strconv.Atoi(string(m[1])); v >= minClang {
-				testClangPath = p
-				return
-			}
-			testClangWhy = p + " is clang " + string(m[1])
-		}
-		if testClangWhy == "" {
-			testClangWhy = "no clang on PATH"
+		testClangC, testClangErr = Find(os.Getenv("CUGEN_TEST_CC"))
+		if testClangErr == nil && testClangC.Version < testMinClang {
+			testClangErr = fmt.Errorf("%v is older than %d", testClangC, testMinClang)
 		}
 	})
-	if testClangPath == "" {
+	if testClangErr != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("the clang-route tests need clang >= %d (%s); .ci/run installs clang-19", minClang, testClangWhy)
+			t.Fatalf("the clang-route tests need clang >= %d: %v; .ci/run installs it", testMinClang, testClangErr)
 		}
-		t.Skipf("skipped: the clang-route tests need clang >= %d (%s)", minClang, testClangWhy)
+		t.Skipf("skipped: the clang-route tests need clang >= %d: %v", testMinClang, testClangErr)
 	}
-	return testClangPath
+	return testClangC
 }
 
 // compileClang compiles CUDA source with cugen's clang route for gpu and
@@ -80,7 +57,7 @@ func compileClang(t testing.TB, name, src, gpu string) []byte {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ptx, err := compileCU(&config{compiler: "clang", cc: cc, gpu: gpu}, path)
+	ptx, err := Compile(path, Options{Compiler: cc, GPU: gpu})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,3 +149,31 @@ func hexf(x float64) string { return strconv.FormatFloat(x, 'x', -1, 64) }
 
 var _ = math.Inf
 var _ = strings.Join
+
+// archMinClang is the oldest clang that compiles for a target, as measured
+// (README.md's table): what is not listed, every supported clang compiles.
+var archMinClang = map[string]int{"sm_89": 16, "sm_90": 16, "sm_90a": 17, "sm_100": 22, "sm_100a": 22, "sm_120": 22}
+
+// gpusFor returns the targets of gpus that the test's clang compiles for.
+// For each other one it checks that a compile fails with clang's message
+// and cugen's hint to use a newer clang.
+func gpusFor(t *testing.T, gpus ...string) []string {
+	t.Helper()
+	cc := testClang(t)
+	var out []string
+	for _, gpu := range gpus {
+		if cc.Version >= archMinClang[gpu] {
+			out = append(out, gpu)
+			continue
+		}
+		path := filepath.Join(t.TempDir(), "k.cu")
+		if err := os.WriteFile(path, []byte("__global__ void k(int *p) { *p = 1; }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Compile(path, Options{Compiler: cc, GPU: gpu})
+		if err == nil || !strings.Contains(err.Error(), "hint: clang "+strconv.Itoa(cc.Version)+" does not compile for "+gpu+"; a newer clang does") {
+			t.Errorf("%v for %s: got %v, want a failure with the hint to use a newer clang", cc, gpu, err)
+		}
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package main
+package clang
 
 import (
 	"math"
@@ -12,7 +12,7 @@ import (
 	"github.com/cugen/cugen/rt"
 )
 
-// clangLib compiles testdata/clang/<name>.cu for gpu, once per test binary,
+// clangLib compiles testdata/<name>.cu for gpu, once per test binary,
 // and returns it as a library with a fresh rt/soft context.
 func clangLib(t *testing.T, name, gpu string) (*rt.Context, *rt.Library) {
 	t.Helper()
@@ -25,7 +25,7 @@ func clangLib(t *testing.T, name, gpu string) (*rt.Context, *rt.Library) {
 	}
 	libMu.Unlock()
 	e.once.Do(func() {
-		src, err := os.ReadFile("testdata/clang/" + name + ".cu")
+		src, err := os.ReadFile("testdata/" + name + ".cu")
 		if err != nil {
 			e.err = err.Error()
 			return

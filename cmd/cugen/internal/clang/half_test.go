@@ -1,4 +1,4 @@
-package main
+package clang
 
 import (
 	"fmt"
@@ -55,7 +55,7 @@ func (f f16fmt) round(x float64, toZero bool) float64 {
 // rounded to the format.
 func TestClangHalf(t *testing.T) {
 	t.Parallel()
-	for _, gpu := range []string{"sm_70", "sm_80", "sm_90"} {
+	for _, gpu := range gpusFor(t, "sm_70", "sm_80", "sm_90") {
 		for _, f := range []f16fmt{binary16, bfloat16} {
 			t.Run(gpu+"/"+f.name, func(t *testing.T) { testHalfKernel(t, gpu, f) })
 		}

@@ -30,7 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cugen/cugen/cmd/cugen/internal/mathgen"
+	"github.com/cugen/cugen/cmd/cugen/internal/clang/mathgen"
 	"github.com/cugen/cugen/rt"
 	_ "github.com/cugen/cugen/rt/cgo"
 	_ "github.com/cugen/cugen/rt/soft"

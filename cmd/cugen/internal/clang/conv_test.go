@@ -1,4 +1,4 @@
-package main
+package clang
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/cugen/cugen/cmd/cugen/internal/mathgen"
+	"github.com/cugen/cugen/cmd/cugen/internal/clang/mathgen"
 )
 
 // rnd rounds the exact value x to prec bits with mode (PTX's .rn, .rz,
