@@ -187,3 +187,30 @@ func TestLineInfoPathsRelative(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticSharedOverLimit: 64 KiB of static __shared__ is refused at
+// generate time, as ptxas would refuse it, at the kernel's line in the .cu,
+// and nothing is written.
+func TestStaticSharedOverLimit(t *testing.T) {
+	cc := cliClang(t)
+	dir := t.TempDir()
+	cu := filepath.Join(dir, "big.cu")
+	os.WriteFile(cu, []byte(`#define N 16384
+__global__ void big(float *out) {
+  __shared__ float buf[N];
+  buf[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = buf[N - 1 - threadIdx.x];
+}
+__global__ void fine(float *out) { out[0] = 1; }
+`), 0o644)
+	out := filepath.Join(dir, "big_cugen.go")
+	code, _, stderr := runCLI(t, "-compiler", "clang", "-cc", cc, "-o", out, cu)
+	want := cu + ":2:17: kernel big(float*): 65536 bytes of static shared memory"
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "extern __shared__") || !regexp.MustCompile(`\(line \d+ of the PTX\)`).MatchString(stderr) {
+		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the failed run wrote files: %v", entries)
+	}
+}

@@ -252,6 +252,7 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, err
 	for _, in := range req.Inputs {
 		mod, err := parse.Read(in.Name, in.Data, parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget})
 		if err != nil {
+			locateLimits(err, sources)
 			return nil, &InputError{Input: in.Name, Err: err}
 		}
 		warnings, err := csrc.Apply(mod, sources)
@@ -262,6 +263,40 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, err
 		mods = append(mods, mod)
 	}
 	return mods, nil
+}
+
+// locateLimits gives each *parse.LimitError of err about a kernel the
+// place where the sources define it, so that the message names the .cu
+// line rather than only the PTX's.
+func locateLimits(err error, sources []*csrc.File) {
+	if len(sources) == 0 {
+		return
+	}
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	for _, e := range errs {
+		le, ok := e.(*parse.LimitError)
+		if !ok {
+			continue
+		}
+		name := le.Name
+		if sig, err := parse.Demangle(le.Name); err == nil {
+			name = strings.Join(append(append([]string(nil), sig.Scope...), sig.Base), "::")
+		}
+	search:
+		for _, f := range sources {
+			for _, k := range f.Kernels {
+				if k.QualifiedName() == name {
+					le.Source = k.Pos.String()
+					break search
+				}
+			}
+		}
+	}
 }
 
 // An InputError is an input that cannot be read as device code. Err is
