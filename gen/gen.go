@@ -40,6 +40,11 @@ type Options struct {
 	Taken map[string]string
 	// NoPackageDoc leaves the package's doc comment to another of its files.
 	NoPackageDoc bool
+	// Made is what the file is made from: its inputs, the sources read and
+	// what they include, the images it embeds, each with its SHA-256. The
+	// header records them (//cugen:input lines), so that gen/fresh can tell
+	// a file is stale without compiling anything.
+	Made []MadeFrom
 
 	// ImageFile and Source are Generate's one input: the embedded file,
 	// relative to the output's directory, and the input the comments name.
@@ -55,6 +60,18 @@ type Library struct {
 	ImageFile string // the embedded file, relative to the output's directory
 	Source    string // the input as the comments name it, "attention.cu"
 }
+
+// MadeFrom is one file a generated file is made from: its path relative to
+// the generated file's directory (slash-separated) and its contents' SHA-256
+// in hex.
+type MadeFrom struct {
+	Path, SHA256 string
+}
+
+// InputDirective starts each header line that records a MadeFrom:
+// "//cugen:input vecadd.cu 2c26b46b68ffc68ff99b453c1d304134...". gen/fresh
+// reads them.
+const InputDirective = "//cugen:input "
 
 // A File is a generated Go file.
 type File struct {

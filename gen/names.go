@@ -42,10 +42,17 @@ func libraryNames(stem string) (lib, image string) {
 //	VecAdd                 its name: namespaces dropped, template arguments appended
 //	ShiftScale             with its input's name first: the name is another input's
 //	                       kernel's too, or another file of the package declares it
-//	OverPtrFloat32         with its parameters' Go types: overloads in one input
+//	ResidualBFloat16Int32  with its parameters' element types, each once, in order
+//	                       (overloadElems): overloads in one input, as they mostly
+//	                       differ, by the type they compute in
+//	OverPtrFloat32Float32  with its parameters' Go types: overloads of one element
+//	                       type list (over(float*, float) and over(float, float*))
 //	NsKPtrInt32            with its namespaces: one signature in two namespaces
 //	KPtrLongLong           with its parameters' C++ types: C++ types of one Go type
-func kernelCandidates(base, goParams, input string, k *parse.Kernel) []string {
+//
+// Each depends on the kernel alone, so adding an overload renames only the
+// kernels whose candidate it takes.
+func kernelCandidates(base, elems, goParams, input string, k *parse.Kernel) []string {
 	var ns []string
 	cxx := []string{base}
 	if sig := k.Signature; sig != nil {
@@ -59,6 +66,7 @@ func kernelCandidates(base, goParams, input string, k *parse.Kernel) []string {
 	return []string{
 		base,
 		join(input, base),
+		join(base, elems),
 		join(base, goParams),
 		join(slices.Concat(ns, []string{base, goParams})...),
 		join(slices.Concat(ns, cxx)...),
@@ -175,6 +183,15 @@ func argName(a parse.TemplateArg) string {
 		return typeName(a.Type)
 	}
 	return camel(a.Type.Spelling)
+}
+
+// elemSuffix is the type a parameter holds or points to, as a name part:
+// rt.Ptr[rt.BFloat16] and rt.ConstPtr[rt.BFloat16] are both BFloat16.
+func (g goType) elemSuffix() string {
+	for (g.kind == gkPtr || g.kind == gkConstPtr) && g.elem != nil {
+		g = *g.elem
+	}
+	return g.suffix()
 }
 
 // suffix renders a Go type as a name part, to tell overloads apart.

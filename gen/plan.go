@@ -124,7 +124,7 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 	for _, kp := range p.kernels {
 		base := kernelBaseName(kp.k)
 		reqs = append(reqs, &nameReq{
-			cands: kernelCandidates(base, kp.overloadSuffix(typer), kp.lib.input, kp.k),
+			cands: kernelCandidates(base, kp.overloadElems(typer), kp.overloadSuffix(typer), kp.lib.input, kp.k),
 			key:   kp.lib.Source + ":" + kp.k.Name,
 			what:  kp.k.Pretty() + p.of(kp.lib),
 		})
@@ -290,6 +290,34 @@ func (kp *kernelPlan) typeParam(t *typer, i int) (goType, error) {
 		q.typed = true
 	}
 	return q.typ, q.err
+}
+
+// overloadElems is the element types of the kernel's parameters (what a
+// pointer points to, or the type itself), each once in the order they first
+// appear, as a name part: residual(bf16*, const bf16*, int) →
+// BFloat16Int32. It tells apart the overloads that differ by the type they
+// compute in, with a name much shorter than overloadSuffix's.
+func (kp *kernelPlan) overloadElems(t *typer) string {
+	if len(kp.params) == 0 {
+		return "Void"
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for i, q := range kp.params {
+		var part string
+		if q.p.CType == nil {
+			part = camel(q.p.PTXType)
+		} else if g, err := kp.typeParam(t, i); err != nil {
+			part = fmt.Sprint(q.p.Size)
+		} else {
+			part = g.elemSuffix()
+		}
+		if !seen[part] {
+			seen[part] = true
+			parts = append(parts, part)
+		}
+	}
+	return join(parts...)
 }
 
 // overloadSuffix is the kernel's parameter types as a name part, which tells

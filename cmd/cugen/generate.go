@@ -84,10 +84,13 @@ func request(c *config) (*pipeline.Request, error) {
 	}
 	for _, name := range c.inputs {
 		in := pipeline.Input{Name: name}
+		var err error
 		if data, ok := compiled[name]; ok {
 			in.Data, in.Compiled = data, true
+			if in.Origin, err = os.ReadFile(name); err != nil {
+				return nil, err
+			}
 		} else {
-			var err error
 			if in.Data, err = os.ReadFile(name); err != nil {
 				return nil, err
 			}
@@ -112,13 +115,40 @@ func generate(c *config, stderr io.Writer) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "cugen: warning: %s\n", w)
 	}
+	// Notes are news only when they change: a run that renames what the
+	// last one renamed says nothing, unless -v.
+	old := oldNotes(res.Go.Name)
 	for _, n := range res.Notes {
-		fmt.Fprintf(stderr, "cugen: name collision in %s: %s\n", res.Go.Name, n)
+		if c.verbose || !old[n] {
+			fmt.Fprintf(stderr, "cugen: name collision in %s: %s\n", res.Go.Name, n)
+		}
 	}
 	if err := checkOutput(res.Go.Name); err != nil {
 		return err
 	}
 	return writeOutputs(res.Go, res.Images)
+}
+
+// oldNotes are the name collisions the Go file at path lists (gen writes
+// them as "//\tnote" lines under "Name collisions"), nil without one.
+func oldNotes(path string) map[string]bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	_, rest, ok := strings.Cut(string(data), "// Name collisions, resolved deterministically:\n//\n")
+	if !ok {
+		return nil
+	}
+	notes := map[string]bool{}
+	for _, line := range strings.Split(rest, "\n") {
+		n, ok := strings.CutPrefix(line, "//\t")
+		if !ok {
+			break
+		}
+		notes[n] = true
+	}
+	return notes
 }
 
 // checkOutput refuses an output path cugen cannot or must not write, in one

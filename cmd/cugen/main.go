@@ -5,6 +5,7 @@
 //	cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] [-gpu-only] input...
 //	cugen -compiler clang|nvcc [-gpu arch] [flags] input.cu...
 //	cugen -list [-json] input...
+//	cugen -check [dir | dir/...]...
 //
 // An input is PTX text, a cubin, a fatbin, or a host object, shared library
 // or executable holding fatbins; or CUDA source, which cugen compiles with
@@ -78,6 +79,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.kernels, "kernels", "", "wrap only kernels whose mangled or demangled name matches this regexp")
 	fs.StringVar(&c.arch, "arch", "", "keep only these fatbin entries, e.g. sm_80,sm_90,compute_90 (default: all)")
 	fs.BoolVar(&c.list, "list", false, "list kernels, parameters and globals instead of generating")
+	fs.BoolVar(&c.check, "check", false, "check, without compiling, that the generated files in the directories named (dir/... for a tree; default .) match the files they were made from and their //go:generate lines; one line per stale file")
+	fs.BoolVar(&c.verbose, "v", false, "print every name collision resolved, not only those that changed since the last run")
 	fs.BoolVar(&c.json, "json", false, "with -list: machine-readable JSON")
 	fs.StringVar(&c.compiler, "compiler", "", "for a .cu input: the device compiler to run, clang or nvcc")
 	fs.StringVar(&c.cc, "cc", "", "with -compiler: the compiler binary (default: clang, else the newest clang-N on PATH; nvcc)")
@@ -93,7 +96,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] [-gpu-only] input...\n")
 		fmt.Fprintf(stderr, "       cugen -compiler clang|nvcc [-gpu arch] [flags] input.cu...\n")
-		fmt.Fprintf(stderr, "       cugen -list [-json] input...\n\n")
+		fmt.Fprintf(stderr, "       cugen -list [-json] input...\n")
+		fmt.Fprintf(stderr, "       cugen -check [dir | dir/...]...\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -101,6 +105,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	c.inputs = fs.Args()
 	c.command = pipeline.CommandLine(args)
+	if c.check {
+		if err := check(c.inputs, stdout); err != nil {
+			fmt.Fprintln(stderr, "cugen:", err)
+			return 1
+		}
+		return 0
+	}
 	if len(c.inputs) == 0 {
 		fs.Usage()
 		return 2
@@ -123,6 +134,7 @@ type config struct {
 	out, pkg, kernels, arch   string
 	compiler, cc, gpu, cflags string
 	list, json, gpuOnly       bool
+	check, verbose            bool
 	inputs                    []string
 	command                   string // as the generated file's header records it
 	srcs, includes, defines   listFlag

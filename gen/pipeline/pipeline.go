@@ -11,6 +11,8 @@
 package pipeline
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"go/token"
 	"os"
@@ -102,6 +104,10 @@ type Input struct {
 	// Name, not Name's contents: the image is then named after Name with the
 	// extension of Data's format ("kernels.cu" → "kernels.ptx").
 	Compiled bool
+	// Origin is, for a Compiled input, the contents of Name, which the
+	// generated file records the hash of (gen.Options.Made) so that an edit
+	// of the source makes it stale; nil records none.
+	Origin []byte
 }
 
 // A Result is what a run produced; nothing is written yet.
@@ -159,7 +165,7 @@ func Run(req *Request) (*Result, error) {
 		}
 	}
 	budget := runBudget(req)
-	mods, err := load(req, true, budget)
+	mods, sources, err := load(req, true, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +206,7 @@ func Run(req *Request) (*Result, error) {
 		return nil, err
 	}
 	f, err := gen.GenerateFile(libs, gen.Options{Package: pkg, Kernels: req.Kernels, Globals: req.Globals, NoGlobals: req.NoGlobals, Types: types,
-		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc})
+		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc, Made: madeFrom(req, sources, r.Images, dir)})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +221,57 @@ func Run(req *Request) (*Result, error) {
 // extracted fatbin) is not, so Module.Image may be nil. Only Inputs, Arches,
 // Sources and Budget of req are used.
 func Load(req *Request) ([]*parse.Module, error) {
-	return load(req, false, runBudget(req))
+	mods, _, err := load(req, false, runBudget(req))
+	return mods, err
+}
+
+// madeFrom lists what the generated file is made from, each file once:
+// the inputs (a compiled one's source), the sources and the files they
+// include, the images; paths relative to the output's directory dir.
+func madeFrom(req *Request, sources []*csrc.File, images []File, dir string) []gen.MadeFrom {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	var out []gen.MadeFrom
+	seen := map[string]bool{}
+	add := func(name string, data []byte) {
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return
+		}
+		rel, err := filepath.Rel(absDir, abs)
+		if err != nil {
+			rel = abs
+		}
+		rel = filepath.ToSlash(rel)
+		if seen[rel] {
+			return
+		}
+		seen[rel] = true
+		sum := sha256.Sum256(data)
+		out = append(out, gen.MadeFrom{Path: rel, SHA256: hex.EncodeToString(sum[:])})
+	}
+	for _, in := range req.Inputs {
+		switch {
+		case !in.Compiled:
+			add(in.Name, in.Data)
+		case in.Origin != nil:
+			add(in.Name, in.Origin)
+		}
+	}
+	for i, s := range req.Sources {
+		add(s.Name, s.Data)
+		if i < len(sources) {
+			for _, inc := range sources[i].Included {
+				add(inc.Path, inc.Data)
+			}
+		}
+	}
+	for _, im := range images {
+		add(im.Name, im.Data)
+	}
+	return out
 }
 
 // runBudget is the run's one decompression budget, shared by every input
@@ -230,10 +286,10 @@ func runBudget(req *Request) *fatbin.Budget {
 // target is a fatbin entry's name, as -arch takes it.
 var target = regexp.MustCompile(`^(sm|compute|lto)_[0-9]+[af]?$`)
 
-func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, error) {
+func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, []*csrc.File, error) {
 	for _, a := range req.Arches {
 		if !target.MatchString(a) {
-			return nil, &gen.OptionError{Option: "-arch", Value: a, Err: fmt.Errorf("not a target; want sm_NN, sm_NNa, sm_NNf, compute_NN or lto_NN")}
+			return nil, nil, &gen.OptionError{Option: "-arch", Value: a, Err: fmt.Errorf("not a target; want sm_NN, sm_NNa, sm_NNf, compute_NN or lto_NN")}
 		}
 	}
 	var sources []*csrc.File
@@ -244,7 +300,7 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, err
 	for _, s := range req.Sources {
 		f, err := csrc.ParseWith(s.Name, s.Data, csrc.Options{IncludeDirs: req.IncludeDirs, Defines: req.Defines, Undefines: req.Undefines, ReadFile: read})
 		if err != nil {
-			return nil, &gen.OptionError{Option: "-src", Err: err}
+			return nil, nil, &gen.OptionError{Option: "-src", Err: err}
 		}
 		sources = append(sources, f)
 	}
@@ -253,16 +309,16 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, err
 		mod, err := parse.Read(in.Name, in.Data, parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget})
 		if err != nil {
 			locateLimits(err, sources)
-			return nil, &InputError{Input: in.Name, Err: err}
+			return nil, nil, &InputError{Input: in.Name, Err: err}
 		}
 		warnings, err := csrc.Apply(mod, sources)
 		if err != nil {
-			return nil, &gen.OptionError{Option: "-src", Err: err}
+			return nil, nil, &gen.OptionError{Option: "-src", Err: err}
 		}
 		mod.Warnings = append(mod.Warnings, warnings...)
 		mods = append(mods, mod)
 	}
-	return mods, nil
+	return mods, sources, nil
 }
 
 // locateLimits gives each *parse.LimitError of err about a kernel the

@@ -72,24 +72,25 @@ type preprocessor struct {
 	bytes   int // bytes of source read
 	missing []string
 	files   map[string][]byte // read so far, by path
+	read    []Included        // the same, in the order first read
 }
 
 // preprocess lexes and preprocesses a file; missing lists the quoted
 // includes it did not find.
-func preprocess(name string, src []byte, opts Options) (toks []token, missing []string, err error) {
+func preprocess(name string, src []byte, opts Options) (toks []token, missing []string, read []Included, err error) {
 	pp := &preprocessor{opts: opts, macros: map[string]*macro{}, once: map[string]bool{}, budget: maxPPTokens, files: map[string][]byte{}}
 	for _, d := range append(append([]string(nil), predefined...), opts.Defines...) {
 		if err := pp.defineFlag(d); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	for _, u := range opts.Undefines {
 		delete(pp.macros, u)
 	}
 	if err := pp.file(name, src); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return pp.out, pp.missing, nil
+	return pp.out, pp.missing, pp.read, nil
 }
 
 // defineFlag defines NAME or NAME=VALUE (a -D flag).
@@ -299,6 +300,7 @@ func (pp *preprocessor) resolve(from, spec string) (string, bool) {
 		}
 		if data, err := pp.opts.ReadFile(p); err == nil {
 			pp.files[p] = data
+			pp.read = append(pp.read, Included{Path: p, Data: data})
 			return p, true
 		}
 	}

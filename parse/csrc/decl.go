@@ -10,7 +10,7 @@ import (
 // and whose __global__ is at g. It returns the index after the parameter
 // list's ')'; the body, if any, is skipped by the caller's brace matching.
 func (p *parser) kernel(start, g int) (int, error) {
-	k := &Kernel{Scope: p.path(), ExternC: p.inExternC()}
+	k := &Kernel{Scope: p.path(), ExternC: p.inExternC(), Doc: p.toks[start].doc}
 	instantiation := false
 	head := skipAttrs(p.toks[start:g])
 	for len(head) > 0 {
