@@ -186,7 +186,7 @@ func generateWords(line string) ([]string, bool) {
 }
 
 // shellWords splits the command a generated file's first line records
-// (gen/pipeline.CommandLine: single quotes, '\'' for a quote, Go quoting for
+// (gen/pipeline.CommandLine: single quotes, '\” for a quote, Go quoting for
 // control characters).
 func shellWords(s string) ([]string, bool) {
 	var words []string
