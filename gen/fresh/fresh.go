@@ -185,9 +185,10 @@ func generateWords(line string) ([]string, bool) {
 	return words, true
 }
 
-// shellWords splits the command a generated file's first line records
-// (gen/pipeline.CommandLine: single quotes, '\” for a quote, Go quoting for
-// control characters).
+// shellWords splits the command a generated file's first line records, as
+// gen/pipeline.CommandLine quotes it: in single quotes (a quote inside one
+// closed, escaped with a backslash and reopened), or Go-quoted where it
+// holds control characters.
 func shellWords(s string) ([]string, bool) {
 	var words []string
 	for s = strings.TrimSpace(s); s != ""; s = strings.TrimLeft(s, " ") {
