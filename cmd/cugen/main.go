@@ -42,6 +42,14 @@
 // at the first launch; -gpu-only skips the check for an image meant for the
 // GPU only.
 //
+// The generated file records what it was made from (//cugen:input lines:
+// the inputs, the sources and the headers they include, the images, each
+// with its SHA-256) beside the command line in its first line; cugen -check
+// (and gen/fresh, its library form, which a test can call) says, compiling
+// nothing, which generated files no longer match them or the //go:generate
+// lines of their package. Name collisions resolved are printed when they
+// change since the file replaced, or always with -v.
+//
 // Without -o, the output is BASE_cugen.go in the current directory, BASE the
 // input's name without its extension (for several inputs, PACKAGE_cugen.go).
 // The package is -pkg, else the package of the Go files in the output's
