@@ -350,9 +350,20 @@ func compare(was, now []entry, changelog []byte) diff {
 	return d
 }
 
-// mentions says CHANGELOG.md names e (as Name, pkg.Name, or Type.Method).
+// mentions says a "### Removed" section of CHANGELOG.md names e (as
+// `Name`, or pkg.Name with the package's last element: rt.Primary,
+// rt.Kernel.Placement).
 func mentions(changelog []byte, e entry) bool {
-	return bytes.Contains(changelog, []byte("`"+e.name+"`")) || bytes.Contains(changelog, []byte(filepath.Base(e.pkg)+"."+e.name))
+	var removed []byte
+	for _, sec := range bytes.Split(changelog, []byte("\n### "))[1:] {
+		if title, body, _ := bytes.Cut(sec, []byte("\n")); string(bytes.TrimSpace(title)) == "Removed" {
+			if end := bytes.Index(body, []byte("\n## ")); end >= 0 {
+				body = body[:end]
+			}
+			removed = append(removed, body...)
+		}
+	}
+	return bytes.Contains(removed, []byte("`"+e.name+"`")) || bytes.Contains(removed, []byte(filepath.Base(e.pkg)+"."+e.name))
 }
 
 // TestCompare: what the list takes and what it refuses.
@@ -371,7 +382,7 @@ func TestCompare(t *testing.T) {
 		{pkg: "rt", name: "Marked", decl: "func()", deprecated: true},
 		{pkg: "rt", name: "New", decl: "func()"},
 	}
-	d := compare(was, now, []byte("### Removed\n- `Older`, deprecated in v0.3.\n"))
+	d := compare(was, now, []byte("## Unreleased\n### Deprecated\n- `Old`\n### Removed\n- `Older`, deprecated in v0.3.\n## v0.3\n### Removed\n- `Gone`\n"))
 	if len(d.refused) != 2 || !strings.HasPrefix(d.refused[0], "rt Gone: not deprecated first") || !strings.HasPrefix(d.refused[1], "rt Old: deprecated, but CHANGELOG.md does not name Old") {
 		t.Errorf("refused %q", d.refused)
 	}
