@@ -12,4 +12,6 @@ import (
 type Libs struct{ mathlib.Libs }
 
 // Open fails: the binding needs cgo.
-func Open() (*Libs, error) { return nil, errors.New("nvidia: built without cgo (CGO_ENABLED=0): no binding to cuBLAS and cuFFT") }
+func Open() (*Libs, error) {
+	return nil, errors.New("nvidia: built without cgo (CGO_ENABLED=0): no binding to cuBLAS and cuFFT")
+}

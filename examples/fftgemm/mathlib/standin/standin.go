@@ -188,7 +188,7 @@ type fft struct {
 
 func (f *fft) Spectrum() rt.DevPtr { return f.spec }
 
-func (f *fft) Forward(in rt.DevPtr) error { return f.exec(in, f.spec, -1) }
+func (f *fft) Forward(in rt.DevPtr) error  { return f.exec(in, f.spec, -1) }
 func (f *fft) Inverse(out rt.DevPtr) error { return f.exec(f.spec, out, +1) }
 
 // exec is cufftExecC2C from in to out with the exponent's sign.
