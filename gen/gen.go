@@ -54,6 +54,18 @@ type Library struct {
 	Module    *parse.Module
 	ImageFile string // the embedded file, relative to the output's directory
 	Source    string // the input as the comments name it, "attention.cu"
+	// Name is what the library's identifiers are named after, when it is
+	// not Source's stem: a target set's name, "lltorque2" for
+	// lltorque2_50.ptx and lltorque2_90.ptx.
+	Name string
+}
+
+// name is what l's identifiers are named after.
+func (l *Library) name() string {
+	if l.Name != "" {
+		return l.Name
+	}
+	return stem(l.Source)
 }
 
 // A File is a generated Go file.

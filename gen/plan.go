@@ -222,10 +222,10 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 func (p *plan) planLibraries(libs []Library, names *namer) {
 	stems := map[string]int{}
 	for _, l := range libs {
-		stems[camel(stem(l.Source))]++
+		stems[camel(l.name())]++
 	}
 	for _, l := range libs {
-		input := camel(stem(l.Source))
+		input := camel(l.name())
 		if stems[input] > 1 {
 			input = camel(l.Source)
 		}

@@ -157,7 +157,7 @@ func Run(req *Request) (*Result, error) {
 		}
 	}
 	budget := runBudget(req)
-	mods, err := load(req, true, budget)
+	units, err := load(req, true, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -166,9 +166,11 @@ func Run(req *Request) (*Result, error) {
 		r.Warnings = append(r.Warnings, Warning{Input: dir, Message: w})
 	}
 	var libs []gen.Library
+	var mods []*parse.Module
 	built := map[string]string{} // image name → input
-	for i, in := range req.Inputs {
-		mod := mods[i]
+	for _, u := range units {
+		in, mod := u.in, u.mod
+		mods = append(mods, mod)
 		if mod.Image == nil {
 			return nil, &InputError{Input: in.Name, Err: fmt.Errorf("%s: %s", in.Name, parse.NoDeviceCode)}
 		}
@@ -186,7 +188,11 @@ func Run(req *Request) (*Result, error) {
 				return nil, &CheckError{Input: in.Name, Image: image, Err: err}
 			}
 		}
-		libs = append(libs, gen.Library{Module: mod, ImageFile: image, Source: filepath.Base(in.Name)})
+		lib := gen.Library{Module: mod, ImageFile: image, Source: filepath.Base(in.Name)}
+		if u.inputs != nil {
+			lib.Name, lib.Source = u.key, u.sources()
+		}
+		libs = append(libs, lib)
 		r.Images = append(r.Images, File{Name: path, Data: mod.Image})
 		for _, w := range mod.Warnings {
 			r.Warnings = append(r.Warnings, Warning{Input: in.Name, Message: w})
@@ -212,8 +218,19 @@ func Run(req *Request) (*Result, error) {
 // cugen -list does: an image that would have to be built (a cut-down or
 // extracted fatbin) is not, so Module.Image may be nil. Only Inputs, Arches,
 // Sources and Budget of req are used.
+//
+// Inputs that are one set of kernels compiled for several targets (see
+// Request.Inputs) are one model, as Run generates one library of them.
 func Load(req *Request) ([]*parse.Module, error) {
-	return load(req, false, runBudget(req))
+	units, err := load(req, false, runBudget(req))
+	if err != nil {
+		return nil, err
+	}
+	mods := make([]*parse.Module, len(units))
+	for i, u := range units {
+		mods[i] = u.mod
+	}
+	return mods, nil
 }
 
 // runBudget is the run's one decompression budget, shared by every input
@@ -228,7 +245,7 @@ func runBudget(req *Request) *fatbin.Budget {
 // target is a fatbin entry's name, as -arch takes it.
 var target = regexp.MustCompile(`^(sm|compute|lto)_[0-9]+[af]?$`)
 
-func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, error) {
+func load(req *Request, image bool, budget *fatbin.Budget) ([]*unit, error) {
 	for _, a := range req.Arches {
 		if !target.MatchString(a) {
 			return nil, &gen.OptionError{Option: "-arch", Value: a, Err: fmt.Errorf("not a target; want sm_NN, sm_NNa, sm_NNf, compute_NN or lto_NN")}
@@ -246,20 +263,27 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, err
 		}
 		sources = append(sources, f)
 	}
+	opts := parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget}
 	var mods []*parse.Module
 	for _, in := range req.Inputs {
-		mod, err := parse.Read(in.Name, in.Data, parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget})
+		mod, err := parse.Read(in.Name, in.Data, opts)
 		if err != nil {
 			return nil, &InputError{Input: in.Name, Err: err}
 		}
-		warnings, err := csrc.Apply(mod, sources)
+		mods = append(mods, mod)
+	}
+	units, err := targetSets(req.Inputs, mods, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range units {
+		warnings, err := csrc.Apply(u.mod, sources)
 		if err != nil {
 			return nil, &gen.OptionError{Option: "-src", Err: err}
 		}
-		mod.Warnings = append(mod.Warnings, warnings...)
-		mods = append(mods, mod)
+		u.mod.Warnings = append(u.mod.Warnings, warnings...)
 	}
-	return mods, nil
+	return units, nil
 }
 
 // An InputError is an input that cannot be read as device code. Err is
