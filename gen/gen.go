@@ -40,6 +40,14 @@ type Options struct {
 	Taken map[string]string
 	// NoPackageDoc leaves the package's doc comment to another of its files.
 	NoPackageDoc bool
+	// NamedLibraries names a file's library after its input even when the
+	// file has one (AttentionLibrary, not Library): the package has other
+	// cugen runs, and which of them took the plain name would depend on
+	// the order they ran in.
+	NamedLibraries bool
+	// Style spells the identifiers for a package of hand-written code
+	// (-prefix, -unexported).
+	Style Style
 
 	// ImageFile and Source are Generate's one input: the embedded file,
 	// relative to the output's directory, and the input the comments name.

@@ -82,6 +82,9 @@ type Request struct {
 	// every input's fatbin entries and compressed ELF sections, and the
 	// check's, share it (nil: one of fatbin.DefaultBudget for the run).
 	Budget *fatbin.Budget
+	// Style spells the generated identifiers for a package of hand-written
+	// code: with a prefix (-prefix), unexported (-unexported).
+	Style gen.Style
 }
 
 // A File is a file's name and contents. The name is a path as the user gave
@@ -203,8 +206,11 @@ func Run(req *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkStyle(req.Style); err != nil {
+		return nil, err
+	}
 	f, err := gen.GenerateFile(libs, gen.Options{Package: pkg, Kernels: req.Kernels, Globals: req.Globals, NoGlobals: req.NoGlobals, Types: types,
-		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc})
+		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc, NamedLibraries: pd.otherRuns(), Style: req.Style})
 	if err != nil {
 		return nil, err
 	}
@@ -282,8 +288,48 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*unit, error) {
 			return nil, &gen.OptionError{Option: "-src", Err: err}
 		}
 		u.mod.Warnings = append(u.mod.Warnings, warnings...)
+		if len(sources) == 0 {
+			if w := untypedWarning(u.mod); w != "" {
+				u.mod.Warnings = append(u.mod.Warnings, w)
+			}
+		}
 	}
 	return units, nil
+}
+
+// untypedWarning is the warning for kernels whose binary carries no C++
+// types (extern "C" ones: their symbols are bare names) generated without
+// -src: their parameters become integers and addresses of their PTX widths
+// (p0 uint64), which -src would type and name.
+func untypedWarning(m *parse.Module) string {
+	var names []string
+	for _, k := range m.Kernels {
+		if k.Signature == nil && k.Untyped == "" && len(k.Params) > 0 && k.Launchable() {
+			names = append(names, parse.ShortName(k.Name))
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("extern \"C\" kernel %s has no parameter types in the binary (its symbol is its bare name): "+
+			"its parameters are typed by their PTX widths (p0 uint64 for a pointer); give its CUDA source with -src FILE.cu to type and name them", names[0])
+	}
+	list := names
+	if len(list) > 4 {
+		list = append(list[:4:4], "…")
+	}
+	return fmt.Sprintf("%d extern \"C\" kernels (%s) have no parameter types in the binary (their symbols are bare names): "+
+		"their parameters are typed by their PTX widths (p0 uint64 for a pointer); give their CUDA source with -src FILE.cu to type and name them",
+		len(names), strings.Join(list, ", "))
+}
+
+// checkStyle refuses a -prefix that cannot start a Go identifier.
+func checkStyle(s gen.Style) error {
+	if s.Prefix != "" && !token.IsIdentifier(s.Prefix+"X") {
+		return &gen.OptionError{Option: "-prefix", Value: s.Prefix, Err: fmt.Errorf("not the start of a Go identifier")}
+	}
+	return nil
 }
 
 // An InputError is an input that cannot be read as device code. Err is
