@@ -18,7 +18,13 @@
 // each is named after its input (attention.cu → AttentionLibrary). Several
 // runs may write into one package: each reads the Go files already in the
 // output's directory, takes their package name, and avoids the names they
-// declare.
+// declare; where the package has several cugen runs, every library is named
+// after its input, whatever order they run in. Inputs that are one kernel
+// file compiled for several targets (k_50.ptx k_90.ptx, as their names and
+// .target say; clang's several -gpu targets) are one library, whose image is
+// a fatbin of them all: the driver loads the image for each device. -prefix
+// and -unexported spell the generated names for a package whose API is
+// hand-written.
 //
 // -src names the CUDA source of the kernels: extern "C" kernels, whose names
 // carry no types, get their parameter types from their prototypes there
