@@ -94,6 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.globals, "globals", "", "wrap only the variables whose mangled or demangled name matches this `regexp`, or none with -globals none (default: all but the compiler's internals and those no code refers to and no -src declares)")
 	fs.StringVar(&c.style.Prefix, "prefix", "", "start every generated identifier with `P` (Cu: CuMadd3, CuLibrary; a lower-case one makes them unexported), to live beside a package's hand-written names")
 	fs.BoolVar(&c.style.Unexported, "unexported", false, "make every generated identifier unexported (madd3, madd3Kernel, library), for a package whose API is hand-written")
+	fs.BoolVar(&c.separate, "separate", false, "make each input a library of its own, also per-target files of one kernel file (k_50.ptx k_90.ptx), which are otherwise one")
 	fs.Var(&c.types, "type", "pass the C++ type as a Go type of the same layout (repeatable), `CNAME=IMPORT/PATH.Name`, e.g. 'Pair<float>=example.com/m/geom.PairF32'")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] [-gpu-only] input...\n")
@@ -134,4 +135,5 @@ type config struct {
 	globals                   string
 	types                     typeFlag
 	style                     gen.Style // -prefix, -unexported
+	separate                  bool
 }

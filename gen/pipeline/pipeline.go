@@ -33,7 +33,10 @@ import (
 type Request struct {
 	// Inputs are the device code: the generated file has one rt.Library per
 	// input, Library for one input and named after each for several
-	// (attention.cu → AttentionLibrary).
+	// (attention.cu → AttentionLibrary). Inputs that are one kernel file
+	// compiled for several targets, as their names say (k_50.ptx and
+	// k_90.ptx, whose code is for sm_50 and sm_90), are one library of one
+	// fatbin, unless Separate says otherwise.
 	Inputs []Input
 	// Output is the Go file's path (-o); "" is BASE_cugen.go in the current
 	// directory, BASE the input's name without its extension, or for several
@@ -85,6 +88,9 @@ type Request struct {
 	// Style spells the generated identifiers for a package of hand-written
 	// code: with a prefix (-prefix), unexported (-unexported).
 	Style gen.Style
+	// Separate makes each input a library of its own, also inputs that
+	// would be a target set (-separate).
+	Separate bool
 }
 
 // A File is a file's name and contents. The name is a path as the user gave
@@ -278,7 +284,7 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*unit, error) {
 		}
 		mods = append(mods, mod)
 	}
-	units, err := targetSets(req.Inputs, mods, opts)
+	units, err := targetSets(req.Inputs, mods, opts, req.Separate)
 	if err != nil {
 		return nil, err
 	}

@@ -78,26 +78,28 @@ func archNumber(arch string) int {
 // fatbin of all of them (parse.Combine): the same functions as one input
 // has, and the driver chooses the image per device. Such inputs that
 // disagree on their kernels are an error naming the kernel and the files.
-// The units are in the order of their first inputs.
-func targetSets(inputs []Input, mods []*parse.Module, opts parse.Options) ([]*unit, error) {
+// The units are in the order of the inputs, a set's where its first input is.
+// With separate, every input is a unit of its own.
+func targetSets(inputs []Input, mods []*parse.Module, opts parse.Options, separate bool) ([]*unit, error) {
+	keys := make([]string, len(inputs))
 	byKey := map[string][]int{}
-	var order []string
 	for i, in := range inputs {
-		k := setKey(in.Name, mods[i])
-		if _, ok := byKey[k]; !ok {
-			order = append(order, k)
-		}
-		byKey[k] = append(byKey[k], i)
+		keys[i] = setKey(in.Name, mods[i])
+		byKey[keys[i]] = append(byKey[keys[i]], i)
 	}
 	var units []*unit
-	for _, k := range order {
-		idx := byKey[k]
-		if len(idx) < 2 || !disjointTargets(mods, idx) {
-			for _, i := range idx {
-				units = append(units, &unit{in: inputs[i], mod: mods[i]})
-			}
+	done := map[string]bool{}
+	for i := range inputs {
+		k, idx := keys[i], byKey[keys[i]]
+		if separate || len(idx) < 2 || !disjointTargets(mods, idx) {
+			units = append(units, &unit{in: inputs[i], mod: mods[i]})
 			continue
 		}
+		if done[k] {
+			continue // the set is where its first input is
+		}
+		done[k] = true
+		idx = slices.Clone(idx)
 		slices.SortFunc(idx, func(a, b int) int { return strings.Compare(inputs[a].Name, inputs[b].Name) })
 		u := &unit{key: k, in: Input{Name: k + ".fatbin", Compiled: true}}
 		var parts []parse.Part
@@ -107,7 +109,7 @@ func targetSets(inputs []Input, mods []*parse.Module, opts parse.Options) ([]*un
 		}
 		mod, err := parse.Combine(k+".fatbin", parts, opts)
 		if err != nil {
-			return nil, &InputError{Input: u.sources(), Err: fmt.Errorf("%w (cugen takes inputs whose names differ only by a target, as %s_NN.ptx, as one kernel file compiled for several targets: rename them to generate them apart)", err, k)}
+			return nil, &InputError{Input: u.sources(), Err: fmt.Errorf("%w (cugen takes inputs whose names differ only by a target, as %s_NN.ptx, as one kernel file compiled for several targets: generate them with -separate, or rename them, to make a library of each)", err, k)}
 		}
 		for _, i := range idx {
 			for _, w := range mods[i].Warnings {

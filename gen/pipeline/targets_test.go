@@ -71,6 +71,12 @@ func TestTargetSet(t *testing.T) {
 		}
 	}
 
+	// -separate: a library each.
+	sep := run(t, &Request{Inputs: ins, Sources: src, Separate: true})
+	if len(sep.Images) != 3 || !bytes.Contains(sep.Go.Data, []byte("var Madd380Library = ")) {
+		t.Errorf("-separate: %d images", len(sep.Images))
+	}
+
 	// Two libraries of two sets in one package, named after the sets.
 	other := make([]Input, len(ins))
 	for i, in := range ins {
@@ -105,7 +111,7 @@ func TestTargetSetDiffers(t *testing.T) {
 		if !errors.As(err, &ie) {
 			t.Fatalf("%s: %v, want an *InputError", c.what, err)
 		}
-		for _, w := range append(c.wantParts, "madd3_NN.ptx") {
+		for _, w := range append(c.wantParts, "madd3_NN.ptx", "-separate") {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: %v\nwant it to say %q", c.what, err, w)
 			}
