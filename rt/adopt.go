@@ -348,7 +348,10 @@ func foreignPinned(d Driver, p unsafe.Pointer, n uint64) bool {
 	}
 	addr := uint64(uintptr(p))
 	info, err := a.PointerInfo(addr)
-	return err == nil && info.Kind == MemoryHost && (info.Size == 0 || addr >= info.Base && addr-info.Base+n <= info.Size)
+	// Only an allocation the driver can measure: a system that maps
+	// pageable memory for the GPU (HMM) may call any host memory host
+	// memory, and a graph must not keep Go memory's address.
+	return err == nil && info.Kind == MemoryHost && info.Size != 0 && addr >= info.Base && addr-info.Base+n <= info.Size
 }
 
 func nativeHandler(d Driver, op string) (NativeHandler, error) {
