@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/cugen/cugen/cmd/cugen/internal/clang"
+	"github.com/cugen/cugen/parse"
 )
 
 // The .cu inputs: each is compiled by the -compiler named, with the -I, -D
@@ -125,12 +126,16 @@ func slicesNonNil(errs []error) []error {
 
 // compileCU runs the device compiler on a .cu input and returns its output:
 // PTX for clang (which cannot build cubins without the CUDA toolkit) and for
-// nvcc with one virtual arch; a fatbin for nvcc with a list that names real
-// targets. cc is the clang Find chose, for the clang route.
+// nvcc with one virtual arch; a fatbin for nvcc with a list of targets, and
+// for clang with several (compileClangTargets). cc is the clang Find chose,
+// for the clang route.
 func compileCU(c *config, cc clang.Compiler, input string) ([]byte, error) {
 	pp := preprocessorFlags(c)
 	switch c.compiler {
 	case "clang":
+		if gpus := strings.Split(c.gpu, ","); len(gpus) > 1 {
+			return compileClangTargets(c, cc, input, gpus)
+		}
 		return clang.Compile(input, clang.Options{Compiler: cc, GPU: c.gpu,
 			IncludeDirs: pp.includes, Defines: pp.defines, Undefines: pp.undefines, Flags: pp.rest})
 	case "nvcc":
@@ -159,7 +164,7 @@ func compileNVCC(c *config, pp preprocessor, input string) ([]byte, error) {
 		gpu = "compute_75"
 	}
 	var args []string
-	if strings.Contains(gpu, "sm_") {
+	if strings.Contains(gpu, "sm_") || strings.Contains(gpu, ",") {
 		// Real targets: a fatbin with their cubins plus the PTX of the lowest
 		// virtual arch named, so rt/soft and newer GPUs can run it.
 		args = []string{"-fatbin", "-O3"}
@@ -188,4 +193,39 @@ func compileNVCC(c *config, pp preprocessor, input string) ([]byte, error) {
 		return nil, err
 	}
 	return os.ReadFile(out)
+}
+
+// compileClangTargets compiles input with clang once per target (clang
+// writes one PTX file per --cuda-gpu-arch and cannot name several with -o)
+// and returns the fatbin of them all, as nvcc's -gencode list makes one:
+// the driver loads the newest PTX each device can take. Code that differs
+// between the targets' compilations (by __CUDA_ARCH__) in its kernels'
+// names or parameters is an error naming the kernel.
+func compileClangTargets(c *config, cc clang.Compiler, input string, gpus []string) ([]byte, error) {
+	var parts []parse.Part
+	for _, g := range gpus {
+		one := *c
+		one.gpu = strings.TrimSpace(g)
+		if one.gpu == "" {
+			continue
+		}
+		data, err := compileCU(&one, cc, input)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("%s (--cuda-gpu-arch=%s)", input, one.gpu)
+		m, err := parse.Read(name, data, parse.Options{})
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, parse.Part{Name: name, Data: data, Module: m})
+	}
+	if len(parts) < 2 {
+		return nil, fmt.Errorf("-gpu %s: name the targets, e.g. -gpu sm_70,sm_80,sm_90", c.gpu)
+	}
+	m, err := parse.Combine(input, parts, parse.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return m.Image, nil
 }
