@@ -197,12 +197,18 @@ func (p *plan) emitKernel(f *jen.File, kp *kernelPlan) {
 	if len(bounds) > 0 {
 		doc = append(doc, "Launch bounds: "+strings.Join(bounds, "; ")+".")
 	}
+	if k.DynamicShared || k.SharedBytes > 0 {
+		doc = append(doc, "")
+	}
 	if k.DynamicShared {
 		doc = append(doc, "It uses dynamic shared memory (extern __shared__): give its size in bytes per launch,",
 			fmt.Sprintf("cfg.SharedMem (above 48 KiB, after %s.SetMaxDynamicSharedMemory).", kp.handle))
 	}
 	if k.SharedBytes > 0 {
 		doc = append(doc, fmt.Sprintf("Static shared memory: %s per block.", plural(k.SharedBytes, "byte")))
+	}
+	if k.DynamicShared || k.SharedBytes > 0 {
+		doc = append(doc, "")
 	}
 	if len(k.Arches) > 0 {
 		doc = append(doc, "Present only for: "+strings.Join(k.Arches, ", ")+"; launching on another device fails.")

@@ -182,8 +182,10 @@ func RealPartNode(node rt.KernelNode, cfg rt.Config, out rt.Ptr[float32], z rt.C
 // dynamic shared memory.
 //
 // Parameter names are from its definition at fftgemm.cu:26:17.
+//
 // It uses dynamic shared memory (extern __shared__): give its size in bytes per launch,
 // cfg.SharedMem (above 48 KiB, after RowEnergyKernel.SetMaxDynamicSharedMemory).
+//
 // Parameters:
 //
 //   - energy rt.Ptr[float32] (float*, offset 0, 8 bytes)

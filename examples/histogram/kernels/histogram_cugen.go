@@ -43,7 +43,9 @@ var HistogramKernel = Library.Kernel("_Z9histogramPKhiPj",
 //	histogram(unsigned char const*, int, unsigned int*)
 //
 // Parameter names are from its definition at histogram.cu:9:17.
+//
 // Static shared memory: 1024 bytes per block.
+//
 // Parameters:
 //
 //   - data rt.ConstPtr[uint8] (unsigned char const*, offset 0, 8 bytes)

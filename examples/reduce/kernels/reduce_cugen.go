@@ -44,8 +44,10 @@ var BlockSumKernel = Library.Kernel("blockSum",
 //
 // The kernel is extern "C": its parameter types are from its prototype at
 // reduce.cu:4:28.
+//
 // It uses dynamic shared memory (extern __shared__): give its size in bytes per launch,
 // cfg.SharedMem (above 48 KiB, after BlockSumKernel.SetMaxDynamicSharedMemory).
+//
 // Parameters:
 //
 //   - in rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)

@@ -673,7 +673,9 @@ func Field11NonePlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x 
 //
 // The kernel is extern "C": its parameter types are from its prototype at
 // field11.cu:66:28.
+//
 // Static shared memory: 1032 bytes per block.
+//
 // The compiled code of some targets expects the parameters at other offsets
 // (sm_80 at 32 160 168 172; sm_90 at 112 240 248 252); rt places them there.
 // Parameters:
@@ -875,7 +877,9 @@ func Field11SizePlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x 
 //
 // The kernel is extern "C": its parameter types are from its prototype at
 // field11.cu:66:28.
+//
 // Static shared memory: 1032 bytes per block.
+//
 // The compiled code of some targets expects the parameters at other offsets
 // (sm_80 at 32 160 168 172; sm_90 at 112 240 248 252); rt places them there.
 // Parameters:
@@ -1362,7 +1366,9 @@ func Field11Sm90PtxPlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64,
 //
 // The kernel is extern "C": its parameter types are from its prototype at
 // field11.cu:66:28.
+//
 // Static shared memory: 1032 bytes per block.
+//
 // Parameters:
 //
 //   - map_ rt.TensorMap (CUtensorMap const, offset 0, 128 bytes, aligned to 128)
@@ -1529,7 +1535,9 @@ func Field11SpeedPlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x
 //
 // The kernel is extern "C": its parameter types are from its prototype at
 // field11.cu:66:28.
+//
 // Static shared memory: 1032 bytes per block.
+//
 // The compiled code of some targets expects the parameters at other offsets
 // (sm_80 at 32 160 168 172; sm_90 at 112 240 248 252); rt places them there.
 // Parameters:
@@ -1566,7 +1574,9 @@ func Field11SpeedTmaTileNode(node rt.KernelNode, cfg rt.Config, map_ rt.TensorMa
 //
 // The kernel is extern "C": its parameter types are from its prototype at
 // field11.cu:66:28.
+//
 // Static shared memory: 1032 bytes per block.
+//
 // The compiled code of some targets expects the parameters at other offsets
 // (sm_80 at 32 160 168 172; sm_90 at 112 240 248 252); rt places them there.
 // Parameters:

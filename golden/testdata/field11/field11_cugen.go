@@ -532,7 +532,9 @@ func PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, b Big64, x float32, ou
 //
 // The kernel is extern "C": its parameter types are from its prototype at
 // field11.cu:66:28.
+//
 // Static shared memory: 1032 bytes per block.
+//
 // The compiled code of some targets expects the parameters at other offsets
 // (sm_80 at 32 160 168 172; sm_90 at 112 240 248 252); rt places them there.
 // Parameters:

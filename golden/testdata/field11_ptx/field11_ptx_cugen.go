@@ -514,7 +514,9 @@ func PlainAfterBigNode(node rt.KernelNode, cfg rt.Config, p0 PlainAfterBigParam0
 // The kernel is extern "C": its name carries no C++ types, so the parameters
 // are typed by their PTX widths (a pointer is a uint64 device address); cugen -src
 // reads their types from the CUDA source.
+//
 // Static shared memory: 1032 bytes per block.
+//
 // Parameters:
 //
 //   - p0 TmaTileParam0 (b8, offset 0, 128 bytes, aligned to 128)

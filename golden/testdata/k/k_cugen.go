@@ -150,6 +150,7 @@ func K1Node(node rt.KernelNode, cfg rt.Config, p0 uint64, p1 float32, p2 K1Param
 //
 // It uses dynamic shared memory (extern __shared__): give its size in bytes per launch,
 // cfg.SharedMem (above 48 KiB, after K2Float32_4Kernel.SetMaxDynamicSharedMemory).
+//
 // Parameters:
 //
 //   - p0 rt.Ptr[float32] (float*, offset 0, 8 bytes)

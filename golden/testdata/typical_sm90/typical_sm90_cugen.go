@@ -100,6 +100,7 @@ var ReduceKernel = Library.Kernel("_Z6reducePKfPfi",
 //	hist(unsigned char const*, unsigned int*, int)
 //
 // Static shared memory: 1024 bytes per block.
+//
 // Parameters:
 //
 //   - p0 rt.ConstPtr[uint8] (unsigned char const*, offset 0, 8 bytes)
@@ -156,6 +157,7 @@ func MathkNode(node rt.KernelNode, cfg rt.Config, p0 rt.Ptr[float32], p1 rt.Ptr[
 //	mm(float const*, float const*, float*, int)
 //
 // Static shared memory: 2048 bytes per block.
+//
 // Parameters:
 //
 //   - p0 rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
@@ -190,6 +192,7 @@ func MmNode(node rt.KernelNode, cfg rt.Config, p0 rt.ConstPtr[float32], p1 rt.Co
 //
 // It uses dynamic shared memory (extern __shared__): give its size in bytes per launch,
 // cfg.SharedMem (above 48 KiB, after ReduceKernel.SetMaxDynamicSharedMemory).
+//
 // Parameters:
 //
 //   - p0 rt.ConstPtr[float32] (float const*, offset 0, 8 bytes)
