@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strconv"
+	"strings"
 )
 
 // Line information: the .file table names source files by number, and a
@@ -113,6 +114,10 @@ func (p *parser) unquote(t token) string {
 // else that cugen keeps.
 func (p *parser) locDirective() {
 	line := p.tok.line
+	text := p.sc.src[p.tok.off:]
+	if eol := strings.IndexByte(text, '\n'); eol >= 0 {
+		text = text[:eol]
+	}
 	p.next()
 	pos, ok := p.locTriple(line)
 	for ok && p.is(",") && p.tok.line == line {
@@ -142,15 +147,63 @@ func (p *parser) locDirective() {
 	for p.tok.kind != tEOF && p.tok.line == line {
 		p.next()
 	}
+	if pos != nil && pos.InlinedAt == nil {
+		pos.InlinedAt = inlinedFromComment(text)
+	}
 	if pos == nil || pos.Line == 0 || p.mode == checkBodies {
 		p.loc = nil // ParseChecked keeps no statement, and no position
 		return
 	}
-	p.pending = append(p.pending, pos)
-	if pos.InlinedAt != nil {
-		p.pending = append(p.pending, pos.InlinedAt)
+	for q := pos; q != nil; q = q.InlinedAt {
+		if q.File == "" {
+			p.pending = append(p.pending, q) // named by number: resolved once the table is known
+		}
 	}
 	p.loc = pos
+}
+
+// inlinedFromComment reads the call sites clang writes in a .loc's comment
+// instead of an inlined_at ("// k.cu:2:65 @[ k.cu:3:48 ]", nested "@[ a
+// @[ b ] ]" for inlining twice) as a chain of positions, the innermost call
+// site first; nil when the comment has none.
+func inlinedFromComment(line string) *SrcPos {
+	_, comment, ok := strings.Cut(line, "//")
+	if !ok {
+		return nil
+	}
+	parts := strings.Split(comment, "@[")
+	var first, last *SrcPos
+	for _, part := range parts[1:] {
+		q := parseFileLineCol(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(part), "] ")))
+		if q == nil {
+			return first
+		}
+		if first == nil {
+			first = q
+		} else {
+			last.InlinedAt = q
+		}
+		last = q
+	}
+	return first
+}
+
+// parseFileLineCol reads "file:line:col" (the file may hold colons).
+func parseFileLineCol(s string) *SrcPos {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 {
+		return nil
+	}
+	j := strings.LastIndexByte(s[:i], ':')
+	if j <= 0 {
+		return nil
+	}
+	line, err1 := strconv.Atoi(s[j+1 : i])
+	col, err2 := strconv.Atoi(s[i+1:])
+	if err1 != nil || err2 != nil || line <= 0 || col < 0 {
+		return nil
+	}
+	return &SrcPos{File: path.Clean(s[:j]), Line: line, Col: col}
 }
 
 // locTriple reads "F L C" on line; ok is false (and nothing is consumed

@@ -20,7 +20,8 @@ func instrs(b *Block) []*Instr {
 }
 
 // lineInfoPTX has clang's layout (the .file table after the bodies,
-// comments after each .loc), nvcc's function_name and inlined_at, a line 0,
+// comments after each .loc, which hold the call sites of inlined code),
+// nvcc's function_name and inlined_at, a line 0,
 // a .file with a directory and a name, and a .loc of an undeclared file.
 const lineInfoPTX = `.version 7.8
 .target sm_90
@@ -35,6 +36,8 @@ const lineInfoPTX = `.version 7.8
 $L__tmp0:
 	.loc 2 35 42, function_name $L__info_string0, inlined_at 1 4 18
 	add.s32 %r3, %r1, %r2;
+	.loc 2 36 1                             // cugen/include/cugen/math_common.h:36:1 @[ src/k.cu:5:2 @[ ./src/k.cu:9:3 ] ]
+	mul.lo.s32 %r3, %r3, %r2;
 	.loc 1 0 7
 	ld.param.u64 %rd1, [p];
 	.loc 3 9 0
@@ -77,7 +80,8 @@ func TestLineInfo(t *testing.T) {
 	want := []string{
 		"-",            // mov %tid: before any .loc
 		"src/k.cu:3:7", // mov %ntid
-		"cugen/include/cugen/math_common.h:35:42 (inlined at src/k.cu:4:18)", // add
+		"cugen/include/cugen/math_common.h:35:42 (inlined at src/k.cu:4:18)",                         // add
+		"cugen/include/cugen/math_common.h:36:1 (inlined at src/k.cu:5:2 (inlined at src/k.cu:9:3))", // mul: clang's comment
 		"-",                  // ld.param after line 0
 		"/usr/include/x.h:9", // cvta in a nested block, column 0
 		"file#9:1:1",         // st to an undeclared file
@@ -97,7 +101,10 @@ func TestLineInfo(t *testing.T) {
 		if add.Func != "$L__info_string0" || add.Outermost().String() != "src/k.cu:4:18" || ins[1].Src.Outermost() != ins[1].Src {
 			t.Errorf("%s: Func %q, Outermost %v", name, add.Func, add.Outermost())
 		}
-		if ins[5].Src != ins[6].Src {
+		if got := ins[3].Src.Outermost().String(); got != "src/k.cu:9:3" {
+			t.Errorf("%s: the mul's outermost position %s, want src/k.cu:9:3", name, got)
+		}
+		if ins[6].Src != ins[7].Src {
 			t.Errorf("%s: the instructions after one .loc do not share its SrcPos", name)
 		}
 	}
