@@ -37,7 +37,12 @@ const (
 
 var opNames = [...]string{"ncclAllReduce", "ncclBroadcast", "ncclReduce", "ncclAllGather", "ncclReduceScatter", "ncclAlltoAll", "ncclSend", "ncclRecv"}
 
-func (k opKind) String() string { return opNames[k] }
+func (k opKind) String() string {
+	if int(k) < len(opNames) {
+		return opNames[k]
+	}
+	return "ncclCommSplit" // kSplit, the rendezvous's
+}
 
 // reduces reports whether the operation applies a reduction.
 func (k opKind) reduces() bool { return k == kAllReduce || k == kReduce || k == kReduceScatter }
