@@ -344,7 +344,9 @@ func TestCollectives(t *testing.T) {
 		full := func(q, i int) int32 { return int32(q*1000 + i) }
 		send := upload(t, r, count*n, full)
 		recv := alloc[int32](t, r, count)
-		r.each(t, func(i int, c *nccl.Comm, s *rt.Stream) error { return nccl.ReduceScatter(c, send[i], recv[i], nccl.Sum, s) })
+		r.each(t, func(i int, c *nccl.Comm, s *rt.Stream) error {
+			return nccl.ReduceScatter(c, send[i], recv[i], nccl.Sum, s)
+		})
 		r.sync(t)
 		all := reduceRef(n, count*n, full, func(a, b int32) int32 { return a + b })
 		for q := range n {
@@ -352,7 +354,9 @@ func TestCollectives(t *testing.T) {
 				t.Errorf("rank %d: %v, want %v", q, got, all[q*count:(q+1)*count])
 			}
 		}
-		r.each(t, func(i int, c *nccl.Comm, s *rt.Stream) error { return nccl.ReduceScatterInPlace(c, send[i], nccl.Sum, s) })
+		r.each(t, func(i int, c *nccl.Comm, s *rt.Stream) error {
+			return nccl.ReduceScatterInPlace(c, send[i], nccl.Sum, s)
+		})
 		r.sync(t)
 		for q := range n {
 			if got := host(t, send[q])[q*count : (q+1)*count]; !slices.Equal(got, all[q*count:(q+1)*count]) {
