@@ -81,7 +81,7 @@ func (h *hub) get(key commKey) *hubComm {
 	defer h.mu.Unlock()
 	c := h.comms[key]
 	if c == nil {
-		c = &hubComm{key: key, h: h, failedCh: make(chan struct{}), joinedCh: make(chan struct{}),
+		c = &hubComm{key: key, h: h, failedCh: make(chan struct{}), joinedCh: make(chan struct{}), leftCh: make(chan struct{}),
 			colls: map[uint64]*round{}, p2p: map[p2pKey]*p2pSlot{}}
 		h.comms[key] = c
 	}
@@ -112,6 +112,7 @@ type hubComm struct {
 	joinedCh chan struct{} // closed when every rank has joined
 	left     []bool
 	nLeft    int
+	leftCh   chan struct{} // closed when every rank has left
 	failed   *Error
 	failedCh chan struct{} // closed at the first failure
 	colls    map[uint64]*round
@@ -455,13 +456,26 @@ func (c *hubComm) leave(rank int, why string, abort bool) {
 			}
 		}
 	}
-	last := c.nLeft == c.size
+	last := c.nLeft == c.size && c.size > 0
+	if last {
+		close(c.leftCh)
+	}
 	c.mu.Unlock()
 	if last {
 		c.h.mu.Lock()
 		delete(c.h.comms, c.key)
 		delete(c.h.owned, c.key)
 		c.h.mu.Unlock()
+	}
+}
+
+// waitLeft waits (at most timeout) until every rank has left: the
+// process that serves the rendezvous must not exit before the others
+// have their last results.
+func (c *hubComm) waitLeft(timeout time.Duration) {
+	select {
+	case <-c.leftCh:
+	case <-time.After(timeout):
 	}
 }
 
