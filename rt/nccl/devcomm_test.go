@@ -35,7 +35,9 @@ func readDevComm(t testing.TB, ctx *rt.Context, s *rt.Stream, d nccl.DevComm) ([
 }
 
 // bytesOf is d's memory.
-func bytesOf(d *nccl.DevComm) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(d)), nccl.DevCommSize) }
+func bytesOf(d *nccl.DevComm) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(d)), nccl.DevCommSize)
+}
 
 // A kernel taking ncclDevComm by value reads what the soft engine's
 // DevComm holds; every byte of a hand-made one reaches it where the
