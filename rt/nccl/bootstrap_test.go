@@ -23,6 +23,10 @@ import (
 // variables torchrun would set: envChild names what the child does.
 const envChild = "CUGEN_NCCL_TEST_CHILD"
 
+// envChildBackend, set to cuda, makes the children use the GPU (one per
+// local rank) instead of a soft device.
+const envChildBackend = "CUGEN_NCCL_TEST_BACKEND"
+
 func TestMain(m *testing.M) {
 	if role := os.Getenv(envChild); role != "" {
 		os.Exit(child(role))
@@ -185,16 +189,18 @@ func job(t *testing.T, role string, n, size int, extra ...string) ([]string, []e
 	return out, errs
 }
 
-// Three processes, one soft device each, bootstrapped as torchrun
+// Two and three processes, one soft device each, bootstrapped as torchrun
 // launches them: every operation, a split and a graph, over loopback.
 func TestMultiProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	out, errs := job(t, "ops", 3, 3)
-	for r := range out {
-		if errs[r] != nil || !strings.Contains(out[r], "rank "+strconv.Itoa(r)+" ok") {
-			t.Errorf("rank %d: %v\n%s", r, errs[r], out[r])
+	for _, n := range []int{2, 3} {
+		out, errs := job(t, "ops", n, n)
+		for r := range out {
+			if errs[r] != nil || !strings.Contains(out[r], "rank "+strconv.Itoa(r)+" ok") {
+				t.Errorf("%d ranks, rank %d: %v\n%s", n, r, errs[r], out[r])
+			}
 		}
 	}
 }
@@ -229,9 +235,16 @@ func TestMultiProcessPeerMissing(t *testing.T) {
 	}
 }
 
+// childRoles are the other things a child can be asked to do.
+var childRoles = map[string]func() error{}
+
 // child is one rank of a job the test started.
 func child(role string) int {
-	if err := childRun(role); err != nil {
+	run := func() error { return childRun(role) }
+	if f, ok := childRoles[role]; ok {
+		run = f
+	}
+	if err := run(); err != nil {
 		fmt.Println("FAIL:", err)
 		return 1
 	}
@@ -243,7 +256,12 @@ func childRun(role string) error {
 	if err != nil {
 		return err
 	}
-	d := soft.New(soft.Options{Devices: l.LocalSize})
+	var d rt.Driver = soft.New(soft.Options{Devices: l.LocalSize})
+	if os.Getenv(envChildBackend) == "cuda" {
+		if d, err = rt.Open("cuda"); err != nil {
+			return err
+		}
+	}
 	dev, err := l.Device(d)
 	if err != nil {
 		return err
@@ -311,6 +329,8 @@ func expectPeerGone(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 	return c.Abort()
 }
 
+// childOps runs every operation on a job's communicator and checks the
+// results, for any number of ranks.
 func childOps(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 	rank, n := c.Rank(), c.Size()
 	check := func(what string, b rt.Buffer[int32], want []int32) error {
@@ -334,7 +354,7 @@ func childOps(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 	if err := nccl.AllReduce(c, mine, out, nccl.Sum, s); err != nil {
 		return err
 	}
-	if err := check("AllReduce", out, []int32{6, 30}); err != nil {
+	if err := check("AllReduce", out, []int32{int32(n * (n + 1) / 2), int32(10 * n * (n - 1) / 2)}); err != nil {
 		return err
 	}
 	if err := nccl.BroadcastInPlace(c, mine, n-1, s); err != nil {
@@ -348,7 +368,11 @@ func childOps(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 	if err := nccl.AllGather(c, one, all, s); err != nil {
 		return err
 	}
-	if err := check("AllGather", all, []int32{0, 1, 2}); err != nil {
+	ranks := make([]int32, n)
+	for q := range ranks {
+		ranks[q] = int32(q)
+	}
+	if err := check("AllGather", all, ranks); err != nil {
 		return err
 	}
 	if err := nccl.ReduceScatter(c, all, one, nccl.Max, s); err != nil {
@@ -371,7 +395,7 @@ func childOps(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 	if err := check("Send/Recv", from, []int32{int32((rank + n - 1) % n)}); err != nil {
 		return err
 	}
-	// A split: ranks 0 and 2 together, rank 1 alone.
+	// A split by parity.
 	sub, err := c.Split(rank%2, 0, nil)
 	if err != nil {
 		return err
@@ -380,13 +404,19 @@ func childOps(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 	if err := nccl.AllReduceInPlace(sub, val, nccl.Sum, s); err != nil {
 		return err
 	}
-	if err := check("AllReduce after Split", val, []int32{[]int32{4, 2, 4}[rank]}); err != nil {
+	vals := make([]int32, n)
+	for q := range n {
+		for p := q % 2; p < n; p += 2 {
+			vals[q] += int32(p + 1)
+		}
+	}
+	if err := check("AllReduce after Split", val, vals[rank:rank+1]); err != nil {
 		return err
 	}
 	if err := sub.Destroy(); err != nil {
 		return err
 	}
-	// A graph, launched twice.
+	// A graph, launched twice: the product of vals, then its n-th power.
 	g, err := s.Capture(func(s *rt.Stream) error { return nccl.AllReduceInPlace(c, val, nccl.Prod, s) })
 	if err != nil {
 		return err
@@ -400,8 +430,14 @@ func childOps(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 			return err
 		}
 	}
-	// 4·2·4 = 32 (rank 1 holds 2), then 32³.
-	if err := check("graph", val, []int32{32 * 32 * 32}); err != nil {
+	p, want := int32(1), int32(1)
+	for _, v := range vals {
+		p *= v
+	}
+	for range n {
+		want *= p
+	}
+	if err := check("graph", val, []int32{want}); err != nil {
 		return err
 	}
 	x.Destroy()

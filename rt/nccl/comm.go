@@ -129,6 +129,9 @@ type commImpl interface {
 	// first, all of this engine) in one group.
 	devCommAll(ranks []commImpl, req *DevCommRequirements) ([]DevComm, error)
 	destroyDevComm(d *DevComm) error
+	memAlloc(size uint64) (rt.DevPtr, error)
+	memFree(p rt.DevPtr) error
+	registerWindow(p rt.DevPtr, size uint64, g *groupState) (windowImpl, error)
 	// rankSize is the rank's index and the communicator's size.
 	rankSize() (rank, size int)
 	// groupDone, for a communicator created in a group, reports whether
@@ -203,6 +206,9 @@ func InitRank(ctx context.Context, dev *rt.Context, id UniqueID, rank, nranks in
 	e, err := engineFor(op, dev.Driver())
 	if err != nil {
 		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: op, Code: InvalidUsage, Detail: fmt.Sprintf("rank %d of %d", rank, nranks), Err: err}

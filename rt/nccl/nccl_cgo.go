@@ -92,40 +92,36 @@ func (l *ncclLib) check(op string, rc C.int, comm C.uintptr_t) error {
 	return e
 }
 
-// cconfig is opt as a cn_config; its strings are C memory, freed by free.
+// cconfig is opt as a cn_config, in C memory (as are its strings) until free.
 type cconfig struct {
-	c    C.cn_config
-	strs []*C.char
+	c *C.cn_config
 }
 
 func newCConfig(opt *Options, blocking bool) *cconfig {
-	cc := &cconfig{}
-	cc.c.blocking = 1
+	c := (*C.cn_config)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cn_config{}))))
+	c.blocking = 1
 	if !blocking {
-		cc.c.blocking = 0
+		c.blocking = 0
 	}
-	if opt == nil {
-		return cc
+	if opt != nil {
+		c.min_ctas, c.max_ctas = C.int(opt.MinCTAs), C.int(opt.MaxCTAs)
+		if opt.SplitShare {
+			c.split_share = 1
+		}
+		if opt.NetName != "" {
+			c.net_name = C.CString(opt.NetName)
+		}
+		if opt.CommName != "" {
+			c.comm_name = C.CString(opt.CommName)
+		}
 	}
-	cc.c.min_ctas, cc.c.max_ctas = C.int(opt.MinCTAs), C.int(opt.MaxCTAs)
-	if opt.SplitShare {
-		cc.c.split_share = 1
-	}
-	if opt.NetName != "" {
-		cc.c.net_name = C.CString(opt.NetName)
-		cc.strs = append(cc.strs, cc.c.net_name)
-	}
-	if opt.CommName != "" {
-		cc.c.comm_name = C.CString(opt.CommName)
-		cc.strs = append(cc.strs, cc.c.comm_name)
-	}
-	return cc
+	return &cconfig{c}
 }
 
 func (cc *cconfig) free() {
-	for _, s := range cc.strs {
-		C.free(unsafe.Pointer(s))
-	}
+	C.free(unsafe.Pointer(cc.c.net_name))
+	C.free(unsafe.Pointer(cc.c.comm_name))
+	C.free(unsafe.Pointer(cc.c))
 }
 
 func (l *ncclLib) newID(string) (UniqueID, error) {
@@ -175,7 +171,7 @@ func (l *ncclLib) initRank(ctx context.Context, dev *rt.Context, id UniqueID, ra
 	cfg := newCConfig(opt, nc.blocking)
 	call := func() error {
 		defer cfg.free()
-		return l.check(op, C.cn_init_rank(ctxHandle(dev), nc.slot, C.int(nranks), unsafe.Pointer(&id[0]), C.int(rank), &cfg.c), 0)
+		return l.check(op, C.cn_init_rank(ctxHandle(dev), nc.slot, C.int(nranks), unsafe.Pointer(&id[0]), C.int(rank), cfg.c), 0)
 	}
 	if g != nil {
 		if err := l.joinGroup(g, nc); err != nil {
@@ -240,7 +236,7 @@ func (l *ncclLib) initAll(devs []*rt.Context, opt *Options) ([]commImpl, error) 
 	blocking := opt == nil || !opt.NonBlocking
 	cfg := newCConfig(opt, blocking)
 	defer cfg.free()
-	if err := l.check(op, C.cn_init_all(C.int(n), &ctxs[0], &comms[0], unsafe.Pointer(&id[0]), &cfg.c), 0); err != nil && CodeOf(err) != InProgress {
+	if err := l.check(op, C.cn_init_all(C.int(n), &ctxs[0], &comms[0], unsafe.Pointer(&id[0]), cfg.c), 0); err != nil && CodeOf(err) != InProgress {
 		return nil, err
 	}
 	out := make([]commImpl, n)
@@ -383,19 +379,20 @@ func (nc *ncclComm) do(o *request, g *groupState) error {
 
 func (nc *ncclComm) split(color, key int, opt *Options, g *groupState) (commImpl, error) {
 	const op = "ncclCommSplit"
-	blocking := nc.blocking
-	if opt != nil {
-		blocking = !opt.NonBlocking
-	} else {
+	// opt nil passes no configuration: NCCL copies the parent's.
+	blocking, inherit := nc.blocking, opt == nil
+	if inherit {
 		opt = nc.opt
+	} else {
+		blocking = !opt.NonBlocking
 	}
 	child := &ncclComm{lib: nc.lib, ctx: nc.ctx, blocking: blocking, opt: opt, slot: newSlot(), rank: -1, size: -1}
 	var cfg *cconfig
 	var cp *C.cn_config
-	if opt != nil {
+	if !inherit {
 		cfg = newCConfig(opt, blocking)
 		defer cfg.free()
-		cp = &cfg.c
+		cp = cfg.c
 	}
 	if g != nil {
 		if err := nc.lib.joinGroup(g, child); err != nil {
@@ -502,4 +499,70 @@ func (nc *ncclComm) devCommAll(ranks []commImpl, req *DevCommRequirements) ([]De
 
 func (nc *ncclComm) destroyDevComm(d *DevComm) error {
 	return nc.lib.check("ncclDevCommDestroy", C.cn_devcomm_destroy(ctxHandle(nc.ctx), nc.h, unsafe.Pointer(d)), nc.h)
+}
+
+func (nc *ncclComm) memAlloc(size uint64) (rt.DevPtr, error) {
+	var p C.uintptr_t
+	if err := nc.lib.check("ncclMemAlloc", C.cn_mem_alloc(ctxHandle(nc.ctx), &p, C.size_t(size)), 0); err != nil {
+		return 0, err
+	}
+	return rt.DevPtr(p), nil
+}
+
+func (nc *ncclComm) memFree(p rt.DevPtr) error {
+	return nc.lib.check("ncclMemFree", C.cn_mem_free(ctxHandle(nc.ctx), C.uintptr_t(p)), 0)
+}
+
+// ncclWindow is a registered window; NCCL writes its handle into slot (C
+// memory), at once or at the end of the group it was registered in.
+type ncclWindow struct {
+	nc   *ncclComm
+	slot *C.uintptr_t
+}
+
+// ncclWinCollSymmetric is NCCL_WIN_COLL_SYMMETRIC.
+const ncclWinCollSymmetric = 1
+
+func (nc *ncclComm) registerWindow(p rt.DevPtr, size uint64, g *groupState) (windowImpl, error) {
+	const op = "ncclCommWindowRegister"
+	if g != nil {
+		if err := nc.lib.joinGroup(g, nc); err != nil {
+			return nil, err
+		}
+	}
+	w := &ncclWindow{nc: nc, slot: newSlot()}
+	if err := nc.lib.check(op, C.cn_window_register(ctxHandle(nc.ctx), nc.h, C.uintptr_t(p), C.size_t(size), w.slot, ncclWinCollSymmetric), nc.h); err != nil && CodeOf(err) != InProgress {
+		C.free(unsafe.Pointer(w.slot))
+		return nil, err
+	}
+	if g == nil {
+		if _, err := w.handle(); err != nil {
+			C.free(unsafe.Pointer(w.slot))
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (w *ncclWindow) handle() (uintptr, error) {
+	if w.slot == nil {
+		return 0, errorf("ncclCommWindowRegister", InvalidUsage, "the window was deregistered")
+	}
+	if h := *w.slot; h != 0 {
+		return uintptr(h), nil
+	}
+	return 0, errorf("ncclCommWindowRegister", InvalidUsage, "NCCL made no window (%s has no symmetric memory support on this communicator: 2.28.3 needs two or more ranks on one node with direct peer access, and CUDA VMM)", w.nc.lib.describe())
+}
+
+func (w *ncclWindow) deregister() error {
+	if w.slot == nil {
+		return errorf("ncclCommWindowDeregister", InvalidUsage, "the window was deregistered")
+	}
+	h := *w.slot
+	C.free(unsafe.Pointer(w.slot))
+	w.slot = nil
+	if h == 0 {
+		return nil
+	}
+	return w.nc.lib.check("ncclCommWindowDeregister", C.cn_window_deregister(ctxHandle(w.nc.ctx), w.nc.h, C.uintptr_t(h)), w.nc.h)
 }

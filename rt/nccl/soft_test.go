@@ -1,6 +1,7 @@
 package nccl_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -767,7 +768,7 @@ func initAllSame(r *ranks) error {
 }
 
 func initRank(r *ranks, rank, n int) error {
-	_, err := nccl.InitRank(nil, r.ctxs[0], nccl.UniqueID{}, rank, n, nil)
+	_, err := nccl.InitRank(context.Background(), r.ctxs[0], nccl.UniqueID{}, rank, n, nil)
 	return err
 }
 
