@@ -3,7 +3,9 @@
 package nccl_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -584,6 +586,13 @@ func benchAllReduce(b *testing.B, inPlace bool) {
 	if inPlace {
 		recv = send
 	}
+	for i := range 20000 { // warm up, as bench_nccl.c does
+		nccl.AllReduce(c, send, recv, nccl.Sum, s)
+		if i%256 == 255 {
+			s.Synchronize()
+		}
+	}
+	s.Synchronize()
 	b.ResetTimer()
 	for i := range b.N {
 		if err := nccl.AllReduce(c, send, recv, nccl.Sum, s); err != nil {
@@ -594,4 +603,74 @@ func benchAllReduce(b *testing.B, inPlace bool) {
 		}
 	}
 	s.Synchronize()
+}
+
+func init() { childRoles["busbw"] = busBandwidth }
+
+// busBandwidth is one rank of testdata/two-gpu.sh's bandwidth run,
+// launched by torchrun: AllReduce (sum, float32) of 8 KiB to 1 GiB, timed
+// with events; rank 0 prints "BUSBW-GO <bytes> <µs per call> <GB/s>", the
+// bus bandwidth as nccl-tests defines it (algorithm bandwidth × 2(n-1)/n).
+func busBandwidth() error {
+	l, err := nccl.LaunchEnv()
+	if err != nil {
+		return err
+	}
+	d, err := rt.Open("cuda")
+	if err != nil {
+		return err
+	}
+	dev, err := l.Device(d)
+	if err != nil {
+		return err
+	}
+	ctx, err := dev.Primary()
+	if err != nil {
+		return err
+	}
+	s, err := ctx.NewStream()
+	if err != nil {
+		return err
+	}
+	c, err := l.Comm(context.Background(), ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer c.Destroy()
+	start, _ := ctx.NewEvent(rt.EventDefault)
+	end, _ := ctx.NewEvent(rt.EventDefault)
+	for bytes := 8 << 10; bytes <= 1<<30; bytes *= 4 {
+		n := bytes / 4
+		buf, err := rt.Alloc[float32](ctx, n)
+		if err != nil {
+			return err
+		}
+		iters := max(5, min(200, (256<<20)/bytes))
+		for range 5 {
+			if err := nccl.AllReduceInPlace(c, buf, nccl.Sum, s); err != nil {
+				return err
+			}
+		}
+		start.Record(s)
+		for range iters {
+			if err := nccl.AllReduceInPlace(c, buf, nccl.Sum, s); err != nil {
+				return err
+			}
+		}
+		end.Record(s)
+		if err := end.Synchronize(); err != nil {
+			return err
+		}
+		ms, err := rt.Elapsed(start, end)
+		if err != nil {
+			return err
+		}
+		sec := float64(ms) / 1e3 / float64(iters)
+		bus := float64(bytes) / sec * 2 * float64(c.Size()-1) / float64(c.Size()) / 1e9
+		if c.Rank() == 0 {
+			fmt.Printf("BUSBW-GO %d %.2f %.2f\n", bytes, sec*1e6, bus)
+		}
+		buf.Free()
+	}
+	return c.AsyncError()
 }
