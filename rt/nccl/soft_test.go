@@ -878,3 +878,43 @@ func TestTypeOf(t *testing.T) {
 		t.Errorf("sizes")
 	}
 }
+
+// AllocMemory gives soft ranks rt memory, which operations use; windows
+// need symmetric memory, which the soft engine has not.
+func TestSoftMemoryAndWindows(t *testing.T) {
+	r := newRanks(t, 2, nil)
+	mems := make([]*nccl.Memory[float32], 2)
+	for q, c := range r.comms {
+		m, err := nccl.AllocMemory[float32](c, 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Free()
+		mems[q] = m
+		if err := rt.CopyHtoD(r.ctxs[q], m.Ptr, slices.Repeat([]float32{float32(q + 1)}, 1024)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.each(t, func(i int, c *nccl.Comm, s *rt.Stream) error {
+		return nccl.AllReducePtr(c, mems[i].Ptr, mems[i].Ptr, 1024, nccl.Sum, s)
+	})
+	r.sync(t)
+	for q := range 2 {
+		got := make([]float32, 1024)
+		if err := rt.CopyDtoH(r.ctxs[q], got, mems[q].Ptr); err != nil {
+			t.Fatal(err)
+		}
+		if got[0] != 3 || got[1023] != 3 {
+			t.Errorf("rank %d: %v..%v, want 3", q, got[0], got[1023])
+		}
+	}
+	if _, err := r.comms[0].RegisterWindow(mems[0].Ptr.Addr(), 4096); !errors.Is(err, nccl.InvalidUsage) {
+		t.Errorf("a soft window: %v", err)
+	}
+	if _, err := r.comms[0].RegisterWindow(mems[0].Ptr.Addr(), 100); !errors.Is(err, nccl.InvalidArgument) {
+		t.Errorf("a window of 100 bytes: %v", err)
+	}
+	if _, err := nccl.AllocMemory[float32](r.comms[0], -1); !errors.Is(err, nccl.InvalidArgument) {
+		t.Errorf("negative length: %v", err)
+	}
+}
