@@ -115,8 +115,9 @@ type Comm struct {
 // commImpl is one engine's communicator rank.
 type commImpl interface {
 	// do queues the checked operation o on o.stream; in a group, g is the
-	// calling thread's group and the engine may defer o to its end.
-	do(o *request, g *groupState) error
+	// calling thread's group and the engine may defer o to its end. o is
+	// a value: the NCCL engine's hot path allocates nothing.
+	do(o request, g *groupState) error
 	// split is ncclCommSplit; in a group the new communicator is finished
 	// at GroupEnd (through g).
 	split(color, key int, opt *Options, g *groupState) (commImpl, error)

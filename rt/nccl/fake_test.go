@@ -195,6 +195,14 @@ func fakeCalls() error {
 		"pop 0x1"); err != nil {
 		return err
 	}
+	// The hot path allocates nothing.
+	if n := testing.AllocsPerRun(100, func() { nccl.AllReduce(c, f32, f32b, nccl.Sum, s) }); n != 0 {
+		return fmt.Errorf("an AllReduce allocates %v times", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { nccl.SendPtr(c, f32.Ptr, 8, 0, s) }); n != 0 {
+		return fmt.Errorf("a SendPtr allocates %v times", n)
+	}
+	fakeLog()
 	// A pre-multiplied sum: the scalar's bytes (2.5 is 0x40200000).
 	op, err := nccl.NewPreMulSum(c, float32(2.5))
 	if err != nil {

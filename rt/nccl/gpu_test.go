@@ -459,15 +459,18 @@ func TestGPUMultiDevice(t *testing.T) {
 			return errors.Join(nccl.AllReduce(r.comms[q], send[q], sum[q], nccl.Sum, s), nccl.AllGather(r.comms[q], send[q], all[q], s))
 		}
 		if graph {
-			for q := range n {
-				g, err := r.ss[q].Capture(func(s *rt.Stream) error { return issue(q, s) })
-				if err != nil {
-					t.Fatal(err)
-				}
-				x, err := g.Instantiate()
-				if err != nil {
-					t.Fatal(err)
-				}
+			// Every rank's stream captured at once, the collectives in one
+			// group, as one goroutine driving several GPUs must.
+			execs := captureAll(t, r, func() error {
+				return nccl.Group(func() error {
+					var errs []error
+					for q := range n {
+						errs = append(errs, issue(q, r.ss[q]))
+					}
+					return errors.Join(errs...)
+				})
+			})
+			for q, x := range execs {
 				defer x.Destroy()
 				if err := x.Launch(r.ss[q]); err != nil {
 					t.Fatal(err)
@@ -674,3 +677,4 @@ func busBandwidth() error {
 	}
 	return c.AsyncError()
 }
+

@@ -355,7 +355,7 @@ func (nc *ncclComm) supports(dt DataType) error {
 	return nil
 }
 
-func (nc *ncclComm) do(o *request, g *groupState) error {
+func (nc *ncclComm) do(o request, g *groupState) error {
 	name := o.kind.String()
 	if g != nil {
 		if err := nc.lib.joinGroup(g, nc); err != nil {

@@ -106,7 +106,7 @@ func (o *request) outBytes(rank, size int) uint64 {
 }
 
 // submit checks o against c and queues it.
-func (c *Comm) submit(o *request) error {
+func (c *Comm) submit(o request) error {
 	name := o.kind.String()
 	if err := c.usable(name); err != nil {
 		return err
@@ -212,7 +212,7 @@ func AllReduce[T Elem](c *Comm, send, recv rt.Buffer[T], op RedOp, s *rt.Stream)
 	if err := checkBuf(c, name, "recv", recv, send.Len); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kAllReduce, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(send.Len), dtype: TypeOf[T](), red: op, stream: s})
+	return c.submit(request{kind: kAllReduce, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(send.Len), dtype: TypeOf[T](), red: op, stream: s})
 }
 
 // AllReduceInPlace is AllReduce of buf into itself.
@@ -226,7 +226,7 @@ func AllReducePtr[T Elem](c *Comm, send, recv rt.Ptr[T], count int, op RedOp, s 
 	if err := checkPtrs("ncclAllReduce", count, send.Addr(), recv.Addr()); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kAllReduce, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), red: op, stream: s})
+	return c.submit(request{kind: kAllReduce, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), red: op, stream: s})
 }
 
 // ---- Broadcast ----
@@ -249,7 +249,7 @@ func Broadcast[T Elem](c *Comm, send, recv rt.Buffer[T], root int, s *rt.Stream)
 	if err := checkBuf(c, name, "recv", recv, recv.Len); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kBroadcast, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(recv.Len), dtype: TypeOf[T](), peer: root, stream: s})
+	return c.submit(request{kind: kBroadcast, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(recv.Len), dtype: TypeOf[T](), peer: root, stream: s})
 }
 
 // BroadcastInPlace is Broadcast of the root's buf into every rank's buf.
@@ -267,7 +267,7 @@ func BroadcastPtr[T Elem](c *Comm, send, recv rt.Ptr[T], count int, root int, s 
 			return err
 		}
 	}
-	return c.submit(&request{kind: kBroadcast, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), peer: root, stream: s})
+	return c.submit(request{kind: kBroadcast, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), peer: root, stream: s})
 }
 
 // ---- Reduce ----
@@ -290,7 +290,7 @@ func Reduce[T Elem](c *Comm, send, recv rt.Buffer[T], op RedOp, root int, s *rt.
 	if err := checkBuf(c, name, "recv", recv, need); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kReduce, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(send.Len), dtype: TypeOf[T](), red: op, peer: root, stream: s})
+	return c.submit(request{kind: kReduce, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(send.Len), dtype: TypeOf[T](), red: op, peer: root, stream: s})
 }
 
 // ReduceInPlace is Reduce of every rank's buf into the root's buf.
@@ -308,7 +308,7 @@ func ReducePtr[T Elem](c *Comm, send, recv rt.Ptr[T], count int, op RedOp, root 
 			return err
 		}
 	}
-	return c.submit(&request{kind: kReduce, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), red: op, peer: root, stream: s})
+	return c.submit(request{kind: kReduce, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), red: op, peer: root, stream: s})
 }
 
 // ---- AllGather ----
@@ -327,7 +327,7 @@ func AllGather[T Elem](c *Comm, send, recv rt.Buffer[T], s *rt.Stream) error {
 	if err := checkBuf(c, name, "recv", recv, send.Len*c.size); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kAllGather, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(send.Len), dtype: TypeOf[T](), stream: s})
+	return c.submit(request{kind: kAllGather, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(send.Len), dtype: TypeOf[T](), stream: s})
 }
 
 // AllGatherInPlace gathers into buf, whose part Rank() (of Size() equal
@@ -344,7 +344,7 @@ func AllGatherInPlace[T Elem](c *Comm, buf rt.Buffer[T], s *rt.Stream) error {
 		return err
 	}
 	n := buf.Len / c.size
-	return c.submit(&request{kind: kAllGather, send: elemOffset(buf.Ptr, c.rank*n), recv: buf.Ptr.Addr(), count: uint64(n), dtype: TypeOf[T](), stream: s})
+	return c.submit(request{kind: kAllGather, send: elemOffset(buf.Ptr, c.rank*n), recv: buf.Ptr.Addr(), count: uint64(n), dtype: TypeOf[T](), stream: s})
 }
 
 // AllGatherPtr is AllGather of count elements per rank (recv holds Size()×count).
@@ -352,7 +352,7 @@ func AllGatherPtr[T Elem](c *Comm, send, recv rt.Ptr[T], count int, s *rt.Stream
 	if err := checkPtrs("ncclAllGather", count, send.Addr(), recv.Addr()); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kAllGather, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), stream: s})
+	return c.submit(request{kind: kAllGather, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), stream: s})
 }
 
 // ---- ReduceScatter ----
@@ -371,7 +371,7 @@ func ReduceScatter[T Elem](c *Comm, send, recv rt.Buffer[T], op RedOp, s *rt.Str
 	if err := checkBuf(c, name, "recv", recv, recv.Len); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kReduceScatter, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(recv.Len), dtype: TypeOf[T](), red: op, stream: s})
+	return c.submit(request{kind: kReduceScatter, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(recv.Len), dtype: TypeOf[T](), red: op, stream: s})
 }
 
 // ReduceScatterInPlace reduces buf (Size() equal parts) and leaves this
@@ -388,7 +388,7 @@ func ReduceScatterInPlace[T Elem](c *Comm, buf rt.Buffer[T], op RedOp, s *rt.Str
 		return err
 	}
 	n := buf.Len / c.size
-	return c.submit(&request{kind: kReduceScatter, send: buf.Ptr.Addr(), recv: elemOffset(buf.Ptr, c.rank*n), count: uint64(n), dtype: TypeOf[T](), red: op, stream: s})
+	return c.submit(request{kind: kReduceScatter, send: buf.Ptr.Addr(), recv: elemOffset(buf.Ptr, c.rank*n), count: uint64(n), dtype: TypeOf[T](), red: op, stream: s})
 }
 
 // ReduceScatterPtr is ReduceScatter of count elements per rank (send holds Size()×count).
@@ -396,7 +396,7 @@ func ReduceScatterPtr[T Elem](c *Comm, send, recv rt.Ptr[T], count int, op RedOp
 	if err := checkPtrs("ncclReduceScatter", count, send.Addr(), recv.Addr()); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kReduceScatter, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), red: op, stream: s})
+	return c.submit(request{kind: kReduceScatter, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), red: op, stream: s})
 }
 
 // ---- AllToAll ----
@@ -419,7 +419,7 @@ func AllToAll[T Elem](c *Comm, send, recv rt.Buffer[T], s *rt.Stream) error {
 	if err := checkBuf(c, name, "recv", recv, send.Len); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kAllToAll, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(send.Len / c.size), dtype: TypeOf[T](), stream: s})
+	return c.submit(request{kind: kAllToAll, send: send.Ptr.Addr(), recv: recv.Ptr.Addr(), count: uint64(send.Len / c.size), dtype: TypeOf[T](), stream: s})
 }
 
 // AllToAllPtr is AllToAll of count elements per rank pair (send and recv
@@ -428,7 +428,7 @@ func AllToAllPtr[T Elem](c *Comm, send, recv rt.Ptr[T], count int, s *rt.Stream)
 	if err := checkPtrs("ncclAlltoAll", count, send.Addr(), recv.Addr()); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kAllToAll, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), stream: s})
+	return c.submit(request{kind: kAllToAll, send: send.Addr(), recv: recv.Addr(), count: uint64(count), dtype: TypeOf[T](), stream: s})
 }
 
 // ---- Send and Recv ----
@@ -440,7 +440,7 @@ func Send[T Elem](c *Comm, buf rt.Buffer[T], peer int, s *rt.Stream) error {
 	if err := checkBuf(c, "ncclSend", "send", buf, buf.Len); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kSend, send: buf.Ptr.Addr(), count: uint64(buf.Len), dtype: TypeOf[T](), peer: peer, stream: s})
+	return c.submit(request{kind: kSend, send: buf.Ptr.Addr(), count: uint64(buf.Len), dtype: TypeOf[T](), peer: peer, stream: s})
 }
 
 // Recv receives into buf what rank peer sends with a Send of buf.Len
@@ -449,7 +449,7 @@ func Recv[T Elem](c *Comm, buf rt.Buffer[T], peer int, s *rt.Stream) error {
 	if err := checkBuf(c, "ncclRecv", "recv", buf, buf.Len); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kRecv, recv: buf.Ptr.Addr(), count: uint64(buf.Len), dtype: TypeOf[T](), peer: peer, stream: s})
+	return c.submit(request{kind: kRecv, recv: buf.Ptr.Addr(), count: uint64(buf.Len), dtype: TypeOf[T](), peer: peer, stream: s})
 }
 
 // SendPtr is Send of count elements.
@@ -457,7 +457,7 @@ func SendPtr[T Elem](c *Comm, p rt.Ptr[T], count, peer int, s *rt.Stream) error 
 	if err := checkPtrs("ncclSend", count, p.Addr()); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kSend, send: p.Addr(), count: uint64(count), dtype: TypeOf[T](), peer: peer, stream: s})
+	return c.submit(request{kind: kSend, send: p.Addr(), count: uint64(count), dtype: TypeOf[T](), peer: peer, stream: s})
 }
 
 // RecvPtr is Recv of count elements.
@@ -465,7 +465,7 @@ func RecvPtr[T Elem](c *Comm, p rt.Ptr[T], count, peer int, s *rt.Stream) error 
 	if err := checkPtrs("ncclRecv", count, p.Addr()); err != nil {
 		return err
 	}
-	return c.submit(&request{kind: kRecv, recv: p.Addr(), count: uint64(count), dtype: TypeOf[T](), peer: peer, stream: s})
+	return c.submit(request{kind: kRecv, recv: p.Addr(), count: uint64(count), dtype: TypeOf[T](), peer: peer, stream: s})
 }
 
 // putElem stores v's bytes in b.

@@ -169,15 +169,15 @@ func (sc *softComm) fail(err error) {
 	sc.failed.CompareAndSwap(nil, e)
 }
 
-func (sc *softComm) do(o *request, g *groupState) error {
+func (sc *softComm) do(o request, g *groupState) error {
 	if err := sc.asyncError(); err != nil {
 		return err
 	}
 	if g != nil {
-		g.soft.add(sc, o)
+		g.soft.add(sc, &o)
 		return nil
 	}
-	return sc.enqueue([]*request{o})
+	return sc.enqueue([]*request{&o})
 }
 
 // step is one operation's staging.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -917,4 +918,65 @@ func TestSoftMemoryAndWindows(t *testing.T) {
 	if _, err := nccl.AllocMemory[float32](r.comms[0], -1); !errors.Is(err, nccl.InvalidArgument) {
 		t.Errorf("negative length: %v", err)
 	}
+}
+
+// Every rank's stream captured at once, their collectives in one group:
+// how one goroutine captures a step of several ranks.
+func TestGraphCaptureAllRanks(t *testing.T) {
+	const n = 3
+	r := newRanks(t, n, nil)
+	bufs := upload(t, r, 4, func(q, i int) int32 { return int32(q + 1) })
+	execs := captureAll(t, r, func() error {
+		return nccl.Group(func() error {
+			var errs []error
+			for q, c := range r.comms {
+				errs = append(errs, nccl.AllReduceInPlace(c, bufs[q], nccl.Sum, r.ss[q]))
+			}
+			return errors.Join(errs...)
+		})
+	})
+	for range 2 {
+		for q, x := range execs {
+			if err := x.Launch(r.ss[q]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r.sync(t)
+	for q := range n {
+		if got := host(t, bufs[q]); got[0] != 18 || got[3] != 18 { // 1+2+3, then ×3
+			t.Errorf("rank %d: %v, want 18", q, got)
+		}
+	}
+}
+
+// captureAll captures fn's work on every rank's stream into one graph per
+// rank, all streams capturing at once.
+func captureAll(t *testing.T, r *ranks, fn func() error) []*rt.GraphExec {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for _, s := range r.ss {
+		if err := s.BeginCapture(rt.CaptureThreadLocal); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ferr := fn()
+	var execs []*rt.GraphExec
+	for _, s := range r.ss {
+		g, err := s.EndCapture()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := g.Instantiate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Destroy()
+		execs = append(execs, x)
+	}
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	return execs
 }
