@@ -677,4 +677,3 @@ func busBandwidth() error {
 	}
 	return c.AsyncError()
 }
-
