@@ -445,14 +445,14 @@ func (sc *softComm) freeAll() error {
 }
 
 // destroy leaves once the rank's work is done; where this process serves
-// the rendezvous it then waits for the other ranks to leave too (NCCL's
-// ncclCommFinalize waits for the communicator to be quiescent everywhere):
-// they may still be receiving their last results from it.
+// the rendezvous it then waits for the ranks of other processes to leave
+// too (NCCL's ncclCommFinalize waits for the communicator to be quiescent
+// everywhere): they may still be receiving their last results from it.
 func (sc *softComm) destroy() error {
 	sc.drain()
 	sc.rv.leave(sc.rank, "destroyed its communicator", false)
 	if l, ok := sc.rv.(localRV); ok {
-		l.waitLeft(sc.timeout)
+		l.waitRemote(sc.timeout)
 	}
 	return sc.freeAll()
 }

@@ -980,3 +980,29 @@ func captureAll(t *testing.T, r *ranks, fn func() error) []*rt.GraphExec {
 	}
 	return execs
 }
+
+// Ranks of one process destroyed one at a time, as a loop of Destroy
+// does, do not wait for each other (only ranks in other processes are
+// waited for, which may still need the rendezvous).
+func TestDestroyOneByOne(t *testing.T) {
+	d := soft.New(soft.Options{Devices: 3})
+	devs, _ := rt.DevicesOf(d)
+	var ctxs []*rt.Context
+	for _, dv := range devs {
+		c, _ := dv.Primary()
+		ctxs = append(ctxs, c)
+	}
+	comms, err := nccl.InitAll(ctxs, nil) // the default, two-minute peer timeout
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for _, c := range comms {
+		if err := c.Destroy(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("destroying three ranks one by one took %v", el)
+	}
+}

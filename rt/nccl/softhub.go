@@ -81,7 +81,7 @@ func (h *hub) get(key commKey) *hubComm {
 	defer h.mu.Unlock()
 	c := h.comms[key]
 	if c == nil {
-		c = &hubComm{key: key, h: h, failedCh: make(chan struct{}), joinedCh: make(chan struct{}), leftCh: make(chan struct{}),
+		c = &hubComm{key: key, h: h, failedCh: make(chan struct{}), joinedCh: make(chan struct{}),
 			colls: map[uint64]*round{}, p2p: map[p2pKey]*p2pSlot{}}
 		h.comms[key] = c
 	}
@@ -112,7 +112,7 @@ type hubComm struct {
 	joinedCh chan struct{} // closed when every rank has joined
 	left     []bool
 	nLeft    int
-	leftCh   chan struct{} // closed when every rank has left
+	remote   int // ranks of other processes joined and not left
 	failed   *Error
 	failedCh chan struct{} // closed at the first failure
 	colls    map[uint64]*round
@@ -457,9 +457,6 @@ func (c *hubComm) leave(rank int, why string, abort bool) {
 		}
 	}
 	last := c.nLeft == c.size && c.size > 0
-	if last {
-		close(c.leftCh)
-	}
 	c.mu.Unlock()
 	if last {
 		c.h.mu.Lock()
@@ -469,13 +466,31 @@ func (c *hubComm) leave(rank int, why string, abort bool) {
 	}
 }
 
-// waitLeft waits (at most timeout) until every rank has left: the
-// process that serves the rendezvous must not exit before the others
-// have their last results.
-func (c *hubComm) waitLeft(timeout time.Duration) {
-	select {
-	case <-c.leftCh:
-	case <-time.After(timeout):
+// remoteJoined counts the ranks of other processes that joined through
+// this process's server and have not left.
+func (c *hubComm) remoteJoined(delta int) {
+	c.mu.Lock()
+	c.remote += delta
+	c.mu.Unlock()
+}
+
+// waitRemote waits (at most timeout) until the ranks of other processes
+// have left: the process that serves the rendezvous must not exit before
+// they have their last results. Ranks of this process need no wait.
+func (c *hubComm) waitRemote(timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for {
+		c.mu.Lock()
+		n := c.remote
+		c.mu.Unlock()
+		if n <= 0 || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-c.failedCh:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 }
 

@@ -282,6 +282,7 @@ func serveConn(conn net.Conn) {
 					mu.Lock()
 					members[memberKey{f.Key, f.Rank}] = true
 					mu.Unlock()
+					hc.remoteJoined(1)
 				}
 				reply(f, nil, err)
 			case "coll":
@@ -294,9 +295,14 @@ func serveConn(conn net.Conn) {
 				reply(f, out, err)
 			case "leave":
 				mu.Lock()
-				delete(members, memberKey{f.Key, f.Rank})
+				k := memberKey{f.Key, f.Rank}
+				joined := members[k]
+				delete(members, k)
 				mu.Unlock()
 				hc.leave(f.Rank, f.Why, f.Abort)
+				if joined {
+					hc.remoteJoined(-1)
+				}
 				reply(f, nil, nil)
 			default:
 				reply(f, nil, fmt.Errorf("unknown request %q", f.Type))
@@ -309,7 +315,9 @@ func serveConn(conn net.Conn) {
 	members = map[memberKey]bool{}
 	mu.Unlock()
 	for m := range gone {
-		theHub.get(m.key).leave(m.rank, "lost its connection to the rendezvous (its process exited?)", true)
+		hc := theHub.get(m.key)
+		hc.leave(m.rank, "lost its connection to the rendezvous (its process exited?)", true)
+		hc.remoteJoined(-1)
 	}
 	wg.Wait()
 }
