@@ -40,6 +40,14 @@ type Options struct {
 	Taken map[string]string
 	// NoPackageDoc leaves the package's doc comment to another of its files.
 	NoPackageDoc bool
+	// NamedLibraries names a file's library after its input even when the
+	// file has one (AttentionLibrary, not Library): the package has other
+	// cugen runs, and which of them took the plain name would depend on
+	// the order they ran in.
+	NamedLibraries bool
+	// Style spells the identifiers for a package of hand-written code
+	// (-prefix, -unexported).
+	Style Style
 
 	// ImageFile and Source are Generate's one input: the embedded file,
 	// relative to the output's directory, and the input the comments name.
@@ -54,6 +62,18 @@ type Library struct {
 	Module    *parse.Module
 	ImageFile string // the embedded file, relative to the output's directory
 	Source    string // the input as the comments name it, "attention.cu"
+	// Name is what the library's identifiers are named after, when it is
+	// not Source's stem: a target set's name, "lltorque2" for
+	// lltorque2_50.ptx and lltorque2_90.ptx.
+	Name string
+}
+
+// name is what l's identifiers are named after.
+func (l *Library) name() string {
+	if l.Name != "" {
+		return l.Name
+	}
+	return stem(l.Source)
 }
 
 // A File is a generated Go file.

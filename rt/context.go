@@ -10,7 +10,7 @@ type Context struct {
 	h        CtxHandle
 	dev      int
 	primary  bool
-	borrowed bool // from Current: neither retained nor created by rt
+	borrowed bool // from Current or AdoptContext: neither retained nor created by rt
 }
 
 // Current returns the calling OS thread's current context on the default
@@ -42,7 +42,7 @@ func Current() (*Context, error) {
 func (c *Context) Release() error {
 	switch {
 	case c.borrowed:
-		return Errorf("rt.Context.Release", ErrNotPermitted, "%v was not retained or created through rt (it came from Current)", c)
+		return Errorf("rt.Context.Release", ErrNotPermitted, "%v was not retained or created through rt (it came from Current or AdoptContext): its owner releases it", c)
 	case c.primary:
 		return c.drv.PrimaryCtxRelease(c.dev)
 	}
@@ -84,6 +84,8 @@ type Stream struct {
 	// into is the graph a capture started by BeginCaptureInto fills, for
 	// EndCapture to return.
 	into *Graph
+	// adopted: made by other code (AdoptStream), which destroys it.
+	adopted bool
 }
 
 // Stream flags (CUstream_flags).
@@ -120,18 +122,23 @@ func (s *Stream) Synchronize() error { return s.ctx.drv.StreamSynchronize(s.ctx.
 // Done reports whether all the stream's work has completed.
 func (s *Stream) Done() (bool, error) { return s.ctx.drv.StreamQuery(s.ctx.h, s.h) }
 
-// Destroy destroys the stream (a NULL stream is left alone).
+// Destroy destroys the stream (a NULL stream is left alone; an adopted
+// one is its owner's to destroy: ErrNotPermitted).
 func (s *Stream) Destroy() error {
 	if s.h == 0 {
 		return nil
+	}
+	if s.adopted {
+		return Errorf("rt.Stream.Destroy", ErrNotPermitted, "stream %#x was made by other code (AdoptStream): its owner destroys it", uintptr(s.h))
 	}
 	return s.ctx.drv.StreamDestroy(s.ctx.h, s.h)
 }
 
 // Event is a CUDA event in a context.
 type Event struct {
-	ctx *Context
-	h   EventHandle
+	ctx     *Context
+	h       EventHandle
+	adopted bool // made by other code (AdoptEvent), which destroys it
 }
 
 // NewEvent creates an event with CUevent_flags: EventDefault records
@@ -158,8 +165,14 @@ func (e *Event) Record(s *Stream) error {
 // Synchronize waits for the event.
 func (e *Event) Synchronize() error { return e.ctx.drv.EventSynchronize(e.ctx.h, e.h) }
 
-// Destroy destroys the event.
-func (e *Event) Destroy() error { return e.ctx.drv.EventDestroy(e.ctx.h, e.h) }
+// Destroy destroys the event (an adopted one is its owner's to destroy:
+// ErrNotPermitted).
+func (e *Event) Destroy() error {
+	if e.adopted {
+		return Errorf("rt.Event.Destroy", ErrNotPermitted, "event %#x was made by other code (AdoptEvent): its owner destroys it", uintptr(e.h))
+	}
+	return e.ctx.drv.EventDestroy(e.ctx.h, e.h)
+}
 
 // Elapsed is the time in milliseconds between two recorded events.
 func Elapsed(start, end *Event) (float32, error) {

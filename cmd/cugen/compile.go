@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/cugen/cugen/parse"
 )
 
 // clangInclude is what device code compiled by clang sees instead of the
@@ -26,8 +28,8 @@ var clangInclude embed.FS
 
 // compileCU runs the device compiler on a .cu input and returns its output:
 // PTX for clang (which cannot build cubins without the CUDA toolkit) and for
-// nvcc with one virtual arch; a fatbin for nvcc with a list that names real
-// targets.
+// nvcc with one virtual arch; a fatbin for nvcc with a list of targets, and
+// for clang with several (compileClangTargets).
 func compileCU(c *config, input string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "cugen-cc")
 	if err != nil {
@@ -39,6 +41,9 @@ func compileCU(c *config, input string) ([]byte, error) {
 	out := filepath.Join(tmp, "out")
 	switch c.compiler {
 	case "clang":
+		if gpus := strings.Split(c.gpu, ","); len(gpus) > 1 {
+			return compileClangTargets(c, input, gpus)
+		}
 		tool = c.cc
 		if tool == "" {
 			tool = findClang()
@@ -66,7 +71,7 @@ func compileCU(c *config, input string) ([]byte, error) {
 		if gpu == "" {
 			gpu = "compute_75"
 		}
-		if strings.Contains(gpu, "sm_") {
+		if strings.Contains(gpu, "sm_") || strings.Contains(gpu, ",") {
 			// Real targets: a fatbin with their cubins plus the PTX of the lowest
 			// virtual arch named, so rt/soft and newer GPUs can run it.
 			args = []string{"-fatbin", "-O3"}
@@ -106,6 +111,41 @@ func compileCU(c *config, input string) ([]byte, error) {
 		return nil, err
 	}
 	return os.ReadFile(out)
+}
+
+// compileClangTargets compiles input with clang once per target (clang
+// writes one PTX file per --cuda-gpu-arch and cannot name several with -o)
+// and returns the fatbin of them all, as nvcc's -gencode list makes one:
+// the driver loads the newest PTX each device can take. Code that differs
+// between the targets' compilations (by __CUDA_ARCH__) in its kernels'
+// names or parameters is an error naming the kernel.
+func compileClangTargets(c *config, input string, gpus []string) ([]byte, error) {
+	var parts []parse.Part
+	for _, g := range gpus {
+		one := *c
+		one.gpu = strings.TrimSpace(g)
+		if one.gpu == "" {
+			continue
+		}
+		data, err := compileCU(&one, input)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("%s (--cuda-gpu-arch=%s)", input, one.gpu)
+		m, err := parse.Read(name, data, parse.Options{})
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, parse.Part{Name: name, Data: data, Module: m})
+	}
+	if len(parts) < 2 {
+		return nil, fmt.Errorf("-gpu %s: name the targets, e.g. -gpu sm_70,sm_80,sm_90", c.gpu)
+	}
+	m, err := parse.Combine(input, parts, parse.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return m.Image, nil
 }
 
 // writeClangInclude writes the embedded include directory under dir and

@@ -21,7 +21,7 @@ import (
 // request turns the command line into the generator's request: it reads the
 // files named (compiling a .cu input first) and gives every flag its field.
 func request(c *config) (*pipeline.Request, error) {
-	req := &pipeline.Request{Output: c.out, Package: c.pkg, Types: c.types, Command: c.command}
+	req := &pipeline.Request{Output: c.out, Package: c.pkg, Types: c.types, Command: c.command, Style: c.style, Separate: c.separate}
 	if !c.gpuOnly {
 		req.Check = soft.CheckBudget
 	}

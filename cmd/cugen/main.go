@@ -18,7 +18,13 @@
 // each is named after its input (attention.cu → AttentionLibrary). Several
 // runs may write into one package: each reads the Go files already in the
 // output's directory, takes their package name, and avoids the names they
-// declare.
+// declare; where the package has several cugen runs, every library is named
+// after its input, whatever order they run in. Inputs that are one kernel
+// file compiled for several targets (k_50.ptx k_90.ptx, as their names and
+// .target say; clang's several -gpu targets) are one library, whose image is
+// a fatbin of them all: the driver loads the image for each device. -prefix
+// and -unexported spell the generated names for a package whose API is
+// hand-written.
 //
 // -src names the CUDA source of the kernels: extern "C" kernels, whose names
 // carry no types, get their parameter types from their prototypes there
@@ -58,6 +64,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/cugen/cugen/gen"
 	"github.com/cugen/cugen/gen/pipeline"
 )
 
@@ -85,6 +92,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&c.includes, "I", "with -src: an include `dir` for the source's #include (repeatable)")
 	fs.Var(&c.defines, "D", "with -src: define a preprocessor macro, `NAME` or NAME=VALUE (repeatable)")
 	fs.StringVar(&c.globals, "globals", "", "wrap only the variables whose mangled or demangled name matches this `regexp`, or none with -globals none (default: all but the compiler's internals and those no code refers to and no -src declares)")
+	fs.StringVar(&c.style.Prefix, "prefix", "", "start every generated identifier with `P` (Cu: CuMadd3, CuLibrary; a lower-case one makes them unexported), to live beside a package's hand-written names")
+	fs.BoolVar(&c.style.Unexported, "unexported", false, "make every generated identifier unexported (madd3, madd3Kernel, library), for a package whose API is hand-written")
+	fs.BoolVar(&c.separate, "separate", false, "make each input a library of its own, also per-target files of one kernel file (k_50.ptx k_90.ptx), which are otherwise one")
 	fs.Var(&c.types, "type", "pass the C++ type as a Go type of the same layout (repeatable), `CNAME=IMPORT/PATH.Name`, e.g. 'Pair<float>=example.com/m/geom.PairF32'")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cugen [-o file] [-pkg name] [-kernels regexp] [-arch list] [-src file.cu] [-type C=pkg.T] [-gpu-only] input...\n")
@@ -124,4 +134,6 @@ type config struct {
 	srcs, includes, defines   listFlag
 	globals                   string
 	types                     typeFlag
+	style                     gen.Style // -prefix, -unexported
+	separate                  bool
 }

@@ -33,7 +33,10 @@ import (
 type Request struct {
 	// Inputs are the device code: the generated file has one rt.Library per
 	// input, Library for one input and named after each for several
-	// (attention.cu → AttentionLibrary).
+	// (attention.cu → AttentionLibrary). Inputs that are one kernel file
+	// compiled for several targets, as their names say (k_50.ptx and
+	// k_90.ptx, whose code is for sm_50 and sm_90), are one library of one
+	// fatbin, unless Separate says otherwise.
 	Inputs []Input
 	// Output is the Go file's path (-o); "" is BASE_cugen.go in the current
 	// directory, BASE the input's name without its extension, or for several
@@ -82,6 +85,12 @@ type Request struct {
 	// every input's fatbin entries and compressed ELF sections, and the
 	// check's, share it (nil: one of fatbin.DefaultBudget for the run).
 	Budget *fatbin.Budget
+	// Style spells the generated identifiers for a package of hand-written
+	// code: with a prefix (-prefix), unexported (-unexported).
+	Style gen.Style
+	// Separate makes each input a library of its own, also inputs that
+	// would be a target set (-separate).
+	Separate bool
 }
 
 // A File is a file's name and contents. The name is a path as the user gave
@@ -157,7 +166,7 @@ func Run(req *Request) (*Result, error) {
 		}
 	}
 	budget := runBudget(req)
-	mods, err := load(req, true, budget)
+	units, err := load(req, true, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -166,9 +175,11 @@ func Run(req *Request) (*Result, error) {
 		r.Warnings = append(r.Warnings, Warning{Input: dir, Message: w})
 	}
 	var libs []gen.Library
+	var mods []*parse.Module
 	built := map[string]string{} // image name → input
-	for i, in := range req.Inputs {
-		mod := mods[i]
+	for _, u := range units {
+		in, mod := u.in, u.mod
+		mods = append(mods, mod)
 		if mod.Image == nil {
 			return nil, &InputError{Input: in.Name, Err: fmt.Errorf("%s: %s", in.Name, parse.NoDeviceCode)}
 		}
@@ -186,7 +197,11 @@ func Run(req *Request) (*Result, error) {
 				return nil, &CheckError{Input: in.Name, Image: image, Err: err}
 			}
 		}
-		libs = append(libs, gen.Library{Module: mod, ImageFile: image, Source: filepath.Base(in.Name)})
+		lib := gen.Library{Module: mod, ImageFile: image, Source: filepath.Base(in.Name)}
+		if u.inputs != nil {
+			lib.Name, lib.Source = u.key, u.sources()
+		}
+		libs = append(libs, lib)
 		r.Images = append(r.Images, File{Name: path, Data: mod.Image})
 		for _, w := range mod.Warnings {
 			r.Warnings = append(r.Warnings, Warning{Input: in.Name, Message: w})
@@ -197,8 +212,11 @@ func Run(req *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkStyle(req.Style); err != nil {
+		return nil, err
+	}
 	f, err := gen.GenerateFile(libs, gen.Options{Package: pkg, Kernels: req.Kernels, Globals: req.Globals, NoGlobals: req.NoGlobals, Types: types,
-		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc})
+		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc, NamedLibraries: pd.otherRuns(), Style: req.Style})
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +230,19 @@ func Run(req *Request) (*Result, error) {
 // cugen -list does: an image that would have to be built (a cut-down or
 // extracted fatbin) is not, so Module.Image may be nil. Only Inputs, Arches,
 // Sources and Budget of req are used.
+//
+// Inputs that are one set of kernels compiled for several targets (see
+// Request.Inputs) are one model, as Run generates one library of them.
 func Load(req *Request) ([]*parse.Module, error) {
-	return load(req, false, runBudget(req))
+	units, err := load(req, false, runBudget(req))
+	if err != nil {
+		return nil, err
+	}
+	mods := make([]*parse.Module, len(units))
+	for i, u := range units {
+		mods[i] = u.mod
+	}
+	return mods, nil
 }
 
 // runBudget is the run's one decompression budget, shared by every input
@@ -228,7 +257,7 @@ func runBudget(req *Request) *fatbin.Budget {
 // target is a fatbin entry's name, as -arch takes it.
 var target = regexp.MustCompile(`^(sm|compute|lto)_[0-9]+[af]?$`)
 
-func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, error) {
+func load(req *Request, image bool, budget *fatbin.Budget) ([]*unit, error) {
 	for _, a := range req.Arches {
 		if !target.MatchString(a) {
 			return nil, &gen.OptionError{Option: "-arch", Value: a, Err: fmt.Errorf("not a target; want sm_NN, sm_NNa, sm_NNf, compute_NN or lto_NN")}
@@ -246,20 +275,67 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, err
 		}
 		sources = append(sources, f)
 	}
+	opts := parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget}
 	var mods []*parse.Module
 	for _, in := range req.Inputs {
-		mod, err := parse.Read(in.Name, in.Data, parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget})
+		mod, err := parse.Read(in.Name, in.Data, opts)
 		if err != nil {
 			return nil, &InputError{Input: in.Name, Err: err}
 		}
-		warnings, err := csrc.Apply(mod, sources)
+		mods = append(mods, mod)
+	}
+	units, err := targetSets(req.Inputs, mods, opts, req.Separate)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range units {
+		warnings, err := csrc.Apply(u.mod, sources)
 		if err != nil {
 			return nil, &gen.OptionError{Option: "-src", Err: err}
 		}
-		mod.Warnings = append(mod.Warnings, warnings...)
-		mods = append(mods, mod)
+		u.mod.Warnings = append(u.mod.Warnings, warnings...)
+		if len(sources) == 0 {
+			if w := untypedWarning(u.mod); w != "" {
+				u.mod.Warnings = append(u.mod.Warnings, w)
+			}
+		}
 	}
-	return mods, nil
+	return units, nil
+}
+
+// untypedWarning is the warning for kernels whose binary carries no C++
+// types (extern "C" ones: their symbols are bare names) generated without
+// -src: their parameters become integers and addresses of their PTX widths
+// (p0 uint64), which -src would type and name.
+func untypedWarning(m *parse.Module) string {
+	var names []string
+	for _, k := range m.Kernels {
+		if k.Signature == nil && k.Untyped == "" && len(k.Params) > 0 && k.Launchable() {
+			names = append(names, parse.ShortName(k.Name))
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("extern \"C\" kernel %s has no parameter types in the binary (its symbol is its bare name): "+
+			"its parameters are typed by their PTX widths (p0 uint64 for a pointer); give its CUDA source with -src FILE.cu to type and name them", names[0])
+	}
+	list := names
+	if len(list) > 4 {
+		list = append(list[:4:4], "…")
+	}
+	return fmt.Sprintf("%d extern \"C\" kernels (%s) have no parameter types in the binary (their symbols are bare names): "+
+		"their parameters are typed by their PTX widths (p0 uint64 for a pointer); give their CUDA source with -src FILE.cu to type and name them",
+		len(names), strings.Join(list, ", "))
+}
+
+// checkStyle refuses a -prefix that cannot start a Go identifier.
+func checkStyle(s gen.Style) error {
+	if s.Prefix != "" && !token.IsIdentifier(s.Prefix+"X") {
+		return &gen.OptionError{Option: "-prefix", Value: s.Prefix, Err: fmt.Errorf("not the start of a Go identifier")}
+	}
+	return nil
 }
 
 // An InputError is an input that cannot be read as device code. Err is

@@ -170,7 +170,7 @@ func checkBuf[T any](c *Comm, name, role string, b rt.Buffer[T], need int) error
 	}
 	switch {
 	case b.Context() == nil:
-		return errorf(name, InvalidArgument, "the %s buffer has no context (it is not rt.Alloc's): pass its pointer to the operation's Ptr form", role)
+		return errorf(name, InvalidArgument, "the %s buffer has no context (it is a literal, not rt.Alloc's, rt.AdoptBuffer's or a Slice): pass its pointer to the operation's Ptr form", role)
 	case !sameContext(b.Context(), c.ctx):
 		return errorf(name, InvalidArgument, "the %s buffer is in %v, and rank %d of the communicator works in %v", role, b.Context(), c.rank, c.ctx)
 	case b.Len < need:
