@@ -383,6 +383,24 @@ func TestCollectives(t *testing.T) {
 		}
 	})
 
+	t.Run("Slices", func(t *testing.T) {
+		// Buffer views (rt.Buffer.Slice) pass the checks as buffers of their context.
+		buf := upload(t, r, 10, func(q, i int) int32 { return int32(q + i) })
+		r.each(t, func(i int, c *nccl.Comm, s *rt.Stream) error {
+			part, err := buf[i].Slice(4, 7)
+			if err != nil {
+				return err
+			}
+			return nccl.AllReduceInPlace(c, part, nccl.Sum, s)
+		})
+		r.sync(t)
+		for q := range n {
+			if got := host(t, buf[q]); got[3] != int32(q+3) || got[4] != 0+1+2+3+4*4 || got[6] != 6+6+6+6+6 || got[7] != int32(q+7) {
+				t.Errorf("rank %d: %v", q, got)
+			}
+		}
+	})
+
 	t.Run("PtrForms", func(t *testing.T) {
 		// Operations on the middle of larger allocations.
 		buf := upload(t, r, 10, func(q, i int) float64 { return float64(q + i) })
