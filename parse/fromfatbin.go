@@ -231,6 +231,8 @@ func mergeParts(mod *Module, parts []part) {
 				}
 			}
 			m.seen = append(m.seen, observe(k, pt.arch))
+			m.k.SharedBytes = max(m.k.SharedBytes, k.SharedBytes)
+			m.k.DynamicShared = m.k.DynamicShared || k.DynamicShared
 			for a, r := range k.Regs {
 				if m.k.Regs == nil {
 					m.k.Regs = map[string]int{}

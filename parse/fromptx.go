@@ -58,6 +58,9 @@ func modelPTX(m *ptx.Module, text, image []byte) (*Module, error) {
 	if text != nil && len(mod.Globals) > 0 {
 		countRefs(text, mod.Globals)
 	}
+	if err := checkPTXLimits(m, text, mod.Kernels); err != nil {
+		return nil, err
+	}
 	sortModule(mod)
 	return mod, nil
 }

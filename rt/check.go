@@ -22,7 +22,8 @@ import (
 //     works on, as Event.Record(nil) has always had it; for a call that
 //     names no other context (a launch, AllocAsync, AllocFromPool,
 //     Copy2D.RunAsync, Copy3D.RunAsync) the context a launch with no
-//     stream runs in (see Config). A zero rt.Stream{} is not a stream, and
+//     stream runs in (implicitContext: the current one, else device 0's
+//     primary context). A zero rt.Stream{} is not a stream, and
 //     the methods of a nil *Stream have no context: ErrInvalidHandle. (The
 //     Stream type's comment says this to users.)
 //   - A nil or zero Context, Device or Driver is ErrInvalidContext
@@ -154,21 +155,33 @@ func (s *Stream) orCurrent(op string) (*Stream, error) {
 		}
 		return s, nil
 	}
-	c, err := currentFor(op)
+	c, err := implicitFor(op)
 	if err != nil {
 		return nil, err
 	}
 	return c.NullStream(), nil
 }
 
-// currentFor is the calling thread's current context on the default
-// driver, for op.
-func currentFor(op string) (*Context, error) {
-	c, err := Current()
+// implicitFor is the context a launch with no stream runs in
+// (implicitContext: the calling thread's current context on the default
+// driver, else device 0's primary context), for op.
+func implicitFor(op string) (*Context, error) {
+	d, err := defaultDriver()
 	if err != nil {
-		return nil, Errorf(op, CodeOf(err), "a nil stream is the NULL stream of the current context: %v", err)
+		return nil, err
 	}
-	return c, nil
+	if inHostFunc() {
+		return nil, notPermitted(op)
+	}
+	h, err := implicitContext(d)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := d.CtxDevice(h)
+	if err != nil {
+		return nil, err
+	}
+	return &Context{drv: d, h: h, dev: dev, borrowed: true}, nil
 }
 
 // sameDriver refuses objects of two drivers in one call.

@@ -13,7 +13,7 @@ type Context struct {
 	h        CtxHandle
 	dev      int
 	primary  bool
-	borrowed bool // from Current: neither retained nor created by rt
+	borrowed bool // from Current or AdoptContext: neither retained nor created by rt
 	// life says whether the context still exists (check.go); released
 	// that this value's retain or creation was given back.
 	life     *ctxLife
@@ -52,7 +52,7 @@ func (c *Context) Release() error {
 		return err
 	}
 	if c.borrowed {
-		return Errorf(op, ErrNotPermitted, "%v was not retained or created through rt (it came from Current)", c)
+		return Errorf(op, ErrNotPermitted, "%v was not retained or created through rt (it came from Current or AdoptContext): its owner releases it", c)
 	}
 	if !c.released.CompareAndSwap(false, true) {
 		return Errorf(op, ErrInvalidContext, "%v was already released through this value", c)
@@ -147,6 +147,8 @@ type Stream struct {
 	// EndCapture to return.
 	into *Graph
 	gone atomic.Bool // destroyed
+	// adopted: made by other code (AdoptStream), which destroys it.
+	adopted bool
 }
 
 // Stream flags (CUstream_flags).
@@ -212,8 +214,9 @@ func (s *Stream) Done() (bool, error) {
 	return s.ctx.drv.StreamQuery(s.ctx.h, s.h)
 }
 
-// Destroy destroys the stream (a NULL stream is left alone). Using it
-// afterwards is ErrInvalidHandle, destroying it again too.
+// Destroy destroys the stream (a NULL stream is left alone; an adopted
+// one is its owner's to destroy: ErrNotPermitted). Using it afterwards is
+// ErrInvalidHandle, destroying it again too.
 func (s *Stream) Destroy() error {
 	const op = "rt.Stream.Destroy"
 	if s == nil {
@@ -224,6 +227,9 @@ func (s *Stream) Destroy() error {
 	}
 	if s.h == 0 {
 		return nil
+	}
+	if s.adopted {
+		return Errorf(op, ErrNotPermitted, "stream %#x was made by other code (AdoptStream): its owner destroys it", uintptr(s.h))
 	}
 	if !s.gone.CompareAndSwap(false, true) {
 		return Errorf(op, ErrInvalidHandle, "stream %#x was destroyed", uintptr(s.h))
@@ -237,9 +243,10 @@ func (s *Stream) Destroy() error {
 
 // Event is a CUDA event in a context.
 type Event struct {
-	ctx  *Context
-	h    EventHandle
-	gone atomic.Bool // destroyed
+	ctx     *Context
+	h       EventHandle
+	gone    atomic.Bool // destroyed
+	adopted bool        // made by other code (AdoptEvent), which destroys it
 }
 
 // NewEvent creates an event with CUevent_flags: EventDefault records
@@ -275,12 +282,16 @@ func (e *Event) Synchronize() error {
 	return e.ctx.drv.EventSynchronize(e.ctx.h, e.h)
 }
 
-// Destroy destroys the event. Using it afterwards is ErrInvalidHandle,
-// destroying it again too.
+// Destroy destroys the event (an adopted one is its owner's to destroy:
+// ErrNotPermitted). Using it afterwards is ErrInvalidHandle, destroying it
+// again too.
 func (e *Event) Destroy() error {
 	const op = "rt.Event.Destroy"
 	if err := e.check(op); err != nil {
 		return err
+	}
+	if e.adopted {
+		return Errorf(op, ErrNotPermitted, "event %#x was made by other code (AdoptEvent): its owner destroys it", uintptr(e.h))
 	}
 	if !e.gone.CompareAndSwap(false, true) {
 		return Errorf(op, ErrInvalidHandle, "event %#x was destroyed", uintptr(e.h))

@@ -126,7 +126,8 @@ func isPinned(p unsafe.Pointer, n uint64) bool {
 // each launch of the graph would then read or write the Go memory's
 // address long after the call: memory the garbage collector may have freed
 // or, for a goroutine's stack, moved. A PinnedBuffer's memory stays where
-// it is until Free. Outside a capture it costs nothing for pinned memory
+// it is until Free, and so does page-locked memory of other code's
+// (AdoptPinned), which the driver knows (rt.Adopter). Outside a capture it costs nothing for pinned memory
 // and one driver query for Go memory (whose copy CUDA stages anyway).
 func (s *Stream) captureHost(op string, p unsafe.Pointer, n uint64) error {
 	if isPinned(p, n) {
@@ -137,7 +138,7 @@ func (s *Stream) captureHost(op string, p unsafe.Pointer, n uint64) error {
 		return nil
 	}
 	st, _, err := g.StreamCaptureInfo(s.ctx.h, s.h, nil)
-	if err == nil && st != CaptureNone {
+	if err == nil && st != CaptureNone && !foreignPinned(s.ctx.drv, p, n) {
 		return Errorf(op, ErrStreamCaptureUnsupported, "a graph would keep the address of Go memory, which the garbage collector may free or move: copy through an rt.PinnedBuffer during a capture")
 	}
 	return nil
@@ -266,10 +267,11 @@ func (c *Context) MemInfo() (free, total uint64, err error) {
 // after Free. T must hold no Go pointers (the garbage collector does not
 // see this memory).
 type PinnedBuffer[T any] struct {
-	ctx *Context
-	m   MemoryOps
-	p   unsafe.Pointer
-	n   int
+	ctx     *Context
+	m       MemoryOps
+	p       unsafe.Pointer
+	n       int
+	adopted bool // other code's memory (AdoptPinned): Free refuses
 }
 
 // AllocPinned allocates a page-locked buffer of n elements of T, zeroed.
@@ -320,10 +322,14 @@ func (b *PinnedBuffer[T]) Len() int {
 }
 
 // Free returns the memory (cuMemFreeHost). Copies still queued to or from
-// it must have completed.
+// it must have completed. Adopted memory (AdoptPinned) is its owner's to
+// free: ErrNotPermitted.
 func (b *PinnedBuffer[T]) Free() error {
 	if b == nil || b.p == nil {
 		return nil // nil, zero or freed already, as cuMemFreeHost(NULL)
+	}
+	if b.adopted {
+		return Errorf("rt.PinnedBuffer.Free", ErrNotPermitted, "%p is other code's page-locked memory (AdoptPinned): its owner frees it", b.p)
 	}
 	if b.m == nil {
 		return Errorf("rt.PinnedBuffer.Free", ErrInvalidValue, "a PinnedBuffer that AllocPinned did not make")

@@ -335,9 +335,11 @@ func (k *Kernel) bind(d Driver, lib LibHandle) (*kernelBinding, error) {
 }
 
 // Config is a launch configuration. A launch with a Stream runs in the
-// stream's context; with no Stream it runs on the NULL stream of the calling
-// OS thread's current context of the default driver (hold
-// runtime.LockOSThread around SetCurrent and such launches).
+// stream's context. With no Stream it runs on a NULL stream of the default
+// driver, as CUDA's runtime API does: the calling OS thread's current
+// context's, if one is current (hold runtime.LockOSThread around SetCurrent
+// and such launches), else device 0's primary context's, which rt retains
+// on that first use for the rest of the process (see implicit.go).
 type Config struct {
 	Grid      Dim3
 	Block     Dim3
@@ -414,6 +416,9 @@ func (k *Kernel) launchSlow(cfg Config, params []byte) error {
 	} else {
 		var err error
 		if drv, err = defaultDriver(); err != nil {
+			return err
+		}
+		if ctx, err = implicitContext(drv); err != nil {
 			return err
 		}
 	}

@@ -58,9 +58,10 @@ func sizeOf[T any]() uint64 {
 //     the call returns at once and the copy overlaps other work: touch the
 //     host memory only once the stream has passed the copy.
 type Buffer[T any] struct {
-	Ptr Ptr[T]
-	Len int
-	ctx *Context
+	Ptr  Ptr[T]
+	Len  int
+	ctx  *Context
+	view bool // memory it does not own (AdoptBuffer, Slice): Free refuses
 }
 
 // Alloc allocates n elements of T in ctx (contents undefined).
@@ -116,13 +117,17 @@ func (b Buffer[T]) check(op string) error {
 // Bytes is the buffer's size in bytes.
 func (b Buffer[T]) Bytes() uint64 { return uint64(b.Len) * sizeOf[T]() }
 
-// Free releases the device memory.
+// Free releases the device memory. A view (AdoptBuffer, Slice) owns none:
+// ErrNotPermitted.
 func (b Buffer[T]) Free() error {
 	if b.ctx == nil && b.Ptr == 0 {
 		return nil // the zero Buffer, as cuMemFree(0)
 	}
 	if err := b.check("rt.Buffer.Free"); err != nil {
 		return err
+	}
+	if b.view {
+		return Errorf("rt.Buffer.Free", ErrNotPermitted, "the buffer at %v views memory it does not own (AdoptBuffer or Slice): its owner frees it", b.Ptr)
 	}
 	return b.ctx.drv.MemFree(b.ctx.h, DevPtr(b.Ptr))
 }

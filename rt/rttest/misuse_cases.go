@@ -214,6 +214,7 @@ var four = make([]float32, 4)
 
 func misuseCases() []misuseCase {
 	return cat(
+		adoptCases(), deprecatedCases(),
 		contextCases(), deviceCases(), streamCases(), eventCases(), memoryCases(), sizeCases(),
 		asyncCases(), graphCases(), libraryCases(), kernelCases(), variableCases(), textureCases(),
 		peerCases(), hostFuncCases(), clusterCases(), driverCases(),
@@ -644,22 +645,30 @@ func asyncCases() []misuseCase {
 		handleRecv("MemPool.Trim", needsAsync, newPool, (*rt.MemPool).Destroy, func(e *misuseEnv, p *rt.MemPool) error { return p.Trim(0) }),
 		handleRecv("MemPool.Destroy", needsAsync, newPool, (*rt.MemPool).Destroy, func(e *misuseEnv, p *rt.MemPool) error { return p.Destroy() }),
 		[]misuseCase{
-			{api: "AllocAsync", what: "nil stream, no current context", want: badContext, needs: needsAsync, run: func(e *misuseEnv) error {
-				_, err := rt.AllocAsync[float32](nil, 4)
+			// A nil stream with no current context is device 0's primary
+			// context's NULL stream, as for a launch (of rt.Default's driver).
+			{api: "AllocAsync", what: "nil stream, no current context", want: codes(rt.Success, rt.ErrNotSupported), run: func(e *misuseEnv) error {
+				b, err := rt.AllocAsync[float32](nil, 4)
+				if err == nil {
+					err = b.Free()
+				}
 				return err
 			}},
-			{api: "AllocFromPool", what: "nil stream, no current context", want: badContext, needs: needsAsync, run: func(e *misuseEnv) error {
+			{api: "AllocFromPool", what: "nil stream, no current context", want: codes(rt.Success, rt.ErrInvalidHandle), needs: needsAsync, run: func(e *misuseEnv) error {
 				p, err := e.devs[0].MemPool()
 				if err != nil {
 					return err
 				}
-				_, err = rt.AllocFromPool[float32](nil, p, 4)
+				b, err := rt.AllocFromPool[float32](nil, p, 4) // e.d's pool: of another driver unless e.d is rt.Default's
+				if err == nil {
+					err = b.Free()
+				}
 				return err
 			}},
-			{api: "Copy2D.RunAsync", what: "nil stream, no current context", want: badContext, run: func(e *misuseEnv) error {
+			{api: "Copy2D.RunAsync", what: "nil stream, no current context: nothing to copy", want: codes(rt.Success, rt.ErrNotSupported), run: func(e *misuseEnv) error {
 				return rt.Copy2D{}.RunAsync(nil)
 			}},
-			{api: "Copy3D.RunAsync", what: "nil stream, no current context", want: badContext, run: func(e *misuseEnv) error {
+			{api: "Copy3D.RunAsync", what: "nil stream, no current context: no sides", want: codes(rt.ErrInvalidValue, rt.ErrNotSupported), run: func(e *misuseEnv) error {
 				return rt.Copy3D{}.RunAsync(nil)
 			}},
 			{api: "AllocFromPool", what: "pool of another driver", want: badHandle, needs: needsAsync, run: func(e *misuseEnv) error {
@@ -1356,4 +1365,87 @@ func driverCases() []misuseCase {
 			noPanic("Backends", "listing", func(e *misuseEnv) { rt.Backends() }),
 		},
 	)
+}
+
+// adoptCases give the adoption of other code's objects wrong handles.
+func adoptCases() []misuseCase {
+	nilEv := (*rt.Event)(nil)
+	return cat(
+		ctxArg("Context.AdoptStream", func(e *misuseEnv, c *rt.Context) error { _, err := c.AdoptStream(1); return err }),
+		ctxArg("Context.AdoptEvent", func(e *misuseEnv, c *rt.Context) error { _, err := c.AdoptEvent(1); return err }),
+		ctxArg("AdoptBuffer", func(e *misuseEnv, c *rt.Context) error {
+			_, err := rt.AdoptBuffer[float32](c, e.buf.Ptr.Addr(), 4)
+			return err
+		}),
+		ctxArg("AdoptPinned", func(e *misuseEnv, c *rt.Context) error {
+			_, err := rt.AdoptPinned[float32](c, unsafe.Pointer(&four[0]), 4)
+			return err
+		}),
+		ctxArg("Kernel.Function", func(e *misuseEnv, c *rt.Context) error { _, err := e.vecAdd.Function(c); return err }),
+		driverArg("AdoptContext", func(e *misuseEnv, d rt.Driver) error { _, err := rt.AdoptContext(d, e.ctx.Handle()); return err }),
+		driverArg("AdoptStream", func(e *misuseEnv, d rt.Driver) error { _, err := rt.AdoptStream(d, e.s.Handle()); return err }),
+		driverArg("Library.Native", func(e *misuseEnv, d rt.Driver) error { _, err := e.lib.Native(d); return err }),
+		driverArg("Kernel.Native", func(e *misuseEnv, d rt.Driver) error { _, err := e.vecAdd.Native(d); return err }),
+		[]misuseCase{
+			{api: "AdoptContext", what: "the null handle", want: badContext, run: func(e *misuseEnv) error { _, err := rt.AdoptContext(e.d, 0); return err }},
+			{api: "AdoptContext", what: "a released context's handle", want: anyErrorOf(), run: func(e *misuseEnv) error {
+				_, err := rt.AdoptContext(e.d, e.released().Handle())
+				return err
+			}},
+			{api: "AdoptStream", what: "the NULL stream", want: badHandle, run: func(e *misuseEnv) error { _, err := rt.AdoptStream(e.d, 0); return err }},
+			{api: "Context.AdoptEvent", what: "the null handle", want: badHandle, run: func(e *misuseEnv) error { _, err := e.ctx.AdoptEvent(0); return err }},
+			{api: "AdoptBuffer", what: "2^61 float64: bytes overflow", want: badValue, run: func(e *misuseEnv) error {
+				_, err := rt.AdoptBuffer[float64](e.ctx, e.buf.Ptr.Addr(), 1<<61)
+				return err
+			}},
+			{api: "AdoptBuffer", what: "the null pointer", want: badValue, run: func(e *misuseEnv) error { _, err := rt.AdoptBuffer[float32](e.ctx, 0, 4); return err }},
+			{api: "AdoptPinned", what: "2^61 float64: bytes overflow", want: badValue, run: func(e *misuseEnv) error {
+				_, err := rt.AdoptPinned[float64](e.ctx, unsafe.Pointer(&four[0]), 1<<61)
+				return err
+			}},
+			{api: "Buffer.Slice", what: "past the end", want: badValue, run: func(e *misuseEnv) error { _, err := e.buf.Slice(2, e.buf.Len+1); return err }},
+			{api: "Buffer.Slice", what: "a slice's Free", want: codes(rt.ErrNotPermitted), run: func(e *misuseEnv) error {
+				v, err := e.buf.Slice(0, 4)
+				if err != nil {
+					return err
+				}
+				return v.Free()
+			}},
+			noPanic("Buffer.IsView", "zero Buffer", func(e *misuseEnv) { rt.Buffer[float32]{}.IsView() }),
+			noPanic("Event.Handle", "nil event", func(e *misuseEnv) { nilEv.Handle() }),
+			noPanic("Event.Context", "nil event", func(e *misuseEnv) { nilEv.Context() }),
+			noPanic("Stream.Adopted", "nil stream", func(e *misuseEnv) { (*rt.Stream)(nil).Adopted() }),
+			noPanic("PinnedBuffer.Pointer", "nil PinnedBuffer", func(e *misuseEnv) { (*rt.PinnedBuffer[float32])(nil).Pointer() }),
+			{api: "Library.Native", what: "nil library", want: badHandle, run: func(e *misuseEnv) error { _, err := (*rt.Library)(nil).Native(e.d); return err }},
+			{api: "Kernel.Native", what: "nil kernel", want: codes(rt.ErrInvalidHandle, rt.ErrNotSupported), run: func(e *misuseEnv) error {
+				_, err := (*rt.Kernel)(nil).Native(e.d)
+				return err
+			}},
+		},
+	)
+}
+
+// deprecatedCases are the deprecated forms of Devices' and Device's calls.
+func deprecatedCases() []misuseCase {
+	return []misuseCase{
+		{api: "PrimaryOn", what: "nil driver", want: badDevice, run: func(e *misuseEnv) error { _, err := rt.PrimaryOn(nil, 0); return err }},
+		{api: "PrimaryOn", what: "a device the driver lacks", want: badDevice, run: func(e *misuseEnv) error { _, err := rt.PrimaryOn(e.d, 99); return err }},
+		{api: "NewContextOn", what: "nil driver", want: badDevice, run: func(e *misuseEnv) error { _, err := rt.NewContextOn(nil, 0, 0); return err }},
+		{api: "NewContextOn", what: "a device the driver lacks", want: badDevice, run: func(e *misuseEnv) error { _, err := rt.NewContextOn(e.d, 99, 0); return err }},
+		{api: "Primary", what: "a device the default driver lacks", want: codes(rt.ErrInvalidDevice, rt.ErrNoDevice), run: func(e *misuseEnv) error {
+			_, err := rt.Primary(99)
+			return err
+		}},
+		{api: "NewContext", what: "a device the default driver lacks", want: codes(rt.ErrInvalidDevice, rt.ErrNoDevice), run: func(e *misuseEnv) error {
+			_, err := rt.NewContext(99)
+			return err
+		}},
+		{api: "Context.DeviceName", what: "nil context", want: badDevice, run: func(e *misuseEnv) error { _, err := (*rt.Context)(nil).DeviceName(); return err }},
+		{api: "Context.Attribute", what: "zero Context", want: badDevice, run: func(e *misuseEnv) error {
+			_, err := (&rt.Context{}).Attribute(rt.AttrWarpSize)
+			return err
+		}},
+		{api: "Kernel.Placement", what: "nil driver", want: badValue, run: func(e *misuseEnv) error { _, _, err := e.vecAdd.Placement(nil); return err }},
+		noPanic("DeviceCount", "whatever the default is", func(e *misuseEnv) { rt.DeviceCount() }),
+	}
 }
