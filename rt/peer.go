@@ -73,11 +73,20 @@ func (b Buffer[T]) CopyFromPeer(src Buffer[T]) error {
 }
 
 // CopyFromPeerAsync is CopyFromPeer in s's order (cuMemcpyPeerAsync); s
-// may be a stream of either context. Order the other context's work with
-// an event.
+// may be a created stream of either context, or the destination's NULL
+// stream (cuMemcpyPeerAsync runs a NULL stream's copy in the destination's
+// context, so the source's NULL stream would not order it: an error).
+// Order the other context's work with an event.
 func (b Buffer[T]) CopyFromPeerAsync(s *Stream, src Buffer[T]) error {
+	const op = "rt.Buffer.CopyFromPeerAsync"
+	if s == nil {
+		return Errorf(op, ErrInvalidValue, "nil stream (the destination's NULL stream is its Context().NullStream())")
+	}
+	if s.h == 0 && s.ctx.h != b.ctx.h {
+		return Errorf(op, ErrInvalidValue, "the NULL stream of %v, not of the destination's %v: the copy would run on the destination's NULL stream, unordered with the stream named; use a created stream", s.ctx, b.ctx)
+	}
 	if src.Len > b.Len {
-		return Errorf("rt.Buffer.CopyFromPeerAsync", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
+		return Errorf(op, ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
 	}
 	if src.Len == 0 {
 		return nil
