@@ -31,7 +31,10 @@ func (d Device) P2PAttribute(peer Device, a P2PAttr) (int, error) {
 // EnablePeerAccess lets kernels and copies in c access memory allocated in
 // peer, a context of another device (cuCtxEnablePeerAccess). Access is one
 // way: enable it from peer too for the other direction. Enabling it twice
-// fails with ErrPeerAccessAlreadyEnabled.
+// fails with ErrPeerAccessAlreadyEnabled. It covers memory allocated with
+// Alloc, not stream-ordered allocations (AllocAsync, MemPool): CUDA gives
+// other devices access to a pool with cuMemPoolSetAccess, which rt does
+// not wrap yet.
 func (c *Context) EnablePeerAccess(peer *Context) error {
 	p, err := peerAccessor(c.drv, "cuCtxEnablePeerAccess")
 	if err != nil {
