@@ -382,6 +382,9 @@ func peers(b *backend, w io.Writer, note func(string)) error {
 	if err := z1.CopyFromPeerAsync(c0.NullStream(), xa); !errors.Is(err, rt.ErrInvalidValue) {
 		return fmt.Errorf("CopyFromPeerAsync on the source's NULL stream: %v, want an ErrInvalidValue error", err)
 	}
+	if err := z1.CopyFromPeerAsync(nil, xa); !errors.Is(err, rt.ErrInvalidValue) {
+		return fmt.Errorf("CopyFromPeerAsync on a nil stream: %v, want an ErrInvalidValue error", err)
+	}
 	if err := z1.CopyFromPeerAsync(c1.NullStream(), xa); err != nil {
 		return err
 	}
