@@ -81,7 +81,7 @@ run() {
 		timed 90 "$torchrun" --standalone --nproc-per-node "$ngpu" --no-python "$bin/nccl.test" -test.run '^$') >"$log" 2>&1
 	rc=$?
 	local ok
-	ok=$(grep -cE '^rank [0-9]+ ok' "$log")
+	ok=$(grep -cE '^(\[[^]]*\]:)?rank [0-9]+ ok' "$log") # torchrun may prefix "[rank0]:"
 	table+=$(printf '%-34s ranks ok %d of %d  exit %d' "torchrun, $ngpu processes" "$ok" "$ngpu" $rc)$'\n'
 	[ $rc -ne 0 ] || [ "$ok" -ne "$ngpu" ] && status=1 && tail -20 "$log"
 
@@ -102,7 +102,8 @@ run() {
 		timed 60 "$torchrun" --standalone --nproc-per-node "$ngpu" rt/nccl/testdata/busbw.py >>"$out/busbw.txt" 2>&1
 	done
 	# The best of the runs per size, for each side.
-	lines=$(awk '$1 == "BUSBW-GO" {if ($4 > g[$2]) g[$2] = $4; s[$2] = 1}
+	lines=$(awk '{sub(/^\[[^]]*\]:/, "")} # a torchrun prefix such as [rank0]:
+		$1 == "BUSBW-GO" {if ($4 > g[$2]) g[$2] = $4; s[$2] = 1}
 		$1 == "BUSBW-TORCH" {if ($4 > t[$2]) t[$2] = $4; s[$2] = 1}
 		END {
 			for (b in s) sizes[++n] = b + 0
