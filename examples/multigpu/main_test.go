@@ -98,6 +98,8 @@ func BenchmarkPeerCopy(bm *testing.B) {
 		bm.Fatal(err)
 	}
 	if bm.N >= 10 {
-		fmt.Println(pc.line(bm.N, d))
+		// On a line of its own: the testing package has printed the
+		// benchmark's name, and prints its figures after this.
+		fmt.Printf("\n%s\n", pc.line(bm.N, d))
 	}
 }
