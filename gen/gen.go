@@ -13,6 +13,8 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/cugen/cugen/parse"
 )
@@ -126,7 +128,7 @@ func GenerateFile(libs []Library, opts Options) (*File, error) {
 	}
 	var buf bytes.Buffer
 	if err := p.emit().Render(&buf); err != nil {
-		return nil, fmt.Errorf("gen: rendering: %v", err)
+		return nil, renderError(err)
 	}
 	return &File{Source: buf.Bytes(), Notes: p.notes}, nil
 }
@@ -143,4 +145,26 @@ func Generate(m *parse.Module, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	return f.Source, nil
+}
+
+// renderError is a failure to format the generated source: a bug of gen's
+// (the plan's checks are to rule every cause out). jennifer's error holds
+// the whole source after its first line; the error keeps that line and the
+// source lines around the position it names, not the hundreds of others.
+func renderError(err error) error {
+	msg, src, found := strings.Cut(err.Error(), " while formatting source:\n")
+	if !found {
+		return fmt.Errorf("gen: internal error rendering the Go file (please report it): %v", err)
+	}
+	var line int
+	if i := strings.Index(msg, "Error "); i >= 0 {
+		fmt.Sscanf(msg[i+len("Error "):], "%d:", &line)
+	}
+	lines := strings.Split(src, "\n")
+	var ctx strings.Builder
+	for i := max(line-3, 0); i < min(line+2, len(lines)); i++ {
+		q := strconv.QuoteToGraphic(lines[i]) // invalid UTF-8 shown escaped
+		fmt.Fprintf(&ctx, "\n\t%4d  %s", i+1, q[1:len(q)-1])
+	}
+	return fmt.Errorf("gen: internal error rendering the Go file (please report it): %s; the source there:%s", msg, ctx.String())
 }

@@ -8,8 +8,10 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cugen/cugen/parse"
 )
@@ -216,11 +218,35 @@ func boundedName(id, symbol string) string {
 	}
 	h := fnv.New32a()
 	h.Write([]byte(symbol))
-	return fmt.Sprintf("%s%08X", id[:48], h.Sum32())
+	cut := 48
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut-- // not inside a letter's bytes
+	}
+	return fmt.Sprintf("%s%08X", id[:cut], h.Sum32())
+}
+
+// shown is a symbol as a comment shows it: itself, or quoted with escapes
+// if it is not valid UTF-8 (which a Go file cannot hold).
+func shown(symbol string) string {
+	if utf8.ValidString(symbol) {
+		return symbol
+	}
+	return strconv.Quote(symbol)
+}
+
+// errNotUTF8 is the error of a symbol that is not valid UTF-8 (the error
+// shows it quoted, with escapes): a Go file is UTF-8, and the symbol would
+// be in its comments and names. flag is the option that leaves it out.
+func errNotUTF8(flag string) error {
+	return fmt.Errorf("the symbol is not valid UTF-8, which Go source cannot spell; leave it out with %s", flag)
 }
 
 // camel turns a C/C++ identifier into an exported Go identifier:
-// "vecAdd" → "VecAdd", "my_kernel" → "MyKernel", "__foo2" → "Foo2".
+// "vecAdd" → "VecAdd", "my_kernel" → "MyKernel", "__foo2" → "Foo2". Go
+// exports only names that start with an upper-case letter: one that would
+// start with a digit, or with a letter that has no upper case ("内g",
+// "ßig"; ß's upper case is two letters), gets a K in front: "K2d",
+// "K内g", "Kßig".
 func camel(s string) string {
 	var b strings.Builder
 	up := true
@@ -239,7 +265,7 @@ func camel(s string) string {
 	if out == "" {
 		return "X"
 	}
-	if unicode.IsDigit(rune(out[0])) {
+	if !token.IsExported(out) {
 		out = "K" + out
 	}
 	return out

@@ -3,7 +3,9 @@ package gen
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cugen/cugen/parse"
 )
@@ -92,6 +94,9 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			if opts.Kernels != nil && !opts.Kernels.MatchString(k.Name) && !opts.Kernels.MatchString(k.Pretty()) {
 				continue
 			}
+			if !utf8.ValidString(k.Name) {
+				return nil, &KernelError{Kernel: k.Name, pretty: strconv.Quote(k.Name) + p.of(lp), Err: errNotUTF8("-kernels")}
+			}
 			if !k.Launchable() {
 				// Its parameter buffer would not compile, and no device could take it.
 				p.skipped = append(p.skipped, fmt.Sprintf("%s%s: parameter block of %d bytes, over CUDA's limit of %d", k.Name, p.of(lp), k.MaxParamSize(), parse.MaxParamBlock))
@@ -175,11 +180,14 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			if !opts.wrapsGlobal(g) {
 				if !hidden[g.Name] {
 					hidden[g.Name] = true
-					p.hidden = append(p.hidden, g.Name)
+					p.hidden = append(p.hidden, shown(g.Name))
 				}
 				continue
 			}
 			matched++
+			if !utf8.ValidString(g.Name) {
+				return nil, fmt.Errorf("variable %s%s: %w", strconv.Quote(g.Name), p.of(lp), errNotUTF8("-globals"))
+			}
 			elem, n, note := typer.globalType(g)
 			p.globals = append(p.globals, &globalPlan{lib: lp, g: g, elem: elem, n: n, note: note})
 		}

@@ -134,6 +134,9 @@ func adopter(d Driver) (Adopter, bool) {
 // context, use the device's Primary instead, which shares it and keeps it
 // alive by a retain of its own.
 func AdoptContext(d Driver, h CtxHandle) (*Context, error) {
+	if err := checkDriver("rt.AdoptContext", d); err != nil {
+		return nil, err
+	}
 	if h == 0 {
 		return nil, Errorf("rt.AdoptContext", ErrInvalidContext, "null context handle")
 	}
@@ -152,6 +155,9 @@ func AdoptContext(d Driver, h CtxHandle) (*Context, error) {
 // stream's owner destroys it, after the work rt queued there.
 func AdoptStream(d Driver, h StreamHandle) (*Stream, error) {
 	const op = "rt.AdoptStream"
+	if err := checkDriver(op, d); err != nil {
+		return nil, err
+	}
 	if h == 0 {
 		return nil, Errorf(op, ErrInvalidHandle, "the NULL stream belongs to every context: adopt a context and use its NullStream")
 	}
@@ -175,6 +181,9 @@ func AdoptStream(d Driver, h StreamHandle) (*Stream, error) {
 // (ErrInvalidContext), where the backend can tell (rt.Adopter); the NULL
 // stream (0) is c.NullStream.
 func (c *Context) AdoptStream(h StreamHandle) (*Stream, error) {
+	if err := c.check("rt.Context.AdoptStream"); err != nil {
+		return nil, err
+	}
 	if h == 0 {
 		return c.NullStream(), nil
 	}
@@ -197,6 +206,9 @@ func (c *Context) AdoptStream(h StreamHandle) (*Stream, error) {
 // that it is c's. Destroy fails with ErrNotPermitted.
 func (c *Context) AdoptEvent(h EventHandle) (*Event, error) {
 	const op = "rt.Context.AdoptEvent"
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
 	if h == 0 {
 		return nil, Errorf(op, ErrInvalidHandle, "null event handle")
 	}
@@ -222,14 +234,24 @@ func (c *Context) AdoptEvent(h EventHandle) (*Event, error) {
 
 // Handle is the backend's event handle (a CUevent for rt/cgo), for other
 // code to record or wait on.
-func (e *Event) Handle() EventHandle { return e.h }
+func (e *Event) Handle() EventHandle {
+	if e == nil {
+		return 0
+	}
+	return e.h
+}
 
 // Context is the event's context.
-func (e *Event) Context() *Context { return e.ctx }
+func (e *Event) Context() *Context {
+	if e == nil {
+		return nil
+	}
+	return e.ctx
+}
 
 // Adopted reports whether the stream was made by other code (AdoptStream):
 // its owner destroys it.
-func (s *Stream) Adopted() bool { return s.adopted }
+func (s *Stream) Adopted() bool { return s != nil && s.adopted }
 
 // AdoptBuffer views n elements of T at p, device memory that other code
 // allocated in ctx (cudaMalloc, cuMemAlloc, a library's output or
@@ -241,8 +263,12 @@ func (s *Stream) Adopted() bool { return s.adopted }
 // it, after the work that uses it.
 func AdoptBuffer[T any](ctx *Context, p DevPtr, n int) (Buffer[T], error) {
 	const op = "rt.AdoptBuffer"
-	if n < 0 {
-		return Buffer[T]{}, Errorf(op, ErrInvalidValue, "negative length %d", n)
+	if err := ctx.check(op); err != nil {
+		return Buffer[T]{}, err
+	}
+	size, err := bytesOf(op, n, sizeOf[T]())
+	if err != nil {
+		return Buffer[T]{}, err
 	}
 	if p == 0 {
 		return Buffer[T]{}, Errorf(op, ErrInvalidValue, "null device pointer")
@@ -251,7 +277,6 @@ func AdoptBuffer[T any](ctx *Context, p DevPtr, n int) (Buffer[T], error) {
 	if a := uint64(unsafe.Alignof(z)); uint64(p)%a != 0 {
 		return Buffer[T]{}, Errorf(op, ErrInvalidValue, "%#x is not aligned for %v (%d bytes)", uint64(p), reflect.TypeFor[T](), a)
 	}
-	size := uint64(n) * sizeOf[T]()
 	if a, ok := adopter(ctx.drv); ok {
 		info, err := a.PointerInfo(uint64(p))
 		if err != nil {
@@ -312,8 +337,12 @@ func (b Buffer[T]) IsView() bool { return b.view }
 // ErrNotPermitted; the owner frees the memory, after the copies that use it.
 func AdoptPinned[T any](ctx *Context, p unsafe.Pointer, n int) (*PinnedBuffer[T], error) {
 	const op = "rt.AdoptPinned"
-	if n < 0 {
-		return nil, Errorf(op, ErrInvalidValue, "negative length %d", n)
+	if err := ctx.check(op); err != nil {
+		return nil, err
+	}
+	size, err := bytesOf(op, n, sizeOf[T]())
+	if err != nil {
+		return nil, err
 	}
 	if p == nil {
 		return nil, Errorf(op, ErrInvalidValue, "nil pointer")
@@ -327,7 +356,7 @@ func AdoptPinned[T any](ctx *Context, p unsafe.Pointer, n int) (*PinnedBuffer[T]
 		if err != nil {
 			return nil, fmt.Errorf("%s: %p: %w", op, p, err)
 		}
-		if err := info.check(op, ctx, addr, uint64(n)*sizeOf[T](), MemoryHost); err != nil {
+		if err := info.check(op, ctx, addr, size, MemoryHost); err != nil {
 			return nil, err
 		}
 	}
@@ -337,7 +366,12 @@ func AdoptPinned[T any](ctx *Context, p unsafe.Pointer, n int) (*PinnedBuffer[T]
 
 // Pointer is the buffer's memory as a pointer, for other code (nil after
 // Free).
-func (b *PinnedBuffer[T]) Pointer() unsafe.Pointer { return b.p }
+func (b *PinnedBuffer[T]) Pointer() unsafe.Pointer {
+	if b == nil {
+		return nil
+	}
+	return b.p
+}
 
 // foreignPinned says whether [p, p+n) is page-locked memory the driver
 // knows (memory rt did not allocate: AdoptPinned's, or any other code's).
@@ -362,6 +396,9 @@ func nativeHandler(d Driver, op string) (NativeHandler, error) {
 // rt/cgo; 0 on its legacy path), loading it there if it is not yet. The
 // library keeps it: other code must not unload it.
 func (l *Library) Native(d Driver) (uintptr, error) {
+	if err := l.check("rt.Library.Native", d); err != nil {
+		return 0, err
+	}
 	nh, err := nativeHandler(d, "rt.Library.Native")
 	if err != nil {
 		return 0, err
@@ -377,6 +414,9 @@ func (l *Library) Native(d Driver) (uintptr, error) {
 // on its legacy path), for other code that launches it or reads its
 // attributes. The library keeps it.
 func (k *Kernel) Native(d Driver) (uintptr, error) {
+	if err := checkDriver("rt.Kernel.Native", d); err != nil {
+		return 0, err
+	}
 	nh, err := nativeHandler(d, "rt.Kernel.Native")
 	if err != nil {
 		return 0, err
@@ -393,6 +433,9 @@ func (k *Kernel) Native(d Driver) (uintptr, error) {
 // cuFuncGetAttribute, a graph node built elsewhere). It loads the kernel in
 // ctx if it is not yet.
 func (k *Kernel) Function(ctx *Context) (uintptr, error) {
+	if err := ctx.check("rt.Kernel.Function"); err != nil {
+		return 0, err
+	}
 	nh, err := nativeHandler(ctx.drv, "rt.Kernel.Function")
 	if err != nil {
 		return 0, err

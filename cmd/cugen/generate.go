@@ -90,6 +90,11 @@ func request(c *config) (*pipeline.Request, error) {
 			if in.Origin, err = os.ReadFile(name); err != nil {
 				return nil, err
 			}
+		} else if c.list {
+			// A listing reads a library's fatbin entries one at a time.
+			if in.File, in.Size, err = openInput(name); err != nil {
+				return nil, err
+			}
 		} else {
 			if in.Data, err = os.ReadFile(name); err != nil {
 				return nil, err
@@ -98,6 +103,33 @@ func request(c *config) (*pipeline.Request, error) {
 		req.Inputs = append(req.Inputs, in)
 	}
 	return req, nil
+}
+
+// openInput opens name to be read in pieces (pipeline.Input.File); the
+// file is closed at exit (closeInputs).
+func openInput(name string) (*os.File, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// closeInputs closes the files openInput opened for req.
+func closeInputs(req *pipeline.Request) {
+	for _, in := range req.Inputs {
+		if f, ok := in.File.(*os.File); ok {
+			f.Close()
+		}
+	}
 }
 
 func generate(c *config, stderr io.Writer) error {

@@ -72,7 +72,7 @@ func NewEntry(img Image) (*Entry, error) {
 	copy(raw[hdr:], payload)
 	// Parse it back: the entry is then exactly what a reader of the fatbin
 	// Build writes will see.
-	e, err := parseEntry(raw, 0)
+	e, _, err := parseEntry(inMemory(raw), 0, len(raw), 0)
 	if err != nil {
 		return nil, fmt.Errorf("fatbin: NewEntry: %w", err)
 	}

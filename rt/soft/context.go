@@ -159,6 +159,9 @@ func (d *Driver) destroy(c *context) {
 	insts := c.insts
 	c.streams, c.allocs, c.insts = map[*stream]struct{}{}, map[uint64]*alloc{}, map[*library]*instance{}
 	c.mu.Unlock()
+	for s := range streams {
+		d.dropCapture(s) // a capture in c must not outlive it
+	}
 	for _, a := range allocs {
 		d.mem.free(a)
 		c.dev.release(a.size)

@@ -147,8 +147,8 @@ func (d *Driver) checkLaunch(op string, p *program, c *context, la rt.LaunchArgs
 	if la.ParamSize < uintptr(p.paramSize) || la.ParamSize > 0 && la.Params == nil {
 		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter buffer of %d bytes, the kernel's parameters need %d", p.name, la.ParamSize, p.paramSize)
 	}
-	if err := checkCluster(p, g, la.Cluster); err != nil {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.name, err)
+	if code, err := checkCluster(p, g, la.Cluster, d.nonPortableCluster(p, c.dev.ord)); err != nil {
+		return rt.Errorf(op, code, "kernel %s: %v", p.name, err)
 	}
 	if la.Cooperative && g.Count() > numSMs*uint64(max(1, 2048/nthreads)) {
 		return rt.Errorf(op, rt.ErrCooperativeLaunchTooLarge, "kernel %s: %d blocks cannot all be resident", p.name, g.Count())

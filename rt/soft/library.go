@@ -35,6 +35,11 @@ type library struct {
 	faddr  map[string]uint64
 	byAddr map[uint64]*ptx.Func
 	taken  []*ptx.Func // functions whose address is taken
+
+	// scope is the module's variables and functions by name, made once
+	// and shared (read-only) by every kernel's decoder (decode.go).
+	scopeOnce sync.Once
+	scope     *scope
 }
 
 // instance is a library's variables in one context.
