@@ -37,7 +37,10 @@ func (d Device) P2PAttribute(peer Device, a P2PAttr) (int, error) {
 // EnablePeerAccess lets kernels and copies in c access memory allocated in
 // peer, a context of another device (cuCtxEnablePeerAccess). Access is one
 // way: enable it from peer too for the other direction. Enabling it twice
-// fails with ErrPeerAccessAlreadyEnabled.
+// fails with ErrPeerAccessAlreadyEnabled. It covers memory allocated with
+// Alloc, not stream-ordered allocations (AllocAsync, MemPool): CUDA gives
+// other devices access to a pool with cuMemPoolSetAccess, which rt does
+// not wrap yet.
 func (c *Context) EnablePeerAccess(peer *Context) error {
 	if err := contextPair("rt.Context.EnablePeerAccess", c, peer); err != nil {
 		return err
@@ -88,8 +91,11 @@ func (b Buffer[T]) CopyFromPeer(src Buffer[T]) error {
 }
 
 // CopyFromPeerAsync is CopyFromPeer in s's order (cuMemcpyPeerAsync); s
-// may be a stream of either context. Order the other context's work with
-// an event.
+// may be a created stream of either context, or the destination's NULL
+// stream (nil; cuMemcpyPeerAsync runs a NULL stream's copy in the
+// destination's context, so the source's NULL stream would not order it:
+// an error).
+// Order the other context's work with an event.
 func (b Buffer[T]) CopyFromPeerAsync(s *Stream, src Buffer[T]) error {
 	const op = "rt.Buffer.CopyFromPeerAsync"
 	if err := bufferPair(op, b.check, src.check, b.ctx, src.ctx); err != nil {
@@ -102,8 +108,11 @@ func (b Buffer[T]) CopyFromPeerAsync(s *Stream, src Buffer[T]) error {
 	} else if err := sameDriver(op, s.ctx, b.ctx); err != nil {
 		return err
 	}
+	if s.h == 0 && s.ctx.h != b.ctx.h {
+		return Errorf(op, ErrInvalidValue, "the NULL stream of %v, not of the destination's %v: the copy would run on the destination's NULL stream, unordered with the stream named; use a created stream", s.ctx, b.ctx)
+	}
 	if src.Len > b.Len {
-		return Errorf("rt.Buffer.CopyFromPeerAsync", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
+		return Errorf(op, ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
 	}
 	if src.Len == 0 {
 		return nil

@@ -329,8 +329,9 @@ func expectPeerGone(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 	return c.Abort()
 }
 
-// childOps runs every operation on a job's communicator and checks the
-// results, for any number of ranks.
+// childOps runs every operation on a job's communicator, then every
+// operation inside a graph, and checks the results, for any number of
+// ranks.
 func childOps(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 	rank, n := c.Rank(), c.Size()
 	check := func(what string, b rt.Buffer[int32], want []int32) error {
@@ -441,5 +442,9 @@ func childOps(c *nccl.Comm, ctx *rt.Context, s *rt.Stream) error {
 		return err
 	}
 	x.Destroy()
-	return g.Destroy()
+	if err := g.Destroy(); err != nil {
+		return err
+	}
+	// Every operation, inside a graph launched twice.
+	return everyOpInGraphRank(c, ctx, s)
 }
