@@ -20,7 +20,11 @@ func (s *suite) adopt(t *testing.T) {
 	t.Run("context", func(t *testing.T) {
 		h, err := d.CtxCreate(0, 0)
 		must(t, err)
-		defer d.CtxDestroy(h)
+		// A cleanup, not a defer: it must run after the cleanups of the
+		// stream and buffers made in the context below (cleanups run last
+		// first), as an owner destroys a context only after its users are
+		// done; cuStreamDestroy in a destroyed context corrupts libcuda's heap.
+		t.Cleanup(func() { d.CtxDestroy(h) })
 		c, err := rt.AdoptContext(d, h)
 		must(t, err)
 		if c.Handle() != h || c.Device().Ordinal() != 0 || c.IsPrimary() {
