@@ -140,6 +140,9 @@ func AdoptContext(d Driver, h CtxHandle) (*Context, error) {
 	if h == 0 {
 		return nil, Errorf("rt.AdoptContext", ErrInvalidContext, "null context handle")
 	}
+	if destroyedThroughRt(d, h) {
+		return nil, Errorf("rt.AdoptContext", ErrInvalidContext, "context %#x was destroyed (through rt.Context.Release)", uintptr(h))
+	}
 	dev, err := d.CtxDevice(h)
 	if err != nil {
 		return nil, fmt.Errorf("rt.AdoptContext: %#x is not a live context: %w", uintptr(h), err)

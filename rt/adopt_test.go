@@ -56,3 +56,25 @@ func TestAdoptUnchecked(t *testing.T) {
 		t.Errorf("Library.Native without rt.NativeHandler: %v", err)
 	}
 }
+
+// A context rt destroyed is refused before the driver is asked about it:
+// libcuda frees a destroyed context, and cuCtxGetDevice on its handle crashed
+// the process on the H200 (the misuse suite's "a released context's handle").
+func TestAdoptDestroyedContext(t *testing.T) {
+	f := newFake()
+	devs, err := rt.DevicesOf(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := devs[0].NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := c.Handle()
+	if err := c.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.AdoptContext(f, h); !errors.Is(err, rt.ErrInvalidContext) {
+		t.Fatalf("AdoptContext of a context rt destroyed: %v, want CUDA_ERROR_INVALID_CONTEXT", err)
+	}
+}

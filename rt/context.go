@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 )
 
@@ -69,6 +70,7 @@ func (c *Context) Release() error {
 		c.released.Store(false)
 		return err
 	}
+	destroyedCtxs.Store(ctxKey{c.drv, c.h}, struct{}{})
 	if c.life != nil {
 		c.life.dead.Store(true)
 	}
@@ -345,4 +347,22 @@ func Elapsed(start, end *Event) (float32, error) {
 		return 0, err
 	}
 	return start.ctx.drv.EventElapsed(start.ctx.h, start.h, end.h)
+}
+
+// destroyedCtxs holds the handles of the contexts rt destroyed, per driver,
+// until the driver hands the same handle out again. libcuda frees a destroyed
+// context: asking it about the handle (cuCtxGetDevice in AdoptContext) reads
+// freed memory and can crash the process, so rt refuses the handles it knows
+// are dead before the driver sees them.
+var destroyedCtxs sync.Map // ctxKey → struct{}
+
+type ctxKey struct {
+	d Driver
+	h CtxHandle
+}
+
+// destroyedThroughRt reports whether rt destroyed the context h of d.
+func destroyedThroughRt(d Driver, h CtxHandle) bool {
+	_, dead := destroyedCtxs.Load(ctxKey{d, h})
+	return dead
 }

@@ -1388,7 +1388,7 @@ func adoptCases() []misuseCase {
 		driverArg("Kernel.Native", func(e *misuseEnv, d rt.Driver) error { _, err := e.vecAdd.Native(d); return err }),
 		[]misuseCase{
 			{api: "AdoptContext", what: "the null handle", want: badContext, run: func(e *misuseEnv) error { _, err := rt.AdoptContext(e.d, 0); return err }},
-			{api: "AdoptContext", what: "a released context's handle", want: anyErrorOf(), run: func(e *misuseEnv) error {
+			{api: "AdoptContext", what: "a released context's handle", want: badContext, run: func(e *misuseEnv) error {
 				_, err := rt.AdoptContext(e.d, e.released().Handle())
 				return err
 			}},
