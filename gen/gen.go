@@ -13,6 +13,8 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/cugen/cugen/parse"
 )
@@ -40,6 +42,19 @@ type Options struct {
 	Taken map[string]string
 	// NoPackageDoc leaves the package's doc comment to another of its files.
 	NoPackageDoc bool
+	// Made is what the file is made from: its inputs, the sources read and
+	// what they include, the images it embeds, each with its SHA-256. The
+	// header records them (//cugen:input lines), so that gen/fresh can tell
+	// a file is stale without compiling anything.
+	Made []MadeFrom
+	// NamedLibraries names a file's library after its input even when the
+	// file has one (AttentionLibrary, not Library): the package has other
+	// cugen runs, and which of them took the plain name would depend on
+	// the order they ran in.
+	NamedLibraries bool
+	// Style spells the identifiers for a package of hand-written code
+	// (-prefix, -unexported).
+	Style Style
 
 	// ImageFile and Source are Generate's one input: the embedded file,
 	// relative to the output's directory, and the input the comments name.
@@ -54,7 +69,31 @@ type Library struct {
 	Module    *parse.Module
 	ImageFile string // the embedded file, relative to the output's directory
 	Source    string // the input as the comments name it, "attention.cu"
+	// Name is what the library's identifiers are named after, when it is
+	// not Source's stem: a target set's name, "lltorque2" for
+	// lltorque2_50.ptx and lltorque2_90.ptx.
+	Name string
 }
+
+// name is what l's identifiers are named after.
+func (l *Library) name() string {
+	if l.Name != "" {
+		return l.Name
+	}
+	return stem(l.Source)
+}
+
+// MadeFrom is one file a generated file is made from: its path relative to
+// the generated file's directory (slash-separated) and its contents' SHA-256
+// in hex.
+type MadeFrom struct {
+	Path, SHA256 string
+}
+
+// InputDirective starts each header line that records a MadeFrom:
+// "//cugen:input vecadd.cu 2c26b46b68ffc68ff99b453c1d304134...". gen/fresh
+// reads them.
+const InputDirective = "//cugen:input "
 
 // A File is a generated Go file.
 type File struct {
@@ -89,7 +128,7 @@ func GenerateFile(libs []Library, opts Options) (*File, error) {
 	}
 	var buf bytes.Buffer
 	if err := p.emit().Render(&buf); err != nil {
-		return nil, fmt.Errorf("gen: rendering: %v", err)
+		return nil, renderError(err)
 	}
 	return &File{Source: buf.Bytes(), Notes: p.notes}, nil
 }
@@ -106,4 +145,26 @@ func Generate(m *parse.Module, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	return f.Source, nil
+}
+
+// renderError is a failure to format the generated source: a bug of gen's
+// (the plan's checks are to rule every cause out). jennifer's error holds
+// the whole source after its first line; the error keeps that line and the
+// source lines around the position it names, not the hundreds of others.
+func renderError(err error) error {
+	msg, src, found := strings.Cut(err.Error(), " while formatting source:\n")
+	if !found {
+		return fmt.Errorf("gen: internal error rendering the Go file (please report it): %v", err)
+	}
+	var line int
+	if i := strings.Index(msg, "Error "); i >= 0 {
+		fmt.Sscanf(msg[i+len("Error "):], "%d:", &line)
+	}
+	lines := strings.Split(src, "\n")
+	var ctx strings.Builder
+	for i := max(line-3, 0); i < min(line+2, len(lines)); i++ {
+		q := strconv.QuoteToGraphic(lines[i]) // invalid UTF-8 shown escaped
+		fmt.Fprintf(&ctx, "\n\t%4d  %s", i+1, q[1:len(q)-1])
+	}
+	return fmt.Errorf("gen: internal error rendering the Go file (please report it): %s; the source there:%s", msg, ctx.String())
 }

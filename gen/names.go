@@ -8,8 +8,10 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cugen/cugen/parse"
 )
@@ -42,10 +44,17 @@ func libraryNames(stem string) (lib, image string) {
 //	VecAdd                 its name: namespaces dropped, template arguments appended
 //	ShiftScale             with its input's name first: the name is another input's
 //	                       kernel's too, or another file of the package declares it
-//	OverPtrFloat32         with its parameters' Go types: overloads in one input
+//	ResidualBFloat16Int32  with its parameters' element types, each once, in order
+//	                       (overloadElems): overloads in one input, as they mostly
+//	                       differ, by the type they compute in
+//	OverPtrFloat32Float32  with its parameters' Go types: overloads of one element
+//	                       type list (over(float*, float) and over(float, float*))
 //	NsKPtrInt32            with its namespaces: one signature in two namespaces
 //	KPtrLongLong           with its parameters' C++ types: C++ types of one Go type
-func kernelCandidates(base, goParams, input string, k *parse.Kernel) []string {
+//
+// Each depends on the kernel alone, so adding an overload renames only the
+// kernels whose candidate it takes.
+func kernelCandidates(base, elems, goParams, input string, k *parse.Kernel) []string {
 	var ns []string
 	cxx := []string{base}
 	if sig := k.Signature; sig != nil {
@@ -59,6 +68,7 @@ func kernelCandidates(base, goParams, input string, k *parse.Kernel) []string {
 	return []string{
 		base,
 		join(input, base),
+		join(base, elems),
 		join(base, goParams),
 		join(slices.Concat(ns, []string{base, goParams})...),
 		join(slices.Concat(ns, cxx)...),
@@ -177,6 +187,15 @@ func argName(a parse.TemplateArg) string {
 	return camel(a.Type.Spelling)
 }
 
+// elemSuffix is the type a parameter holds or points to, as a name part:
+// rt.Ptr[rt.BFloat16] and rt.ConstPtr[rt.BFloat16] are both BFloat16.
+func (g goType) elemSuffix() string {
+	for (g.kind == gkPtr || g.kind == gkConstPtr) && g.elem != nil {
+		g = *g.elem
+	}
+	return g.suffix()
+}
+
 // suffix renders a Go type as a name part, to tell overloads apart.
 func (g goType) suffix() string {
 	switch g.kind {
@@ -199,11 +218,35 @@ func boundedName(id, symbol string) string {
 	}
 	h := fnv.New32a()
 	h.Write([]byte(symbol))
-	return fmt.Sprintf("%s%08X", id[:48], h.Sum32())
+	cut := 48
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut-- // not inside a letter's bytes
+	}
+	return fmt.Sprintf("%s%08X", id[:cut], h.Sum32())
+}
+
+// shown is a symbol as a comment shows it: itself, or quoted with escapes
+// if it is not valid UTF-8 (which a Go file cannot hold).
+func shown(symbol string) string {
+	if utf8.ValidString(symbol) {
+		return symbol
+	}
+	return strconv.Quote(symbol)
+}
+
+// errNotUTF8 is the error of a symbol that is not valid UTF-8 (the error
+// shows it quoted, with escapes): a Go file is UTF-8, and the symbol would
+// be in its comments and names. flag is the option that leaves it out.
+func errNotUTF8(flag string) error {
+	return fmt.Errorf("the symbol is not valid UTF-8, which Go source cannot spell; leave it out with %s", flag)
 }
 
 // camel turns a C/C++ identifier into an exported Go identifier:
-// "vecAdd" → "VecAdd", "my_kernel" → "MyKernel", "__foo2" → "Foo2".
+// "vecAdd" → "VecAdd", "my_kernel" → "MyKernel", "__foo2" → "Foo2". Go
+// exports only names that start with an upper-case letter: one that would
+// start with a digit, or with a letter that has no upper case ("内g",
+// "ßig"; ß's upper case is two letters), gets a K in front: "K2d",
+// "K内g", "Kßig".
 func camel(s string) string {
 	var b strings.Builder
 	up := true
@@ -222,7 +265,7 @@ func camel(s string) string {
 	if out == "" {
 		return "X"
 	}
-	if unicode.IsDigit(rune(out[0])) {
+	if !token.IsExported(out) {
 		out = "K" + out
 	}
 	return out
@@ -299,6 +342,11 @@ type nameReq struct {
 	key   string   // what it is, unique in the package: the hash of the last resort
 	what  string   // how notes name it: "over(float*)", "the C++ enum Wide"
 	name  string   // the identifier given
+	plain string   // name before the package's style (-prefix, -unexported) made it name
+	// raw asks for the candidates as they are: names made from names the
+	// style already applied to (a handle from its launch function's name),
+	// and the unexported image variables.
+	raw bool
 }
 
 // namer hands out package-level identifiers. taken holds what is already
@@ -306,14 +354,68 @@ type nameReq struct {
 type namer struct {
 	taken map[string]string // identifier → why it is taken, for notes: "declared in x.go"
 	notes []string          // one per request that did not get its first candidate
+	style Style             // what -prefix and -unexported make of a candidate
 }
 
-func newNamer(taken map[string]string) *namer {
-	n := &namer{taken: map[string]string{}}
+func newNamer(taken map[string]string, style Style) *namer {
+	n := &namer{taken: map[string]string{}, style: style}
+	// The packages a generated file imports: a package-level name of
+	// theirs would clash with the file's import.
+	for _, pkg := range []string{"rt", "binary", "math", "unsafe", "embed"} {
+		n.taken[pkg] = "a package the generated file imports"
+	}
+	if style.Unexported || style.Prefix != "" && !token.IsExported(style.Prefix) {
+		// Unexported names can be Go's own: keywords do not compile, and a
+		// package-level copy or len would hide the builtin from the package.
+		for _, kw := range []string{"break", "case", "chan", "const", "continue", "default", "defer", "else",
+			"fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range",
+			"return", "select", "struct", "switch", "type", "var"} {
+			n.taken[kw] = "a Go keyword"
+		}
+		for _, id := range types.Universe.Names() {
+			n.taken[id] = "predeclared in Go"
+		}
+	}
 	for id, by := range taken {
 		n.taken[id] = by
 	}
 	return n
+}
+
+// Style is how the generated identifiers are spelled, for a package that
+// holds hand-written code beside them: with a prefix (-prefix), and
+// unexported (-unexported), so that the package's own API is its
+// hand-written one. The zero Style is cugen's exported CamelCase.
+type Style struct {
+	// Prefix starts every identifier ("Cu": CuMadd3, CuMadd3Kernel,
+	// CuLibrary); one that starts lower-case ("cu") makes them unexported.
+	Prefix string
+	// Unexported starts every identifier lower-case (madd3, madd3Kernel,
+	// library; with Prefix "Cu", cuMadd3).
+	Unexported bool
+}
+
+// apply is the identifier the style makes of a name.
+func (s Style) apply(name string) string {
+	name = s.Prefix + name
+	if s.Unexported {
+		name = unexport(name)
+	}
+	return name
+}
+
+// unexport lower-cases an identifier's leading capital, or its leading
+// acronym but the capital that starts the next word: Madd3 → madd3, FFTShift
+// → fftShift, GEMM → gemm.
+func unexport(s string) string {
+	r := []rune(s)
+	for i := 0; i < len(r) && unicode.IsUpper(r[i]); i++ {
+		if i > 0 && i+1 < len(r) && unicode.IsLower(r[i+1]) {
+			break
+		}
+		r[i] = unicode.ToLower(r[i])
+	}
+	return string(r)
 }
 
 // assign gives every request the first of its candidates that is not taken
@@ -328,7 +430,8 @@ func (n *namer) assign(reqs []*nameReq) {
 		last := true // every pending request is at its hashed name
 		groups := map[string][]*nameReq{}
 		for _, r := range pending {
-			groups[r.candidate(step)] = append(groups[r.candidate(step)], r)
+			c := n.styled(r, r.candidate(step))
+			groups[c] = append(groups[c], r)
 			last = last && step >= len(r.cands)
 		}
 		var next []*nameReq
@@ -343,9 +446,9 @@ func (n *namer) assign(reqs []*nameReq) {
 		if last {
 			sort.Slice(next, func(i, j int) bool { return next[i].key < next[j].key })
 			for _, r := range next {
-				c := r.candidate(step)
+				c := n.styled(r, r.candidate(step))
 				for i := 2; n.taken[c] != ""; i++ {
-					c = fmt.Sprintf("%s_%d", r.candidate(step), i)
+					c = fmt.Sprintf("%s_%d", n.styled(r, r.candidate(step)), i)
 				}
 				n.take(r, c)
 			}
@@ -366,13 +469,28 @@ func (r *nameReq) candidate(step int) string {
 	return fmt.Sprintf("%s_%08x", r.cands[len(r.cands)-1], h.Sum32())
 }
 
+// styled is candidate c of r in the package's style.
+func (n *namer) styled(r *nameReq, c string) string {
+	if r.raw {
+		return c
+	}
+	return n.style.apply(c)
+}
+
 // take gives r name, and notes it when r wanted another.
 func (n *namer) take(r *nameReq, name string) {
-	want := r.cands[0]
+	want := n.styled(r, r.cands[0])
 	by := n.taken[want]
 	r.name = name
+	r.plain = name
+	for step := 0; step <= len(r.cands); step++ {
+		if n.styled(r, r.candidate(step)) == name {
+			r.plain = r.candidate(step)
+			break
+		}
+	}
 	n.taken[name] = "taken by " + r.what
-	if name == want || !token.IsExported(name) {
+	if name == want || r.raw && !token.IsExported(name) {
 		return
 	}
 	note := r.what + " → " + name

@@ -76,7 +76,7 @@ var colliding = []string{
 func TestNamesStableWhenKernelsAdded(t *testing.T) {
 	before := gen(t, entries(t, "t.ptx", colliding, "counter"))
 	want := map[string]string{
-		"_Z4overPf": "OverPtrFloat32", "_Z4overPi": "OverPtrInt32",
+		"_Z4overPf": "OverFloat32", "_Z4overPi": "OverInt32",
 		"_ZN1a1kEPi": "AKPtrInt32", "_ZN1b1kEPi": "BKPtrInt32",
 		"_Z1kPl": "KPtrLong", "_Z1kPx": "KPtrLongLong",
 		"_Z4widev": "Wide", "type Wide": "WideType", "_Z7counterv": "Counter", "global counter": "CounterVar",
@@ -133,6 +133,30 @@ func gen(t *testing.T, m *parse.Module) string {
 	return string(src)
 }
 
+// TestOverloadNames: overloads are named by their parameters' element
+// types, each once, in order (llm.c's residual_forward for bfloat16 and
+// float: 28 characters where every parameter's type made 63); overloads of
+// one element type list fall back to every parameter's Go type.
+func TestOverloadNames(t *testing.T) {
+	got := goNames(t, gen(t, entries(t, "t.ptx", []string{
+		"_Z16residual_forwardP13__nv_bfloat16PKS_S2_i:u64 u64 u64 u32",
+		"_Z16residual_forwardPfPKfS1_i:u64 u64 u64 u32",
+		"_Z4swapPff:u64 f32", "_Z4swapfPf:f32 u64",
+		"_Z4zerov:", "_Z4zeroPi:u64",
+	})))
+	want := map[string]string{
+		"_Z16residual_forwardP13__nv_bfloat16PKS_S2_i": "ResidualForwardBFloat16Int32",
+		"_Z16residual_forwardPfPKfS1_i":                "ResidualForwardFloat32Int32",
+		"_Z4swapPff":                                   "SwapPtrFloat32Float32",
+		"_Z4swapfPf":                                   "SwapFloat32PtrFloat32",
+		"_Z4zerov":                                     "ZeroVoid",
+		"_Z4zeroPi":                                    "ZeroInt32",
+	}
+	if !mapsEqual(got, want) {
+		t.Errorf("names %v, want %v", got, want)
+	}
+}
+
 // TestCollisionNotes: every renamed kernel, type and variable is noted
 // once, in the file and in File.Notes.
 func TestCollisionNotes(t *testing.T) {
@@ -141,7 +165,7 @@ func TestCollisionNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"over(float*) → OverPtrFloat32", "over(int*) → OverPtrInt32",
+		"over(float*) → OverFloat32", "over(int*) → OverInt32",
 		"k(long*) → KPtrLong", "k(long long*) → KPtrLongLong",
 		"a::k(int*) → AKPtrInt32", "b::k(int*) → BKPtrInt32",
 		"the C++ enum Wide → WideType (Wide is taken by wide())",

@@ -3,7 +3,9 @@ package gen
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cugen/cugen/parse"
 )
@@ -39,6 +41,7 @@ type kernelPlan struct {
 	lib    *libPlan
 	k      *parse.Kernel
 	goName string
+	plain  string // goName before the package's style (Style), which names made from it get
 	handle string // the exported *rt.Kernel variable
 	node   string // the node update function
 	params []paramPlan
@@ -76,7 +79,7 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 	for id, file := range opts.Taken {
 		taken[id] = "declared in " + file
 	}
-	names := newNamer(taken)
+	names := newNamer(taken, opts.Style)
 	typer, err := newTyper(opts.Types)
 	if err != nil {
 		return nil, err
@@ -90,6 +93,9 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			total++
 			if opts.Kernels != nil && !opts.Kernels.MatchString(k.Name) && !opts.Kernels.MatchString(k.Pretty()) {
 				continue
+			}
+			if !utf8.ValidString(k.Name) {
+				return nil, &KernelError{Kernel: k.Name, pretty: strconv.Quote(k.Name) + p.of(lp), Err: errNotUTF8("-kernels")}
 			}
 			if !k.Launchable() {
 				// Its parameter buffer would not compile, and no device could take it.
@@ -124,14 +130,14 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 	for _, kp := range p.kernels {
 		base := kernelBaseName(kp.k)
 		reqs = append(reqs, &nameReq{
-			cands: kernelCandidates(base, kp.overloadSuffix(typer), kp.lib.input, kp.k),
+			cands: kernelCandidates(base, kp.overloadElems(typer), kp.overloadSuffix(typer), kp.lib.input, kp.k),
 			key:   kp.lib.Source + ":" + kp.k.Name,
 			what:  kp.k.Pretty() + p.of(kp.lib),
 		})
 	}
 	names.assign(reqs)
 	for i, kp := range p.kernels {
-		kp.goName = reqs[i].name
+		kp.goName, kp.plain = reqs[i].name, reqs[i].plain
 	}
 
 	// Each kernel's exported handle and node update function, named after
@@ -140,8 +146,8 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 	for _, kp := range p.kernels {
 		key, what := kp.lib.Source+":"+kp.k.Name, kp.k.Pretty()+p.of(kp.lib)
 		reqs = append(reqs,
-			&nameReq{cands: []string{handleName(kp.goName)}, key: key + ":handle", what: "the handle of " + what},
-			&nameReq{cands: []string{nodeName(kp.goName)}, key: key + ":node", what: "the node update of " + what})
+			&nameReq{cands: []string{handleName(kp.goName)}, key: key + ":handle", what: "the handle of " + what, raw: true},
+			&nameReq{cands: []string{nodeName(kp.goName)}, key: key + ":node", what: "the node update of " + what, raw: true})
 	}
 	names.assign(reqs)
 	for i, kp := range p.kernels {
@@ -174,11 +180,14 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 			if !opts.wrapsGlobal(g) {
 				if !hidden[g.Name] {
 					hidden[g.Name] = true
-					p.hidden = append(p.hidden, g.Name)
+					p.hidden = append(p.hidden, shown(g.Name))
 				}
 				continue
 			}
 			matched++
+			if !utf8.ValidString(g.Name) {
+				return nil, fmt.Errorf("variable %s%s: %w", strconv.Quote(g.Name), p.of(lp), errNotUTF8("-globals"))
+			}
 			elem, n, note := typer.globalType(g)
 			p.globals = append(p.globals, &globalPlan{lib: lp, g: g, elem: elem, n: n, note: note})
 		}
@@ -217,15 +226,16 @@ func newPlan(libs []Library, opts Options) (*plan, error) {
 }
 
 // planLibraries names each input's library and image variables: Library and
-// image for a file of one input, unless the package declares them already;
-// else each named after its input (libraryNames).
+// image for a file of one input, unless the package declares them already
+// or has other cugen runs (Options.NamedLibraries); else each named after
+// its input (libraryNames).
 func (p *plan) planLibraries(libs []Library, names *namer) {
 	stems := map[string]int{}
 	for _, l := range libs {
-		stems[camel(stem(l.Source))]++
+		stems[camel(l.name())]++
 	}
 	for _, l := range libs {
-		input := camel(stem(l.Source))
+		input := camel(l.name())
 		if stems[input] > 1 {
 			input = camel(l.Source)
 		}
@@ -235,8 +245,8 @@ func (p *plan) planLibraries(libs []Library, names *namer) {
 	for _, lp := range p.libs {
 		lib, image := libraryNames(lp.input)
 		libReq := &nameReq{cands: []string{lib}, key: lp.Source, what: "the library of " + lp.Source}
-		imageReq := &nameReq{cands: []string{image}, key: lp.Source, what: "the image of " + lp.Source}
-		if len(libs) == 1 {
+		imageReq := &nameReq{cands: []string{image}, key: lp.Source, what: "the image of " + lp.Source, raw: true}
+		if len(libs) == 1 && !p.opts.NamedLibraries {
 			libReq.cands = []string{libraryVar, lib}
 			imageReq.cands = []string{imageVar, image}
 		}
@@ -286,10 +296,38 @@ func (o *Options) wrapsGlobal(g *parse.Global) bool {
 func (kp *kernelPlan) typeParam(t *typer, i int) (goType, error) {
 	q := &kp.params[i]
 	if !q.typed {
-		q.typ, q.err = t.paramType(kp.k, q.p, kp.goName)
+		q.typ, q.err = t.paramType(kp.k, q.p, kp.plain)
 		q.typed = true
 	}
 	return q.typ, q.err
+}
+
+// overloadElems is the element types of the kernel's parameters (what a
+// pointer points to, or the type itself), each once in the order they first
+// appear, as a name part: residual(bf16*, const bf16*, int) →
+// BFloat16Int32. It tells apart the overloads that differ by the type they
+// compute in, with a name much shorter than overloadSuffix's.
+func (kp *kernelPlan) overloadElems(t *typer) string {
+	if len(kp.params) == 0 {
+		return "Void"
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for i, q := range kp.params {
+		var part string
+		if q.p.CType == nil {
+			part = camel(q.p.PTXType)
+		} else if g, err := kp.typeParam(t, i); err != nil {
+			part = fmt.Sprint(q.p.Size)
+		} else {
+			part = g.elemSuffix()
+		}
+		if !seen[part] {
+			seen[part] = true
+			parts = append(parts, part)
+		}
+	}
+	return join(parts...)
 }
 
 // overloadSuffix is the kernel's parameter types as a name part, which tells

@@ -147,19 +147,43 @@ var handleTypes = map[string]goType{
 // typer maps parameter types to Go types and collects the types the package
 // must declare.
 type typer struct {
-	decls  map[string]*declType    // by C++ name (or a synthetic key)
-	mapped map[string]*TypeMapping // -type, by C++ name
-	used   map[*TypeMapping]bool   // mappings some parameter uses
+	decls   map[string]*declType    // by C++ name (or a synthetic key)
+	mapped  map[string]*TypeMapping // -type and builtinMappings, by C++ name
+	builtin map[*TypeMapping]string // the builtinMappings in mapped, with what they are
+	used    map[*TypeMapping]bool   // mappings some parameter uses
+}
+
+// builtinMappings are C types that cugen maps to Go types of rt's packages
+// without a -type flag (a -type mapping of the same name wins). Their
+// layouts are the Go types' (a test checks them), and what follows the
+// mapping is why a binary's parameter might disagree.
+var builtinMappings = []struct {
+	TypeMapping
+	aliases []string // typedefs of the C type, as a source spells them
+	what    string
+}{
+	{TypeMapping{CName: "ncclDevComm", PkgPath: "github.com/cugen/cugen/rt/nccl", PkgName: "nccl", Name: "DevComm", Size: 88, Align: 8},
+		[]string{"ncclDevComm_t"},
+		"NCCL 2.28.3's device communicator; a kernel compiled against another NCCL's nccl_device.h has another layout (2.28.7 and later: 200 bytes or more)"},
 }
 
 func newTyper(types []TypeMapping) (*typer, error) {
-	t := &typer{decls: map[string]*declType{}, mapped: map[string]*TypeMapping{}, used: map[*TypeMapping]bool{}}
+	t := &typer{decls: map[string]*declType{}, mapped: map[string]*TypeMapping{}, builtin: map[*TypeMapping]string{}, used: map[*TypeMapping]bool{}}
 	for i := range types {
 		m := &types[i]
 		if old, ok := t.mapped[m.CName]; ok {
 			return nil, &OptionError{Option: "-type", Value: m.CName, Err: fmt.Errorf("mapped twice: to %s and to %s", old.goSpelling(), m.goSpelling())}
 		}
 		t.mapped[m.CName] = m
+	}
+	for _, b := range builtinMappings {
+		m := b.TypeMapping
+		for _, name := range append([]string{m.CName}, b.aliases...) {
+			if _, ok := t.mapped[name]; !ok {
+				t.mapped[name] = &m
+				t.builtin[&m] = b.what
+			}
+		}
 	}
 	return t, nil
 }
@@ -227,6 +251,10 @@ func (t *typer) valueType(k *parse.Kernel, p *parse.Param) (goType, error) {
 	case parse.CNamed:
 		if m, ok := t.mapped[c.Name]; ok {
 			if err := m.check(p); err != nil {
+				if what, ok := t.builtin[m]; ok {
+					return goType{}, fmt.Errorf("%s is %s, %d-byte aligned, but the binary passes %s, %d-byte aligned: %s is %s",
+						c.Name, plural(int(m.Size), "byte"), m.Align, plural(p.Size, "byte"), p.Align, m.goSpelling(), what)
+				}
 				return goType{}, err
 			}
 			t.used[m] = true

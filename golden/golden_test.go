@@ -152,7 +152,7 @@ func request(dir string) (*pipeline.Request, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	req.Inputs = []pipeline.Input{{Name: input, Data: data}}
+	req.Inputs = []pipeline.Input{{Name: filepath.Join(dir, input), Data: data}}
 	flags := args[:len(args)-fs.NArg()]
 	req.Command = pipeline.CommandLine(slices.Concat(flags, []string{"-o", filepath.Base(req.Output), input}))
 	return req, filepath.Join(dir, input), nil

@@ -129,6 +129,7 @@ type Signature struct {
 	ParamNames []string // one per parameter, "" where the source names none
 	ExternC    bool     // the kernel is extern "C": its types come from the source alone
 	Source     string   // where the prototype is, "file:line:col"
+	Doc        string   // the prototype's doc comment (its text, markers removed)
 }
 
 // ErrNotMangled is returned by Demangle for extern "C" names.

@@ -27,7 +27,7 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 		return nil, err
 	}
 	mod := &Module{Source: name, Format: fatbin.FormatFatbin}
-	parts, err := collectParts(mod, entries, decodeAll(name, entries, opts.Budget))
+	parts, err := collectParts(mod, entries, decodeAll(name, entries, opts.Budget, opts.Workers))
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ type decodedEntry struct {
 // so the merge does not depend on scheduling. Once an entry fails in a way
 // that fails the input (see collectParts), the entries after it are left
 // undecoded: the first failure in entry order is the one reported.
-func decodeAll(name string, entries []keptEntry, b *fatbin.Budget) []decodedEntry {
+func decodeAll(name string, entries []keptEntry, b *fatbin.Budget, workers int) []decodedEntry {
 	if b == nil {
 		b = fatbin.NewBudget(fatbin.DefaultBudget)
 	}
@@ -87,7 +87,10 @@ func decodeAll(name string, entries []keptEntry, b *fatbin.Budget) []decodedEntr
 	decoded := make([]decodedEntry, len(entries))
 	var wg sync.WaitGroup
 	work := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -228,6 +231,8 @@ func mergeParts(mod *Module, parts []part) {
 				}
 			}
 			m.seen = append(m.seen, observe(k, pt.arch))
+			m.k.SharedBytes = max(m.k.SharedBytes, k.SharedBytes)
+			m.k.DynamicShared = m.k.DynamicShared || k.DynamicShared
 			for a, r := range k.Regs {
 				if m.k.Regs == nil {
 					m.k.Regs = map[string]int{}

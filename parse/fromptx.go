@@ -58,6 +58,9 @@ func modelPTX(m *ptx.Module, text, image []byte) (*Module, error) {
 	if text != nil && len(mod.Globals) > 0 {
 		countRefs(text, mod.Globals)
 	}
+	if err := checkPTXLimits(m, text, mod.Kernels); err != nil {
+		return nil, err
+	}
 	sortModule(mod)
 	return mod, nil
 }
@@ -124,7 +127,7 @@ func sortModule(m *Module) {
 
 func kernelFromPTX(f *ptx.Func) (*Kernel, error) {
 	k := &Kernel{
-		Name:              f.Name,
+		Name:              strings.Clone(f.Name), // not the whole source's string
 		MinBlocksPerSM:    f.MinNCTAPerSM,
 		MaxRegs:           f.MaxNReg,
 		ExplicitCluster:   f.ExplicitCluster,
@@ -156,7 +159,7 @@ func kernelFromPTX(f *ptx.Func) (*Kernel, error) {
 			align = elem
 		}
 		off = alignUp(off, align)
-		q := &Param{Ordinal: i, Name: p.Name, Offset: off, Size: size, Align: align,
+		q := &Param{Ordinal: i, Name: strings.Clone(p.Name), Offset: off, Size: size, Align: align,
 			PTXType: p.Type.String(), ArrayLen: p.ArrayLen}
 		if p.Ptr != nil {
 			q.PtrSpace = p.Ptr.Space.String()
@@ -204,7 +207,7 @@ func globalFromPTX(v *ptx.Var) (*Global, error) {
 		n = 0 // an unsized extern array: its size lives in the defining module
 	}
 	g := &Global{
-		Name: v.Name, Space: space, Managed: v.Managed, PTXType: v.Type.String(),
+		Name: strings.Clone(v.Name), Space: space, Managed: v.Managed, PTXType: v.Type.String(),
 		ElemSize: elem, Count: n, Size: elem * n, Align: v.Align,
 		Extern: v.Linkage == ptx.LinkExtern, Visible: v.Linkage == ptx.LinkVisible,
 	}

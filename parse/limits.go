@@ -98,7 +98,7 @@ const maxInflation = 64
 func checkInflation(name string, fbs []*fatbin.Fatbin, entries []keptEntry) error {
 	var stored int64
 	for _, fb := range fbs {
-		stored += int64(len(fb.Raw))
+		stored += fb.Size()
 	}
 	limit := uint64(stored)*maxInflation + fatbin.MaxDataSize
 	var total uint64

@@ -77,6 +77,12 @@ type Kernel struct {
 	Arches []string
 	// Regs is the register count per cubin target (from cubins only).
 	Regs map[string]int
+	// SharedBytes is the static shared memory the kernel declares (its
+	// __shared__ arrays and its callees', each once), and DynamicShared says
+	// it uses an extern __shared__ array, sized per launch
+	// (rt.Config.SharedMem): from PTX; 0 and false without it.
+	SharedBytes   int
+	DynamicShared bool
 	// Pos is where the kernel is defined, "file:line" for PTX, "" otherwise.
 	Pos string
 }

@@ -236,7 +236,8 @@ type PeerAccessor interface {
 	CtxEnablePeerAccess(ctx, peer CtxHandle) error
 	CtxDisablePeerAccess(ctx, peer CtxHandle) error // cuCtxDisablePeerAccess
 	// MemcpyPeer is cuMemcpyPeer(Async): n bytes from src in srcCtx to
-	// dst in dstCtx; the async form is ordered on s, a stream of either.
+	// dst in dstCtx; the async form is ordered on s, a created stream of
+	// either (and runs in its context) or 0, dstCtx's NULL stream.
 	MemcpyPeer(dstCtx CtxHandle, dst DevPtr, srcCtx CtxHandle, src DevPtr, n uint64, s StreamHandle, async bool) error
 	// DeviceP2PAttribute is cuDeviceGetP2PAttribute from src to dst.
 	DeviceP2PAttribute(attr P2PAttr, src, dst int) (int, error)

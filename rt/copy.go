@@ -2,6 +2,8 @@ package rt
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"reflect"
 	"slices"
 	"sync"
@@ -22,6 +24,10 @@ func (c *Context) memOps(op string) (MemoryOps, error) {
 // must be a PinnedBuffer's (see captureHost).
 func (b Buffer[T]) CopyFromAsync(s *Stream, src []T) error {
 	const op = "rt.Buffer.CopyFromAsync"
+	s, err := b.on(op, s)
+	if err != nil {
+		return err
+	}
 	if len(src) > b.Len {
 		return Errorf(op, ErrInvalidValue, "%d elements into a buffer of %d", len(src), b.Len)
 	}
@@ -41,6 +47,10 @@ func (b Buffer[T]) CopyFromAsync(s *Stream, src []T) error {
 // dst must be a PinnedBuffer's (see captureHost).
 func (b Buffer[T]) CopyToAsync(s *Stream, dst []T) error {
 	const op = "rt.Buffer.CopyToAsync"
+	s, err := b.on(op, s)
+	if err != nil {
+		return err
+	}
 	if len(dst) > b.Len {
 		return Errorf(op, ErrInvalidValue, "%d elements from a buffer of %d", len(dst), b.Len)
 	}
@@ -52,6 +62,15 @@ func (b Buffer[T]) CopyToAsync(s *Stream, dst []T) error {
 		return err
 	}
 	return s.ctx.drv.MemcpyDtoH(s.ctx.h, p, DevPtr(b.Ptr), n, s.h, true)
+}
+
+// on checks b and resolves s for work on it (nil: the NULL stream of b's
+// context).
+func (b Buffer[T]) on(op string, s *Stream) (*Stream, error) {
+	if err := b.check(op); err != nil {
+		return nil, err
+	}
+	return s.in(op, b.ctx)
 }
 
 // pinnedSpans are the PinnedBuffers' memory, sorted by address.
@@ -107,7 +126,8 @@ func isPinned(p unsafe.Pointer, n uint64) bool {
 // each launch of the graph would then read or write the Go memory's
 // address long after the call: memory the garbage collector may have freed
 // or, for a goroutine's stack, moved. A PinnedBuffer's memory stays where
-// it is until Free. Outside a capture it costs nothing for pinned memory
+// it is until Free, and so does page-locked memory of other code's
+// (AdoptPinned), which the driver knows (rt.Adopter). Outside a capture it costs nothing for pinned memory
 // and one driver query for Go memory (whose copy CUDA stages anyway).
 func (s *Stream) captureHost(op string, p unsafe.Pointer, n uint64) error {
 	if isPinned(p, n) {
@@ -118,7 +138,7 @@ func (s *Stream) captureHost(op string, p unsafe.Pointer, n uint64) error {
 		return nil
 	}
 	st, _, err := g.StreamCaptureInfo(s.ctx.h, s.h, nil)
-	if err == nil && st != CaptureNone {
+	if err == nil && st != CaptureNone && !foreignPinned(s.ctx.drv, p, n) {
 		return Errorf(op, ErrStreamCaptureUnsupported, "a graph would keep the address of Go memory, which the garbage collector may free or move: copy through an rt.PinnedBuffer during a capture")
 	}
 	return nil
@@ -127,6 +147,9 @@ func (s *Stream) captureHost(op string, p unsafe.Pointer, n uint64) error {
 // ToHostAsync returns a new slice that holds the whole buffer once s has
 // passed the copy (see CopyToAsync): it waits for s's earlier work only.
 func (b Buffer[T]) ToHostAsync(s *Stream) ([]T, error) {
+	if _, err := b.on("rt.Buffer.ToHostAsync", s); err != nil {
+		return nil, err
+	}
 	out := make([]T, b.Len)
 	return out, b.CopyToAsync(s, out)
 }
@@ -134,8 +157,19 @@ func (b Buffer[T]) ToHostAsync(s *Stream) ([]T, error) {
 // CopyFromBufferAsync copies src to the start of the buffer, device to
 // device, in s's order.
 func (b Buffer[T]) CopyFromBufferAsync(s *Stream, src Buffer[T]) error {
+	const op = "rt.Buffer.CopyFromBufferAsync"
+	s, err := b.on(op, s)
+	if err != nil {
+		return err
+	}
+	if err := src.check(op); err != nil {
+		return err
+	}
+	if err := sameDriver(op, b.ctx, src.ctx); err != nil {
+		return err
+	}
 	if src.Len > b.Len {
-		return Errorf("rt.Buffer.CopyFromBufferAsync", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
+		return Errorf(op, ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
 	}
 	if src.Len == 0 {
 		return nil
@@ -145,6 +179,10 @@ func (b Buffer[T]) CopyFromBufferAsync(s *Stream, src Buffer[T]) error {
 
 // ZeroAsync sets every byte of the buffer to 0 in s's order.
 func (b Buffer[T]) ZeroAsync(s *Stream) error {
+	s, err := b.on("rt.Buffer.ZeroAsync", s)
+	if err != nil {
+		return err
+	}
 	if b.Len == 0 {
 		return nil
 	}
@@ -157,6 +195,9 @@ func (b Buffer[T]) ZeroAsync(s *Stream) error {
 // words are all equal (a float64 0, a struct of equal int32s): the driver
 // sets no wider values.
 func (b Buffer[T]) Fill(v T) error {
+	if err := b.check("rt.Buffer.Fill"); err != nil {
+		return err
+	}
 	if b.Len == 0 {
 		return nil
 	}
@@ -167,6 +208,10 @@ func (b Buffer[T]) Fill(v T) error {
 
 // FillAsync is Fill in s's order.
 func (b Buffer[T]) FillAsync(s *Stream, v T) error {
+	s, err := b.on("rt.Buffer.FillAsync", s)
+	if err != nil {
+		return err
+	}
 	if b.Len == 0 {
 		return nil
 	}
@@ -204,6 +249,9 @@ func fill[T any](c *Context, p DevPtr, n int, v T, s StreamHandle, async bool) e
 // MemInfo is the free and total memory of c's device, in bytes
 // (cuMemGetInfo).
 func (c *Context) MemInfo() (free, total uint64, err error) {
+	if err := c.check("rt.Context.MemInfo"); err != nil {
+		return 0, 0, err
+	}
 	m, err := c.memOps("cuMemGetInfo")
 	if err != nil {
 		return 0, 0, err
@@ -219,16 +267,26 @@ func (c *Context) MemInfo() (free, total uint64, err error) {
 // after Free. T must hold no Go pointers (the garbage collector does not
 // see this memory).
 type PinnedBuffer[T any] struct {
-	ctx *Context
-	m   MemoryOps
-	p   unsafe.Pointer
-	n   int
+	ctx     *Context
+	m       MemoryOps
+	p       unsafe.Pointer
+	n       int
+	adopted bool // other code's memory (AdoptPinned): Free refuses
 }
 
 // AllocPinned allocates a page-locked buffer of n elements of T, zeroed.
 func AllocPinned[T any](ctx *Context, n int) (*PinnedBuffer[T], error) {
-	if n < 0 {
-		return nil, Errorf("rt.AllocPinned", ErrInvalidValue, "negative length %d", n)
+	const op = "rt.AllocPinned"
+	if err := ctx.check(op); err != nil {
+		return nil, err
+	}
+	size, err := bytesOf(op, n, sizeOf[T]())
+	if err != nil {
+		return nil, err
+	}
+	if size > math.MaxInt {
+		// Slice could not view it: no Go slice is that large.
+		return nil, Errorf(op, ErrInvalidValue, "%d elements of %d bytes: more than a Go slice can hold", n, sizeOf[T]())
 	}
 	if t := reflect.TypeFor[T](); hasPointers(t) {
 		return nil, Errorf("rt.AllocPinned", ErrInvalidValue, "%v holds Go pointers, which memory outside Go's heap must not", t)
@@ -237,7 +295,7 @@ func AllocPinned[T any](ctx *Context, n int) (*PinnedBuffer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	size := max(uint64(n)*sizeOf[T](), 1)
+	size = max(size, 1)
 	p, err := m.MemHostAlloc(ctx.h, size)
 	if err != nil {
 		return nil, err
@@ -249,20 +307,32 @@ func AllocPinned[T any](ctx *Context, n int) (*PinnedBuffer[T], error) {
 
 // Slice is the buffer's memory as a Go slice (nil after Free).
 func (b *PinnedBuffer[T]) Slice() []T {
-	if b.p == nil {
+	if b == nil || b.p == nil {
 		return nil
 	}
 	return unsafe.Slice((*T)(b.p), b.n)
 }
 
 // Len is the number of elements.
-func (b *PinnedBuffer[T]) Len() int { return b.n }
+func (b *PinnedBuffer[T]) Len() int {
+	if b == nil {
+		return 0
+	}
+	return b.n
+}
 
 // Free returns the memory (cuMemFreeHost). Copies still queued to or from
-// it must have completed.
+// it must have completed. Adopted memory (AdoptPinned) is its owner's to
+// free: ErrNotPermitted.
 func (b *PinnedBuffer[T]) Free() error {
-	if b.p == nil {
-		return nil
+	if b == nil || b.p == nil {
+		return nil // nil, zero or freed already, as cuMemFreeHost(NULL)
+	}
+	if b.adopted {
+		return Errorf("rt.PinnedBuffer.Free", ErrNotPermitted, "%p is other code's page-locked memory (AdoptPinned): its owner frees it", b.p)
+	}
+	if b.m == nil {
+		return Errorf("rt.PinnedBuffer.Free", ErrInvalidValue, "a PinnedBuffer that AllocPinned did not make")
 	}
 	p := b.p
 	b.p, b.n = nil, 0
@@ -290,6 +360,12 @@ func hasPointers(t reflect.Type) bool {
 // Run copies c synchronously with respect to all work in ctx (see Buffer)
 // (cuMemcpy2D).
 func (c Copy2D) Run(ctx *Context) error {
+	if err := ctx.check("rt.Copy2D.Run"); err != nil {
+		return err
+	}
+	if err := c.extent("rt.Copy2D.Run"); err != nil {
+		return err
+	}
 	m, err := ctx.memOps("cuMemcpy2D")
 	if err != nil {
 		return err
@@ -302,6 +378,13 @@ func (c Copy2D) Run(ctx *Context) error {
 // host memory must be a PinnedBuffer's (see Buffer.CopyToAsync).
 func (c Copy2D) RunAsync(s *Stream) error {
 	const op = "rt.Copy2D.RunAsync"
+	s, err := s.orCurrent(op)
+	if err != nil {
+		return err
+	}
+	if err := c.extent(op); err != nil {
+		return err
+	}
 	m, err := s.ctx.memOps("cuMemcpy2DAsync")
 	if err != nil {
 		return err
@@ -315,6 +398,21 @@ func (c Copy2D) RunAsync(s *Stream) error {
 		return err
 	}
 	return m.Memcpy2D(s.ctx.h, &c, s.h, true)
+}
+
+// extent refuses a copy whose rows reach past 2^64 bytes on either side:
+// the driver would compute an address that is no memory's.
+func (c *Copy2D) extent(op string) error {
+	for _, p := range []struct {
+		side  string
+		pitch uint64
+	}{{"source", c.SrcPitch}, {"destination", c.DstPitch}} {
+		hi, lo := bits.Mul64(p.pitch, max(c.Height, 1)-1)
+		if hi != 0 || lo+c.WidthBytes < lo {
+			return Errorf(op, ErrInvalidValue, "%d rows of %d bytes, %d apart on the %s side: more than 2^64 bytes", c.Height, c.WidthBytes, p.pitch, p.side)
+		}
+	}
+	return nil
 }
 
 // PitchAlign is the alignment of AllocPitched's rows, what cuMemAllocPitch
@@ -334,11 +432,28 @@ type Pitched[T any] struct {
 // AllocPitched allocates a width×height array of T with rows PitchAlign
 // bytes apart or a multiple of it.
 func AllocPitched[T any](ctx *Context, width, height int) (Pitched[T], error) {
-	if width < 0 || height < 0 {
-		return Pitched[T]{}, Errorf("rt.AllocPitched", ErrInvalidValue, "shape %d×%d", width, height)
+	const op = "rt.AllocPitched"
+	if err := ctx.check(op); err != nil {
+		return Pitched[T]{}, err
 	}
-	pitch := (uint64(width)*sizeOf[T]() + PitchAlign - 1) / PitchAlign * PitchAlign
-	p, err := ctx.drv.MemAlloc(ctx.h, max(pitch*uint64(height), 1))
+	if width < 0 || height < 0 {
+		return Pitched[T]{}, Errorf(op, ErrInvalidValue, "shape %d×%d", width, height)
+	}
+	row, err := bytesOf(op, width, sizeOf[T]())
+	if err == nil && row > math.MaxInt {
+		err = Errorf(op, ErrInvalidValue, "rows of %d elements of %d bytes: more than 2^63 bytes", width, sizeOf[T]())
+	}
+	if err != nil {
+		return Pitched[T]{}, err
+	}
+	// The pitch is an int (Pitched.Pitch) and so is every row's offset
+	// (Row): the whole array's bytes must fit in one.
+	pitch := (row/PitchAlign + min(row%PitchAlign, 1)) * PitchAlign
+	total, err := bytesOf(op, height, pitch)
+	if err != nil || pitch > math.MaxInt || total > math.MaxInt {
+		return Pitched[T]{}, Errorf(op, ErrInvalidValue, "%d×%d elements of %d bytes: rows of %d bytes, more than 2^63 bytes in all", width, height, sizeOf[T](), pitch)
+	}
+	p, err := ctx.drv.MemAlloc(ctx.h, max(total, 1))
 	if err != nil {
 		return Pitched[T]{}, err
 	}
@@ -353,13 +468,30 @@ func (p Pitched[T]) Context() *Context { return p.ctx }
 
 // Free releases the device memory.
 func (p Pitched[T]) Free() error {
-	if p.ctx == nil {
-		return nil
+	if p.ctx == nil && p.Ptr == 0 {
+		return nil // the zero Pitched, as cuMemFree(0)
+	}
+	if err := p.check("rt.Pitched.Free"); err != nil {
+		return err
 	}
 	return p.ctx.drv.MemFree(p.ctx.h, DevPtr(p.Ptr))
 }
 
+// check refuses a Pitched that AllocPitched did not make.
+func (p Pitched[T]) check(op string) error {
+	if p.ctx == nil {
+		return Errorf(op, ErrInvalidValue, "a Pitched with no context (pitched arrays come from AllocPitched)")
+	}
+	if p.Width < 0 || p.Height < 0 || p.Pitch < 0 {
+		return Errorf(op, ErrInvalidValue, "a %d×%d Pitched with pitch %d", p.Width, p.Height, p.Pitch)
+	}
+	return p.ctx.check(op)
+}
+
 func (p Pitched[T]) hostCopy(op string, host []T, toDevice bool) (Copy2D, error) {
+	if err := p.check(op); err != nil {
+		return Copy2D{}, err
+	}
 	if len(host) != p.Width*p.Height {
 		return Copy2D{}, Errorf(op, ErrInvalidValue, "%d host elements for a %d×%d array", len(host), p.Width, p.Height)
 	}
@@ -386,7 +518,11 @@ func (p Pitched[T]) CopyFrom(src []T) error {
 
 // CopyFromAsync is CopyFrom in s's order.
 func (p Pitched[T]) CopyFromAsync(s *Stream, src []T) error {
-	c, err := p.hostCopy("rt.Pitched.CopyFromAsync", src, true)
+	const op = "rt.Pitched.CopyFromAsync"
+	c, err := p.hostCopy(op, src, true)
+	if err == nil {
+		s, err = s.in(op, p.ctx)
+	}
 	if err != nil || len(src) == 0 {
 		return err
 	}
@@ -405,7 +541,11 @@ func (p Pitched[T]) CopyTo(dst []T) error {
 
 // CopyToAsync is CopyTo in s's order (see Buffer.CopyToAsync).
 func (p Pitched[T]) CopyToAsync(s *Stream, dst []T) error {
-	c, err := p.hostCopy("rt.Pitched.CopyToAsync", dst, false)
+	const op = "rt.Pitched.CopyToAsync"
+	c, err := p.hostCopy(op, dst, false)
+	if err == nil {
+		s, err = s.in(op, p.ctx)
+	}
 	if err != nil || len(dst) == 0 {
 		return err
 	}
@@ -415,8 +555,22 @@ func (p Pitched[T]) CopyToAsync(s *Stream, dst []T) error {
 // CopyFromPitchedAsync copies src, an array of the same shape, into p,
 // device to device, in s's order.
 func (p Pitched[T]) CopyFromPitchedAsync(s *Stream, src Pitched[T]) error {
+	const op = "rt.Pitched.CopyFromPitchedAsync"
+	if err := p.check(op); err != nil {
+		return err
+	}
+	if err := src.check(op); err != nil {
+		return err
+	}
+	if err := sameDriver(op, p.ctx, src.ctx); err != nil {
+		return err
+	}
+	s, err := s.in(op, p.ctx)
+	if err != nil {
+		return err
+	}
 	if src.Width != p.Width || src.Height != p.Height {
-		return Errorf("rt.Pitched.CopyFromPitchedAsync", ErrInvalidValue, "a %d×%d array into a %d×%d one", src.Width, src.Height, p.Width, p.Height)
+		return Errorf(op, ErrInvalidValue, "a %d×%d array into a %d×%d one", src.Width, src.Height, p.Width, p.Height)
 	}
 	if p.Width == 0 || p.Height == 0 {
 		return nil

@@ -29,8 +29,8 @@ type (
 // codes.
 //
 // A backend may implement optional capabilities beyond Driver: ParamInfoer,
-// ParamPlacer, KernelAttributer, JITLogger, WarmUpper, LoadingModer, Linker
-// and TensorMapEncoder.
+// ParamPlacer, KernelAttributer, JITLogger, WarmUpper, LoadingModer, Linker,
+// TensorMapEncoder, Adopter and NativeHandler.
 type Driver interface {
 	// Name is "cuda" or "soft".
 	Name() string

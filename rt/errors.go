@@ -59,6 +59,7 @@ const (
 	ErrCapturedEvent               Result = 907
 	ErrStreamCaptureWrongThread    Result = 908
 	ErrGraphExecUpdateFailure      Result = 910
+	ErrInvalidClusterSize          Result = 912
 	ErrUnknown                     Result = 999
 )
 
@@ -112,6 +113,7 @@ var resultNames = map[Result][2]string{
 	ErrCapturedEvent:               {"CUDA_ERROR_CAPTURED_EVENT", "operation not permitted on an event last recorded in a capturing stream"},
 	ErrStreamCaptureWrongThread:    {"CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", "attempt to terminate a thread-local capture sequence from another thread"},
 	ErrGraphExecUpdateFailure:      {"CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE", "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update"},
+	ErrInvalidClusterSize:          {"CUDA_ERROR_INVALID_CLUSTER_SIZE", "a kernel launch error has occurred due to cluster misconfiguration"},
 	ErrUnknown:                     {"CUDA_ERROR_UNKNOWN", "unknown error"},
 }
 

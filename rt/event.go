@@ -30,6 +30,19 @@ func (s *Stream) WaitEvent(e *Event) error { return s.WaitEventWithFlags(e, Even
 // EventWaitExternal, during a capture, records an event wait node in the
 // graph instead of a fork/join dependency.
 func (s *Stream) WaitEventWithFlags(e *Event, flags uint32) error {
+	const op = "rt.Stream.WaitEvent"
+	if s == nil {
+		return Errorf(op, ErrInvalidHandle, "a nil stream (wait on a context's NULL stream with Context.NullStream().WaitEvent)")
+	}
+	if err := s.check(op); err != nil {
+		return err
+	}
+	if err := e.check(op); err != nil {
+		return err
+	}
+	if err := sameDriver(op, s.ctx, e.ctx); err != nil {
+		return err
+	}
 	st, err := s.ctx.streamer("cuStreamWaitEvent")
 	if err != nil {
 		return err
@@ -41,21 +54,24 @@ func (s *Stream) WaitEventWithFlags(e *Event, flags uint32) error {
 // EventRecordExternal, during a capture, records an event record node in
 // the graph, which records e at every launch of the graph.
 func (e *Event) RecordWithFlags(s *Stream, flags uint32) error {
+	s, err := e.on("rt.Event.RecordWithFlags", s)
+	if err != nil {
+		return err
+	}
 	st, err := e.ctx.streamer("cuEventRecordWithFlags")
 	if err != nil {
 		return err
 	}
-	var sh StreamHandle
-	if s != nil {
-		sh = s.h
-	}
-	return st.EventRecordWithFlags(e.ctx.h, e.h, sh, flags)
+	return st.EventRecordWithFlags(e.ctx.h, e.h, s.h, flags)
 }
 
 // Query reports whether the work before e's most recent Record has
 // completed, without waiting (cuEventQuery). An event never recorded is
 // done.
 func (e *Event) Query() (bool, error) {
+	if err := e.check("rt.Event.Query"); err != nil {
+		return false, err
+	}
 	st, err := e.ctx.streamer("cuEventQuery")
 	if err != nil {
 		return false, err
@@ -82,11 +98,17 @@ func (s *Stream) LaunchHostFunc(fn func()) error {
 	if fn == nil {
 		return Errorf("cuLaunchHostFunc", ErrInvalidValue, "nil function")
 	}
+	if s == nil {
+		return Errorf("rt.Stream.LaunchHostFunc", ErrInvalidHandle, "a nil stream (queue on a context's NULL stream with Context.NullStream().LaunchHostFunc)")
+	}
+	if err := s.check("rt.Stream.LaunchHostFunc"); err != nil {
+		return err
+	}
 	st, err := s.ctx.streamer("cuLaunchHostFunc")
 	if err != nil {
 		return err
 	}
-	return st.LaunchHostFunc(s.ctx.h, s.h, fn)
+	return st.LaunchHostFunc(s.ctx.h, s.h, hostFunc(fn))
 }
 
 // StreamPriorityRange is the range of stream priorities in c
@@ -94,6 +116,9 @@ func (s *Stream) LaunchHostFunc(fn func()) error {
 // practice) and greatest the highest, a smaller number (-5 on an H100).
 // NewStreamWith clamps priorities to this range.
 func (c *Context) StreamPriorityRange() (least, greatest int, err error) {
+	if err := c.check("rt.Context.StreamPriorityRange"); err != nil {
+		return 0, 0, err
+	}
 	st, err := c.streamer("cuCtxGetStreamPriorityRange")
 	if err != nil {
 		return 0, 0, err
@@ -103,6 +128,12 @@ func (c *Context) StreamPriorityRange() (least, greatest int, err error) {
 
 // Priority is the stream's priority (cuStreamGetPriority).
 func (s *Stream) Priority() (int, error) {
+	if s == nil {
+		return 0, Errorf("rt.Stream.Priority", ErrInvalidHandle, "a nil stream")
+	}
+	if err := s.check("rt.Stream.Priority"); err != nil {
+		return 0, err
+	}
 	st, err := s.ctx.streamer("cuStreamGetPriority")
 	if err != nil {
 		return 0, err

@@ -21,6 +21,12 @@ func (v *variable[T]) Len() int { return v.n }
 // address per context, for a Global; cuLibraryGetManaged, one address for
 // every context, for a Managed (ctx then says which driver).
 func (v *variable[T]) Ptr(ctx *Context) (Ptr[T], error) {
+	if err := ctx.check("rt.Global.Ptr"); err != nil {
+		return 0, err
+	}
+	if v.lib == nil {
+		return 0, Errorf("rt.Global.Ptr", ErrInvalidHandle, "variable %s of a nil rt.Library", v.name)
+	}
 	h, err := v.lib.Load(ctx.drv)
 	if err != nil {
 		return 0, err
@@ -122,6 +128,9 @@ func writeVar[T any](ctx *Context, lib, name string, n int, src []T, p Ptr[T]) e
 // `.b8 w[1024]`), so a generated accessor may be a Global[uint8]; View gives
 // the element type back. The size must divide evenly.
 func View[U, T any](g *Global[T]) (*Global[U], error) {
+	if g == nil {
+		return nil, Errorf("rt.View", ErrInvalidValue, "a nil rt.Global")
+	}
 	total := uint64(g.n) * sizeOf[T]()
 	eu := sizeOf[U]()
 	if eu == 0 || total%eu != 0 {

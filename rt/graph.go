@@ -3,6 +3,7 @@ package rt
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -43,8 +44,24 @@ type Graph struct {
 	g   Grapher
 	h   GraphHandle
 	// body is set for a conditional node's body, which its node owns: it
-	// has no Destroy of its own.
-	body bool
+	// has no Destroy of its own, and goes with parent's graph.
+	body   bool
+	parent *Graph
+	gone   atomic.Bool // destroyed
+}
+
+// check refuses a nil, zero or destroyed graph (a body whose graph was
+// destroyed included).
+func (g *Graph) check(op string) error {
+	if g == nil || g.g == nil {
+		return Errorf(op, ErrInvalidHandle, "a nil or zero rt.Graph (graphs come from Context.NewGraph and captures)")
+	}
+	for p := g; p != nil; p = p.parent {
+		if p.gone.Load() {
+			return Errorf(op, ErrInvalidHandle, "graph %#x was destroyed", uintptr(p.h))
+		}
+	}
+	return g.ctx.check(op)
 }
 
 // GraphNode is one node of a Graph (a CUgraphNode). The same value names
@@ -71,6 +88,9 @@ type Condition uint64
 
 // NewGraph creates an empty graph in c (cuGraphCreate).
 func (c *Context) NewGraph() (*Graph, error) {
+	if err := c.check("rt.Context.NewGraph"); err != nil {
+		return nil, err
+	}
 	g, err := c.grapher("cuGraphCreate")
 	if err != nil {
 		return nil, err
@@ -83,24 +103,48 @@ func (c *Context) NewGraph() (*Graph, error) {
 }
 
 // Handle is the backend's graph handle.
-func (g *Graph) Handle() GraphHandle { return g.h }
+func (g *Graph) Handle() GraphHandle {
+	if g == nil {
+		return 0
+	}
+	return g.h
+}
 
 // Context is the graph's context.
-func (g *Graph) Context() *Context { return g.ctx }
+func (g *Graph) Context() *Context {
+	if g == nil {
+		return nil
+	}
+	return g.ctx
+}
 
 // Destroy destroys the graph (cuGraphDestroy). GraphExecs instantiated from
 // it stay valid. The body of a conditional node goes with its node's graph
 // and cannot be destroyed on its own.
 func (g *Graph) Destroy() error {
-	if g.body {
-		return Errorf("rt.Graph.Destroy", ErrNotPermitted, "graph %#x is a conditional node's body, destroyed with that node's graph", uintptr(g.h))
+	const op = "rt.Graph.Destroy"
+	if err := g.check(op); err != nil {
+		return err
 	}
-	return g.g.GraphDestroy(g.h)
+	if g.body {
+		return Errorf(op, ErrNotPermitted, "graph %#x is a conditional node's body, destroyed with that node's graph", uintptr(g.h))
+	}
+	if !g.gone.CompareAndSwap(false, true) {
+		return Errorf(op, ErrInvalidHandle, "graph %#x was destroyed", uintptr(g.h))
+	}
+	if err := g.g.GraphDestroy(g.h); err != nil {
+		g.gone.Store(false)
+		return err
+	}
+	return nil
 }
 
 // Nodes lists the graph's nodes in the order they were added (for a
 // capture: the order of the captured calls).
 func (g *Graph) Nodes() ([]GraphNode, error) {
+	if err := g.check("rt.Graph.Nodes"); err != nil {
+		return nil, err
+	}
 	hs, err := g.g.GraphNodes(g.h)
 	if err != nil {
 		return nil, err
@@ -133,10 +177,18 @@ func (g *Graph) NodesOfType(t NodeType) ([]GraphNode, error) {
 }
 
 // NodeType is n's type (cuGraphNodeGetType).
-func (g *Graph) NodeType(n GraphNode) (NodeType, error) { return g.g.GraphNodeType(n.h) }
+func (g *Graph) NodeType(n GraphNode) (NodeType, error) {
+	if err := g.check("rt.Graph.NodeType"); err != nil {
+		return 0, err
+	}
+	return g.g.GraphNodeType(n.h)
+}
 
 // AddEmpty adds a node that does nothing: a join point for deps.
 func (g *Graph) AddEmpty(deps ...GraphNode) (GraphNode, error) {
+	if err := g.check("rt.Graph.AddEmpty"); err != nil {
+		return GraphNode{}, err
+	}
 	h, err := g.g.GraphAddEmpty(g.h, handles(deps))
 	return GraphNode{h}, err
 }
@@ -144,6 +196,16 @@ func (g *Graph) AddEmpty(deps ...GraphNode) (GraphNode, error) {
 // AddChild adds a node that runs a copy of child, after deps
 // (cuGraphAddChildGraphNode). Later changes to child do not affect it.
 func (g *Graph) AddChild(child *Graph, deps ...GraphNode) (GraphNode, error) {
+	const op = "rt.Graph.AddChild"
+	if err := g.check(op); err != nil {
+		return GraphNode{}, err
+	}
+	if err := child.check(op); err != nil {
+		return GraphNode{}, err
+	}
+	if err := sameDriver(op, g.ctx, child.ctx); err != nil {
+		return GraphNode{}, err
+	}
 	h, err := g.g.GraphAddChild(g.h, handles(deps), child.h)
 	return GraphNode{h}, err
 }
@@ -153,6 +215,9 @@ func (g *Graph) AddChild(child *Graph, deps ...GraphNode) (GraphNode, error) {
 // every launch of the graph starts it at defaultValue; otherwise it keeps
 // the value the previous launch left (and is undefined at the first).
 func (g *Graph) NewCondition(defaultValue uint32, assignDefault bool) (Condition, error) {
+	if err := g.check("rt.Graph.NewCondition"); err != nil {
+		return 0, err
+	}
 	var flags uint32
 	if assignDefault {
 		flags = CondAssignDefault
@@ -162,13 +227,16 @@ func (g *Graph) NewCondition(defaultValue uint32, assignDefault bool) (Condition
 }
 
 func (g *Graph) addConditional(c Condition, typ CondType, size int, deps []GraphNode) (GraphNode, []*Graph, error) {
+	if err := g.check("rt.Graph.AddConditional"); err != nil {
+		return GraphNode{}, nil, err
+	}
 	h, bodies, err := g.g.GraphAddConditional(g.ctx.h, g.h, handles(deps), ConditionalHandle(c), typ, size)
 	if err != nil {
 		return GraphNode{}, nil, err
 	}
 	out := make([]*Graph, len(bodies))
 	for i, b := range bodies {
-		out[i] = &Graph{ctx: g.ctx, g: g.g, h: b, body: true}
+		out[i] = &Graph{ctx: g.ctx, g: g.g, h: b, body: true, parent: g}
 	}
 	return GraphNode{h}, out, nil
 }
@@ -217,12 +285,15 @@ func (g *Graph) AddSwitch(c Condition, n int, deps ...GraphNode) (node GraphNode
 // node's body with generated launches. As Stream.Capture, it locks the
 // goroutine to its OS thread and captures in CaptureThreadLocal mode.
 func (g *Graph) CaptureInto(s *Stream, fn func(s *Stream) error, deps ...GraphNode) error {
+	if fn == nil {
+		return Errorf("rt.Graph.CaptureInto", ErrInvalidValue, "nil function")
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := s.BeginCaptureInto(g, CaptureThreadLocal, deps...); err != nil {
 		return err
 	}
-	ferr := fn(s)
+	ferr := captured(s, fn)
 	_, err := s.EndCapture()
 	if ferr != nil {
 		return ferr
@@ -232,6 +303,9 @@ func (g *Graph) CaptureInto(s *Stream, fn func(s *Stream) error, deps ...GraphNo
 
 // Instantiate makes the graph executable (cuGraphInstantiateWithFlags).
 func (g *Graph) Instantiate() (*GraphExec, error) {
+	if err := g.check("rt.Graph.Instantiate"); err != nil {
+		return nil, err
+	}
 	h, err := g.g.GraphInstantiate(g.ctx.h, g.h, 0)
 	if err != nil {
 		return nil, err
@@ -239,7 +313,20 @@ func (g *Graph) Instantiate() (*GraphExec, error) {
 	return &GraphExec{ctx: g.ctx, g: g.g, h: h}, nil
 }
 
-func (g *Graph) String() string { return fmt.Sprintf("graph %#x in %v", uintptr(g.h), g.ctx) }
+func (g *Graph) String() string {
+	if g == nil {
+		return "nil rt.Graph"
+	}
+	return fmt.Sprintf("graph %#x in %v", uintptr(g.h), g.ctx)
+}
+
+// capturable checks s for a capture call op: a created, live stream.
+func capturable(op string, s *Stream) error {
+	if s == nil {
+		return Errorf(op, ErrInvalidHandle, "a nil stream (the NULL stream cannot be captured)")
+	}
+	return s.check(op)
+}
 
 // BeginCapture starts capturing s (cuStreamBeginCapture): until EndCapture,
 // work queued on s — generated launches, Async copies and memsets, event
@@ -255,6 +342,9 @@ func (g *Graph) String() string { return fmt.Sprintf("graph %#x in %v", uintptr(
 //
 // s must be a created stream: the NULL stream cannot be captured.
 func (s *Stream) BeginCapture(mode CaptureMode) error {
+	if err := capturable("rt.Stream.BeginCapture", s); err != nil {
+		return err
+	}
 	g, err := s.ctx.grapher("cuStreamBeginCapture")
 	if err != nil {
 		return err
@@ -267,6 +357,16 @@ func (s *Stream) BeginCapture(mode CaptureMode) error {
 // nodes deps (cuStreamBeginCaptureToGraph, CUDA 12.3+); EndCapture then
 // returns g.
 func (s *Stream) BeginCaptureInto(g *Graph, mode CaptureMode, deps ...GraphNode) error {
+	const op = "rt.Stream.BeginCaptureInto"
+	if err := capturable(op, s); err != nil {
+		return err
+	}
+	if err := g.check(op); err != nil {
+		return err
+	}
+	if err := sameDriver(op, s.ctx, g.ctx); err != nil {
+		return err
+	}
 	gr, err := s.ctx.grapher("cuStreamBeginCaptureToGraph")
 	if err != nil {
 		return err
@@ -282,6 +382,9 @@ func (s *Stream) BeginCaptureInto(g *Graph, mode CaptureMode, deps ...GraphNode)
 // graph (cuStreamEndCapture). A capture that an error invalidated returns
 // ErrStreamCaptureInvalidated.
 func (s *Stream) EndCapture() (*Graph, error) {
+	if err := capturable("rt.Stream.EndCapture", s); err != nil {
+		return nil, err
+	}
 	g, err := s.ctx.grapher("cuStreamEndCapture")
 	if err != nil {
 		return nil, err
@@ -303,12 +406,15 @@ func (s *Stream) EndCapture() (*Graph, error) {
 // OS thread throughout, so that the mode means this goroutine. If fn
 // fails, the capture is ended, its graph destroyed and fn's error returned.
 func (s *Stream) Capture(fn func(s *Stream) error) (*Graph, error) {
+	if fn == nil {
+		return nil, Errorf("rt.Stream.Capture", ErrInvalidValue, "nil function")
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := s.BeginCapture(CaptureThreadLocal); err != nil {
 		return nil, err
 	}
-	ferr := fn(s)
+	ferr := captured(s, fn)
 	g, err := s.EndCapture()
 	if ferr != nil {
 		if g != nil {
@@ -319,9 +425,29 @@ func (s *Stream) Capture(fn func(s *Stream) error) (*Graph, error) {
 	return g, err
 }
 
+// captured runs fn on s during a capture; if fn panics, the capture is
+// ended (and its graph destroyed) before the panic goes on, so that it does
+// not outlive the call and forbid the context's later work.
+func captured(s *Stream, fn func(s *Stream) error) error {
+	ok, into := false, s.into
+	defer func() {
+		if !ok {
+			if g, err := s.EndCapture(); err == nil && g != into {
+				g.Destroy()
+			}
+		}
+	}()
+	err := fn(s)
+	ok = true
+	return err
+}
+
 // CaptureStatus reports whether s is being captured
 // (cuStreamGetCaptureInfo).
 func (s *Stream) CaptureStatus() (CaptureStatus, error) {
+	if err := capturable("rt.Stream.CaptureStatus", s); err != nil {
+		return CaptureNone, err
+	}
 	g, err := s.ctx.grapher("cuStreamGetCaptureInfo")
 	if err != nil {
 		return CaptureNone, err
@@ -337,6 +463,9 @@ func (s *Stream) CaptureStatus() (CaptureStatus, error) {
 // would depend on several nodes or none (after a join, or before the
 // first capture).
 func (s *Stream) CapturedNode() (GraphNode, error) {
+	if err := capturable("rt.Stream.CapturedNode", s); err != nil {
+		return GraphNode{}, err
+	}
 	g, err := s.ctx.grapher("cuStreamGetCaptureInfo")
 	if err != nil {
 		return GraphNode{}, err
@@ -358,29 +487,85 @@ func (s *Stream) CapturedNode() (GraphNode, error) {
 // on any stream of its context, as often as needed; launches of one
 // GraphExec run one after another.
 type GraphExec struct {
-	ctx *Context
-	g   Grapher
-	h   GraphExecHandle
+	ctx  *Context
+	g    Grapher
+	h    GraphExecHandle
+	gone atomic.Bool // destroyed
+}
+
+// check refuses a nil, zero or destroyed GraphExec.
+func (x *GraphExec) check(op string) error {
+	switch {
+	case x == nil || x.g == nil:
+		return Errorf(op, ErrInvalidHandle, "a nil or zero rt.GraphExec (from Graph.Instantiate)")
+	case x.gone.Load():
+		return Errorf(op, ErrInvalidHandle, "instantiated graph %#x was destroyed", uintptr(x.h))
+	}
+	return x.ctx.check(op)
 }
 
 // Handle is the backend's handle.
-func (x *GraphExec) Handle() GraphExecHandle { return x.h }
+func (x *GraphExec) Handle() GraphExecHandle {
+	if x == nil {
+		return 0
+	}
+	return x.h
+}
 
 // Context is the context the graph runs in.
-func (x *GraphExec) Context() *Context { return x.ctx }
+func (x *GraphExec) Context() *Context {
+	if x == nil {
+		return nil
+	}
+	return x.ctx
+}
 
 // Launch queues the whole graph on s as one piece of s's work
 // (cuGraphLaunch). It allocates nothing. A capture cannot record a graph
 // launch (ErrStreamCaptureUnsupported): add the graph to the capturing
 // graph as a child node (Graph.AddChild) instead.
-func (x *GraphExec) Launch(s *Stream) error { return x.g.GraphLaunch(s.ctx.h, x.h, s.h) }
+func (x *GraphExec) Launch(s *Stream) error {
+	s, err := x.on("rt.GraphExec.Launch", s)
+	if err != nil {
+		return err
+	}
+	return x.g.GraphLaunch(s.ctx.h, x.h, s.h)
+}
+
+// on checks x and resolves s, a stream to launch it on (nil: the NULL
+// stream of x's context).
+func (x *GraphExec) on(op string, s *Stream) (*Stream, error) {
+	if err := x.check(op); err != nil {
+		return nil, err
+	}
+	return s.in(op, x.ctx)
+}
 
 // Upload prepares the graph's first launch on s ahead of it
 // (cuGraphUpload), taking that work off the first Launch.
-func (x *GraphExec) Upload(s *Stream) error { return x.g.GraphUpload(s.ctx.h, x.h, s.h) }
+func (x *GraphExec) Upload(s *Stream) error {
+	s, err := x.on("rt.GraphExec.Upload", s)
+	if err != nil {
+		return err
+	}
+	return x.g.GraphUpload(s.ctx.h, x.h, s.h)
+}
 
 // Destroy destroys the instantiated graph (cuGraphExecDestroy).
-func (x *GraphExec) Destroy() error { return x.g.GraphExecDestroy(x.ctx.h, x.h) }
+func (x *GraphExec) Destroy() error {
+	const op = "rt.GraphExec.Destroy"
+	if err := x.check(op); err != nil {
+		return err
+	}
+	if !x.gone.CompareAndSwap(false, true) {
+		return Errorf(op, ErrInvalidHandle, "instantiated graph %#x was destroyed", uintptr(x.h))
+	}
+	if err := x.g.GraphExecDestroy(x.ctx.h, x.h); err != nil {
+		x.gone.Store(false)
+		return err
+	}
+	return nil
+}
 
 // KernelNode names n, a kernel node of x's graph, in x: what a generated
 // XNode function updates.
@@ -403,9 +588,12 @@ type KernelNode struct {
 // stack array, as they call Launch). It allocates nothing and does not
 // retain params.
 func (k *Kernel) SetNode(n KernelNode, cfg Config, params []byte) error {
+	if k == nil {
+		return Errorf("rt.Kernel.SetNode", ErrInvalidHandle, "a nil rt.Kernel")
+	}
 	x, b := n.x, k.bound.Load()
 	c := &cfg.Cluster
-	if x == nil || b == nil || b.drv != x.ctx.drv || uintptr(len(params)) != k.size || c.X|c.Y|c.Z != 0 || cfg.Cooperative || cfg.ProgrammaticSerialization || cfg.Priority != 0 {
+	if x == nil || b == nil || x.ctx == nil || x.gone.Load() || x.ctx.dead() || hostCalls.n.Load() != 0 || b.drv != x.ctx.drv || uintptr(len(params)) != k.size || c.X|c.Y|c.Z != 0 || cfg.Cooperative || cfg.ProgrammaticSerialization || cfg.Priority != 0 {
 		return k.setNodeSlow(n, cfg, params)
 	}
 	return x.g.GraphExecKernelNodeSetParams(x.h, n.n, b.h, launchArgs(x.ctx.h, 0, &cfg, params))
@@ -421,6 +609,8 @@ func (k *Kernel) setNodeSlow(n KernelNode, cfg Config, params []byte) error {
 	switch {
 	case x == nil:
 		return Errorf(op, ErrInvalidValue, "kernel %s: a zero KernelNode (from GraphExec.KernelNode)", k.name)
+	case x.check(op) != nil:
+		return x.check(op)
 	case uintptr(len(params)) != k.size:
 		return Errorf(op, ErrInvalidValue, "kernel %s: %d parameter bytes, want %d", k.name, len(params), k.size)
 	case cfg.Cluster != (Dim3{}) || cfg.Cooperative || cfg.ProgrammaticSerialization || cfg.Priority != 0:

@@ -40,6 +40,9 @@ func kernelAttributer(d Driver, op string) (KernelAttributer, error) {
 // Attribute reads one attribute of the kernel compiled for dev
 // (cuKernelGetAttribute), loading the library in dev's driver if needed.
 func (k *Kernel) Attribute(dev Device, a FuncAttr) (int, error) {
+	if err := dev.check("rt.Kernel.Attribute"); err != nil {
+		return 0, err
+	}
 	ka, err := kernelAttributer(dev.drv, "cuKernelGetAttribute")
 	if err != nil {
 		return 0, err
@@ -55,6 +58,9 @@ func (k *Kernel) Attribute(dev Device, a FuncAttr) (int, error) {
 // (cuKernelSetAttribute). Attributes are per device: set them on every
 // device the kernel runs on.
 func (k *Kernel) SetAttribute(dev Device, a FuncAttr, v int) error {
+	if err := dev.check("rt.Kernel.SetAttribute"); err != nil {
+		return err
+	}
 	ka, err := kernelAttributer(dev.drv, "cuKernelSetAttribute")
 	if err != nil {
 		return err
@@ -87,7 +93,7 @@ func (k *Kernel) Attributes(dev Device) (KernelAttributes, error) {
 	} {
 		v, err := k.Attribute(dev, f.a)
 		if err != nil {
-			return ka, fmt.Errorf("rt: kernel %s: attribute %d: %w", k.name, f.a, err)
+			return ka, fmt.Errorf("rt: kernel %s: attribute %d: %w", k.Name(), f.a, err)
 		}
 		*f.p = v
 	}
@@ -135,6 +141,9 @@ func (k *Kernel) MaxActiveBlocksPerSM(ctx *Context, block, dynSmem int) (int, er
 	if block <= 0 || dynSmem < 0 {
 		return 0, Errorf("cuOccupancyMaxActiveBlocksPerMultiprocessor", ErrInvalidValue, "block size %d, %d bytes of dynamic shared memory", block, dynSmem)
 	}
+	if err := ctx.check("rt.Kernel.MaxActiveBlocksPerSM"); err != nil {
+		return 0, err
+	}
 	oc, err := occupancyCalculator(ctx.drv, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
 	if err != nil {
 		return 0, err
@@ -152,6 +161,9 @@ func (k *Kernel) MaxActiveBlocksPerSM(ctx *Context, block, dynSmem int) (int, er
 // the grid that fills the device at that occupancy
 // (cuOccupancyMaxPotentialBlockSize).
 func (k *Kernel) SuggestBlockSize(ctx *Context, dynSmem, blockLimit int) (minGrid, block int, err error) {
+	if err := ctx.check("rt.Kernel.SuggestBlockSize"); err != nil {
+		return 0, 0, err
+	}
 	oc, err := occupancyCalculator(ctx.drv, "cuOccupancyMaxPotentialBlockSize")
 	if err != nil {
 		return 0, 0, err
@@ -169,6 +181,13 @@ func (k *Kernel) SuggestBlockSize(ctx *Context, dynSmem, blockLimit int) (minGri
 // its callback, but in Go, with one occupancy query per candidate (cgo
 // cannot hand a Go function to the driver as a C callback).
 func (k *Kernel) SuggestBlockSizeFunc(ctx *Context, dynSmem func(block int) int, blockLimit int) (minGrid, block int, err error) {
+	const op = "rt.Kernel.SuggestBlockSizeFunc"
+	if err := ctx.check(op); err != nil {
+		return 0, 0, err
+	}
+	if dynSmem == nil {
+		return 0, 0, Errorf(op, ErrInvalidValue, "nil dynamic shared memory function")
+	}
 	dev := ctx.Device()
 	warp, err := dev.Attribute(AttrWarpSize)
 	if err != nil {

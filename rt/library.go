@@ -39,10 +39,20 @@ func NewLibrary(name string, image []byte) *Library {
 }
 
 // Name is the library's name.
-func (l *Library) Name() string { return l.name }
+func (l *Library) Name() string {
+	if l == nil {
+		return ""
+	}
+	return l.name
+}
 
 // Image is the embedded image.
-func (l *Library) Image() []byte { return l.image }
+func (l *Library) Image() []byte {
+	if l == nil {
+		return nil
+	}
+	return l.image
+}
 
 // SetLoadOptions sets the options of the library's loads (its first use in
 // each driver): the PTX compiler's options, or the legacy path. o.Name is
@@ -50,6 +60,9 @@ func (l *Library) Image() []byte { return l.image }
 // library is loaded anywhere: once it is, SetLoadOptions fails with
 // ErrNotPermitted (Unload it in every driver first).
 func (l *Library) SetLoadOptions(o LoadOptions) error {
+	if l == nil {
+		return Errorf("rt.Library.SetLoadOptions", ErrInvalidHandle, "a nil rt.Library")
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.first.Load() != nil || len(l.others) > 0 {
@@ -66,6 +79,9 @@ func (l *Library) SetLoadOptions(o LoadOptions) error {
 // after WarmUp, to see every kernel. Drivers that compile no PTX have no log:
 // ErrNotSupported.
 func (l *Library) JITLog(d Driver) (string, error) {
+	if err := checkDriver("rt.Library.JITLog", d); err != nil {
+		return "", err
+	}
 	jl, ok := d.(JITLogger)
 	if !ok {
 		return "", Errorf("rt.Library.JITLog", ErrNotSupported, "backend %s keeps no JIT log", d.Name())
@@ -81,6 +97,9 @@ func (l *Library) JITLog(d Driver) (string, error) {
 // parameter layout, as computed by cugen at generate time.
 // A layout over MaxParamBlock makes every Load of the library fail.
 func (l *Library) Kernel(name string, params ...ParamSpec) *Kernel {
+	if l == nil {
+		return &Kernel{name: name, params: params, declErr: Errorf("rt.Library.Kernel", ErrInvalidHandle, "kernel %s of a nil rt.Library", name)}
+	}
 	size, err := paramBlock(l.name, name, params)
 	k := &Kernel{lib: l, name: name, params: params, size: size, declErr: err}
 	l.mu.Lock()
@@ -96,6 +115,9 @@ func (l *Library) Kernel(name string, params ...ParamSpec) *Kernel {
 // the image has; each kernel's handle and parameter layout are bound at its
 // first launch (Kernel.Handle).
 func (l *Library) Load(d Driver) (LibHandle, error) {
+	if err := l.check("rt.Library.Load", d); err != nil {
+		return 0, err
+	}
 	if b := l.first.Load(); b != nil && b.drv == d {
 		return b.h, nil
 	}
@@ -106,6 +128,14 @@ func (l *Library) Load(d Driver) (LibHandle, error) {
 		return 0, err
 	}
 	return b.h, nil
+}
+
+// check refuses a nil Library or Driver.
+func (l *Library) check(op string, d Driver) error {
+	if l == nil {
+		return Errorf(op, ErrInvalidHandle, "a nil rt.Library")
+	}
+	return checkDriver(op, d)
 }
 
 // load is Load with l.mu held.
@@ -175,6 +205,9 @@ func (l *Library) checkNames(d Driver, h LibHandle) error {
 // Unload unloads the library from d. Kernel handles from d become invalid;
 // a later launch loads it again (and binds its kernels again).
 func (l *Library) Unload(d Driver) error {
+	if err := l.check("rt.Library.Unload", d); err != nil {
+		return err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.binding(d)
@@ -222,13 +255,28 @@ type kernelBinding struct {
 }
 
 // Name is the kernel's mangled name.
-func (k *Kernel) Name() string { return k.name }
+func (k *Kernel) Name() string {
+	if k == nil {
+		return ""
+	}
+	return k.name
+}
 
 // Params is the parameter layout the generated code packs.
-func (k *Kernel) Params() []ParamSpec { return k.params }
+func (k *Kernel) Params() []ParamSpec {
+	if k == nil {
+		return nil
+	}
+	return k.params
+}
 
 // ParamSize is the size of the packed parameter buffer.
-func (k *Kernel) ParamSize() int { return int(k.size) }
+func (k *Kernel) ParamSize() int {
+	if k == nil {
+		return 0
+	}
+	return int(k.size)
+}
 
 // Handle returns the kernel's handle in d, loading the library and binding
 // the kernel there if needed.
@@ -242,6 +290,15 @@ func (k *Kernel) Handle(d Driver) (KernelHandle, error) {
 
 // binding returns k's binding in d, making it on first use.
 func (k *Kernel) binding(d Driver) (*kernelBinding, error) {
+	if k == nil {
+		return nil, Errorf("rt.Kernel", ErrInvalidHandle, "a nil rt.Kernel")
+	}
+	if err := checkDriver("rt.Kernel", d); err != nil {
+		return nil, err
+	}
+	if k.lib == nil {
+		return nil, k.declErr
+	}
 	if b := k.bound.Load(); b != nil && b.drv == d {
 		return b, nil
 	}
@@ -278,9 +335,11 @@ func (k *Kernel) bind(d Driver, lib LibHandle) (*kernelBinding, error) {
 }
 
 // Config is a launch configuration. A launch with a Stream runs in the
-// stream's context; with no Stream it runs on the NULL stream of the calling
-// OS thread's current context of the default driver (hold
-// runtime.LockOSThread around SetCurrent and such launches).
+// stream's context. With no Stream it runs on a NULL stream of the default
+// driver, as CUDA's runtime API does: the calling OS thread's current
+// context's, if one is current (hold runtime.LockOSThread around SetCurrent
+// and such launches), else device 0's primary context's, which rt retains
+// on that first use for the rest of the process (see implicit.go).
 type Config struct {
 	Grid      Dim3
 	Block     Dim3
@@ -328,9 +387,12 @@ func (k *Kernel) Launch(cfg Config, params []byte) error {
 	// already bound to, takes no calls besides the driver's: a launch's Go
 	// code runs with cold caches after the driver's previous launch, so
 	// every line of it shows in the launch cost.
+	if k == nil {
+		return Errorf("rt.Kernel.Launch", ErrInvalidHandle, "a nil rt.Kernel")
+	}
 	s, b := cfg.Stream, k.bound.Load()
 	c := &cfg.Cluster
-	if s == nil || b == nil || b.drv != s.ctx.drv || uintptr(len(params)) != k.size || c.X|c.Y|c.Z != 0 {
+	if s == nil || b == nil || s.ctx == nil || s.gone.Load() || s.ctx.dead() || hostCalls.n.Load() != 0 || b.drv != s.ctx.drv || uintptr(len(params)) != k.size || c.X|c.Y|c.Z != 0 {
 		return k.launchSlow(cfg, params)
 	}
 	return b.drv.Launch(b.h, launchArgs(s.ctx.h, s.h, &cfg, params))
@@ -347,10 +409,16 @@ func (k *Kernel) launchSlow(cfg Config, params []byte) error {
 		sh  StreamHandle
 	)
 	if s := cfg.Stream; s != nil {
+		if err := s.check("rt.Kernel.Launch"); err != nil {
+			return err
+		}
 		drv, ctx, sh = s.ctx.drv, s.ctx.h, s.h
 	} else {
 		var err error
 		if drv, err = defaultDriver(); err != nil {
+			return err
+		}
+		if ctx, err = implicitContext(drv); err != nil {
 			return err
 		}
 	}

@@ -58,17 +58,22 @@ func sizeOf[T any]() uint64 {
 //     the call returns at once and the copy overlaps other work: touch the
 //     host memory only once the stream has passed the copy.
 type Buffer[T any] struct {
-	Ptr Ptr[T]
-	Len int
-	ctx *Context
+	Ptr  Ptr[T]
+	Len  int
+	ctx  *Context
+	view bool // memory it does not own (AdoptBuffer, Slice): Free refuses
 }
 
 // Alloc allocates n elements of T in ctx (contents undefined).
 func Alloc[T any](ctx *Context, n int) (Buffer[T], error) {
-	if n < 0 {
-		return Buffer[T]{}, Errorf("rt.Alloc", ErrInvalidValue, "negative length %d", n)
+	const op = "rt.Alloc"
+	if err := ctx.check(op); err != nil {
+		return Buffer[T]{}, err
 	}
-	size := uint64(n) * sizeOf[T]()
+	size, err := bytesOf(op, n, sizeOf[T]())
+	if err != nil {
+		return Buffer[T]{}, err
+	}
 	if size == 0 {
 		size = 1 // cuMemAlloc rejects 0; keep a distinct valid address
 	}
@@ -95,13 +100,34 @@ func AllocFrom[T any](ctx *Context, src []T) (Buffer[T], error) {
 // Context is the context the buffer was allocated in.
 func (b Buffer[T]) Context() *Context { return b.ctx }
 
+// check refuses a buffer that no allocation made (but has a length).
+func (b Buffer[T]) check(op string) error {
+	if b.ctx == nil {
+		if b.Len == 0 && b.Ptr == 0 {
+			return Errorf(op, ErrInvalidValue, "a zero rt.Buffer (buffers come from Alloc, AllocFrom or AllocAsync)")
+		}
+		return Errorf(op, ErrInvalidValue, "a Buffer of %d elements at %v with no context (buffers come from Alloc, AllocFrom or AllocAsync)", b.Len, b.Ptr)
+	}
+	if b.Len < 0 {
+		return Errorf(op, ErrInvalidValue, "a Buffer of length %d", b.Len)
+	}
+	return b.ctx.check(op)
+}
+
 // Bytes is the buffer's size in bytes.
 func (b Buffer[T]) Bytes() uint64 { return uint64(b.Len) * sizeOf[T]() }
 
-// Free releases the device memory.
+// Free releases the device memory. A view (AdoptBuffer, Slice) owns none:
+// ErrNotPermitted.
 func (b Buffer[T]) Free() error {
-	if b.ctx == nil {
-		return nil
+	if b.ctx == nil && b.Ptr == 0 {
+		return nil // the zero Buffer, as cuMemFree(0)
+	}
+	if err := b.check("rt.Buffer.Free"); err != nil {
+		return err
+	}
+	if b.view {
+		return Errorf("rt.Buffer.Free", ErrNotPermitted, "the buffer at %v views memory it does not own (AdoptBuffer or Slice): its owner frees it", b.Ptr)
 	}
 	return b.ctx.drv.MemFree(b.ctx.h, DevPtr(b.Ptr))
 }
@@ -109,6 +135,9 @@ func (b Buffer[T]) Free() error {
 // CopyFrom copies src to the start of the buffer, synchronously with
 // respect to all work in the buffer's context (see Buffer).
 func (b Buffer[T]) CopyFrom(src []T) error {
+	if err := b.check("rt.Buffer.CopyFrom"); err != nil {
+		return err
+	}
 	if len(src) > b.Len {
 		return Errorf("rt.Buffer.CopyFrom", ErrInvalidValue, "%d elements into a buffer of %d", len(src), b.Len)
 	}
@@ -119,6 +148,9 @@ func (b Buffer[T]) CopyFrom(src []T) error {
 // respect to all work in the buffer's context (see Buffer): what a kernel
 // queued on any stream writes is there.
 func (b Buffer[T]) CopyTo(dst []T) error {
+	if err := b.check("rt.Buffer.CopyTo"); err != nil {
+		return err
+	}
 	if len(dst) > b.Len {
 		return Errorf("rt.Buffer.CopyTo", ErrInvalidValue, "%d elements from a buffer of %d", len(dst), b.Len)
 	}
@@ -130,6 +162,16 @@ func (b Buffer[T]) CopyTo(dst []T) error {
 // context (see Buffer). src may belong to another context of the driver
 // (unified addressing); its work is not waited for.
 func (b Buffer[T]) CopyFromBuffer(src Buffer[T]) error {
+	const op = "rt.Buffer.CopyFromBuffer"
+	if err := b.check(op); err != nil {
+		return err
+	}
+	if err := src.check(op); err != nil {
+		return err
+	}
+	if err := sameDriver(op, b.ctx, src.ctx); err != nil {
+		return err
+	}
 	if src.Len > b.Len {
 		return Errorf("rt.Buffer.CopyFromBuffer", ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)
 	}
@@ -144,6 +186,9 @@ func (b Buffer[T]) CopyFromBuffer(src Buffer[T]) error {
 // ToHost returns a host copy of the whole buffer, made synchronously with
 // respect to all work in the buffer's context (see Buffer).
 func (b Buffer[T]) ToHost() ([]T, error) {
+	if err := b.check("rt.Buffer.ToHost"); err != nil {
+		return nil, err
+	}
 	out := make([]T, b.Len)
 	return out, b.CopyTo(out)
 }
@@ -151,6 +196,9 @@ func (b Buffer[T]) ToHost() ([]T, error) {
 // Zero sets every byte of the buffer to 0, synchronously with respect to
 // all work in the buffer's context (see Buffer).
 func (b Buffer[T]) Zero() error {
+	if err := b.check("rt.Buffer.Zero"); err != nil {
+		return err
+	}
 	if b.Len == 0 {
 		return nil
 	}
@@ -162,6 +210,9 @@ func (b Buffer[T]) Zero() error {
 // CopyHtoD copies src to the device address dst in ctx, synchronously with
 // respect to all work in ctx (see Buffer).
 func CopyHtoD[T any](ctx *Context, dst Ptr[T], src []T) error {
+	if err := ctx.check("rt.CopyHtoD"); err != nil {
+		return err
+	}
 	if len(src) == 0 {
 		return nil
 	}
@@ -173,6 +224,9 @@ func CopyHtoD[T any](ctx *Context, dst Ptr[T], src []T) error {
 // CopyDtoH copies len(dst) elements from the device address src in ctx,
 // synchronously with respect to all work in ctx (see Buffer).
 func CopyDtoH[T any](ctx *Context, dst []T, src Ptr[T]) error {
+	if err := ctx.check("rt.CopyDtoH"); err != nil {
+		return err
+	}
 	if len(dst) == 0 {
 		return nil
 	}

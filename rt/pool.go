@@ -1,5 +1,7 @@
 package rt
 
+import "sync/atomic"
+
 // Stream-ordered allocation (cuMemAllocAsync, cuMemFreeAsync) and memory
 // pools: the AsyncAllocator capability at rt's level.
 
@@ -19,8 +21,22 @@ func AllocFromPool[T any](s *Stream, pool *MemPool, n int) (Buffer[T], error) {
 }
 
 func allocAsync[T any](s *Stream, pool *MemPool, n int) (Buffer[T], error) {
-	if n < 0 {
-		return Buffer[T]{}, Errorf("rt.AllocAsync", ErrInvalidValue, "negative length %d", n)
+	const op = "rt.AllocAsync"
+	s, err := s.orCurrent(op)
+	if err != nil {
+		return Buffer[T]{}, err
+	}
+	size, err := bytesOf(op, n, sizeOf[T]())
+	if err != nil {
+		return Buffer[T]{}, err
+	}
+	if pool != nil {
+		if err := pool.check(op); err != nil {
+			return Buffer[T]{}, err
+		}
+		if pool.dev.drv != s.ctx.drv {
+			return Buffer[T]{}, Errorf(op, ErrInvalidHandle, "a pool of %v for a stream of %v", pool.dev, s.ctx)
+		}
 	}
 	a, err := asyncAllocator(s.ctx.drv, "cuMemAllocAsync")
 	if err != nil {
@@ -30,7 +46,7 @@ func allocAsync[T any](s *Stream, pool *MemPool, n int) (Buffer[T], error) {
 	if pool != nil {
 		ph = pool.h
 	}
-	p, err := a.MemAllocAsync(s.ctx.h, max(uint64(n)*sizeOf[T](), 1), s.h, ph)
+	p, err := a.MemAllocAsync(s.ctx.h, max(size, 1), s.h, ph)
 	if err != nil {
 		return Buffer[T]{}, err
 	}
@@ -41,8 +57,13 @@ func allocAsync[T any](s *Stream, pool *MemPool, n int) (Buffer[T], error) {
 // queued on s before it, which may still use it. The memory goes back to
 // its pool, for later AllocAsync calls to reuse.
 func (b Buffer[T]) FreeAsync(s *Stream) error {
-	if b.ctx == nil {
-		return nil
+	const op = "rt.Buffer.FreeAsync"
+	if b.ctx == nil && b.Ptr == 0 {
+		return nil // the zero Buffer, as Free
+	}
+	s, err := b.on(op, s)
+	if err != nil {
+		return err
 	}
 	a, err := asyncAllocator(s.ctx.drv, "cuMemFreeAsync")
 	if err != nil {
@@ -58,7 +79,19 @@ type MemPool struct {
 	a     AsyncAllocator
 	h     MemPoolHandle
 	dev   Device
-	owned bool // made by NewMemPool: Destroy destroys it
+	owned bool        // made by NewMemPool: Destroy destroys it
+	gone  atomic.Bool // destroyed
+}
+
+// check refuses a nil, zero or destroyed pool.
+func (p *MemPool) check(op string) error {
+	switch {
+	case p == nil || p.a == nil:
+		return Errorf(op, ErrInvalidHandle, "a nil or zero rt.MemPool (pools come from Device.NewMemPool and Device.MemPool)")
+	case p.gone.Load():
+		return Errorf(op, ErrInvalidHandle, "memory pool %#x was destroyed", uintptr(p.h))
+	}
+	return nil
 }
 
 // NewMemPool creates a pool of memory on d (cuMemPoolCreate); maxSize 0
@@ -66,6 +99,9 @@ type MemPool struct {
 // pools' granularity (32 MiB). Its release threshold starts at 0: memory
 // freed into it is returned at the next synchronization.
 func (d Device) NewMemPool(maxSize uint64) (*MemPool, error) {
+	if err := d.check("rt.Device.NewMemPool"); err != nil {
+		return nil, err
+	}
 	a, err := asyncAllocator(d.drv, "cuMemPoolCreate")
 	if err != nil {
 		return nil, err
@@ -80,6 +116,9 @@ func (d Device) NewMemPool(maxSize uint64) (*MemPool, error) {
 // MemPool is the device's current pool, the one AllocAsync uses
 // (cuDeviceGetMemPool; the device's default pool unless changed).
 func (d Device) MemPool() (*MemPool, error) {
+	if err := d.check("rt.Device.MemPool"); err != nil {
+		return nil, err
+	}
 	a, err := asyncAllocator(d.drv, "cuDeviceGetMemPool")
 	if err != nil {
 		return nil, err
@@ -92,16 +131,34 @@ func (d Device) MemPool() (*MemPool, error) {
 }
 
 // Handle is the backend's pool handle.
-func (p *MemPool) Handle() MemPoolHandle { return p.h }
+func (p *MemPool) Handle() MemPoolHandle {
+	if p == nil {
+		return 0
+	}
+	return p.h
+}
 
 // Device is the pool's device.
-func (p *MemPool) Device() Device { return p.dev }
+func (p *MemPool) Device() Device {
+	if p == nil {
+		return Device{}
+	}
+	return p.dev
+}
 
 // Attribute reads one of the pool's attributes (cuMemPoolGetAttribute).
-func (p *MemPool) Attribute(a MemPoolAttr) (uint64, error) { return p.a.MemPoolAttribute(p.h, a) }
+func (p *MemPool) Attribute(a MemPoolAttr) (uint64, error) {
+	if err := p.check("rt.MemPool.Attribute"); err != nil {
+		return 0, err
+	}
+	return p.a.MemPoolAttribute(p.h, a)
+}
 
 // SetAttribute sets one of the pool's attributes (cuMemPoolSetAttribute).
 func (p *MemPool) SetAttribute(a MemPoolAttr, v uint64) error {
+	if err := p.check("rt.MemPool.SetAttribute"); err != nil {
+		return err
+	}
 	return p.a.SetMemPoolAttribute(p.h, a, v)
 }
 
@@ -119,13 +176,29 @@ func (p *MemPool) ReleaseThreshold() (uint64, error) { return p.Attribute(PoolRe
 
 // Trim returns reserved memory to the system until at most keep bytes
 // remain reserved, never less than what is allocated (cuMemPoolTrimTo).
-func (p *MemPool) Trim(keep uint64) error { return p.a.MemPoolTrimTo(p.h, keep) }
+func (p *MemPool) Trim(keep uint64) error {
+	if err := p.check("rt.MemPool.Trim"); err != nil {
+		return err
+	}
+	return p.a.MemPoolTrimTo(p.h, keep)
+}
 
 // Destroy destroys a pool made by NewMemPool (cuMemPoolDestroy); a device's
 // own pool cannot be destroyed.
 func (p *MemPool) Destroy() error {
-	if !p.owned {
-		return Errorf("rt.MemPool.Destroy", ErrNotPermitted, "the pool of %v is the device's, not one NewMemPool made", p.dev)
+	const op = "rt.MemPool.Destroy"
+	if err := p.check(op); err != nil {
+		return err
 	}
-	return p.a.MemPoolDestroy(p.h)
+	if !p.owned {
+		return Errorf(op, ErrNotPermitted, "the pool of %v is the device's, not one NewMemPool made", p.dev)
+	}
+	if !p.gone.CompareAndSwap(false, true) {
+		return Errorf(op, ErrInvalidHandle, "memory pool %#x was destroyed", uintptr(p.h))
+	}
+	if err := p.a.MemPoolDestroy(p.h); err != nil {
+		p.gone.Store(false)
+		return err
+	}
+	return nil
 }

@@ -233,6 +233,9 @@ type TensorMapEncoder interface {
 // encode one). Its errors name the field that breaks a rule cuTensorMapEncodeTiled
 // documents, before the driver is asked.
 func EncodeTiled(d Driver, t TiledTensor) (TensorMap, error) {
+	if err := checkDriver("rt.EncodeTiled", d); err != nil {
+		return TensorMap{}, err
+	}
 	e, ok := d.(TensorMapEncoder)
 	if !ok {
 		return TensorMap{}, Errorf("rt.EncodeTiled", ErrNotSupported, "backend %s cannot encode tensor maps", d.Name())
@@ -246,6 +249,9 @@ func EncodeTiled(d Driver, t TiledTensor) (TensorMap, error) {
 // EncodeIm2col encodes an im2col tensor map on d, as EncodeTiled does a
 // tiled one.
 func EncodeIm2col(d Driver, t Im2colTensor) (TensorMap, error) {
+	if err := checkDriver("rt.EncodeIm2col", d); err != nil {
+		return TensorMap{}, err
+	}
 	e, ok := d.(TensorMapEncoder)
 	if !ok {
 		return TensorMap{}, Errorf("rt.EncodeIm2col", ErrNotSupported, "backend %s cannot encode tensor maps", d.Name())

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"math/bits"
 	"unsafe"
 )
 
@@ -395,8 +396,28 @@ func (c *Copy3D) Validate() error {
 		if c.Depth > 1 && s.Height < s.Y+c.Height {
 			return Errorf(op, ErrInvalidValue, "%d rows per slice, less than the offset %d and the height %d", s.Height, s.Y, c.Height)
 		}
+		if _, ok := sideExtent(s, c); !ok {
+			return Errorf(op, ErrInvalidValue, "%d slices of %d rows of %d bytes, %d apart with slices %d rows apart: more than 2^64 bytes", c.Depth, c.Height, c.WidthBytes, s.Pitch, s.Height)
+		}
 	}
 	return nil
+}
+
+// sideExtent is the bytes from a side's start to the end of the copy's
+// last row, (Z+Depth-1)·Height·Pitch + (Y+Height-1)·Pitch + X + WidthBytes,
+// and false if that overflows 64 bits.
+func sideExtent(s *CopySide, c *Copy3D) (uint64, bool) {
+	mul := func(a, b uint64) (uint64, bool) { hi, lo := bits.Mul64(a, b); return lo, hi == 0 }
+	add := func(a, b uint64) (uint64, bool) { s, carry := bits.Add64(a, b, 0); return s, carry == 0 }
+	slice, ok1 := mul(s.Height, s.Pitch)
+	zs, ok2 := add(s.Z, max(c.Depth, 1)-1)
+	a, ok3 := mul(zs, slice)
+	ys, ok4 := add(s.Y, max(c.Height, 1)-1)
+	b, ok5 := mul(ys, s.Pitch)
+	n, ok6 := add(a, b)
+	n, ok7 := add(n, s.X)
+	n, ok8 := add(n, c.WidthBytes)
+	return n, ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8
 }
 
 // ResourceKind is a CUresourcetype: what a texture reads.
@@ -619,6 +640,9 @@ type Array struct {
 
 // NewArray creates an array (cuArray3DCreate); its contents are undefined.
 func NewArray(ctx *Context, d ArrayDesc) (*Array, error) {
+	if err := ctx.check("rt.NewArray"); err != nil {
+		return nil, err
+	}
 	t, err := ctx.texturer("cuArray3DCreate")
 	if err != nil {
 		return nil, err
@@ -637,19 +661,51 @@ func NewArray(ctx *Context, d ArrayDesc) (*Array, error) {
 }
 
 // Handle is the driver's handle (0 after Destroy).
-func (a *Array) Handle() ArrayHandle { return a.h }
+func (a *Array) Handle() ArrayHandle {
+	if a == nil {
+		return 0
+	}
+	return a.h
+}
 
 // Desc is the array's description.
-func (a *Array) Desc() ArrayDesc { return a.desc }
+func (a *Array) Desc() ArrayDesc {
+	if a == nil {
+		return ArrayDesc{}
+	}
+	return a.desc
+}
 
 // Context is the context the array was created in.
-func (a *Array) Context() *Context { return a.ctx }
+func (a *Array) Context() *Context {
+	if a == nil {
+		return nil
+	}
+	return a.ctx
+}
+
+// check refuses a nil, zero or destroyed array.
+func (a *Array) check(op string) error {
+	switch {
+	case a == nil || a.t == nil:
+		return Errorf(op, ErrInvalidHandle, "a nil or zero rt.Array (arrays come from NewArray)")
+	case a.h == 0:
+		return Errorf(op, ErrInvalidHandle, "the array was destroyed")
+	}
+	return a.ctx.check(op)
+}
 
 // Destroy frees the array (cuArrayDestroy). Destroy the textures and
 // surfaces over it first.
 func (a *Array) Destroy() error {
+	if a == nil || a.t == nil {
+		return a.check("rt.Array.Destroy")
+	}
 	if a.h == 0 {
 		return nil
+	}
+	if err := a.ctx.check("rt.Array.Destroy"); err != nil {
+		return err
 	}
 	h := a.h
 	a.h = 0
@@ -677,8 +733,8 @@ func (a *Array) whole(other CopySide, toArray bool) Copy3D {
 }
 
 func (a *Array) hostCopy(op string, p unsafe.Pointer, n uint64, toArray bool) (Copy3D, error) {
-	if a.h == 0 {
-		return Copy3D{}, Errorf(op, ErrInvalidHandle, "the array was destroyed")
+	if err := a.check(op); err != nil {
+		return Copy3D{}, err
 	}
 	if n != a.desc.Bytes() {
 		return Copy3D{}, Errorf(op, ErrInvalidValue, "%d host bytes for a %v (%d bytes)", n, a.desc, a.desc.Bytes())
@@ -692,7 +748,11 @@ func (a *Array) hostCopy(op string, p unsafe.Pointer, n uint64, toArray bool) (C
 // bytes: a []float32 for a 1-channel f32 array, a []Uchar4 or []uint8
 // (4 per element) for a 4-channel u8 one.
 func CopyToArray[T any](a *Array, src []T) error {
-	c, err := a.hostCopy("rt.CopyToArray", unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), true)
+	n, err := bytesOf("rt.CopyToArray", len(src), sizeOf[T]())
+	if err != nil {
+		return err
+	}
+	c, err := a.hostCopy("rt.CopyToArray", unsafe.Pointer(unsafe.SliceData(src)), n, true)
 	if err != nil {
 		return err
 	}
@@ -702,7 +762,11 @@ func CopyToArray[T any](a *Array, src []T) error {
 // CopyFromArray copies a into dst, densely packed, synchronously with
 // respect to all work in a's context (see Buffer).
 func CopyFromArray[T any](a *Array, dst []T) error {
-	c, err := a.hostCopy("rt.CopyFromArray", unsafe.Pointer(unsafe.SliceData(dst)), uint64(len(dst))*sizeOf[T](), false)
+	n, err := bytesOf("rt.CopyFromArray", len(dst), sizeOf[T]())
+	if err != nil {
+		return err
+	}
+	c, err := a.hostCopy("rt.CopyFromArray", unsafe.Pointer(unsafe.SliceData(dst)), n, false)
 	if err != nil {
 		return err
 	}
@@ -712,6 +776,9 @@ func CopyFromArray[T any](a *Array, dst []T) error {
 // CopyToArrayAsync is CopyToArray in s's order (see Buffer.CopyFromAsync).
 func CopyToArrayAsync[T any](s *Stream, a *Array, src []T) error {
 	c, err := a.hostCopy("rt.CopyToArrayAsync", unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), true)
+	if err == nil {
+		s, err = s.in("rt.CopyToArrayAsync", a.ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -722,6 +789,9 @@ func CopyToArrayAsync[T any](s *Stream, a *Array, src []T) error {
 // Buffer.CopyToAsync): dst holds the copy once s has passed it.
 func CopyFromArrayAsync[T any](s *Stream, a *Array, dst []T) error {
 	c, err := a.hostCopy("rt.CopyFromArrayAsync", unsafe.Pointer(unsafe.SliceData(dst)), uint64(len(dst))*sizeOf[T](), false)
+	if err == nil {
+		s, err = s.in("rt.CopyFromArrayAsync", a.ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -737,24 +807,46 @@ func DeviceSide(p DevPtr, pitch, height uint64) CopySide {
 // CopyFromDevice copies the whole array from device memory (see
 // DeviceSide), synchronously with respect to all work in its context.
 func (a *Array) CopyFromDevice(src CopySide) error {
+	if err := a.check("rt.Array.CopyFromDevice"); err != nil {
+		return err
+	}
 	c := a.whole(src, true)
 	return c.Run(a.ctx)
 }
 
 // CopyToDevice copies the whole array to device memory, synchronously.
 func (a *Array) CopyToDevice(dst CopySide) error {
+	if err := a.check("rt.Array.CopyToDevice"); err != nil {
+		return err
+	}
 	c := a.whole(dst, false)
 	return c.Run(a.ctx)
 }
 
 // CopyFromDeviceAsync is CopyFromDevice in s's order.
 func (a *Array) CopyFromDeviceAsync(s *Stream, src CopySide) error {
+	const op = "rt.Array.CopyFromDeviceAsync"
+	if err := a.check(op); err != nil {
+		return err
+	}
+	s, err := s.in(op, a.ctx)
+	if err != nil {
+		return err
+	}
 	c := a.whole(src, true)
 	return c.RunAsync(s)
 }
 
 // CopyToDeviceAsync is CopyToDevice in s's order.
 func (a *Array) CopyToDeviceAsync(s *Stream, dst CopySide) error {
+	const op = "rt.Array.CopyToDeviceAsync"
+	if err := a.check(op); err != nil {
+		return err
+	}
+	s, err := s.in(op, a.ctx)
+	if err != nil {
+		return err
+	}
 	c := a.whole(dst, false)
 	return c.RunAsync(s)
 }
@@ -762,6 +854,9 @@ func (a *Array) CopyToDeviceAsync(s *Stream, dst CopySide) error {
 // Run copies c synchronously with respect to all work in ctx (see Buffer)
 // (cuMemcpy3D).
 func (c Copy3D) Run(ctx *Context) error {
+	if err := ctx.check("rt.Copy3D.Run"); err != nil {
+		return err
+	}
 	t, err := ctx.texturer("cuMemcpy3D")
 	if err != nil {
 		return err
@@ -780,6 +875,10 @@ func (c Copy3D) Run(ctx *Context) error {
 // host memory must be a PinnedBuffer's (see Buffer.CopyToAsync).
 func (c Copy3D) RunAsync(s *Stream) error {
 	const op = "rt.Copy3D.RunAsync"
+	s, err := s.orCurrent(op)
+	if err != nil {
+		return err
+	}
 	t, err := s.ctx.texturer("cuMemcpy3DAsync")
 	if err != nil {
 		return err
@@ -812,6 +911,9 @@ type Texture struct {
 // NewTexture creates a texture object over r (cuTexObjectCreate).
 func NewTexture(ctx *Context, r ResourceDesc, d TextureDesc) (*Texture, error) {
 	const op = "cuTexObjectCreate"
+	if err := ctx.check(op); err != nil {
+		return nil, err
+	}
 	t, err := ctx.texturer(op)
 	if err != nil {
 		return nil, err
@@ -830,7 +932,9 @@ func NewTexture(ctx *Context, r ResourceDesc, d TextureDesc) (*Texture, error) {
 }
 
 // ArrayResource is the resource of array a.
-func ArrayResource(a *Array) ResourceDesc { return ResourceDesc{Kind: ResourceArray, Array: a.h} }
+func ArrayResource(a *Array) ResourceDesc {
+	return ResourceDesc{Kind: ResourceArray, Array: a.Handle()}
+}
 
 // LinearResource is n elements of format×channels at p.
 func LinearResource(p DevPtr, format ArrayFormat, channels int, n int) ResourceDesc {
@@ -855,13 +959,29 @@ func PitchedResource[T any](p Pitched[T], format ArrayFormat, channels int) Reso
 // Desc reads back the texture's resource and texture descriptions
 // (cuTexObjectGetResourceDesc, cuTexObjectGetTextureDesc).
 func (t *Texture) Desc() (ResourceDesc, TextureDesc, error) {
+	const op = "rt.Texture.Desc"
+	if t == nil || t.t == nil {
+		return ResourceDesc{}, TextureDesc{}, Errorf(op, ErrInvalidHandle, "a nil or zero rt.Texture (textures come from NewTexture)")
+	}
+	if t.Object == 0 {
+		return ResourceDesc{}, TextureDesc{}, Errorf(op, ErrInvalidHandle, "the texture was destroyed")
+	}
+	if err := t.ctx.check(op); err != nil {
+		return ResourceDesc{}, TextureDesc{}, err
+	}
 	return t.t.TexObjectDesc(t.ctx.h, t.Object)
 }
 
 // Destroy destroys the texture object (cuTexObjectDestroy).
 func (t *Texture) Destroy() error {
+	if t == nil || t.t == nil {
+		return Errorf("rt.Texture.Destroy", ErrInvalidHandle, "a nil or zero rt.Texture (textures come from NewTexture)")
+	}
 	if t.Object == 0 {
 		return nil
+	}
+	if err := t.ctx.check("rt.Texture.Destroy"); err != nil {
+		return err
 	}
 	o := t.Object
 	t.Object = 0
@@ -879,12 +999,12 @@ type Surface struct {
 // with ArraySurfaceLoadStore (cuSurfObjectCreate).
 func NewSurface(a *Array) (*Surface, error) {
 	const op = "cuSurfObjectCreate"
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
 	t, err := a.ctx.texturer(op)
 	if err != nil {
 		return nil, err
-	}
-	if a.h == 0 {
-		return nil, Errorf(op, ErrInvalidHandle, "the array was destroyed")
 	}
 	if a.desc.Flags&ArraySurfaceLoadStore == 0 {
 		return nil, Errorf(op, ErrInvalidValue, "the %v was made without ArraySurfaceLoadStore", a.desc)
@@ -899,8 +1019,14 @@ func NewSurface(a *Array) (*Surface, error) {
 
 // Destroy destroys the surface object (cuSurfObjectDestroy).
 func (s *Surface) Destroy() error {
+	if s == nil || s.t == nil {
+		return Errorf("rt.Surface.Destroy", ErrInvalidHandle, "a nil or zero rt.Surface (surfaces come from NewSurface)")
+	}
 	if s.Object == 0 {
 		return nil
+	}
+	if err := s.ctx.check("rt.Surface.Destroy"); err != nil {
+		return err
 	}
 	o := s.Object
 	s.Object = 0

@@ -1,207 +1,231 @@
 package main
 
-//go:generate go run ./internal/mathgen/gen -o include/cugen/math_poly.h
-
 import (
-	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
+	"runtime"
 	"strings"
+	"sync"
+
+	"github.com/cugen/cugen/cmd/cugen/internal/clang"
+	"github.com/cugen/cugen/parse"
 )
 
-// clangInclude is what device code compiled by clang sees instead of the
-// CUDA toolkit's headers: cugen_clang.h (passed with -include) and the
-// toolkit's header names (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h,
-// math_constants.h, ...), written to a temporary directory passed with
-// -isystem.
-//
-//go:embed include
-var clangInclude embed.FS
+// The .cu inputs: each is compiled by the -compiler named, with the -I, -D
+// and -U that cugen's own reading of the source (-src) applies, so that the
+// compiler and the generated signatures see one program. The clang route
+// (no CUDA toolkit) is internal/clang; nvcc is run here.
+
+// preprocessor are the -I, -D and -U of a run: the flags' and those -cflags
+// holds, which reach both the compiler and cugen's reading of the source,
+// every -D before every -U; rest is the rest of -cflags.
+type preprocessor struct {
+	includes, defines, undefines []string
+	rest                         []string
+}
+
+// preprocessorFlags collects c's -I, -D and -U, then those in -cflags (as
+// -DX, -D X, -IX, -I X, -UX, -U X), in order.
+func preprocessorFlags(c *config) preprocessor {
+	p := preprocessor{includes: c.includes, defines: c.defines, undefines: c.undefines}
+	f := strings.Fields(c.cflags)
+next:
+	for i := 0; i < len(f); i++ {
+		for _, flag := range []string{"-I", "-D", "-U"} {
+			if !strings.HasPrefix(f[i], flag) {
+				continue
+			}
+			v := strings.TrimPrefix(f[i], flag)
+			if v == "" && i+1 < len(f) {
+				i++
+				v = f[i]
+			}
+			switch flag {
+			case "-I":
+				p.includes = append(p.includes, v)
+			case "-D":
+				p.defines = append(p.defines, v)
+			case "-U":
+				p.undefines = append(p.undefines, v)
+			}
+			continue next
+		}
+		p.rest = append(p.rest, f[i])
+	}
+	return p
+}
+
+// args are the preprocessor's flags for a compiler's command line.
+func (p preprocessor) args() []string {
+	var args []string
+	for _, d := range p.includes {
+		args = append(args, "-I", d)
+	}
+	for _, d := range p.defines {
+		args = append(args, "-D", d)
+	}
+	for _, u := range p.undefines {
+		args = append(args, "-U", u)
+	}
+	return append(args, p.rest...)
+}
+
+// compileAll compiles the .cu inputs, several at once, and returns their
+// outputs by input. Every failure is reported, not only the first: a code
+// base of many files learns all that it must change in one run.
+func compileAll(c *config, inputs []string) (map[string][]byte, error) {
+	var cc clang.Compiler
+	if c.compiler == "clang" {
+		var err error
+		if cc, err = clang.Find(c.cc); err != nil {
+			return nil, fmt.Errorf("-compiler clang: %v", err)
+		}
+	}
+	out := make(map[string][]byte, len(inputs))
+	errs := make([]error, len(inputs))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.NumCPU())
+	for i, in := range inputs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			data, err := compileCU(c, cc, in)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			mu.Lock()
+			out[in] = data
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		if n := len(slicesNonNil(errs)); n > 1 {
+			return nil, fmt.Errorf("%d of %d files failed to compile:\n%v", n, len(inputs), err)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+func slicesNonNil(errs []error) []error {
+	var out []error
+	for _, e := range errs {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // compileCU runs the device compiler on a .cu input and returns its output:
 // PTX for clang (which cannot build cubins without the CUDA toolkit) and for
-// nvcc with one virtual arch; a fatbin for nvcc with a list that names real
-// targets.
-func compileCU(c *config, input string) ([]byte, error) {
-	tmp, err := os.MkdirTemp("", "cugen-cc")
+// nvcc with one virtual arch; a fatbin for nvcc with a list of targets, and
+// for clang with several (compileClangTargets). cc is the clang Find chose,
+// for the clang route.
+func compileCU(c *config, cc clang.Compiler, input string) ([]byte, error) {
+	pp := preprocessorFlags(c)
+	switch c.compiler {
+	case "clang":
+		if gpus := strings.Split(c.gpu, ","); len(gpus) > 1 {
+			return compileClangTargets(c, cc, input, gpus)
+		}
+		return clang.Compile(input, clang.Options{Compiler: cc, GPU: c.gpu,
+			IncludeDirs: pp.includes, Defines: pp.defines, Undefines: pp.undefines, Flags: pp.rest})
+	case "nvcc":
+		return compileNVCC(c, pp, input)
+	}
+	return nil, fmt.Errorf("-compiler %q: want clang or nvcc", c.compiler)
+}
+
+// compileNVCC compiles input with nvcc.
+func compileNVCC(c *config, pp preprocessor, input string) ([]byte, error) {
+	tool := c.cc
+	if tool == "" {
+		tool, _ = exec.LookPath("nvcc")
+	}
+	if tool == "" {
+		return nil, fmt.Errorf("-compiler nvcc: no nvcc on PATH (set -cc)")
+	}
+	tmp, err := os.MkdirTemp("", "cugen-nvcc")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	var args []string
-	var tool string
 	out := filepath.Join(tmp, "out")
-	switch c.compiler {
-	case "clang":
-		tool = c.cc
-		if tool == "" {
-			tool = findClang()
-		}
-		inc, err := writeClangInclude(tmp)
-		if err != nil {
-			return nil, err
-		}
-		gpu := c.gpu
-		if gpu == "" {
-			gpu = "sm_70"
-		}
-		args = []string{"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
-			"--cuda-gpu-arch=" + gpu, "-Xclang", "-target-feature", "-Xclang", "+" + ptxFeature(gpu),
-			// The headers are system headers (-isystem, and #pragma clang
-			// system_header in each): that lets the standard library's
-			// constexpr math functions coexist with their device overloads.
-			"-O3", "-S", "-isystem", inc, "-include", filepath.Join(inc, "cugen_clang.h")}
-	case "nvcc":
-		tool = c.cc
-		if tool == "" {
-			tool, _ = exec.LookPath("nvcc")
-		}
-		gpu := c.gpu
-		if gpu == "" {
-			gpu = "compute_75"
-		}
-		if strings.Contains(gpu, "sm_") {
-			// Real targets: a fatbin with their cubins plus the PTX of the lowest
-			// virtual arch named, so rt/soft and newer GPUs can run it.
-			args = []string{"-fatbin", "-O3"}
-			for _, a := range strings.Split(gpu, ",") {
-				a = strings.TrimSpace(a)
-				switch {
-				case strings.HasPrefix(a, "sm_"):
-					args = append(args, "-gencode", "arch=compute_"+strings.TrimPrefix(a, "sm_")+",code="+a)
-				case strings.HasPrefix(a, "compute_"):
-					args = append(args, "-gencode", "arch="+a+",code="+a)
-				}
+	gpu := c.gpu
+	if gpu == "" {
+		gpu = "compute_75"
+	}
+	var args []string
+	if strings.Contains(gpu, "sm_") || strings.Contains(gpu, ",") {
+		// Real targets: a fatbin with their cubins plus the PTX of the lowest
+		// virtual arch named, so rt/soft and newer GPUs can run it.
+		args = []string{"-fatbin", "-O3"}
+		for _, a := range strings.Split(gpu, ",") {
+			a = strings.TrimSpace(a)
+			switch {
+			case strings.HasPrefix(a, "sm_"):
+				args = append(args, "-gencode", "arch=compute_"+strings.TrimPrefix(a, "sm_")+",code="+a)
+			case strings.HasPrefix(a, "compute_"):
+				args = append(args, "-gencode", "arch="+a+",code="+a)
 			}
-		} else {
-			args = []string{"-ptx", "-arch=" + gpu, "-O3"}
 		}
-	default:
-		return nil, fmt.Errorf("-compiler %q: want clang or nvcc", c.compiler)
+	} else {
+		args = []string{"-ptx", "-arch=" + gpu, "-O3"}
 	}
-	if tool == "" {
-		return nil, fmt.Errorf("-compiler %s: no %s on PATH (set -cc)", c.compiler, c.compiler)
-	}
-	if c.cflags != "" {
-		args = append(args, strings.Fields(c.cflags)...)
-	}
-	args = append(args, "-o", out, input)
-	cmd := exec.Command(tool, args...)
-	msg, err := cmd.CombinedOutput()
+	args = append(args, pp.args()...)
+	// nvcc's line information (-lineinfo) names the input as it is given:
+	// keep a path under the working directory relative.
+	args = append(args, "-o", out, clang.Relative(input))
+	msg, err := exec.Command(tool, args...).CombinedOutput()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			text := strings.TrimSpace(string(msg))
-			if c.compiler == "clang" {
-				text += clangHint(text)
-			}
-			return nil, fmt.Errorf("%s failed on %s:\n%s", filepath.Base(tool), input, text)
+			return nil, fmt.Errorf("%s failed on %s:\n%s", filepath.Base(tool), input, strings.TrimSpace(string(msg)))
 		}
 		return nil, err
 	}
 	return os.ReadFile(out)
 }
 
-// writeClangInclude writes the embedded include directory under dir and
-// returns its path.
-func writeClangInclude(dir string) (string, error) {
-	root := filepath.Join(dir, "include")
-	err := fs.WalkDir(clangInclude, "include", func(p string, d fs.DirEntry, err error) error {
+// compileClangTargets compiles input with clang once per target (clang
+// writes one PTX file per --cuda-gpu-arch and cannot name several with -o)
+// and returns the fatbin of them all, as nvcc's -gencode list makes one:
+// the driver loads the newest PTX each device can take. Code that differs
+// between the targets' compilations (by __CUDA_ARCH__) in its kernels'
+// names or parameters is an error naming the kernel.
+func compileClangTargets(c *config, cc clang.Compiler, input string, gpus []string) ([]byte, error) {
+	var parts []parse.Part
+	for _, g := range gpus {
+		one := *c
+		one.gpu = strings.TrimSpace(g)
+		if one.gpu == "" {
+			continue
+		}
+		data, err := compileCU(&one, cc, input)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		dst := filepath.Join(dir, filepath.FromSlash(p))
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		data, err := clangInclude.ReadFile(p)
+		name := fmt.Sprintf("%s (--cuda-gpu-arch=%s)", input, one.gpu)
+		m, err := parse.Read(name, data, parse.Options{})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return os.WriteFile(dst, data, 0o644)
-	})
-	return root, err
-}
-
-// ptxFeature is the PTX ISA clang is told to target for an arch: the
-// lowest that has the arch's instructions (clang without a CUDA toolkit
-// assumes an old one). Through sm_75 it is 6.4, as cugen has always used.
-func ptxFeature(gpu string) string {
-	m := regexp.MustCompile(`^sm_(\d+)(a?)$`).FindStringSubmatch(gpu)
-	if m == nil {
-		return "ptx64"
+		parts = append(parts, parse.Part{Name: name, Data: data, Module: m})
 	}
-	n, _ := strconv.Atoi(m[1])
-	switch {
-	case n >= 120:
-		return "ptx87"
-	case n >= 100:
-		return "ptx86"
-	case n >= 90 && m[2] == "a":
-		return "ptx80"
-	case n >= 89:
-		return "ptx78"
-	case n >= 87:
-		return "ptx74"
-	case n >= 86:
-		return "ptx71"
-	case n >= 80:
-		return "ptx70"
+	if len(parts) < 2 {
+		return nil, fmt.Errorf("-gpu %s: name the targets, e.g. -gpu sm_70,sm_80,sm_90", c.gpu)
 	}
-	return "ptx64"
-}
-
-// cudaToolkitHeader matches the headers of the CUDA toolkit's libraries,
-// which cugen does not replace.
-var cudaToolkitHeader = regexp.MustCompile(`^(cublas|cublasLt|cufft|curand|cusparse|cusolver|cudnn|nvrtc|nvToolsExt|nvtx3|npp|nvjpeg|cutensor|cuda/|cub/|thrust/|cute/|cutlass/|cooperative_groups/memcpy_async|mma\.h|cuda_fp8|cuda_fp6|cuda_fp4|cuda_pipeline|cuda_awbarrier|crt/|sm_\d+|texture_|surface_|nv/|cuda_gl|cuda_egl|cuda_d3d|cudaProfiler|cupti)`)
-
-var missingHeader = regexp.MustCompile(`fatal error: '([^']+)' file not found`)
-
-// clangHint explains a clang failure whose cause is the missing toolkit or
-// an old clang; "" when it has nothing to add.
-func clangHint(msg string) string {
-	if m := missingHeader.FindStringSubmatch(msg); m != nil {
-		h := m[1]
-		if cudaToolkitHeader.MatchString(h) || strings.HasPrefix(h, "cuda") {
-			return fmt.Sprintf("\ncugen: hint: %s is part of the CUDA toolkit, which cugen's clang route does not replace "+
-				"(it provides cuda_runtime.h, cuda_fp16.h, cuda_bf16.h, cooperative_groups.h, math_constants.h and the device API); "+
-				"compile this file with -compiler nvcc, or build it with nvcc and give cugen the .ptx or .fatbin", h)
-		}
-		return ""
+	m, err := parse.Combine(input, parts, parse.Options{})
+	if err != nil {
+		return nil, err
 	}
-	if strings.Contains(msg, "Cannot select") || strings.Contains(msg, "PLEASE submit a bug report") {
-		return "\ncugen: hint: clang crashed; cugen's clang route needs clang 17 or newer for __nv_bfloat16 and sm_90 " +
-			"(Debian and Ubuntu: apt install clang-19; then -cc clang-19)"
-	}
-	return ""
-}
-
-// findClang is the clang to run: clang on PATH, else the newest clang-N
-// (Debian and Ubuntu install clang-16, clang-19, ... without a plain clang).
-// Device code needs no particular version: the examples' PTX is the same
-// from clang 16 and 19 but for comments.
-func findClang() string {
-	if p, err := exec.LookPath("clang"); err == nil {
-		return p
-	}
-	best, bestVersion := "", 0
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		matches, _ := filepath.Glob(filepath.Join(dir, "clang-[0-9]*"))
-		for _, m := range matches {
-			v, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(m), "clang-"))
-			if err != nil || v <= bestVersion {
-				continue
-			}
-			if p, err := exec.LookPath(m); err == nil {
-				best, bestVersion = p, v
-			}
-		}
-	}
-	return best
+	return m.Image, nil
 }

@@ -21,7 +21,7 @@ import (
 // request turns the command line into the generator's request: it reads the
 // files named (compiling a .cu input first) and gives every flag its field.
 func request(c *config) (*pipeline.Request, error) {
-	req := &pipeline.Request{Output: c.out, Package: c.pkg, Types: c.types, Command: c.command}
+	req := &pipeline.Request{Output: c.out, Package: c.pkg, Types: c.types, Command: c.command, Style: c.style, Separate: c.separate}
 	if !c.gpuOnly {
 		req.Check = exec.CheckBudget
 	}
@@ -48,7 +48,8 @@ func request(c *config) (*pipeline.Request, error) {
 		}
 		req.Globals = re
 	}
-	req.IncludeDirs, req.Defines = c.includes, c.defines
+	pp := preprocessorFlags(c)
+	req.IncludeDirs, req.Defines, req.Undefines = pp.includes, pp.defines, pp.undefines
 	srcs := c.srcs
 	if len(srcs) == 0 && c.compiler != "" {
 		// A .cu that cugen compiles is what the kernels' source is.
@@ -65,24 +66,70 @@ func request(c *config) (*pipeline.Request, error) {
 		}
 		req.Sources = append(req.Sources, pipeline.File{Name: name, Data: data})
 	}
+	var cus []string
 	for _, name := range c.inputs {
-		in := pipeline.Input{Name: name}
-		var err error
 		if strings.HasSuffix(name, ".cu") {
 			if c.compiler == "" {
 				return nil, fmt.Errorf("%s is CUDA source: name the compiler with -compiler clang or -compiler nvcc", name)
 			}
-			in.Data, err = compileCU(c, name)
-			in.Compiled = true
-		} else {
-			in.Data, err = os.ReadFile(name)
+			cus = append(cus, name)
 		}
-		if err != nil {
+	}
+	var compiled map[string][]byte
+	if len(cus) > 0 {
+		var err error
+		if compiled, err = compileAll(c, cus); err != nil {
 			return nil, err
+		}
+	}
+	for _, name := range c.inputs {
+		in := pipeline.Input{Name: name}
+		var err error
+		if data, ok := compiled[name]; ok {
+			in.Data, in.Compiled = data, true
+			if in.Origin, err = os.ReadFile(name); err != nil {
+				return nil, err
+			}
+		} else if c.list {
+			// A listing reads a library's fatbin entries one at a time.
+			if in.File, in.Size, err = openInput(name); err != nil {
+				return nil, err
+			}
+		} else {
+			if in.Data, err = os.ReadFile(name); err != nil {
+				return nil, err
+			}
 		}
 		req.Inputs = append(req.Inputs, in)
 	}
 	return req, nil
+}
+
+// openInput opens name to be read in pieces (pipeline.Input.File); the
+// file is closed at exit (closeInputs).
+func openInput(name string) (*os.File, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// closeInputs closes the files openInput opened for req.
+func closeInputs(req *pipeline.Request) {
+	for _, in := range req.Inputs {
+		if f, ok := in.File.(*os.File); ok {
+			f.Close()
+		}
+	}
 }
 
 func generate(c *config, stderr io.Writer) error {
@@ -100,13 +147,40 @@ func generate(c *config, stderr io.Writer) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "cugen: warning: %s\n", w)
 	}
+	// Notes are news only when they change: a run that renames what the
+	// last one renamed says nothing, unless -v.
+	old := oldNotes(res.Go.Name)
 	for _, n := range res.Notes {
-		fmt.Fprintf(stderr, "cugen: name collision in %s: %s\n", res.Go.Name, n)
+		if c.verbose || !old[n] {
+			fmt.Fprintf(stderr, "cugen: name collision in %s: %s\n", res.Go.Name, n)
+		}
 	}
 	if err := checkOutput(res.Go.Name); err != nil {
 		return err
 	}
 	return writeOutputs(res.Go, res.Images)
+}
+
+// oldNotes are the name collisions the Go file at path lists (gen writes
+// them as "//\tnote" lines under "Name collisions"), nil without one.
+func oldNotes(path string) map[string]bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	_, rest, ok := strings.Cut(string(data), "// Name collisions, resolved deterministically:\n//\n")
+	if !ok {
+		return nil
+	}
+	notes := map[string]bool{}
+	for _, line := range strings.Split(rest, "\n") {
+		n, ok := strings.CutPrefix(line, "//\t")
+		if !ok {
+			break
+		}
+		notes[n] = true
+	}
+	return notes
 }
 
 // checkOutput refuses an output path cugen cannot or must not write, in one

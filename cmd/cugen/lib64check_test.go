@@ -92,8 +92,9 @@ func TestLib64CheckCompares(t *testing.T) {
 	if err != nil || !strings.Contains(out, "LIB64 field11.default.fatbin kernels=15 cugen=15 targets=30 params=90 mismatches=0 ") {
 		t.Errorf("%v:\n%s", err, out)
 	}
-	if !strings.Contains(out, "TOTAL (1 libraries; MiB: max)") {
-		t.Errorf("no table:\n%s", out)
+	if !strings.Contains(out, "TOTAL (1 libraries; MiB, ratio: max)") || !strings.Contains(out, "mem ratio") ||
+		!strings.Contains(out, "LIB64-MEM cugen's peak RSS at most cuobjdump's on 1 of 1 libraries") {
+		t.Errorf("no table with the peaks' ratio:\n%s", out)
 	}
 	// bigParam's sm_90 u64 at 0x78 instead of 0x70.
 	i := strings.LastIndex(listing, ".nv.info.bigParam")

@@ -117,6 +117,7 @@ func list(c *config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer closeInputs(req)
 	mods, err := pipeline.Load(req)
 	if err != nil {
 		return err

@@ -184,27 +184,3 @@ func TestArchKeepsInput(t *testing.T) {
 		t.Error("the Go file does not embed the cut-down image")
 	}
 }
-
-// TestFindClang: clang on PATH first, else the newest clang-N.
-func TestFindClang(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{"clang-9", "clang-16", "clang-19", "clang-format-20", "clang-tidy"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("PATH", dir)
-	if got := findClang(); got != filepath.Join(dir, "clang-19") {
-		t.Errorf("findClang() = %q, want clang-19", got)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "clang"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := findClang(); got != filepath.Join(dir, "clang") {
-		t.Errorf("findClang() = %q, want clang", got)
-	}
-	t.Setenv("PATH", t.TempDir())
-	if got := findClang(); got != "" {
-		t.Errorf("findClang() = %q with no clang on PATH", got)
-	}
-}

@@ -115,6 +115,12 @@ func TestSeveralInputsBuildAndRun(t *testing.T) {
 	gen("multi", "-pkg", "multi", "scale.ptx", "shift.ptx")
 	gen("runs", "-pkg", "runs", "scale.ptx")
 	gen("runs", "shift.ptx")
+	// Generated again beside shift_cugen.go, scale_cugen.go names its
+	// library after its input too (ScaleLibrary), whichever ran first.
+	gen("runs", "-pkg", "runs", "scale.ptx")
+	if src, _ := os.ReadFile(filepath.Join(mod, "runs", "scale_cugen.go")); !bytes.Contains(src, []byte("var ScaleLibrary = ")) {
+		t.Errorf("runs/scale_cugen.go keeps Library beside another generated file")
+	}
 	tmpl := template.Must(template.New("").Parse(multiTest))
 	for _, names := range []map[string]string{
 		{"Pkg": "multi", "Scale": "ScaleScale", "Shift": "ShiftScale", "ScaleCount": "ScaleCount", "ShiftCount": "ShiftCount",

@@ -113,3 +113,33 @@ func TestListHostELFWithoutDeviceCode(t *testing.T) {
 		t.Errorf("-json: exit %d, %s", code, stdout)
 	}
 }
+
+// The nvcc route passes -I, -D and -U (the flags' and -cflags') to nvcc as
+// cugen's reading of the source applies them, and the input relative to
+// the working directory (nvcc's line information names it as given). The
+// nvcc here is a stand-in that records its arguments.
+func TestNVCCGetsPreprocessorFlags(t *testing.T) {
+	dir := t.TempDir()
+	ptx := filepath.Join(dir, "out.ptx")
+	os.WriteFile(ptx, []byte(srcPTX), 0o644)
+	argsFile := filepath.Join(dir, "args")
+	cc := filepath.Join(dir, "fakenvcc")
+	os.WriteFile(cc, []byte("#!/bin/sh\necho \"$@\" > "+argsFile+"\nwhile [ \"$1\" != -o ]; do shift; done\ncp "+ptx+" \"$2\"\n"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "inc"), 0o755)
+	os.WriteFile(filepath.Join(dir, "inc", "real.h"), []byte("#ifdef DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\n"), 0o644)
+	cu := filepath.Join(dir, "k.cu")
+	os.WriteFile(cu, []byte("#include \"real.h\"\nextern \"C\" __global__ void scale(real* x, int n) {}\n"), 0o644)
+	t.Chdir(dir)
+	code, _, stderr := runCLI(t, "-compiler", "nvcc", "-cc", cc, "-o", "k_cugen.go", "-pkg", "k",
+		"-I", "inc", "-D", "DOUBLE", "-U", "OTHER", "-cflags", "-DWIDTH=4 -lineinfo", cu)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	args, _ := os.ReadFile(argsFile)
+	if want := "-I inc -D DOUBLE -D WIDTH=4 -U OTHER -lineinfo -o "; !strings.Contains(string(args), want) || !strings.HasSuffix(strings.TrimSpace(string(args)), " k.cu") {
+		t.Errorf("nvcc got %q, want %q ... k.cu", args, want)
+	}
+	if src, _ := os.ReadFile("k_cugen.go"); !strings.Contains(string(src), "x rt.Ptr[float64]") {
+		t.Errorf("-D DOUBLE did not reach the source's reading:\n%s", src)
+	}
+}

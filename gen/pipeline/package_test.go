@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,7 +77,7 @@ func TestOtherFilesNames(t *testing.T) {
 
 	writeFiles(t, dir, map[string]string{"bad.go": "package kernels\n\nfunc {\n"})
 	r = run(t, &Request{Inputs: []Input{input(t, kPTX)}, Output: filepath.Join(dir, "k_cugen.go")})
-	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].String(), "bad.go does not parse, so cugen cannot avoid its names") {
+	if r.Warnings = typedWarnings(r.Warnings); len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].String(), "bad.go does not parse, so cugen cannot avoid its names") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 }
@@ -93,20 +94,61 @@ func TestSeveralInputs(t *testing.T) {
 	}
 
 	dir = t.TempDir()
-	write := func(r *Result) {
+	write := func(dir string, r *Result) {
 		writeFiles(t, dir, map[string]string{filepath.Base(r.Go.Name): string(r.Go.Data)})
 	}
-	first := run(t, &Request{Inputs: []Input{scale}, Output: filepath.Join(dir, "scale_cugen.go"), Package: "multi"})
-	write(first)
-	second := run(t, &Request{Inputs: []Input{shift}, Output: filepath.Join(dir, "shift_cugen.go")})
-	write(second)
+	generate := func(dir string, in Input) *Result {
+		r := run(t, &Request{Inputs: []Input{in}, Output: filepath.Join(dir, stem(in.Name)+"_cugen.go"), Package: "multi"})
+		write(dir, r)
+		return r
+	}
+	first := generate(dir, scale)
+	second := generate(dir, shift)
 	mustContain(t, second.Go.Data, "package multi\n", "var ShiftLibrary = ", "func ShiftCount(", "var CounterVar = ", "type PairType struct")
-	for _, r := range []*Result{first, second} {
-		again := run(t, &Request{Inputs: []Input{map[*Result]Input{first: scale, second: shift}[r]}, Output: r.Go.Name})
-		if string(again.Go.Data) != string(r.Go.Data) {
-			t.Errorf("%s changed when generated again beside the other file", r.Go.Name)
+	// Generated again beside the other, the first names its library after
+	// its input too; after that each run is idempotent.
+	if again := generate(dir, scale); !strings.Contains(string(again.Go.Data), "var ScaleLibrary = ") || string(again.Go.Data) == string(first.Go.Data) {
+		t.Errorf("scale_cugen.go generated again beside shift_cugen.go keeps Library")
+	}
+	for _, in := range []Input{shift, scale, shift} {
+		before, _ := os.ReadFile(filepath.Join(dir, stem(in.Name)+"_cugen.go"))
+		if again := generate(dir, in); string(again.Go.Data) != string(before) {
+			t.Errorf("%s changed when generated again beside the other file", again.Go.Name)
 		}
 	}
+}
+
+// TestLibraryNamesOrder: which run of a package takes the plain name
+// Library does not depend on the order the runs go in: where the
+// package's //go:generate lines run cugen more than once, every file's
+// library is named after its input from the first run on.
+func TestLibraryNamesOrder(t *testing.T) {
+	scale, shift := input(t, scalePTX), input(t, shiftPTX)
+	libs := map[string]string{}
+	for _, order := range [][]Input{{scale, shift}, {shift, scale}} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"gen.go": "package multi\n\n//go:generate go tool cugen -o scale_cugen.go scale.ptx\n//go:generate go tool cugen -o shift_cugen.go shift.ptx\n"})
+		for _, in := range order {
+			r := run(t, &Request{Inputs: []Input{in}, Output: filepath.Join(dir, stem(in.Name)+"_cugen.go")})
+			writeFiles(t, dir, map[string]string{filepath.Base(r.Go.Name): string(r.Go.Data)})
+			lib := regexp.MustCompile(`var (\w+) = rt.NewLibrary`).FindSubmatch(r.Go.Data)
+			if lib == nil {
+				t.Fatalf("%s: no library", r.Go.Name)
+			}
+			if prev, ok := libs[in.Name]; ok && prev != string(lib[1]) {
+				t.Errorf("%s's library is %s in one order, %s in the other", in.Name, prev, lib[1])
+			}
+			libs[in.Name] = string(lib[1])
+		}
+	}
+	if libs[scalePTX] != "ScaleLibrary" || libs[shiftPTX] != "ShiftLibrary" {
+		t.Errorf("libraries %v", libs)
+	}
+	// One cugen run in the package: Library.
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"gen.go": "package one\n\n//go:generate go tool cugen -o scale_cugen.go scale.ptx\n"})
+	r := run(t, &Request{Inputs: []Input{scale}, Output: filepath.Join(dir, "scale_cugen.go")})
+	mustContain(t, r.Go.Data, "var Library = rt.NewLibrary")
 }
 
 // TestImagesDoNotClobber: two inputs of one image name, and an image that

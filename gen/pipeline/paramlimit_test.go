@@ -26,7 +26,7 @@ func TestParamBlockOverLimit(t *testing.T) {
 			t.Errorf("%s is declared", k)
 		}
 	}
-	if len(r.Warnings) != 3 {
+	if r.Warnings = typedWarnings(r.Warnings); len(r.Warnings) != 3 {
 		t.Errorf("%d warnings: %v", len(r.Warnings), r.Warnings)
 	}
 	for i, w := range r.Warnings {

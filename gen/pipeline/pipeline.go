@@ -11,11 +11,17 @@
 package pipeline
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -33,7 +39,10 @@ import (
 type Request struct {
 	// Inputs are the device code: the generated file has one rt.Library per
 	// input, Library for one input and named after each for several
-	// (attention.cu → AttentionLibrary).
+	// (attention.cu → AttentionLibrary). Inputs that are one kernel file
+	// compiled for several targets, as their names say (k_50.ptx and
+	// k_90.ptx, whose code is for sm_50 and sm_90), are one library of one
+	// fatbin, unless Separate says otherwise.
 	Inputs []Input
 	// Output is the Go file's path (-o); "" is BASE_cugen.go in the current
 	// directory, BASE the input's name without its extension, or for several
@@ -53,9 +62,11 @@ type Request struct {
 	// their parameter types and every kernel its parameter names, and whose
 	// declarations type variables and pointers to classes (-src).
 	Sources []File
-	// IncludeDirs and Defines preprocess the Sources as -I and -D do.
+	// IncludeDirs, Defines and Undefines preprocess the Sources as -I, -D
+	// and -U do (every Define before every Undefine).
 	IncludeDirs []string
 	Defines     []string
+	Undefines   []string
 	// ReadFile reads the files the Sources #include; nil is os.ReadFile.
 	ReadFile func(path string) ([]byte, error)
 	// Globals, when set, chooses the variables wrapped, by mangled or
@@ -82,6 +93,12 @@ type Request struct {
 	// every input's fatbin entries and compressed ELF sections, and the
 	// check's, share it (nil: one of fatbin.DefaultBudget for the run).
 	Budget *fatbin.Budget
+	// Style spells the generated identifiers for a package of hand-written
+	// code: with a prefix (-prefix), unexported (-unexported).
+	Style gen.Style
+	// Separate makes each input a library of its own, also inputs that
+	// would be a target set (-separate).
+	Separate bool
 }
 
 // A File is a file's name and contents. The name is a path as the user gave
@@ -100,6 +117,17 @@ type Input struct {
 	// Name, not Name's contents: the image is then named after Name with the
 	// extension of Data's format ("kernels.cu" → "kernels.ptx").
 	Compiled bool
+	// Origin is, for a Compiled input, the contents of Name, which the
+	// generated file records the hash of (gen.Options.Made) so that an edit
+	// of the source makes it stale; nil records none.
+	Origin []byte
+	// File, with Data nil, is the input's Size bytes, read from File in
+	// pieces: Load reads a host ELF's fatbin entries one at a time as it
+	// decodes them (parse.ReadFrom), so that listing a library of hundreds
+	// of megabytes holds the entries being decoded, not the file. Run, and
+	// an input of a target set, read it whole.
+	File io.ReaderAt
+	Size int64
 }
 
 // A Result is what a run produced; nothing is written yet.
@@ -132,6 +160,23 @@ func Run(req *Request) (*Result, error) {
 	if len(req.Inputs) == 0 {
 		return nil, fmt.Errorf("pipeline: no input")
 	}
+	// A generation reads every input whole (it embeds the images and
+	// records their hashes).
+	copied := false
+	for i, in := range req.Inputs {
+		if in.Data == nil && in.File != nil {
+			data, err := readAll(in)
+			if err != nil {
+				return nil, &InputError{Input: in.Name, Err: err}
+			}
+			if !copied { // the caller's Request stays as it was
+				c := *req
+				c.Inputs, copied = slices.Clone(req.Inputs), true
+				req = &c
+			}
+			req.Inputs[i].Data = data
+		}
+	}
 	out := req.Output
 	if out == "" && len(req.Inputs) == 1 {
 		out = stem(req.Inputs[0].Name) + "_cugen.go"
@@ -157,7 +202,7 @@ func Run(req *Request) (*Result, error) {
 		}
 	}
 	budget := runBudget(req)
-	mods, err := load(req, true, budget)
+	units, sources, err := load(req, true, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -166,9 +211,11 @@ func Run(req *Request) (*Result, error) {
 		r.Warnings = append(r.Warnings, Warning{Input: dir, Message: w})
 	}
 	var libs []gen.Library
+	var mods []*parse.Module
 	built := map[string]string{} // image name → input
-	for i, in := range req.Inputs {
-		mod := mods[i]
+	for _, u := range units {
+		in, mod := u.in, u.mod
+		mods = append(mods, mod)
 		if mod.Image == nil {
 			return nil, &InputError{Input: in.Name, Err: fmt.Errorf("%s: %s", in.Name, parse.NoDeviceCode)}
 		}
@@ -182,11 +229,25 @@ func Run(req *Request) (*Result, error) {
 			return nil, &InputError{Input: in.Name, Err: fmt.Errorf("%s: its image %s would overwrite the file %s embeds: generate both in one run (cugen a.cu b.cu), or give the inputs different names", in.Name, path, by)}
 		}
 		if req.Check != nil {
-			if err := req.Check(image, mod.Image, budget); err != nil {
+			// The check decodes the image again: collect what reading it
+			// left first, or the heap may hold both (a fatbin entry that
+			// inflates to 256 MiB peaked at 1.06 GB).
+			runtime.GC()
+			var skipped interface{ CheckSkippedOnly() }
+			switch err := req.Check(image, mod.Image, budget); {
+			case errors.As(err, &skipped):
+				// Kernels too large to check in bounded memory: the rest
+				// passed, and the run goes on, saying so.
+				r.Warnings = append(r.Warnings, Warning{Input: in.Name, Message: err.Error()})
+			case err != nil:
 				return nil, &CheckError{Input: in.Name, Image: image, Err: err}
 			}
 		}
-		libs = append(libs, gen.Library{Module: mod, ImageFile: image, Source: filepath.Base(in.Name)})
+		lib := gen.Library{Module: mod, ImageFile: image, Source: filepath.Base(in.Name)}
+		if u.inputs != nil {
+			lib.Name, lib.Source = u.key, u.sources()
+		}
+		libs = append(libs, lib)
 		r.Images = append(r.Images, File{Name: path, Data: mod.Image})
 		for _, w := range mod.Warnings {
 			r.Warnings = append(r.Warnings, Warning{Input: in.Name, Message: w})
@@ -197,8 +258,12 @@ func Run(req *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkStyle(req.Style); err != nil {
+		return nil, err
+	}
 	f, err := gen.GenerateFile(libs, gen.Options{Package: pkg, Kernels: req.Kernels, Globals: req.Globals, NoGlobals: req.NoGlobals, Types: types,
-		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc})
+		Command: req.Command, Taken: pd.taken, NoPackageDoc: pd.doc, NamedLibraries: pd.otherRuns(), Style: req.Style,
+		Made: madeFrom(req, sources, r.Images, dir)})
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +277,19 @@ func Run(req *Request) (*Result, error) {
 // cugen -list does: an image that would have to be built (a cut-down or
 // extracted fatbin) is not, so Module.Image may be nil. Only Inputs, Arches,
 // Sources and Budget of req are used.
+//
+// Inputs that are one set of kernels compiled for several targets (see
+// Request.Inputs) are one model, as Run generates one library of them.
 func Load(req *Request) ([]*parse.Module, error) {
-	return load(req, false, runBudget(req))
+	units, _, err := load(req, false, runBudget(req))
+	if err != nil {
+		return nil, err
+	}
+	mods := make([]*parse.Module, len(units))
+	for i, u := range units {
+		mods[i] = u.mod
+	}
+	return mods, nil
 }
 
 // runBudget is the run's one decompression budget, shared by every input
@@ -228,10 +304,10 @@ func runBudget(req *Request) *fatbin.Budget {
 // target is a fatbin entry's name, as -arch takes it.
 var target = regexp.MustCompile(`^(sm|compute|lto)_[0-9]+[af]?$`)
 
-func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, error) {
+func load(req *Request, image bool, budget *fatbin.Budget) ([]*unit, []*csrc.File, error) {
 	for _, a := range req.Arches {
 		if !target.MatchString(a) {
-			return nil, &gen.OptionError{Option: "-arch", Value: a, Err: fmt.Errorf("not a target; want sm_NN, sm_NNa, sm_NNf, compute_NN or lto_NN")}
+			return nil, nil, &gen.OptionError{Option: "-arch", Value: a, Err: fmt.Errorf("not a target; want sm_NN, sm_NNa, sm_NNf, compute_NN or lto_NN")}
 		}
 	}
 	var sources []*csrc.File
@@ -240,26 +316,203 @@ func load(req *Request, image bool, budget *fatbin.Budget) ([]*parse.Module, err
 		read = os.ReadFile
 	}
 	for _, s := range req.Sources {
-		f, err := csrc.ParseWith(s.Name, s.Data, csrc.Options{IncludeDirs: req.IncludeDirs, Defines: req.Defines, ReadFile: read})
+		f, err := csrc.ParseWith(s.Name, s.Data, csrc.Options{IncludeDirs: req.IncludeDirs, Defines: req.Defines, Undefines: req.Undefines, ReadFile: read})
 		if err != nil {
-			return nil, &gen.OptionError{Option: "-src", Err: err}
+			return nil, nil, &gen.OptionError{Option: "-src", Err: err}
 		}
 		sources = append(sources, f)
 	}
+	opts := parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget}
+	inputs := slices.Clone(req.Inputs)
 	var mods []*parse.Module
-	for _, in := range req.Inputs {
-		mod, err := parse.Read(in.Name, in.Data, parse.Options{Arches: req.Arches, NoImage: !image, Budget: budget})
-		if err != nil {
-			return nil, &InputError{Input: in.Name, Err: err}
+	for i, in := range inputs {
+		var mod *parse.Module
+		var err error
+		if in.Data == nil && in.File != nil && !image {
+			mod, err = parse.ReadFrom(in.Name, in.File, in.Size, opts)
+		} else {
+			if in.Data == nil && in.File != nil {
+				if inputs[i].Data, err = readAll(in); err != nil {
+					return nil, nil, &InputError{Input: in.Name, Err: err}
+				}
+			}
+			mod, err = parse.Read(in.Name, inputs[i].Data, opts)
 		}
-		warnings, err := csrc.Apply(mod, sources)
 		if err != nil {
-			return nil, &gen.OptionError{Option: "-src", Err: err}
+			locateLimits(err, sources)
+			return nil, nil, &InputError{Input: in.Name, Err: err}
 		}
-		mod.Warnings = append(mod.Warnings, warnings...)
 		mods = append(mods, mod)
 	}
-	return mods, nil
+	if err := readSets(inputs, mods, req.Separate); err != nil {
+		return nil, nil, err
+	}
+	units, err := targetSets(inputs, mods, opts, req.Separate)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, u := range units {
+		warnings, err := csrc.Apply(u.mod, sources)
+		if err != nil {
+			return nil, nil, &gen.OptionError{Option: "-src", Err: err}
+		}
+		u.mod.Warnings = append(u.mod.Warnings, warnings...)
+		if len(sources) == 0 {
+			if w := untypedWarning(u.mod); w != "" {
+				u.mod.Warnings = append(u.mod.Warnings, w)
+			}
+		}
+	}
+	return units, sources, nil
+}
+
+// readAll reads an input given as a File whole.
+func readAll(in Input) ([]byte, error) {
+	data := make([]byte, in.Size)
+	if _, err := in.File.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	return data, nil
+}
+
+// readSets reads whole the File inputs that targetSets may combine with
+// others (parse.Combine takes the images' bytes).
+func readSets(inputs []Input, mods []*parse.Module, separate bool) error {
+	if separate {
+		return nil
+	}
+	count := map[string]int{}
+	for i, in := range inputs {
+		count[setKey(in.Name, mods[i])]++
+	}
+	for i, in := range inputs {
+		if in.Data == nil && in.File != nil && count[setKey(in.Name, mods[i])] > 1 {
+			data, err := readAll(in)
+			if err != nil {
+				return &InputError{Input: in.Name, Err: err}
+			}
+			inputs[i].Data = data
+		}
+	}
+	return nil
+}
+
+// untypedWarning is the warning for kernels whose binary carries no C++
+// types (extern "C" ones: their symbols are bare names) generated without
+// -src: their parameters become integers and addresses of their PTX widths
+// (p0 uint64), which -src would type and name.
+func untypedWarning(m *parse.Module) string {
+	var names []string
+	for _, k := range m.Kernels {
+		if k.Signature == nil && k.Untyped == "" && len(k.Params) > 0 && k.Launchable() {
+			names = append(names, parse.ShortName(k.Name))
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("extern \"C\" kernel %s has no parameter types in the binary (its symbol is its bare name): "+
+			"its parameters are typed by their PTX widths (p0 uint64 for a pointer); give its CUDA source with -src FILE.cu to type and name them", names[0])
+	}
+	list := names
+	if len(list) > 4 {
+		list = append(list[:4:4], "…")
+	}
+	return fmt.Sprintf("%d extern \"C\" kernels (%s) have no parameter types in the binary (their symbols are bare names): "+
+		"their parameters are typed by their PTX widths (p0 uint64 for a pointer); give their CUDA source with -src FILE.cu to type and name them",
+		len(names), strings.Join(list, ", "))
+}
+
+// checkStyle refuses a -prefix that cannot start a Go identifier.
+func checkStyle(s gen.Style) error {
+	if s.Prefix != "" && !token.IsIdentifier(s.Prefix+"X") {
+		return &gen.OptionError{Option: "-prefix", Value: s.Prefix, Err: fmt.Errorf("not the start of a Go identifier")}
+	}
+	return nil
+}
+
+// locateLimits gives each *parse.LimitError of err about a kernel the
+// place where the sources define it, so that the message names the .cu
+// line rather than only the PTX's.
+func locateLimits(err error, sources []*csrc.File) {
+	if len(sources) == 0 {
+		return
+	}
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	for _, e := range errs {
+		le, ok := e.(*parse.LimitError)
+		if !ok {
+			continue
+		}
+		name := le.Name
+		if sig, err := parse.Demangle(le.Name); err == nil {
+			name = strings.Join(append(append([]string(nil), sig.Scope...), sig.Base), "::")
+		}
+	search:
+		for _, f := range sources {
+			for _, k := range f.Kernels {
+				if k.QualifiedName() == name {
+					le.Source = k.Pos.String()
+					break search
+				}
+			}
+		}
+	}
+}
+
+// madeFrom lists what the generated file is made from, each file once:
+// the inputs (a compiled one's source), the sources and the files they
+// include, the images; paths relative to the output's directory dir.
+func madeFrom(req *Request, sources []*csrc.File, images []File, dir string) []gen.MadeFrom {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	var out []gen.MadeFrom
+	seen := map[string]bool{}
+	add := func(name string, data []byte) {
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return
+		}
+		rel, err := filepath.Rel(absDir, abs)
+		if err != nil {
+			rel = abs
+		}
+		rel = filepath.ToSlash(rel)
+		if seen[rel] {
+			return
+		}
+		seen[rel] = true
+		sum := sha256.Sum256(data)
+		out = append(out, gen.MadeFrom{Path: rel, SHA256: hex.EncodeToString(sum[:])})
+	}
+	for _, in := range req.Inputs {
+		switch {
+		case !in.Compiled:
+			add(in.Name, in.Data)
+		case in.Origin != nil:
+			add(in.Name, in.Origin)
+		}
+	}
+	for i, s := range req.Sources {
+		add(s.Name, s.Data)
+		if i < len(sources) {
+			for _, inc := range sources[i].Included {
+				add(inc.Path, inc.Data)
+			}
+		}
+	}
+	for _, im := range images {
+		add(im.Name, im.Data)
+	}
+	return out
 }
 
 // An InputError is an input that cannot be read as device code. Err is

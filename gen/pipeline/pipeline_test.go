@@ -67,9 +67,29 @@ func TestRunPTX(t *testing.T) {
 	if len(r.Images) != 1 || r.Images[0].Name != filepath.Join(filepath.Dir(out), "k.ptx") || !bytes.Equal(r.Images[0].Data, in.Data) {
 		t.Errorf("images %v, want the input as k.ptx beside the Go file", names(r.Images))
 	}
-	if len(r.Warnings) != 0 {
+	// k1 is extern "C": without -src its parameters have no types.
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Message, `extern "C" kernel k1 has no parameter types in the binary`) ||
+		!strings.Contains(r.Warnings[0].Message, "-src FILE.cu") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
+	r = run(t, &Request{Inputs: []Input{in}, Output: out, Sources: []File{source(t, "../../parse/cubin/testdata/k.cu")}})
+	for _, w := range r.Warnings {
+		if strings.Contains(w.Message, "has no parameter types in the binary") {
+			t.Errorf("with -src: %v", w)
+		}
+	}
+}
+
+// typedWarnings are ws but those of kernels without parameter types (see
+// TestRunPTX).
+func typedWarnings(ws []Warning) []Warning {
+	var out []Warning
+	for _, w := range ws {
+		if !strings.Contains(w.Message, "no parameter types in the binary") {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func names(fs []File) []string {
@@ -142,7 +162,7 @@ func TestArch(t *testing.T) {
 
 	// Without PTX, a warning for rt/soft.
 	r = run(t, &Request{Inputs: []Input{in}, Arches: []string{"sm_90"}})
-	if len(r.Warnings) != 1 || r.Warnings[0].Input != quickstart || !strings.Contains(r.Warnings[0].String(), quickstart+": no PTX entry") {
+	if r.Warnings = typedWarnings(r.Warnings); len(r.Warnings) != 1 || r.Warnings[0].Input != quickstart || !strings.Contains(r.Warnings[0].String(), quickstart+": no PTX entry") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 

@@ -120,7 +120,7 @@ func applyExternC(k *parse.Kernel, files []*File) (bool, error) {
 			best = sk
 		}
 	}
-	sig := &parse.Signature{Base: k.Name, ExternC: true, Source: best.Pos.String(), Pretty: best.Signature()}
+	sig := &parse.Signature{Base: k.Name, ExternC: true, Source: best.Pos.String(), Pretty: best.Signature(), Doc: docOf(best, found)}
 	for i, sp := range best.Params {
 		t := sp.Type
 		if t == nil {
@@ -133,6 +133,20 @@ func applyExternC(k *parse.Kernel, files []*File) (bool, error) {
 	}
 	k.Signature = sig
 	return true, nil
+}
+
+// docOf is best's doc comment, else that of another declaration of the
+// kernel (a prototype in a header documents a definition elsewhere).
+func docOf(best *Kernel, all []*Kernel) string {
+	if best.Doc != "" {
+		return best.Doc
+	}
+	for _, k := range all {
+		if k.Doc != "" {
+			return k.Doc
+		}
+	}
+	return ""
 }
 
 func namedCount(k *Kernel) int {
@@ -181,6 +195,7 @@ func applyCXX(k *parse.Kernel, files []*File) string {
 		return ""
 	}
 	sig.Source = best.Pos.String()
+	sig.Doc = best.Doc
 	sig.ParamNames = bestNames
 	markHandles(k, best)
 	return ""

@@ -188,3 +188,21 @@ template <> __global__ void flagged<true>(int *yes) {}`)
 		}
 	}
 }
+
+// TestApplyComplexTypedefs: cuComplex.h's types are float2 and double2, as
+// the mangled name says, so a kernel declared with them gets its names.
+func TestApplyComplexTypedefs(t *testing.T) {
+	src := []byte(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry _Z4cmulP6float2PKS_PK7double2(.param .u64 a, .param .u64 b, .param .u64 c)\n{\n\tret;\n}\n")
+	m, err := parse.Read("c.ptx", src, parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := parseString(t, "c.cu", "#include <cuComplex.h>\n__global__ void cmul(cuFloatComplex *out, const cuComplex *a, const cuDoubleComplex *b) {}\n")
+	warnings, err := Apply(m, []*File{f})
+	if err != nil || len(warnings) != 0 {
+		t.Fatalf("%v %q", err, warnings)
+	}
+	if got := strings.Join(m.Kernel("_Z4cmulP6float2PKS_PK7double2").Signature.ParamNames, ","); got != "out,a,b" {
+		t.Errorf("names %q", got)
+	}
+}

@@ -22,8 +22,11 @@ import (
 type Options struct {
 	// IncludeDirs are searched for #include files, as -I directories.
 	IncludeDirs []string
-	// Defines are -D definitions: NAME or NAME=VALUE.
+	// Defines are -D definitions: NAME, NAME=VALUE or NAME(ARGS)=BODY.
 	Defines []string
+	// Undefines are -U names, undefined after every Define, as cugen
+	// passes them to the compiler.
+	Undefines []string
 	// ReadFile reads an included file; nil follows no #include.
 	ReadFile func(path string) ([]byte, error)
 }
@@ -69,21 +72,25 @@ type preprocessor struct {
 	bytes   int // bytes of source read
 	missing []string
 	files   map[string][]byte // read so far, by path
+	read    []Included        // the same, in the order first read
 }
 
 // preprocess lexes and preprocesses a file; missing lists the quoted
 // includes it did not find.
-func preprocess(name string, src []byte, opts Options) (toks []token, missing []string, err error) {
+func preprocess(name string, src []byte, opts Options) (toks []token, missing []string, read []Included, err error) {
 	pp := &preprocessor{opts: opts, macros: map[string]*macro{}, once: map[string]bool{}, budget: maxPPTokens, files: map[string][]byte{}}
 	for _, d := range append(append([]string(nil), predefined...), opts.Defines...) {
 		if err := pp.defineFlag(d); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	if err := pp.file(name, src); err != nil {
-		return nil, nil, err
+	for _, u := range opts.Undefines {
+		delete(pp.macros, u)
 	}
-	return pp.out, pp.missing, nil
+	if err := pp.file(name, src); err != nil {
+		return nil, nil, nil, err
+	}
+	return pp.out, pp.missing, pp.read, nil
 }
 
 // defineFlag defines NAME or NAME=VALUE (a -D flag).
@@ -93,7 +100,8 @@ func (pp *preprocessor) defineFlag(d string) error {
 		value = "1"
 	}
 	toks, err := lex("-D"+name, []byte("#define "+name+" "+value+"\n"))
-	if err != nil || len(toks) < 4 || toks[2].kind != tIdent || toks[2].text != name {
+	ident, _, _ := strings.Cut(name, "(") // a function-like macro, -D'F(x)=x'
+	if err != nil || len(toks) < 4 || toks[2].kind != tIdent || toks[2].text != ident {
 		return fmt.Errorf("-D %s: not a definition", d)
 	}
 	return pp.define(toks[2 : len(toks)-1])
@@ -292,6 +300,7 @@ func (pp *preprocessor) resolve(from, spec string) (string, bool) {
 		}
 		if data, err := pp.opts.ReadFile(p); err == nil {
 			pp.files[p] = data
+			pp.read = append(pp.read, Included{Path: p, Data: data})
 			return p, true
 		}
 	}

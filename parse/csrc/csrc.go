@@ -30,11 +30,21 @@ type File struct {
 	// Warnings are what the preprocessor could not follow: quoted includes
 	// it did not find.
 	Warnings []string
+	// Included are the files the #include directives read (beside the
+	// including file or in an include directory), in the order first read.
+	Included []Included
 
 	decls    map[string]declKind     // qualified name → what it is
 	typedefs map[string]*parse.CType // qualified name → the type it names
 	enums    map[string]*Enum
 	classes  map[string]*class // qualified name → its definition
+}
+
+// Included is a file an #include read: its path, as the preprocessor
+// found it, and its contents.
+type Included struct {
+	Path string
+	Data []byte
 }
 
 type declKind uint8
@@ -60,6 +70,9 @@ type Kernel struct {
 	Params   []Param
 	Pos      Pos // the kernel's name
 	Body     bool
+	// Doc is the declaration's doc comment, markers removed: the comment
+	// group that ends on the line before it ("" when none).
+	Doc string
 }
 
 // TemplateParam is one parameter of a function template.
@@ -145,11 +158,11 @@ func Parse(name string, src []byte) (*File, error) {
 
 // ParseWith reads one CUDA source file, preprocessed as opts say.
 func ParseWith(name string, src []byte, opts Options) (*File, error) {
-	toks, missing, err := preprocess(name, src, opts)
+	toks, missing, read, err := preprocess(name, src, opts)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Name: name, Warnings: missing, decls: map[string]declKind{}, typedefs: map[string]*parse.CType{},
+	f := &File{Name: name, Warnings: missing, Included: read, decls: map[string]declKind{}, typedefs: map[string]*parse.CType{},
 		enums: map[string]*Enum{}, classes: map[string]*class{}}
 	p := &parser{f: f, toks: toks, stack: []scope{{kind: scopeNamespace}}}
 	if err := p.run(); err != nil {

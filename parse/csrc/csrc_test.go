@@ -196,3 +196,30 @@ func TestTypesCU(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelDoc: a kernel's doc comment is the comment group that ends on
+// the line before its declaration, as go/doc takes one.
+func TestKernelDoc(t *testing.T) {
+	f := parseString(t, "k.cu", `// Package-ish comment, parted by a blank line.
+
+// scale multiplies
+// x by a.
+template <typename T>
+__global__ void scale(T *x, T a) {}
+
+/* add is c = a + b,
+ * elementwise. */
+extern "C" __global__ void add(const float *a, const float *b, float *c) {}
+int unrelated; // trails unrelated
+__global__ void bare(int *p) {}
+// parted by a directive
+#define X 1
+__global__ void afterDirective(int *p) {}
+`)
+	want := map[string]string{"scale": "scale multiplies\nx by a.", "add": "add is c = a + b,\nelementwise.", "bare": "", "afterDirective": ""}
+	for _, k := range f.Kernels {
+		if w, ok := want[k.Name]; !ok || k.Doc != w {
+			t.Errorf("%s: Doc %q, want %q", k.Name, k.Doc, w)
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 // and whose __global__ is at g. It returns the index after the parameter
 // list's ')'; the body, if any, is skipped by the caller's brace matching.
 func (p *parser) kernel(start, g int) (int, error) {
-	k := &Kernel{Scope: p.path(), ExternC: p.inExternC()}
+	k := &Kernel{Scope: p.path(), ExternC: p.inExternC(), Doc: p.toks[start].doc}
 	instantiation := false
 	head := skipAttrs(p.toks[start:g])
 	for len(head) > 0 {
@@ -559,9 +559,11 @@ var HandleTypedefs = map[string]string{
 	"cudaSurfaceObject_t": "SurfaceObject", "CUsurfObject": "SurfaceObject",
 }
 
-// cudaTypedefs are cuda_fp16.h's and cuda_bf16.h's short names.
+// cudaTypedefs are cuda_fp16.h's and cuda_bf16.h's short names, and
+// cuComplex.h's complex types (float2 and double2).
 var cudaTypedefs = map[string]string{
 	"half": "__half", "half2": "__half2", "nv_bfloat16": "__nv_bfloat16", "nv_bfloat162": "__nv_bfloat162",
+	"cuFloatComplex": "float2", "cuComplex": "float2", "cuDoubleComplex": "double2",
 }
 
 // resolve finds what a written name refers to: a typedef (replaced by its

@@ -38,6 +38,10 @@ type token struct {
 	// hide lists the macros whose expansion produced the token, which do
 	// not expand again in it (the preprocessor's "hide set").
 	hide []string
+	// doc is the comment group that ends on the line before the token (or
+	// on its line, before it) with no token since: a declaration's doc
+	// comment, as go/doc takes it, comment markers removed.
+	doc string
 }
 
 func (t token) is(s string) bool { return (t.kind == tPunct || t.kind == tIdent) && t.text == s }
@@ -54,6 +58,12 @@ type lexer struct {
 	inDirective bool // between a directive's '#' and the end of its line
 	space       bool // whitespace or a comment since the last token
 	toks        []token
+	// doc is the comment group since the last token, docLine the line its
+	// last comment ends on; lastLine is the last token's line (a comment
+	// that starts there trails it and is nobody's doc).
+	doc      []string
+	docLine  int
+	lastLine int
 }
 
 func lex(file string, src []byte) ([]token, error) {
@@ -126,15 +136,20 @@ func (l *lexer) skipSpace() error {
 			l.advance(1)
 			l.lineStartKeep(func() { l.skipNewline() })
 		case c == '/' && l.peek(1) == '/':
+			line, start := l.line, l.off
 			for l.off < len(l.src) && l.src[l.off] != '\n' {
 				l.advance(1)
 			}
+			l.comment(line, l.src[start+2:l.off])
 		case c == '/' && l.peek(1) == '*':
+			line, start := l.line, l.off
 			if err := l.blockComment(); err != nil {
 				return err
 			}
+			l.comment(line, l.src[start+2:l.off-2])
 		case c == '#' && l.lineStart && !l.inDirective:
 			l.toks = append(l.toks, token{kind: tHash, text: "#", pos: l.pos()})
+			l.doc = l.doc[:0] // a directive between a comment and a declaration parts them
 			l.inDirective = true
 			l.lineStart = false
 			l.space = false
@@ -187,9 +202,43 @@ func isDigitByte(c byte) bool { return '0' <= c && c <= '9' }
 var puncts = []string{"::", "...", "->", "&&", "||", "==", "!=", "<=", ">=", "##"} // not << and >>: A<B<int>> closes two lists
 
 func (l *lexer) emit(k tokKind, p Pos, start int) {
-	l.toks = append(l.toks, token{kind: k, text: l.src[start:l.off], pos: p, space: l.space})
+	t := token{kind: k, text: l.src[start:l.off], pos: p, space: l.space}
+	if len(l.doc) > 0 && l.docLine >= p.Line-1 && !l.inDirective {
+		d := l.doc
+		for len(d) > 0 && d[len(d)-1] == "" {
+			d = d[:len(d)-1]
+		}
+		t.doc = strings.Join(d, "\n")
+	}
+	l.doc = l.doc[:0]
+	l.toks = append(l.toks, t)
 	l.lineStart = false
 	l.space = false
+	l.lastLine = p.Line
+}
+
+// comment adds a comment that starts on line to the doc comment group:
+// a comment after a blank line starts a new group, one on the line of the
+// last token trails that token, and one inside a directive belongs to it.
+func (l *lexer) comment(line int, text string) {
+	if l.inDirective || len(l.toks) > 0 && line == l.lastLine {
+		return
+	}
+	if len(l.doc) > 0 && line > l.docLine+1 {
+		l.doc = l.doc[:0]
+	}
+	for _, s := range strings.Split(text, "\n") {
+		s = strings.TrimSpace(s)
+		if strings.HasPrefix(s, "*") && !strings.HasPrefix(s, "*/") {
+			s = strings.TrimSpace(s[1:]) // the * of a block comment's continued lines
+		}
+		s = strings.TrimLeft(s, "/!<") // ///, //!, //<
+		l.doc = append(l.doc, strings.TrimSpace(s))
+	}
+	for len(l.doc) > 0 && l.doc[0] == "" {
+		l.doc = l.doc[1:]
+	}
+	l.docLine = l.line
 }
 
 // headerName reports a directive whose next token is a header name,

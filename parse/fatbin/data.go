@@ -81,7 +81,25 @@ func (e *Entry) decode(b *Budget, limit int64) (data []byte, release func(), err
 	var out []byte
 	switch c := e.Compression(); c {
 	case CompressNone:
-		out = e.Payload()
+		if e.src == nil {
+			out = e.Payload()
+			break
+		}
+		// An entry of a file read in pieces: its bytes are read now, and
+		// held within the budget as a decompressed entry's are.
+		us := e.PayloadSize
+		if limit < 0 || us > uint64(limit) {
+			return nil, release, errorf(e.Offset+8, "payload size %#x exceeds limit %#x", us, limit)
+		}
+		rel, err := b.reserve(us, "entry "+e.Target(), e.Offset+8, false)
+		if err != nil {
+			return nil, release, err
+		}
+		if out, err = e.stored(us); err != nil {
+			rel()
+			return nil, release, err
+		}
+		release = rel
 	case CompressLZ4, CompressZstd:
 		cs, us := uint64(e.CompressedSize), e.UncompressedSize
 		ratio := uint64(lz4MaxRatio)
@@ -97,15 +115,19 @@ func (e *Entry) decode(b *Budget, limit int64) (data []byte, release func(), err
 			return nil, release, errorf(e.Offset+56, "uncompressed size %#x exceeds limit %#x", us, limit)
 		case us > cs*ratio+64:
 			return nil, release, errorf(e.Offset+56, "uncompressed size %#x impossible for %#x bytes of %s", us, cs, c)
-		case cs > uint64(len(e.Payload())):
+		case cs > e.payloadLen():
 			// Parse rules this out; an Entry assembled by hand may not.
-			return nil, release, errorf(e.Offset+16, "compressed size %#x exceeds payload of %#x bytes", cs, len(e.Payload()))
+			return nil, release, errorf(e.Offset+16, "compressed size %#x exceeds payload of %#x bytes", cs, e.payloadLen())
 		}
 		rel, err := b.reserve(us, "entry "+e.Target(), e.Offset+56, false)
 		if err != nil {
 			return nil, release, err
 		}
-		src := e.Payload()[:cs]
+		src, err := e.stored(cs)
+		if err != nil {
+			rel()
+			return nil, release, err
+		}
 		if c == CompressLZ4 {
 			out, err = unLZ4(src, int(us))
 		} else {
@@ -121,6 +143,28 @@ func (e *Entry) decode(b *Budget, limit int64) (data []byte, release func(), err
 		out = bytes.TrimRight(out, "\x00")
 	}
 	return out[:len(out):len(out)], release, nil
+}
+
+// payloadLen is the stored payload's length.
+func (e *Entry) payloadLen() uint64 {
+	if e.src != nil {
+		return e.PayloadSize
+	}
+	return uint64(len(e.Payload()))
+}
+
+// stored is the first n bytes of the payload as stored (n ≤ payloadLen):
+// a slice of Raw, or, for an entry of a file read in pieces, read from it.
+func (e *Entry) stored(n uint64) ([]byte, error) {
+	if e.src == nil {
+		return e.Payload()[:n], nil
+	}
+	b := make([]byte, n)
+	at := e.srcOff + int64(e.HeaderSize)
+	if _, err := e.src.ReadAt(b, at); err != nil {
+		return nil, &FormatError{Off: at, Msg: fmt.Sprintf("reading the %d-byte payload of entry %s", n, e.Target()), Err: err}
+	}
+	return b, nil
 }
 
 func unLZ4(src []byte, size int) ([]byte, error) {
@@ -140,12 +184,20 @@ func unLZ4(src []byte, size int) ([]byte, error) {
 // Concurrency 1 keeps its memory to one block decoder, and the cap limit
 // makes DecodeAll stop at cap(dst) = the declared size instead of growing
 // the output for a frame that lies about its length.
-var zstdDec = sync.OnceValues(func() (*zstd.Decoder, error) {
+var zstdDec = sync.OnceValues(newZstdDec)
+
+func newZstdDec() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxMemory(hardMaxDataSize),
 		zstd.WithDecodeAllCapLimit(true))
-})
+}
+
+// bigZstd is the output size from which a payload gets a decoder of its
+// own, closed after it: the shared decoder keeps a reference to the last
+// output it wrote until its next use, which for a 256 MiB entry is
+// 256 MiB held after the entry's release (and the budget's accounting).
+const bigZstd = 8 << 20
 
 func unZstd(src []byte, size int) ([]byte, error) {
 	// Check the frame header first: a frame declaring a content size
@@ -158,6 +210,12 @@ func unZstd(src []byte, size int) ([]byte, error) {
 		return nil, fmt.Errorf("zstd frame declares %d bytes, header says %d", h.FrameContentSize, size)
 	}
 	d, err := zstdDec()
+	if size >= bigZstd {
+		d, err = newZstdDec()
+		if err == nil {
+			defer d.Close()
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,14 @@ type Section struct {
 	Fatbins []*Fatbin
 }
 
+// A Slicer is an io.ReaderAt over memory that can hand out its bytes
+// without copying: Slice returns the n bytes at off, or false if they are
+// not all there.
+type Slicer interface {
+	io.ReaderAt
+	Slice(off, n int64) ([]byte, bool)
+}
+
 // Entries returns the entries of all fatbins in the section, in order.
 func (s *Section) Entries() []*Entry {
 	var es []*Entry
@@ -61,7 +69,24 @@ func (s *Section) Entries() []*Entry {
 // zstd) is decompressed within b, which bounds the memory of the whole run
 // (nil: a budget of DefaultBudget for this call); the bytes stay reserved
 // as long as the sections are in use.
-func FromELF(r io.ReaderAt, b *Budget) ([]Section, error) {
+//
+// The other sections' bytes are read into memory, unless r is a Slicer,
+// whose memory they then alias: a caller with the whole file in memory (or
+// mapped) need not hold it twice.
+func FromELF(r io.ReaderAt, b *Budget) ([]Section, error) { return fromELF(r, -1, b) }
+
+// FromELFAt is FromELF for a file of size bytes read in pieces: it reads
+// the headers of the fatbins and their entries, not the entries, whose
+// Data and DataBudget read each payload from r when asked (their Raw,
+// Payload and the Fatbins' Raw are nil, so Build cannot copy them). Memory
+// then holds the entries being decoded, not the file: how cugen -list
+// reads a toolkit library of hundreds of megabytes. A compressed section
+// is still decompressed whole, within b. r must stay readable, and
+// unchanged, while the entries are used.
+func FromELFAt(r io.ReaderAt, size int64, b *Budget) ([]Section, error) { return fromELF(r, size, b) }
+
+// fromELF is FromELF, or FromELFAt for a size ≥ 0.
+func fromELF(r io.ReaderAt, size int64, b *Budget) ([]Section, error) {
 	if b == nil {
 		b = NewBudget(DefaultBudget)
 	}
@@ -87,23 +112,40 @@ func FromELF(r io.ReaderAt, b *Budget) ([]Section, error) {
 		}
 		compressed := s.Flags&elf.SHF_COMPRESSED != 0
 		var data []byte
+		var in *input
 		base, prefix := int64(s.Offset), "section "+s.Name+": "
-		if compressed {
+		switch {
+		case compressed:
 			data, err = decompressSection(r, f, s, b)
 			base = 0
 			prefix = fmt.Sprintf("decompressed section %s at file offset %#x: ", s.Name, s.Offset)
-		} else {
-			// Section.Data reads in bounded chunks, so a hostile
-			// sh_size cannot allocate more than the file holds.
-			data, err = s.Data()
-			if err != nil {
-				err = &FormatError{Off: int64(s.Offset), Msg: "reading section " + s.Name, Err: err}
+		case size >= 0:
+			if s.Offset > uint64(size) || s.Size > uint64(size)-s.Offset {
+				return nil, errorf(int64(s.Offset), "section %s of %d bytes runs past the end of the file", s.Name, s.Size)
+			}
+			in = &input{r: r, off: int64(s.Offset), n: int(s.Size)}
+		default:
+			if sl, ok := r.(Slicer); ok {
+				var in bool
+				if data, in = sl.Slice(int64(s.Offset), int64(s.Size)); !in {
+					err = errorf(int64(s.Offset), "section %s of %d bytes runs past the end of the file", s.Name, s.Size)
+				}
+			} else {
+				// Section.Data reads in bounded chunks, so a hostile
+				// sh_size cannot allocate more than the file holds.
+				data, err = s.Data()
+				if err != nil {
+					err = &FormatError{Off: int64(s.Offset), Msg: "reading section " + s.Name, Err: err}
+				}
 			}
 		}
 		if err != nil {
 			return nil, err
 		}
-		fbs, err := parseAll(data, base)
+		if in == nil {
+			in = inMemory(data)
+		}
+		fbs, err := parseAll(in, base)
 		if err != nil {
 			var fe *FormatError
 			if errors.As(err, &fe) {

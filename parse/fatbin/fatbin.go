@@ -21,6 +21,7 @@ package fatbin
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 )
 
 // Magic is the fatbin header magic number (little-endian bytes 50 ed 55 ba).
@@ -51,9 +52,12 @@ type Fatbin struct {
 	// Entries are the entries in file order.
 	Entries []*Entry
 	// Raw is the container verbatim: header, entries and any zero padding
-	// inside FatSize. It aliases the input.
+	// inside FatSize. It aliases the input (nil for FromELFAt's).
 	Raw []byte
 }
+
+// Size is the container's size in bytes: header and entries.
+func (fb *Fatbin) Size() int64 { return int64(fb.HeaderSize) + int64(fb.FatSize) }
 
 // EntryHeader mirrors the fixed 64-byte part of an entry header; the
 // comments give each field's offset. Field names follow jiegec/fatbinary
@@ -96,8 +100,13 @@ type Entry struct {
 	// sm_100+ ELF entries. It aliases Raw.
 	Ext []byte
 	// Raw is the entry verbatim, header and payload, so that Build can
-	// write it back unchanged. It aliases the input.
+	// write it back unchanged. It aliases the input. It is nil for an entry
+	// of a file read in pieces (FromELFAt), whose payload Data reads from
+	// the file when asked.
 	Raw []byte
+
+	src    io.ReaderAt // the file of an entry FromELFAt made
+	srcOff int64       // the entry's offset in it
 }
 
 // Options returns the compiler options recorded with a PTX or LTO-IR entry
@@ -115,7 +124,8 @@ func (e *Entry) Options() string {
 }
 
 // Payload returns the payload as stored: compressed bytes (padded to 8) for
-// compressed entries, the image itself otherwise. It aliases Raw.
+// compressed entries, the image itself otherwise. It aliases Raw (nil for
+// an entry FromELFAt made: Data reads its payload from the file).
 func (e *Entry) Payload() []byte {
 	if uint64(e.HeaderSize) > uint64(len(e.Raw)) {
 		return nil // an Entry not made by this package
@@ -180,7 +190,7 @@ var le = binary.LittleEndian
 // an error (use ParseAll for sections holding several fatbins). The result
 // aliases data.
 func Parse(data []byte) (*Fatbin, error) {
-	fb, end, err := parseOne(data, 0, 0)
+	fb, end, err := parseOne(inMemory(data), 0, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -195,20 +205,48 @@ func Parse(data []byte) (*Fatbin, error) {
 // zero padding up to the next 8-byte boundary and any all-zero 8-byte words,
 // then requires the magic again. The result aliases section.
 func ParseAll(section []byte) ([]*Fatbin, error) {
-	return parseAll(section, 0)
+	return parseAll(inMemory(section), 0)
+}
+
+// input is what containers are parsed from: bytes in memory, which the
+// results alias, or a file read in pieces, whose entries read their
+// payloads from it when decoded (FromELFAt).
+type input struct {
+	mem []byte
+	r   io.ReaderAt
+	off int64 // where the input starts in r
+	n   int
+}
+
+func inMemory(b []byte) *input { return &input{mem: b, n: len(b)} }
+
+// at returns the n bytes at off of the input (off+n ≤ in.n): a slice of
+// it in memory, a fresh read from a file.
+func (in *input) at(off, n int) ([]byte, error) {
+	if in.mem != nil || in.r == nil {
+		return in.mem[off : off+n : off+n], nil
+	}
+	b := make([]byte, n)
+	if _, err := in.r.ReadAt(b, in.off+int64(off)); err != nil {
+		return nil, &FormatError{Off: in.off + int64(off), Msg: fmt.Sprintf("reading %d bytes", n), Err: err}
+	}
+	return b, nil
 }
 
 // parseAll is ParseAll with every reported offset shifted by base, so that
 // FromELF can report offsets in the file rather than in the section.
-func parseAll(section []byte, base int64) ([]*Fatbin, error) {
+func parseAll(in *input, base int64) ([]*Fatbin, error) {
 	var fbs []*Fatbin
 	off := 0
 	for {
-		off = skipPadding(section, off)
-		if off >= len(section) {
+		var err error
+		if off, err = skipPadding(in, off); err != nil {
+			return nil, err
+		}
+		if off >= in.n {
 			break
 		}
-		fb, end, err := parseOne(section, off, base)
+		fb, end, err := parseOne(in, off, base)
 		if err != nil {
 			return nil, err
 		}
@@ -216,26 +254,40 @@ func parseAll(section []byte, base int64) ([]*Fatbin, error) {
 		off = end
 	}
 	if len(fbs) == 0 {
-		return nil, errorf(base, "no fatbin in %d bytes", len(section))
+		return nil, errorf(base, "no fatbin in %d bytes", in.n)
 	}
 	return fbs, nil
 }
 
 // skipPadding returns the offset of the first byte at or after off that is
 // not zero padding: zeros up to the next 8-byte boundary, then whole zero
-// 8-byte words. It returns len(b) when only zeros remain.
-func skipPadding(b []byte, off int) int {
-	for off < len(b) && off%8 != 0 && b[off] == 0 {
-		off++
-	}
-	for off < len(b) && off%8 == 0 {
-		n := min(8, len(b)-off)
-		if firstNonZero(b[off:off+n]) >= 0 {
-			break
+// 8-byte words. It returns in.n when only zeros remain. It reads the input
+// a chunk at a time.
+func skipPadding(in *input, off int) (int, error) {
+	for off < in.n {
+		b, err := in.at(off, min(4096, in.n-off))
+		if err != nil {
+			return 0, err
 		}
-		off += n
+		for i := 0; i < len(b); {
+			if off%8 != 0 {
+				if b[i] != 0 {
+					return off, nil
+				}
+				i, off = i+1, off+1
+				continue
+			}
+			n := min(8, len(b)-i)
+			if n < 8 && off+n < in.n {
+				break // the word continues in the next chunk
+			}
+			if firstNonZero(b[i:i+n]) >= 0 {
+				return off, nil
+			}
+			i, off = i+n, off+n
+		}
 	}
-	return off
+	return off, nil
 }
 
 func firstNonZero(b []byte) int {
@@ -247,19 +299,23 @@ func firstNonZero(b []byte) int {
 	return -1
 }
 
-// parseOne parses the container at data[off:] and returns it with the
+// parseOne parses the container at off of the input and returns it with the
 // offset just past it.
-func parseOne(data []byte, off int, base int64) (*Fatbin, int, error) {
+func parseOne(in *input, off int, base int64) (*Fatbin, int, error) {
 	pos := func(o int) int64 { return base + int64(o) }
-	rest := len(data) - off
+	rest := in.n - off
 	if rest < HeaderSize {
 		return nil, 0, errorf(pos(off), "truncated fatbin header: %d bytes, need %d", rest, HeaderSize)
 	}
-	h := Header{
-		Magic:      le.Uint32(data[off:]),
-		Version:    le.Uint16(data[off+4:]),
-		HeaderSize: le.Uint16(data[off+6:]),
-		FatSize:    le.Uint64(data[off+8:]),
+	data, err := in.at(off, HeaderSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	h := Header{ // data is the header's 16 bytes
+		Magic:      le.Uint32(data[0:]),
+		Version:    le.Uint16(data[4:]),
+		HeaderSize: le.Uint16(data[6:]),
+		FatSize:    le.Uint64(data[8:]),
 	}
 	if h.Magic != Magic {
 		return nil, 0, errorf(pos(off), "bad magic %#08x, want %#08x", h.Magic, uint32(Magic))
@@ -271,29 +327,42 @@ func parseOne(data []byte, off int, base int64) (*Fatbin, int, error) {
 		return nil, 0, errorf(pos(off+8), "fat size %#x runs past end of input (%#x bytes left)", h.FatSize, rest-int(h.HeaderSize))
 	}
 	end := off + int(h.HeaderSize) + int(h.FatSize)
-	fb := &Fatbin{Header: h, Offset: pos(off), Raw: data[off:end:end]}
+	fb := &Fatbin{Header: h, Offset: pos(off)}
+	if in.mem != nil {
+		fb.Raw = in.mem[off:end:end]
+	}
 	for p := off + int(h.HeaderSize); p < end; {
 		if end-p < EntryHeaderSize {
 			// nvcc never leaves a gap, but tolerate zero padding to
 			// the end of the container.
-			if i := firstNonZero(data[p:end]); i >= 0 {
+			tail, err := in.at(p, end-p)
+			if err != nil {
+				return nil, 0, err
+			}
+			if i := firstNonZero(tail); i >= 0 {
 				return nil, 0, errorf(pos(p), "truncated entry header: %d bytes left in fatbin, need %d", end-p, EntryHeaderSize)
 			}
 			break
 		}
-		e, err := parseEntry(data[p:end], pos(p))
+		e, n, err := parseEntry(in, p, end, pos(p))
 		if err != nil {
 			return nil, 0, err
 		}
 		fb.Entries = append(fb.Entries, e)
-		p += len(e.Raw)
+		p += n
 	}
 	return fb, end, nil
 }
 
-// parseEntry parses the entry at the start of b (which extends to the end of
-// the enclosing container); at is its offset in the input.
-func parseEntry(b []byte, at int64) (*Entry, error) {
+// parseEntry parses the entry at p of the input, whose container ends at
+// end; at is its offset as errors report it. It returns the entry and its
+// size.
+func parseEntry(in *input, p, end int, at int64) (*Entry, int, error) {
+	b, err := in.at(p, EntryHeaderSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	avail := end - p
 	h := EntryHeader{
 		Kind:             Kind(le.Uint16(b[0:])),
 		Version:          le.Uint16(b[2:]),
@@ -310,37 +379,52 @@ func parseEntry(b []byte, at int64) (*Entry, error) {
 		Reserved:         le.Uint64(b[48:]),
 		UncompressedSize: le.Uint64(b[56:]),
 	}
-	if h.HeaderSize < EntryHeaderSize || uint64(h.HeaderSize) > uint64(len(b)) {
-		return nil, errorf(at+4, "entry header size %#x out of range [%#x, %#x]", h.HeaderSize, EntryHeaderSize, len(b))
+	if h.HeaderSize < EntryHeaderSize || uint64(h.HeaderSize) > uint64(avail) {
+		return nil, 0, errorf(at+4, "entry header size %#x out of range [%#x, %#x]", h.HeaderSize, EntryHeaderSize, avail)
 	}
-	if h.PayloadSize > uint64(len(b))-uint64(h.HeaderSize) {
-		return nil, errorf(at+8, "entry payload size %#x runs past end of fatbin (%#x bytes left)", h.PayloadSize, uint64(len(b))-uint64(h.HeaderSize))
+	if h.PayloadSize > uint64(avail)-uint64(h.HeaderSize) {
+		return nil, 0, errorf(at+8, "entry payload size %#x runs past end of fatbin (%#x bytes left)", h.PayloadSize, uint64(avail)-uint64(h.HeaderSize))
 	}
 	n := int(h.HeaderSize) + int(h.PayloadSize)
-	e := &Entry{EntryHeader: h, Offset: at, Raw: b[:n:n]}
+	e := &Entry{EntryHeader: h, Offset: at}
+	if in.mem != nil {
+		e.Raw = in.mem[p : p+n : p+n]
+	} else {
+		e.src, e.srcOff = in.r, in.off+int64(p)
+	}
 	if uint64(h.CompressedSize) > h.PayloadSize {
-		return nil, errorf(at+16, "compressed size %#x exceeds payload size %#x", h.CompressedSize, h.PayloadSize)
+		return nil, 0, errorf(at+16, "compressed size %#x exceeds payload size %#x", h.CompressedSize, h.PayloadSize)
 	}
 	if h.IdentOffset != 0 || h.IdentLen != 0 {
 		s, ok := span(n, uint64(h.IdentOffset), uint64(h.IdentLen))
 		if !ok {
-			return nil, errorf(at+32, "identifier [%#x, +%#x) outside entry of %#x bytes", h.IdentOffset, h.IdentLen, n)
+			return nil, 0, errorf(at+32, "identifier [%#x, +%#x) outside entry of %#x bytes", h.IdentOffset, h.IdentLen, n)
 		}
-		e.Identifier = string(e.Raw[s : s+int(h.IdentLen)])
+		id, err := in.at(p+s, int(h.IdentLen))
+		if err != nil {
+			return nil, 0, err
+		}
+		e.Identifier = string(id)
 	}
 	if h.ExtOffset != 0 {
 		s, ok := span(n, uint64(h.ExtOffset), 8)
 		if !ok {
-			return nil, errorf(at+20, "options pair at %#x outside entry of %#x bytes", h.ExtOffset, n)
+			return nil, 0, errorf(at+20, "options pair at %#x outside entry of %#x bytes", h.ExtOffset, n)
 		}
-		xo, xl := le.Uint32(e.Raw[s:]), le.Uint32(e.Raw[s+4:])
+		pair, err := in.at(p+s, 8)
+		if err != nil {
+			return nil, 0, err
+		}
+		xo, xl := le.Uint32(pair), le.Uint32(pair[4:])
 		x, ok := span(n, uint64(xo), uint64(xl))
 		if !ok {
-			return nil, errorf(at+int64(s), "options blob [%#x, +%#x) outside entry of %#x bytes", xo, xl, n)
+			return nil, 0, errorf(at+int64(s), "options blob [%#x, +%#x) outside entry of %#x bytes", xo, xl, n)
 		}
-		e.Ext = e.Raw[x : x+int(xl) : x+int(xl)]
+		if e.Ext, err = in.at(p+x, int(xl)); err != nil {
+			return nil, 0, err
+		}
 	}
-	return e, nil
+	return e, n, nil
 }
 
 // span reports whether [off, off+n) lies within [0, size), returning off as

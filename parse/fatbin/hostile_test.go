@@ -5,6 +5,9 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -219,4 +222,109 @@ func zstdEncode(b []byte) []byte {
 		panic(err)
 	}
 	return w.EncodeAll(b, nil)
+}
+
+// liveHeap is the heap's live objects after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestZstdEntryLetGo: once a large zstd entry's data is released and
+// dropped, none of it stays live (the shared decoder used to keep its last
+// output: 256 MiB held after a 256 MiB entry, which made cugen's
+// generation of such a fatbin peak at 1.06 GB; now under 0.8 GB).
+func TestZstdEntryLetGo(t *testing.T) {
+	const size = 64 << 20
+	ptx := hostile.PaddedPTX(size)
+	enc, err := kzstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := fatbin.Parse(hostile.Fatbin(hostile.Entry(hostile.KindPTX, 70, hostile.FlagZstd, enc.EncodeAll(ptx, nil), uint64(len(ptx)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptx = nil
+	base := liveHeap()
+	data, release, err := fb.Entries[0].DataBudget(fatbin.NewBudget(2 * size))
+	if err != nil || len(data) < size-1024 {
+		t.Fatalf("decoded %d bytes: %v", len(data), err)
+	}
+	release()
+	data = nil
+	if after := liveHeap(); after > base+size/8 {
+		t.Errorf("%d bytes live after the entry was released and dropped, %d before: the decoder keeps its output", after, base)
+	}
+}
+
+// TestFromELFAtAgrees: FromELFAt, which reads entries from the file when
+// decoded, finds what FromELF finds in the file in memory: the same
+// sections, containers and entry headers, identifiers, options, and the
+// same Data; and a file cut short fails at the entry, not before.
+func TestFromELFAtAgrees(t *testing.T) {
+	for _, name := range []string{"k.so", "k.o", "kr.o", "kr_dl.o", "blto.o"} {
+		data, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fatbin.FromELF(bytes.NewReader(data), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := fatbin.FromELFAt(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			t.Fatalf("%s: FromELFAt: %v", name, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d sections, want %d", name, len(got), len(want))
+		}
+		for i := range want {
+			ge, we := got[i].Entries(), want[i].Entries()
+			if len(ge) != len(we) || len(got[i].Fatbins) != len(want[i].Fatbins) {
+				t.Fatalf("%s: section %s: %d entries in %d fatbins, want %d in %d", name, want[i].Name, len(ge), len(got[i].Fatbins), len(we), len(want[i].Fatbins))
+			}
+			for j, w := range we {
+				g := ge[j]
+				if g.EntryHeader != w.EntryHeader || g.Offset != w.Offset || g.Identifier != w.Identifier || !bytes.Equal(g.Ext, w.Ext) || g.Raw != nil {
+					t.Errorf("%s: entry %d: %+v, want %+v (Raw %d bytes, want none)", name, j, g, w, len(g.Raw))
+				}
+				gd, gerr := g.Data()
+				wd, werr := w.Data()
+				if !bytes.Equal(gd, wd) || (gerr == nil) != (werr == nil) {
+					t.Errorf("%s: entry %d %s: Data %d bytes (%v), want %d (%v)", name, j, w.Target(), len(gd), gerr, len(wd), werr)
+				}
+			}
+		}
+	}
+	// A payload the file fails to give (a disk error, a file cut short
+	// under the run): found when the entry is read, and said so.
+	data, _ := os.ReadFile("testdata/k.so")
+	secs, _ := fatbin.FromELF(bytes.NewReader(data), nil)
+	es := secs[0].Entries()
+	last := es[len(es)-1]
+	from := last.Offset + int64(last.HeaderSize) + 8
+	got, err := fatbin.FromELFAt(&failingReader{data: data, from: from, to: last.Offset + int64(len(last.Raw))}, int64(len(data)), nil)
+	if err != nil {
+		t.Fatalf("headers: %v", err)
+	}
+	ge := got[0].Entries()
+	if _, err := ge[len(ge)-1].Data(); err == nil || !strings.Contains(err.Error(), "reading the") || !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Errorf("the unreadable entry's Data: %v, want a read error", err)
+	}
+}
+
+// failingReader is data whose bytes [from, to) cannot be read.
+type failingReader struct {
+	data     []byte
+	from, to int64
+}
+
+func (r *failingReader) ReadAt(p []byte, off int64) (int, error) {
+	if off < r.to && off+int64(len(p)) > r.from {
+		return 0, io.ErrUnexpectedEOF
+	}
+	return bytes.NewReader(r.data).ReadAt(p, off)
 }

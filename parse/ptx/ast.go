@@ -164,6 +164,9 @@ type Module struct {
 	// Sections lists the names of the .section blocks (DWARF: ".debug_info",
 	// ".debug_abbrev", ...), whose contents the parser skips.
 	Sections []string
+	// Files is the .file table of the line information: file names by
+	// number (nil without line information; see SrcPos).
+	Files map[int]string
 
 	src string // the text parsed, without trailing NULs: ParseBody reads bodies from it
 }
@@ -293,7 +296,12 @@ type Pragma struct {
 // Instr is one instruction: an optional guard, the opcode with its dotted
 // modifiers, and the operands.
 type Instr struct {
-	Pos      Pos
+	Pos Pos
+	// Src is where in the source the instruction came from, when the PTX
+	// carries line information (.loc; nvcc -lineinfo, clang
+	// -gline-tables-only): nil otherwise, and for code of no source line.
+	// Instructions after one .loc share its SrcPos.
+	Src      *SrcPos
 	Guard    string // guard predicate register ("%p1"), "" when unguarded
 	GuardNeg bool   // @!%p
 	Op       string // base opcode, e.g. "ld"

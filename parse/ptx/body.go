@@ -34,6 +34,9 @@ func (m *Module) ParseBody(f *Func) (b *Block, err error) {
 	for _, pr := range slices.Concat(f.Returns, f.Params) {
 		p.registerParam(pr)
 	}
+	p.files = m.Files
 	p.next()
-	return p.block(), nil
+	b = p.block()
+	p.resolveFiles(m.Files)
+	return b, nil
 }

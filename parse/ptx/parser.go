@@ -89,6 +89,13 @@ type parser struct {
 	// negRegs is set while an instruction whose operands may be negated
 	// registers (vmad) is parsed.
 	negRegs bool
+	// loc is the source position of the instructions being parsed (the
+	// last .loc of the function, nil before one); pending are the positions
+	// made so far, whose file names the .file table gives once it is
+	// complete (lineinfo.go); files is that table.
+	loc     *SrcPos
+	pending []*SrcPos
+	files   map[int]string
 }
 
 func (p *parser) next() { p.tok = p.sc.next() }
@@ -191,8 +198,10 @@ func (p *parser) module() *Module {
 			if m.AddressSize != 32 && m.AddressSize != 64 {
 				p.errorAt(at, "address size must be 32 or 64, found %d", m.AddressSize)
 			}
-		case ".file", ".loc":
-			p.skipLine()
+		case ".file":
+			p.fileDirective()
+		case ".loc":
+			p.skipLine() // outside a body it positions nothing
 		case ".section":
 			m.Sections = append(m.Sections, p.skipSection())
 		case ".pragma":
@@ -202,6 +211,8 @@ func (p *parser) module() *Module {
 			p.declaration(m)
 		}
 	}
+	m.Files = p.files
+	p.resolveFiles(m.Files)
 	return m
 }
 
@@ -223,8 +234,8 @@ func (p *parser) version(dir token) Version {
 	return v
 }
 
-// skipLine skips a directive that ends at the end of its line (.loc, .file),
-// whose operand syntax varies between compilers and carries nothing we keep.
+// skipLine skips a directive that ends at the end of its line (a .loc at
+// module scope).
 func (p *parser) skipLine() {
 	line := p.tok.line
 	p.next()
@@ -616,6 +627,7 @@ func (p *parser) function(start token, link Linkage) *Func {
 	case p.is("{") && p.mode == skipBodies:
 		f.Body = p.skipBlock()
 	case p.is("{"):
+		p.loc = nil
 		f.Body = p.block()
 	default:
 		p.expected("'{' or ';' after function header")
@@ -835,8 +847,11 @@ func (p *parser) stmt(list []Stmt) []Stmt {
 				list = append(list, &Pragma{Pos: p.pos(t), Text: s})
 			}
 			return list
-		case ".loc", ".file":
-			p.skipLine()
+		case ".loc":
+			p.locDirective()
+			return list
+		case ".file":
+			p.fileDirective()
 			return list
 		}
 		var link Linkage
@@ -900,7 +915,7 @@ func (p *parser) targets(label token) *Targets {
 
 // instr parses "[@[!]pred] opcode{.mod} [operand {, operand}] ;".
 func (p *parser) instr() *Instr {
-	in := &Instr{Pos: p.pos(p.tok)}
+	in := &Instr{Pos: p.pos(p.tok), Src: p.loc}
 	if p.is("@") {
 		p.next()
 		if p.is("!") {

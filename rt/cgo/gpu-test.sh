@@ -14,7 +14,7 @@
 #   - rt/soft's corpus and instruction tests against the GPU (-tags cudarecord,
 #     -corpus.backend=cuda): soft's references checked on hardware;
 #   - the launch and graph benchmarks with -benchmem.
-# The LAUNCH-COST, BREAKDOWN, GRAPH-*, PEER-COPY, LOAD-COST and LOAD-MEM lines the suite prints are
+# The LAUNCH-COST, BREAKDOWN, GRAPH-*, PEER-COPY, ONE-LOAD, LOAD-COST, LOAD-MEM and IMAGE-CHOICE lines, and fftgemm's results, are
 # repeated before the table. Full logs go to $GPU_TEST_LOGS (default
 # .gpu/logs). The exit status is 0 only if every binary passed.
 set -u
@@ -56,7 +56,7 @@ run() {
 		echo "$out" >"$logs/$(echo "$label" | tr '/ ()=' '_____').log"
 		[ $rc -ne 0 ] && status=1
 		echo "$out" | grep -E '^ *--- (FAIL|SKIP)|^panic:' | sed "s|^|$label: |"
-		lines+=$(echo "$out" | grep -E '^(LAUNCH-COST|BREAKDOWN|GRAPH-|PEER-COPY|LOAD-COST|LOAD-MEM)' | awk '!seen[$0]++')$'\n'
+		lines+=$(echo "$out" | grep -E '^(LAUNCH-COST|BREAKDOWN|GRAPH-|PEER-COPY|ONE-LOAD|LOAD-COST|LOAD-MEM|IMAGE-CHOICE|fftgemm on| *(energy|y): +max)' | awk '!seen[$0]++')$'\n'
 		table+=$(printf '%-36s pass %3d  fail %2d  skip %2d  exit %d' "$label" \
 			"$(echo "$out" | grep -cE '^ *--- PASS')" "$(echo "$out" | grep -cE '^ *--- FAIL')" \
 			"$(echo "$out" | grep -cE '^ *--- SKIP')" $rc)$'\n'

@@ -444,7 +444,12 @@ int cgx_memcpy_peer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUconte
                     int async) {
 	if (async) {
 		XNEED(p_cuMemcpyPeerAsync);
-		X_IN_CTX(dst_ctx, p_cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, n, s));
+		// The copy is queued in its stream's context, which for a stream of
+		// the source's context is not the destination's; a NULL stream (or
+		// a stream the driver cannot place) is the destination's.
+		CUcontext run = dst_ctx;
+		if (s && cg_stream_ctx(s, &run) != 0) run = dst_ctx;
+		X_IN_CTX(run, p_cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, n, s));
 	}
 	XNEED(p_cuMemcpyPeer);
 	X_IN_CTX(dst_ctx, p_cuMemcpyPeer(dst, dst_ctx, src, src_ctx, n));

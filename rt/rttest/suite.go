@@ -63,8 +63,10 @@ type Options struct {
 // memsets and 2-D copies (rt.MemoryOps), stream-ordered allocation and
 // pools (rt.AsyncAllocator), kernel attributes and occupancy
 // (rt.KernelAttributer, rt.OccupancyCalculator), peer access between
-// the first two devices (rt.PeerAccessor), and CUDA arrays, texture and
-// surface objects (rt.Texturer); a check that needs what the
+// the first two devices (rt.PeerAccessor), CUDA arrays, texture and
+// surface objects (rt.Texturer), and contexts, streams, events and memory
+// made outside rt adopted by it, with the driver's own handles of rt's
+// objects (rt.Adopter, rt.NativeHandler); a check that needs what the
 // driver lacks skips and says so. Sticky kernel faults leave the
 // process unable to use CUDA: TestStickyFault checks them, on a driver of
 // their own.
@@ -99,6 +101,7 @@ func TestDriver(t *testing.T, d rt.Driver, opts Options) {
 	t.Run("Graphs", s.graphs)
 	t.Run("Peers", s.peers)
 	t.Run("Textures", s.textures)
+	t.Run("Adopt", s.adopt)
 }
 
 // suite is what the checks share: the driver, device 0's primary context a,

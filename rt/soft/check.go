@@ -18,3 +18,15 @@ func Check(name string, image []byte) error { return exec.Check(name, image) }
 func CheckBudget(name string, image []byte, b *fatbin.Budget) error {
 	return exec.CheckBudget(name, image, b)
 }
+
+// MaxCheckedBody is exec.MaxCheckedBody, the most PTX of one kernel that
+// Check checks.
+//
+// Deprecated: use exec.MaxCheckedBody.
+const MaxCheckedBody = exec.MaxCheckedBody
+
+// CheckSkipped is exec.CheckSkipped, Check's answer for kernels too large
+// to check.
+//
+// Deprecated: use exec.CheckSkipped.
+type CheckSkipped = exec.CheckSkipped

@@ -92,7 +92,8 @@ func TestClusterLaunchErrors(t *testing.T) {
 		want     string
 	}{
 		{"clusterSpecials", rt.D1(6), rt.D1(4), "not a whole number of clusters"},
-		{"clusterSpecials", rt.D1(32), rt.D1(32), "more than 8"},
+		{"clusterSpecials", rt.D1(32), rt.D1(32), "CUDA_ERROR_INVALID_CLUSTER_SIZE (a kernel launch error has occurred due to cluster misconfiguration): kernel clusterSpecials: cluster 32x1x1 has 32 blocks, more than the device's 16"},
+		{"clusterSpecials", rt.D1(16), rt.D1(16), "CUDA_ERROR_INVALID_CLUSTER_SIZE (a kernel launch error has occurred due to cluster misconfiguration): kernel clusterSpecials: cluster 16x1x1 has 16 blocks, more than the portable 8: allow more with rt.Kernel.AllowNonPortableClusterSize"},
 		{"clusterFixed", rt.D1(4), rt.D1(4), "differs from the kernel's .reqnctapercluster"},
 	} {
 		err := e.launchEx(e.kernel(lib, c.kernel), c.grid, rt.D1(32), c.cl, 0, params(out))

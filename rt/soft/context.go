@@ -160,6 +160,9 @@ func (d *Driver) destroy(c *context) {
 	insts := c.insts
 	c.streams, c.allocs, c.insts = map[*stream]struct{}{}, map[uint64]*exec.Alloc{}, map[*library]*instance{}
 	c.mu.Unlock()
+	for s := range streams {
+		d.dropCapture(s) // a capture in c must not outlive it
+	}
 	for _, a := range allocs {
 		d.mem.Free(a)
 		c.dev.release(a.Size)

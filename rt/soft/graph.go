@@ -285,6 +285,29 @@ func (d *Driver) endCapture(cp *capture) {
 	delete(d.gx.captures, cp)
 }
 
+// dropCapture takes s, being destroyed, out of the capture it takes part
+// in: the capture it began is ended and its graph discarded, and one it
+// joined is invalidated (its work is gone), so that nothing is left that
+// forbids the context's later calls.
+func (d *Driver) dropCapture(s *stream) {
+	d.gx.mu.Lock()
+	defer d.gx.mu.Unlock()
+	cp := s.capt
+	if cp == nil {
+		return
+	}
+	if cp.origin != s {
+		d.invalidate(cp, rt.Errorf("cuStreamDestroy", rt.ErrStreamCaptureInvalidated, "stream %#x, which had joined the capture, was destroyed", uintptr(s.h)))
+		delete(cp.streams, s)
+		s.capt, s.ctail = nil, nil
+		return
+	}
+	d.endCapture(cp)
+	if !cp.into {
+		d.dropGraph(cp.g)
+	}
+}
+
 // invalidate records why cp failed (the first reason); gx.mu must be held.
 func (d *Driver) invalidate(cp *capture, err error) {
 	if cp.err == nil {

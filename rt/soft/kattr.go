@@ -239,3 +239,12 @@ func (d *Driver) OccupancyMaxPotentialBlockSize(ch rt.CtxHandle, k rt.KernelHand
 	}
 	return bestN * exec.NumSMs, best, nil
 }
+
+// nonPortableCluster reports whether launches of p on dev may use clusters
+// of more than 8 blocks (FuncNonPortableClusterSizeAllowed set to 1).
+func (d *Driver) nonPortableCluster(p *exec.Program, dev int) bool {
+	d.ext.mu.Lock()
+	defer d.ext.mu.Unlock()
+	d.ext.init()
+	return d.ext.kattrs[kattrKey{p, dev, rt.FuncNonPortableClusterSizeAllowed}] == 1
+}

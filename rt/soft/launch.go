@@ -108,8 +108,8 @@ func (d *Driver) checkLaunch(op string, p *exec.Program, c *context, la rt.Launc
 	if la.ParamSize < uintptr(p.ParamSize) || la.ParamSize > 0 && la.Params == nil {
 		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: parameter buffer of %d bytes, the kernel's parameters need %d", p.Name, la.ParamSize, p.ParamSize)
 	}
-	if err := exec.CheckCluster(p, g, la.Cluster); err != nil {
-		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: %v", p.Name, err)
+	if code, err := exec.CheckCluster(p, g, la.Cluster, d.nonPortableCluster(p, c.dev.ord)); err != nil {
+		return rt.Errorf(op, code, "kernel %s: %v", p.Name, err)
 	}
 	if la.Cooperative && g.Count() > exec.NumSMs*uint64(max(1, 2048/nthreads)) {
 		return rt.Errorf(op, rt.ErrCooperativeLaunchTooLarge, "kernel %s: %d blocks cannot all be resident", p.Name, g.Count())

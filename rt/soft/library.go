@@ -70,8 +70,12 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 	return lib.h, nil
 }
 
-// pickImage returns the PTX text of an image: PTX itself, or the best PTX
-// entry of a fatbin (the highest compute_XX not above the emulated device).
+// pickImage returns the PTX text of an image: PTX itself, or the PTX entry
+// of a fatbin that the CUDA driver would JIT-compile on the emulated device
+// (fatbin.SelectPTX: the newest compute_XX not above it). Soft executes PTX
+// only, so where a GPU of its compute capability would load a cubin
+// (fatbin.Select), soft runs that PTX instead: the same source, compiled
+// for an equal or earlier target.
 func (d *Driver) pickImage(image []byte) ([]byte, string, error) {
 	const op = "cuLibraryLoadData"
 	cc := d.opt.ComputeCapability
@@ -83,18 +87,12 @@ func (d *Driver) pickImage(image []byte) ([]byte, string, error) {
 		if err != nil {
 			return nil, "", rt.Errorf(op, rt.ErrInvalidImage, "fatbin: %v", err)
 		}
-		var best *fatbin.Entry
-		var archs []string
-		for _, e := range fb.Entries {
-			archs = append(archs, e.Target())
-			if e.Kind != fatbin.KindPTX || int(e.Arch) > cc {
-				continue
-			}
-			if best == nil || e.Arch > best.Arch {
-				best = e
-			}
-		}
+		best := fatbin.SelectPTX(fb.Entries, cc)
 		if best == nil {
+			var archs []string
+			for _, e := range fb.Entries {
+				archs = append(archs, e.Target())
+			}
 			return nil, "", rt.Errorf(op, rt.ErrNoBinaryForGPU,
 				"the fatbin holds %s but no PTX for compute_%d or lower; the soft backend executes PTX only: build with a PTX target, e.g. -gencode arch=compute_%d,code=compute_%d",
 				strings.Join(archs, ", "), cc, cc, cc)

@@ -39,6 +39,10 @@ func (d *Driver) allocate(op string, c *context, size uint64, what string) (*exe
 	if !ok {
 		return nil, rt.Errorf(op, rt.ErrOutOfMemory, "%d bytes requested on device %d (%d of %d bytes in use)", size, c.dev.ord, c.dev.used, c.dev.limit)
 	}
+	if err := hostFits(op, size); err != nil {
+		c.dev.release(size)
+		return nil, err
+	}
 	a := exec.NewAlloc(base, size)
 	a.Dev, a.Owner, a.What = c.dev.ord, c, what
 	c.mu.Lock()

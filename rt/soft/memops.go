@@ -29,6 +29,9 @@ func (d *Driver) MemHostAlloc(ch rt.CtxHandle, size uint64) (unsafe.Pointer, err
 	if size == 0 {
 		return nil, rt.Errorf(op, rt.ErrInvalidValue, "size 0")
 	}
+	if err := hostFits(op, size); err != nil {
+		return nil, err
+	}
 	buf := make([]uint64, (size+7)/8)
 	p := unsafe.Pointer(&buf[0])
 	d.ext.mu.Lock()

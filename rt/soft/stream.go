@@ -198,6 +198,7 @@ func (d *Driver) StreamDestroy(ch rt.CtxHandle, sh rt.StreamHandle) error {
 	d.mu.Lock()
 	delete(d.streams, sh)
 	d.mu.Unlock()
+	d.dropCapture(s)
 	go func() {
 		_ = s.wait()
 		s.ctx.mu.Lock()

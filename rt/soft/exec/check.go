@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cugen/cugen/parse/fatbin"
 	"github.com/cugen/cugen/parse/ptx"
@@ -24,6 +25,10 @@ import (
 // headers, then each body, decodes each kernel and drops it, so that its
 // memory is that of the largest kernel, not of the module.
 //
+// A kernel whose PTX is larger than MaxCheckedBody is not checked (its
+// check would hold some 40 bytes per byte of it): Check checks the others
+// and returns a *CheckSkipped naming it, which cugen reports as a warning.
+//
 // cugen calls it at generate time (as CheckBudget), so that code rt/soft
 // cannot run fails there and not at the first launch.
 func Check(name string, image []byte) error {
@@ -42,6 +47,7 @@ func CheckBudget(name string, image []byte, b *fatbin.Budget) error {
 	case fatbin.FormatPTX:
 		return checkPTX(cfg, name, image)
 	case fatbin.FormatFatbin:
+		var skipped *CheckSkipped
 		fb, err := fatbin.Parse(image)
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
@@ -56,9 +62,18 @@ func CheckBudget(name string, image []byte, b *fatbin.Budget) error {
 			}
 			err = checkPTX(cfg, fmt.Sprintf("%s[%s]", name, e.Target()), text)
 			release()
-			if err != nil {
+			var sk *CheckSkipped
+			switch {
+			case errors.As(err, &sk):
+				if skipped == nil {
+					skipped = sk // the other entries are still checked
+				}
+			case err != nil:
 				return err
 			}
+		}
+		if skipped != nil {
+			return skipped
 		}
 	}
 	return nil
@@ -78,6 +93,21 @@ func checkPTX(cfg *Config, name string, text []byte) error {
 	lib, err := newModule(name, mod, cfg.ComputeCapability)
 	if err != nil {
 		return loadError(err)
+	}
+	// Device functions are held together, as every kernel may call them:
+	// too many of their bytes and nothing is checked.
+	var devBytes int
+	var devBig *ptx.Func
+	for _, f := range mod.Funcs {
+		if !f.Entry && f.Body != nil {
+			devBytes += bodyBytes(f)
+			if devBig == nil || bodyBytes(f) > bodyBytes(devBig) {
+				devBig = f
+			}
+		}
+	}
+	if devBytes > MaxCheckedBody {
+		return &CheckSkipped{Image: name, Funcs: []string{devBig.Name}, Device: true, Bytes: devBytes}
 	}
 	devFuncs := false
 	for _, f := range mod.Funcs {
@@ -106,7 +136,15 @@ func checkPTX(cfg *Config, name string, text []byte) error {
 		}
 		lib.setTaken(taken)
 	}
+	var big *CheckSkipped
 	for _, f := range mod.Entries() {
+		if n := bodyBytes(f); n > MaxCheckedBody {
+			if big == nil {
+				big = &CheckSkipped{Image: name}
+			}
+			big.Funcs, big.Bytes = append(big.Funcs, f.Name), max(big.Bytes, n)
+			continue
+		}
 		skipped := f.Body
 		if f.Body, err = mod.ParseBody(f); err != nil {
 			return invalidPTX(err)
@@ -118,8 +156,59 @@ func checkPTX(cfg *Config, name string, text []byte) error {
 			return invalidPTX(err)
 		}
 	}
-	return loadError(lib.checkInits())
+	if err := lib.checkInits(); err != nil {
+		return loadError(err)
+	}
+	if big != nil {
+		return big
+	}
+	return nil
 }
+
+// MaxCheckedBody is the most PTX text of one kernel (or of all device
+// functions together) that Check checks: 16 MiB, whose check peaks near
+// 700 MB.
+const MaxCheckedBody = 16 << 20
+
+func bodyBytes(f *ptx.Func) int {
+	if f.Body == nil {
+		return 0
+	}
+	return f.Body.End.Offset - f.Body.Pos.Offset
+}
+
+// CheckSkipped is Check's answer for an image with kernels too large to
+// check within bounded memory (see MaxCheckedBody): everything else was
+// checked and passed; Funcs were not. A caller may go on without the
+// check, as cugen does with a warning.
+type CheckSkipped struct {
+	Image  string
+	Funcs  []string // the kernels not checked, or the largest device function
+	Device bool     // the device functions together were too large: nothing was checked
+	Bytes  int      // the largest one's PTX (or the device functions' together)
+}
+
+func (e *CheckSkipped) Error() string {
+	var what string
+	switch {
+	case e.Device:
+		what = fmt.Sprintf("any kernel: its device functions (the largest: %s) hold %d bytes of PTX", e.Funcs[0], e.Bytes)
+	case len(e.Funcs) == 1:
+		what = fmt.Sprintf("kernel %s: its PTX is %d bytes", e.Funcs[0], e.Bytes)
+	default:
+		list := e.Funcs
+		if len(list) > 4 {
+			list = append(list[:4:4], "…")
+		}
+		what = fmt.Sprintf("%d kernels (%s): the largest's PTX is %d bytes", len(e.Funcs), strings.Join(list, ", "), e.Bytes)
+	}
+	return fmt.Sprintf("rt/soft did not check %s, more than the %d MiB it checks in bounded memory: rt/soft may fail to load it (generate with -gpu-only if the image is meant for the GPU only)",
+		what, MaxCheckedBody>>20)
+}
+
+// CheckSkippedOnly marks the error as a skipped check rather than a failed
+// one (gen/pipeline reports it as a warning).
+func (e *CheckSkipped) CheckSkippedOnly() {}
 
 // invalidPTX is what a load reports for err, as Check reports it.
 func invalidPTX(err error) error {

@@ -50,30 +50,34 @@ type cluster struct {
 }
 
 // CheckCluster checks a launch's cluster dimension against its grid and
-// the kernel's .reqnctapercluster, as cuLaunchKernelEx does.
-func CheckCluster(p *Program, grid, cl rt.Dim3) error {
+// the kernel's .reqnctapercluster, as cuLaunchKernelEx does: more than 8
+// blocks needs FuncNonPortableClusterSizeAllowed (nonPortable) and more
+// than 16 never runs (CUDA_ERROR_INVALID_CLUSTER_SIZE); a shape that
+// disagrees with the kernel's or the grid's is CUDA_ERROR_INVALID_VALUE.
+func CheckCluster(p *Program, grid, cl rt.Dim3, nonPortable bool) (rt.Result, error) {
 	req := p.Func.ReqNCTAPerCluster
 	if cl == (rt.Dim3{}) {
 		if len(req) == 0 {
-			return nil
+			return rt.Success, nil
 		}
 		cl = reqCluster(req)
 	} else if len(req) > 0 && reqCluster(req) != cl {
 		r := reqCluster(req)
-		return fmt.Errorf("cluster %dx%dx%d differs from the kernel's .reqnctapercluster %dx%dx%d", cl.X, cl.Y, cl.Z, r.X, r.Y, r.Z)
+		return rt.ErrInvalidValue, fmt.Errorf("cluster %dx%dx%d differs from the kernel's .reqnctapercluster %dx%dx%d", cl.X, cl.Y, cl.Z, r.X, r.Y, r.Z)
 	}
 	n := cl.Count()
-	limit := uint64(portableCluster)
-	if p.Func.MaxClusterRank > 0 {
-		limit = uint64(p.Func.MaxClusterRank)
-	}
-	if n > max(limit, maxClusterSize) || n > limit && p.Func.MaxClusterRank > 0 {
-		return fmt.Errorf("cluster %dx%dx%d has %d blocks, more than %d", cl.X, cl.Y, cl.Z, n, limit)
+	switch {
+	case p.Func.MaxClusterRank > 0 && n > uint64(p.Func.MaxClusterRank):
+		return rt.ErrInvalidClusterSize, fmt.Errorf("cluster %dx%dx%d has %d blocks, more than the kernel's .maxclusterrank %d", cl.X, cl.Y, cl.Z, n, p.Func.MaxClusterRank)
+	case n > maxClusterSize:
+		return rt.ErrInvalidClusterSize, fmt.Errorf("cluster %dx%dx%d has %d blocks, more than the device's %d", cl.X, cl.Y, cl.Z, n, maxClusterSize)
+	case n > portableCluster && p.Func.MaxClusterRank == 0 && !nonPortable:
+		return rt.ErrInvalidClusterSize, fmt.Errorf("cluster %dx%dx%d has %d blocks, more than the portable %d: allow more with rt.Kernel.AllowNonPortableClusterSize (FuncNonPortableClusterSizeAllowed)", cl.X, cl.Y, cl.Z, n, portableCluster)
 	}
 	if grid.X%cl.X != 0 || grid.Y%cl.Y != 0 || grid.Z%cl.Z != 0 {
-		return fmt.Errorf("grid %dx%dx%d is not a whole number of clusters %dx%dx%d", grid.X, grid.Y, grid.Z, cl.X, cl.Y, cl.Z)
+		return rt.ErrInvalidValue, fmt.Errorf("grid %dx%dx%d is not a whole number of clusters %dx%dx%d", grid.X, grid.Y, grid.Z, cl.X, cl.Y, cl.Z)
 	}
-	return nil
+	return rt.Success, nil
 }
 
 func reqCluster(req []int) rt.Dim3 {

@@ -79,7 +79,7 @@ func (dc *decoder) instr(in *ptx.Instr, sc *scope) {
 			}
 		}
 		_, target, _ := splitCall(in)
-		ci := dc.infos[dc.module.names[target.Name].fn]
+		ci := dc.infos[dc.module.lookup(target.Name).fn]
 		idx := -1
 		for i, f := range dc.p.funcs {
 			if f == ci {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
@@ -28,6 +29,11 @@ type Module struct {
 	FuncAddr map[string]uint64
 	byAddr   map[uint64]*ptx.Func
 	taken    []*ptx.Func // functions whose address is taken
+
+	// scope is the module's variables and functions by name, made once
+	// and shared (read-only) by every kernel's decoder (decode.go).
+	scopeOnce sync.Once
+	scope     *scope
 }
 
 // LoadModule makes mod, as parsed from the file name, a module for a

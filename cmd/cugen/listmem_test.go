@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cugen/cugen/parse/hostile"
+	"github.com/klauspost/compress/zstd"
+)
+
+// synthLibrary is a host shared object shaped like a toolkit library: a
+// .nv_fatbin section of n zstd-compressed cubins, each a real cubin
+// (parse/cubin's b.cubin, its two kernels renamed apart) padded to about
+// size bytes with data that compresses about 4:1, as code does.
+func synthLibrary(t testing.TB, n, size int) []byte {
+	base, err := os.ReadFile("../../parse/cubin/testdata/b.cubin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var es [][]byte
+	for i := range n {
+		c := bytes.ReplaceAll(base, []byte("_Z4kbig3BigPi"), []byte(fmt.Sprintf("_Z4k%03x3BigPi", i%4096)))
+		c = bytes.ReplaceAll(c, []byte("_Z6ksmall6float4Pd3Big"), []byte(fmt.Sprintf("_Z6k%05x6float4Pd3Big", i)))
+		for len(c) < size {
+			c = append(c, "acgt"[r.IntN(4)])
+		}
+		es = append(es, hostile.Entry(hostile.KindELF, 90, hostile.FlagZstd, enc.EncodeAll(c, nil), uint64(len(c))))
+	}
+	return hostile.ELF(hostile.Section{Name: ".nv_fatbin", Flags: elf.SHF_ALLOC, Data: hostile.Fatbin(es...)})
+}
+
+// TestListReadsEntriesOneByOne: cugen -list of a library reads its fatbin
+// entries as it decodes them, so that its heap holds a few entries, not
+// the file (issue 27: -list peaked at 3.7 times cuobjdump on cuRAND, at
+// the file read whole, its section copied, and the garbage of every entry
+// on top). 320 entries of 256 KiB: a 25 MB file listed in a heap of a few
+// MB; read whole, the heap held more than twice the file.
+func TestListReadsEntriesOneByOne(t *testing.T) {
+	lib := synthLibrary(t, 320, 256<<10)
+	path := filepath.Join(t.TempDir(), "libsynth.so")
+	if err := os.WriteFile(path, lib, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	var status int
+	peak := hostile.PeakHeap(func() { status = run([]string{"-list", "-json", path}, &out, &errs) })
+	if status != 0 {
+		t.Fatalf("cugen -list: status %d: %s", status, errs.String())
+	}
+	if !strings.Contains(out.String(), `"_Z6k0009f6float4Pd3Big"`) || strings.Count(out.String(), `"name": "_Z`) != 640 {
+		t.Fatalf("the listing lacks kernels:\n%.2000s", out.String())
+	}
+	t.Logf("heap peak %d KB listing a %d KB file of %d MB of entries", peak>>10, len(lib)>>10, 320*256>>10)
+	if peak > uint64(len(lib))/2 {
+		t.Errorf("listing a %d KB library peaks at %d KB of heap: more than half the file (the entries are not read one at a time)", len(lib)>>10, peak>>10)
+	}
+}
