@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/cugen/cugen/gen/pipeline"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/loadcheck"
 )
 
 // request turns the command line into the generator's request: it reads the
@@ -23,7 +23,7 @@ import (
 func request(c *config) (*pipeline.Request, error) {
 	req := &pipeline.Request{Output: c.out, Package: c.pkg, Types: c.types, Command: c.command, Style: c.style, Separate: c.separate}
 	if !c.gpuOnly {
-		req.Check = exec.CheckBudget
+		req.Check = loadcheck.CheckBudget
 	}
 	if c.kernels != "" {
 		re, err := regexp.Compile(c.kernels)

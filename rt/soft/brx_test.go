@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 const brxPTX = `
@@ -151,7 +150,7 @@ J:
 // the whole warp. Also under the race checker and the shuffled scheduler,
 // whose executor loop differs.
 func TestBrxSwitch(t *testing.T) {
-	for _, opt := range []Options{{}, {RaceCheck: exec.RaceOn}, {ShuffleSeed: 7}} {
+	for _, opt := range []Options{{}, {RaceCheck: RaceOn}, {ShuffleSeed: 7}} {
 		t.Run(fmt.Sprintf("race%d-shuffle%d", opt.RaceCheck, opt.ShuffleSeed), func(t *testing.T) {
 			e := newEnv(t, opt)
 			k := e.kernel(e.loadSrc("brx.ptx", brxPTX), "sw")

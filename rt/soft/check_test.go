@@ -14,7 +14,7 @@ import (
 	"github.com/cugen/cugen/parse/fatbin"
 	"github.com/cugen/cugen/parse/hostile"
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/loadcheck"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -41,7 +41,7 @@ const checkPTXText = `.version 8.0
 // TestCheck: Check accepts what a load accepts, whatever the target, and
 // rejects what a load rejects with the position and nothing else.
 func TestCheck(t *testing.T) {
-	if err := exec.Check("k.ptx", []byte(checkPTXText)); err != nil {
+	if err := loadcheck.Check("k.ptx", []byte(checkPTXText)); err != nil {
 		t.Errorf("a good module (for sm_100, above the default emulated sm_90): %v", err)
 	}
 	for _, c := range []struct{ from, to, want string }{
@@ -51,7 +51,7 @@ func TestCheck(t *testing.T) {
 		{"ret;", "ret", "k.ptx:18:1: "}, // the grammar: a missing ';'
 	} {
 		bad := strings.Replace(checkPTXText, c.from, c.to, 1)
-		err := exec.Check("k.ptx", []byte(bad))
+		err := loadcheck.Check("k.ptx", []byte(bad))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s → %s: error %v, want one starting %q", c.from, c.to, err, c.want)
 		}
@@ -60,7 +60,7 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	// Nothing rt/soft could run: nothing to check.
-	if err := exec.Check("x.cubin", append([]byte("\x7fELF"), make([]byte, 60)...)); err != nil {
+	if err := loadcheck.Check("x.cubin", append([]byte("\x7fELF"), make([]byte, 60)...)); err != nil {
 		t.Errorf("a cubin: %v", err)
 	}
 }
@@ -72,15 +72,15 @@ func TestCheckFatbin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := exec.Check("b.fatbin", src); err != nil {
+	if err := loadcheck.Check("b.fatbin", src); err != nil {
 		t.Fatalf("a good fatbin: %v", err)
 	}
 	good := ptxEntry([]byte(checkPTXText), 75)
 	bad := ptxEntry([]byte(strings.Replace(checkPTXText, "ret;", "rex;", 1)), 90)
-	if err := exec.Check("k.fatbin", fatbin.Build([]*fatbin.Entry{good})); err != nil {
+	if err := loadcheck.Check("k.fatbin", fatbin.Build([]*fatbin.Entry{good})); err != nil {
 		t.Errorf("a fatbin of good PTX: %v", err)
 	}
-	err = exec.Check("k.fatbin", fatbin.Build([]*fatbin.Entry{good, bad}))
+	err = loadcheck.Check("k.fatbin", fatbin.Build([]*fatbin.Entry{good, bad}))
 	if want := "k.fatbin[compute_90]:17:2: rex: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a fatbin with an unknown instruction in one PTX entry: %v, want an error starting %q", err, want)
 	}
@@ -110,7 +110,7 @@ func TestCheckMatchesLoad(t *testing.T) {
 		return ""
 	}
 	check := func(name string, src []byte) string {
-		if err := exec.Check(name, src); err != nil {
+		if err := loadcheck.Check(name, src); err != nil {
 			return err.Error()
 		}
 		return ""
@@ -193,7 +193,7 @@ const checkIndirectPTX = `.version 8.0
 `
 
 func TestCheckIndirectCall(t *testing.T) {
-	if err := exec.Check("ind.ptx", []byte(checkIndirectPTX)); err != nil {
+	if err := loadcheck.Check("ind.ptx", []byte(checkIndirectPTX)); err != nil {
 		t.Fatal(err)
 	}
 	bad := strings.Replace(checkIndirectPTX, "add.s32", "add.qq.s32", 1)
@@ -203,7 +203,7 @@ func TestCheckIndirectCall(t *testing.T) {
 	if !errors.As(want, &re) || !strings.HasPrefix(re.Detail, "ind.ptx:8:2: ") {
 		t.Fatalf("the load: %v", want)
 	}
-	if err := exec.Check("ind.ptx", []byte(bad)); err == nil || err.Error() != re.Detail {
+	if err := loadcheck.Check("ind.ptx", []byte(bad)); err == nil || err.Error() != re.Detail {
 		t.Errorf("Check: %v, the load: %s", err, re.Detail)
 	}
 }
@@ -215,7 +215,7 @@ func TestCheckIndirectCall(t *testing.T) {
 func TestCheckHoldsOneKernel(t *testing.T) {
 	src := hostile.HugeKernelsPTX(8<<20, 64<<10)
 	var err error
-	peak := hostile.PeakHeap(func() { err = exec.Check("h.ptx", src) })
+	peak := hostile.PeakHeap(func() { err = loadcheck.Check("h.ptx", src) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,13 +234,13 @@ func TestCheckBudget(t *testing.T) {
 	}
 	fb := hostile.Fatbin(hostile.Entry(hostile.KindPTX, 90, hostile.FlagZstd, enc.EncodeAll(text, nil), uint64(len(text))))
 	b := fatbin.NewBudget(2 << 20)
-	if err := exec.CheckBudget("z.fatbin", fb, b); err != nil {
+	if err := loadcheck.CheckBudget("z.fatbin", fb, b); err != nil {
 		t.Fatal(err)
 	}
 	if b.Peak() != int64(len(text)) || b.InUse() != 0 {
 		t.Errorf("peak %d (the entry is %d bytes), %d still in use", b.Peak(), len(text), b.InUse())
 	}
-	err = exec.CheckBudget("z.fatbin", fb, fatbin.NewBudget(1<<20))
+	err = loadcheck.CheckBudget("z.fatbin", fb, fatbin.NewBudget(1<<20))
 	if !errors.Is(err, fatbin.ErrBudget) || !strings.Contains(err.Error(), "z.fatbin: entry compute_90 at offset 0x10: ") {
 		t.Errorf("a budget smaller than the entry: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cugen/cugen/rt/soft/loadcheck"
 )
 
 // manyKernels is a module of n small kernels.
@@ -34,7 +36,7 @@ func allocPerKernel(t testing.TB, n int) float64 {
 	img := manyKernels(n)
 	var a, b runtime.MemStats
 	runtime.ReadMemStats(&a)
-	if err := CheckBudget("many.ptx", img, nil); err != nil {
+	if err := loadcheck.CheckBudget("many.ptx", img, nil); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&b)
@@ -59,7 +61,7 @@ func BenchmarkCheckKernels(b *testing.B) {
 		img := manyKernels(n)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				if err := CheckBudget("many.ptx", img, nil); err != nil {
+				if err := loadcheck.CheckBudget("many.ptx", img, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -68,22 +70,22 @@ func BenchmarkCheckKernels(b *testing.B) {
 }
 
 // TestCheckSkipsHugeKernel: a kernel over MaxCheckedBody is not checked
-// (a *CheckSkipped names it) while the module's other kernels still are.
+// (a *loadcheck.CheckSkipped names it) while the module's other kernels still are.
 func TestCheckSkipsHugeKernel(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry huge() { .reg .b32 %r<4>; ")
-	for b.Len() < MaxCheckedBody+1024 {
+	for b.Len() < loadcheck.MaxCheckedBody+1024 {
 		b.WriteString("add.s32 %r1, %r2, %r3; ")
 	}
 	b.WriteString("ret; }\n.visible .entry small() { ret; }\n")
-	err := Check("h.ptx", []byte(b.String()))
-	var sk *CheckSkipped
+	err := loadcheck.Check("h.ptx", []byte(b.String()))
+	var sk *loadcheck.CheckSkipped
 	if !errors.As(err, &sk) || len(sk.Funcs) != 1 || sk.Funcs[0] != "huge" || !strings.Contains(err.Error(), "kernel huge") || !strings.Contains(err.Error(), "-gpu-only") {
 		t.Fatalf("Check of a module with a %d-byte kernel: %v, want a CheckSkipped naming kernel huge and -gpu-only", b.Len(), err)
 	}
 	// A small kernel that rt/soft cannot run is still reported.
 	bad := strings.Replace(b.String(), ".entry small() { ret; }", ".entry small() { frobnicate.u32 %r1; ret; }", 1)
-	if err := Check("h.ptx", []byte(bad)); err == nil || errors.As(err, &sk) {
+	if err := loadcheck.Check("h.ptx", []byte(bad)); err == nil || errors.As(err, &sk) {
 		t.Errorf("a bad small kernel beside a huge one: %v, want its error", err)
 	}
 }

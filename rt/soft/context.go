@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 // context is a CUDA context: it owns allocations, streams, events and the

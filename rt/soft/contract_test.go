@@ -16,8 +16,8 @@ import (
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
 	"github.com/cugen/cugen/rt/soft/internal/contractgen"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 

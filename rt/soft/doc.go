@@ -22,13 +22,14 @@
 //
 // # Executor
 //
-// The kernels run in rt/soft/exec, the executor: each is decoded at load
-// time into a register bytecode and run warp by warp, 32 lanes in lockstep
-// with min-PC reconvergence, CTAs spread over Options.Workers goroutines
-// (exec's package doc says how, and where each instruction family lives).
-// Anything the executor cannot run fails at LibraryLoad with the PTX
-// file:line:col and the opcode, never silently at run time. The arithmetic
-// is rt/soft/internal/gpumath's, the texture unit rt/soft/internal/texunit.
+// The kernels run in rt/soft/internal/exec, the executor: each is decoded
+// at load time into a register bytecode and run warp by warp, 32 lanes in
+// lockstep with min-PC reconvergence, CTAs spread over Options.Workers
+// goroutines (exec's package doc says how, and where each instruction
+// family lives). Anything the executor cannot run fails at LibraryLoad with
+// the PTX file:line:col and the opcode, never silently at run time; cugen
+// checks that at generate time with rt/soft/loadcheck. The arithmetic is
+// rt/soft/internal/gpumath's, the texture unit rt/soft/internal/texunit.
 //
 // # Floating point
 //
@@ -166,13 +167,13 @@
 // match.sync, redux.sync, activemask, elect.sync, bar.warp.sync;
 // bar/barrier sync, arrive and red with counts on 16 named barriers; call
 // and ret with .param blocks (recursion included), calls through function
-// pointers (exec/indirect.go), alloca, stacksave and stackrestore (exec/alloca.go: a
+// pointers (internal/exec/indirect.go), alloca, stacksave and stackrestore (internal/exec/alloca.go: a
 // per-thread dynamic stack at local addresses from 0x8000_0000, released
 // when the allocating function returns or by stackrestore, bounded with
-// the frames by Options.StackBytes), vprintf, __assertfail, malloc/free (exec/malloc.go)
-// and the CDP2 device runtime (exec/cdp.go); the special registers; bmsk,
+// the frames by Options.StackBytes), vprintf, __assertfail, malloc/free (internal/exec/malloc.go)
+// and the CDP2 device runtime (internal/exec/cdp.go); the special registers; bmsk,
 // szext, dp4a, dp2a, fns, packed .u16x2/.s16x2 arithmetic and the SIMD
-// video instructions (exec/integer.go); vector atomics; the tensor-core
+// video instructions (internal/exec/integer.go); vector atomics; the tensor-core
 // instructions below; the PTX ISA 8.x forms of the table below.
 //
 // # PTX ISA 8.x forms
@@ -181,7 +182,8 @@
 // testdata/isa8.json.gz bit-exact: 1,946 snippets run there (JIT-compiled
 // by driver 580.159.04 for sm_90, or sm_90a for tensormap.replace), each
 // over every 16-bit input or over seeded structured and random inputs. A
-// snippet the H100's JIT refused must be refused by soft too.
+// snippet the H100's JIT refused must be refused by soft too. (The files
+// and testdata named in the table are the executor's, internal/exec's.)
 //
 //	form                                        soft     recorded rows
 //	cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32  yes      16,384 each
@@ -204,7 +206,7 @@
 //	{min,max} with three sources (PTX 8.8)       refused  sm_100 (ptxas refuses)
 //	abs, neg on f16/bf16 (NaN → 0x7fff)          yes      all 65,536
 //	scalar video vadd vsub vabsdiff vmin vmax    yes      1,282 forms, 256 each:
-//	  vset vshl vshr vmad with .b0-.b3/.h0/.h1    (exec/video.go) every
+//	  vset vshl vshr vmad with .b0-.b3/.h0/.h1    (video.go) every
 //	  selectors, .sat, .add/.min/.max, d.sel              recorded form: every selector,
 //	                                                      sign, .sat, op2, merge
 //	vmad with a whole-word a and b;             yes      80 and 96 cases, 256
@@ -214,12 +216,12 @@
 //	vmad with -a (or -b) and -c                 refused  ptxas refuses (24 cases)
 //	vmad.po with a negated operand              refused  the PTX ISA excludes it
 //	tensormap.replace.tile, every field,         yes      86 forms
-//	                                                      (exec/tensormap_replace.go)
+//	                                                      (tensormap_replace.go)
 //	  .global and .shared::cta
 //	tensormap.replace.swizzle_atomicity, value  refused  sm_100a / PTX 8.8
 //	  4 of swizzle_mode; generic address, sm_90 target
 //	mov.b128 (pack two .b64 or four .b32,        yes      15 snippets, 64 rows
-//	  unpack, copy), ld/ldu/st.b128 (every                each (exec/b128.go: a
+//	  unpack, copy), ld/ldu/st.b128 (every                each (b128.go: a
 //	  space, .param), atom{.global,.shared}               .b128 register is two
 //	  .{cas,exch}.b128                                    64-bit slots)
 //	ld/st .v2.b128                               refused  ptxas refuses
@@ -227,18 +229,18 @@
 //	  stacksave, stackrestore (PTX 7.3)                   alignments 8-256, reuse
 //	                                                      after stackrestore,
 //	                                                      generic access, .u32)
-//	cp.async.bulk.tensor .im2col and the other   refused  exec/bulk.go: only tile
+//	cp.async.bulk.tensor .im2col and the other   refused  bulk.go: only tile
 //	  non-tile load modes                                 mode
-//	multimem.*                                   refused  exec/decode_instr.go: no
+//	multimem.*                                   refused  decode_instr.go: no
 //	                                                      multicast objects
-//	wgmma .sp (f16/bf16/tf32/e4m3/e5m2/s8/u8)    yes      73 forms in exec/testdata/spfit
+//	wgmma .sp (f16/bf16/tf32/e4m3/e5m2/s8/u8)    yes      73 forms in testdata/spfit
 //	                                                      (96 recorded), probes
 //	mma.sp{::ordered_metadata}, every shape and  yes      136 forms, every valid
-//	  type ptxas takes for sm_90                          selector (exec/testdata/spfit)
+//	  type ptxas takes for sm_90                          selector (testdata/spfit)
 //	mma.sp with C and D of different widths,     refused  ptxas refuses
 //	  fp8 mma.sp with f16 accumulators
-//	wgmma e4m3/e5m2 (f16, f32 D)                 yes      79 forms in exec/testdata/wgmma
-//	                                                      (exec/tensor_sum.go)
+//	wgmma e4m3/e5m2 (f16, f32 D)                 yes      79 forms in testdata/wgmma
+//	                                                      (tensor_sum.go)
 //	cvt.rs (stochastic rounding)                 refused  sm_100a
 //	cvt.{rni,rzi,rmi,rpi}.bf16.bf16              yes      all 65,536
 //	set.CmpOp{.BoolOp}{.ftz}.{f16x2,u32,s32}.f16x2 yes    1,024 each: every
@@ -247,7 +249,7 @@
 //	set with an .f16/.bf16 destination (1.0/0.0) yes      1,024 each (7 forms,
 //	  and .u16/.u32 ones from f16/bf16                    2 forms)
 //	brx.idx{.uni} over a .branchtargets list     yes      4 snippets, 1,024 rows
-//	  (exec/brx.go: lanes that pick different             each
+//	  (brx.go: lanes that pick different                  each
 //	  labels diverge and meet again by min-pc;
 //	  an index past the list faults)
 //
@@ -282,7 +284,7 @@
 // .satfinite, b1 with .xor/.and.popc), wmma.load/store/mma in every shape,
 // type, layout, stride and state space, ldmatrix/stmatrix (.m8n8, .x1,
 // .x2, .x4, .trans, .b16), movmatrix and cvt.{rna,rn,rz}.tf32.f32 give the
-// H100's bits; exec/testdata/mma holds the GPU recordings (random inputs and
+// H100's bits; internal/exec/testdata/mma holds the GPU recordings (random inputs and
 // designed ones) that the tests replay. mma fragments follow the PTX ISA's
 // layouts. wmma's, which the ISA leaves to the target, are the H100's: a
 // fragment is mma tiles (m16n8k16 for f16/bf16/s8/u8, m16n8k8 for tf32,
@@ -291,7 +293,7 @@
 // fragments repeat their tiles to fill 8 registers (wmma.mma reads the
 // first copy), and .row/.col only change how wmma.load reads memory.
 //
-// The arithmetic, as measured on the H100 (exec/tensor_sum.go):
+// The arithmetic, as measured on the H100 (internal/exec/tensor_sum.go):
 //
 //   - f16, bf16 and tf32 products with f32 accumulators (one HMMA, k = 16,
 //     8 or 4): the products are exact; the k products and C are added as
@@ -322,9 +324,9 @@
 // Each runs once per warp on the registers of all 32 lanes and writes the
 // active lanes, as warp collectives do.
 //
-// Sparse mma.sp and mma.sp::ordered_metadata (exec/tensor_sparse.go) run every form
-// ptxas accepts for sm_90, all recorded on the H100 (exec/testdata/spfit, 136
-// forms with every valid selector, and exec/testdata/wgmma): m16n8k16/k32 .f16
+// Sparse mma.sp and mma.sp::ordered_metadata (internal/exec/tensor_sparse.go) run every form
+// ptxas accepts for sm_90, all recorded on the H100 (internal/exec/testdata/spfit, 136
+// forms with every valid selector, and internal/exec/testdata/wgmma): m16n8k16/k32 .f16
 // (f16 or f32 accumulators, C and D alike) and .bf16, m16n8k8/k16 .tf32,
 // m16n8k64 .e4m3/.e5m2 (f32 accumulators), m16n8k32/k64 .s8/.u8 and
 // m16n8k64/k128 .s4/.u4, mixed signedness and .satfinite included. The
@@ -340,7 +342,7 @@
 // and D, fp8 with f16 accumulators (not on sm_90), selectors beyond the
 // PTX ISA's range.
 //
-// wgmma (sm_90a, exec/tensor_wgmma.go): wgmma.fence, commit_group, wait_group and the
+// wgmma (sm_90a, internal/exec/tensor_wgmma.go): wgmma.fence, commit_group, wait_group and the
 // dense wgmma.mma_async forms with f16/bf16 (f16 or f32 D), tf32,
 // e4m3/e5m2 (f16 or f32 D), s8/u8 (.satfinite) and b1 (.and.popc)
 // multiplicands, every n, A from registers
@@ -354,10 +356,10 @@
 // the PTX ISA (start, LBO, SBO in 16-byte units, base offset, swizzle
 // none/128B/64B/32B; K-major, or MN-major when transposed); the swizzle
 // XORs address bits 4-6 with bits 7-9 less the base offset (H100,
-// measured). exec/testdata/wgmma holds the H100's outputs (layout probes,
+// measured). internal/exec/testdata/wgmma holds the H100's outputs (layout probes,
 // random, cancelling and designed inputs) that soft replays bit for bit.
 // fp8 wgmma (QGMMA) sums differently from fp8 mma.sync and keeps fewer
-// bits (exec/tensor_sum.go, fitted to the 79 recorded fp8 forms): the 32
+// bits (internal/exec/tensor_sum.go, fitted to the 79 recorded fp8 forms): the 32
 // products and C form one multi-term sum, each term truncated toward zero
 // to 13 fraction bits below the largest exponent (a product's being the
 // sum of its factors', a subnormal e4m3 factor counting as 2^-6 and an
@@ -374,22 +376,22 @@
 // metadata exactly as mma.sp m16nNk does (selector 0..1 for k32/k16, 0 for
 // k64), then sums as the dense wgmma of k (fp8: the QGMMA sum above, the
 // zeros included). B has k of 64 bytes; with 32-byte swizzling the second
-// 32 bytes of each row lie LBO bytes on (H100, measured). exec/testdata/spfit
+// 32 bytes of each row lie LBO bytes on (H100, measured). internal/exec/testdata/spfit
 // holds the 209 sparse wgmma and mma.sp forms soft replays bit for bit
 // (layout probes, random and cancelling inputs; 232 recorded and checked).
 //
 // # Clusters and asynchronous copies
 //
 // A cluster's CTAs run together on one worker, taking turns warp by warp
-// (exec/cluster.go), so they can read each other's shared memory and meet at
-// barrier.cluster. mbarrier (exec/mbarrier.go) keeps its state in its 8 bytes
+// (internal/exec/cluster.go), so they can read each other's shared memory and meet at
+// barrier.cluster. mbarrier (internal/exec/mbarrier.go) keeps its state in its 8 bytes
 // of shared memory; a try_wait that has to wait parks its lanes until the
 // phase completes, and wakes them with false only when nothing else can
-// run. Bulk and tensor copies, st.async and red.async (exec/bulk.go,
-// exec/tensorcopy.go) move their data when issued and then complete their tx
+// run. Bulk and tensor copies, st.async and red.async (internal/exec/bulk.go,
+// internal/exec/tensorcopy.go) move their data when issued and then complete their tx
 // bytes on the mbarrier, which no valid program can tell from a later
 // completion. A cooperative launch gets the grid-sync workspace that
-// cooperative_groups' grid.sync() expects (exec/coop.go). A CTA's shared
+// cooperative_groups' grid.sync() expects (internal/exec/coop.go). A CTA's shared
 // window is laid out as the H100's: the first 1 KB is the system's
 // (%reserved_smem_offset_begin/end/cap read 0/288/1024, _0 and _1 read 0;
 // cooperative groups keep scratch there), static shared memory starts at
@@ -400,9 +402,9 @@
 // closing a polling loop (one that reads with ld.volatile, .relaxed or
 // .acquire) lets the warp's siblings run before it goes round again, so a
 // warp may wait for a later one. tensormap.replace
-// rewrites a map in place (exec/tensormap_replace.go). Refused at load, with the
+// rewrites a map in place (internal/exec/tensormap_replace.go). Refused at load, with the
 // reason: multimem and im2col tensor copies (indirect branches run as
-// brx.idx, exec/brx.go; a register target in bra is not PTX and is refused).
+// brx.idx, internal/exec/brx.go; a register target in bra is not PTX and is refused).
 //
 // # Memcheck
 //
@@ -422,7 +424,7 @@
 //
 // Options.RaceCheck (or CUGEN_SOFT_RACECHECK=1, =strict) reports data
 // hazards between a CTA's threads in shared and global memory, naming both
-// accesses, as compute-sanitizer's racecheck does (exec/racecheck.go says what
+// accesses, as compute-sanitizer's racecheck does (internal/exec/racecheck.go says what
 // orders accesses). Options.ShuffleSeed (CUGEN_SOFT_SHUFFLE=<seed>) runs
 // warps in a seeded random order to shake out order-dependent code.
 package soft

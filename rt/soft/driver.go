@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 func init() {
@@ -66,21 +66,21 @@ type Options struct {
 	ShuffleSeed uint64
 }
 
-// RaceMode selects what Options.RaceCheck reports (the executor's
-// racecheck modes).
-type RaceMode = exec.RaceMode
+// RaceMode selects what Options.RaceCheck reports.
+type RaceMode uint8
 
 const (
 	// RaceOff checks nothing (the default).
-	RaceOff = exec.RaceOff
+	RaceOff RaceMode = iota
 	// RaceOn reports the hazards the hardware leaves unordered: between
 	// warps, between the lanes of one instruction, and between lanes of
 	// one warp on diverged paths (CUGEN_SOFT_RACECHECK=1).
-	RaceOn = exec.RaceOn
+	RaceOn
 	// RaceStrict also reports hazards between lanes of one warp that only
-	// lockstep execution orders, with no __syncwarp between them
-	// (CUGEN_SOFT_RACECHECK=strict).
-	RaceStrict = exec.RaceStrict
+	// lockstep execution orders, with no __syncwarp between them: races
+	// in the PTX memory model since Volta, and what compute-sanitizer
+	// reports (CUGEN_SOFT_RACECHECK=strict).
+	RaceStrict
 )
 
 const (
@@ -182,7 +182,7 @@ func New(opt Options) *Driver {
 	}
 	d.cfg = exec.Config{Workers: opt.Workers, InstrBudget: opt.InstrBudget, StackBytes: opt.StackBytes,
 		MallocHeapBytes: opt.MallocHeapBytes, ComputeCapability: opt.ComputeCapability,
-		RaceCheck: opt.RaceCheck, ShuffleSeed: opt.ShuffleSeed}
+		RaceCheck: exec.RaceMode(opt.RaceCheck), ShuffleSeed: opt.ShuffleSeed}
 	for i := 0; i < opt.Devices; i++ {
 		d.devices = append(d.devices, &device{ord: i, next: devBase(i) + 0x1000_0000, limit: opt.MemBytes})
 	}

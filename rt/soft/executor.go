@@ -5,7 +5,7 @@ package soft
 
 import (
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 var _ exec.Host = (*context)(nil)

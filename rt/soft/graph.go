@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 // Graphs and stream capture (rt.Grapher). A capture turns the work queued on

@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 // Instantiated graphs: a private copy of the graph that node updates

@@ -40,7 +40,7 @@ import (
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 // devRange is a range of device memory a copy touches (n = 0: none).

@@ -6,7 +6,7 @@ import (
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 // Kernel attributes (rt.KernelAttributer) and occupancy

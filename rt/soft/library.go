@@ -8,8 +8,8 @@ import (
 	"github.com/cugen/cugen/parse/fatbin"
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
 	"github.com/cugen/cugen/rt/soft/internal/devmem"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 // library is a loaded module: its code (Module), parsed and decoded once

@@ -4,8 +4,8 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
 	"github.com/cugen/cugen/rt/soft/internal/devmem"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 func devBase(dev int) uint64 { return exec.GlobalBase + uint64(dev)<<40 }

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 // paramMove copies one parameter from where a launch's buffer packs it to

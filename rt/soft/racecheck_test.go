@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
 )
 
 // TestRacecheckSoftmax: the softmax that reuses s[0] for the maximum and
@@ -30,7 +29,7 @@ func TestRacecheckSoftmax(t *testing.T) {
 	readLine, writeLine := ptxLine(t, src, "softmaxRacy", "ld.shared.f32 \t%f6,"), ptxLine(t, src, "softmaxRacy", "st.shared.f32 \t[%rd3], %f10;")
 	for _, seed := range []uint64{0, 1, 2, 3, 4, 5} {
 		t.Run(fmt.Sprintf("shuffle %d", seed), func(t *testing.T) {
-			e := newEnv(t, Options{RaceCheck: exec.RaceOn, ShuffleSeed: seed})
+			e := newEnv(t, Options{RaceCheck: RaceOn, ShuffleSeed: seed})
 			lib := e.load("race/softmax.ptx")
 			px, py := e.buf(x), e.buf(make([]float32, rows*n))
 			err := e.launchErr(e.kernel(lib, "softmaxRacy"), rt.D1(rows), rt.D1(block), 0, px, py, n)
@@ -264,9 +263,9 @@ D:`, `Read-After-Write hazard on __shared__`, `hazard`},
 	st.global.u32 [%rd3], %r8;`, "", ""},
 	}
 	for _, c := range cases {
-		for _, mode := range []exec.RaceMode{exec.RaceOn, exec.RaceStrict} {
+		for _, mode := range []RaceMode{RaceOn, RaceStrict} {
 			want := c.on
-			if mode == exec.RaceStrict {
+			if mode == RaceStrict {
 				want = c.strict
 			}
 			t.Run(fmt.Sprintf("%s/%d", c.name, mode), func(t *testing.T) {
@@ -295,14 +294,14 @@ D:`, `Read-After-Write hazard on __shared__`, `hazard`},
 func TestRacecheckEnv(t *testing.T) {
 	for _, c := range []struct {
 		race, shuffle string
-		mode          exec.RaceMode
+		mode          RaceMode
 		seed          uint64
 	}{
-		{"", "", exec.RaceOff, 0},
-		{"1", "", exec.RaceOn, 0},
-		{"strict", "17", exec.RaceStrict, 17},
-		{"0", "0x10", exec.RaceOff, 16},
-		{"", "nonsense", exec.RaceOff, 0},
+		{"", "", RaceOff, 0},
+		{"1", "", RaceOn, 0},
+		{"strict", "17", RaceStrict, 17},
+		{"0", "0x10", RaceOff, 16},
+		{"", "nonsense", RaceOff, 0},
 	} {
 		if c.shuffle == "nonsense" {
 			continue // (it only prints a warning)
@@ -314,7 +313,7 @@ func TestRacecheckEnv(t *testing.T) {
 		}
 	}
 	t.Setenv("CUGEN_SOFT_RACECHECK", "1")
-	if d := New(Options{RaceCheck: exec.RaceStrict}); d.opt.RaceCheck != exec.RaceStrict {
+	if d := New(Options{RaceCheck: RaceStrict}); d.opt.RaceCheck != RaceStrict {
 		t.Errorf("the environment overrode Options.RaceCheck")
 	}
 	t.Setenv("CUGEN_SOFT_SHUFFLE", "random")
@@ -373,7 +372,7 @@ D:
 // TestRacecheckFaultsFirst: memcheck's faults come before racecheck's
 // reports, with the same error as without racecheck.
 func TestRacecheckFaultsFirst(t *testing.T) {
-	e := newEnv(t, Options{RaceCheck: exec.RaceStrict})
+	e := newEnv(t, Options{RaceCheck: RaceStrict})
 	lib := e.load("typical_sm90.ptx")
 	pa := e.buf(make([]float32, 4))
 	err := e.launchErr(e.kernel(lib, "_Z4vaddPKfS0_Pfi"), rt.D1(1), rt.D1(64), 0, pa, pa, pa, 64)
@@ -400,7 +399,7 @@ W:
 	st.global.u32 [%rd3], %r8;
 D:`
 	for seed := uint64(1); seed <= 16; seed++ {
-		e := newEnv(t, Options{ShuffleSeed: seed, InstrBudget: 1 << 26, RaceCheck: exec.RaceOn})
+		e := newEnv(t, Options{ShuffleSeed: seed, InstrBudget: 1 << 26, RaceCheck: RaceOn})
 		k := e.kernel(e.loadSrc("spin.ptx", raceKernel(body)), "k")
 		out := e.buf(make([]uint32, 64))
 		e.launch(k, rt.D1(1), rt.D1(64), 0, out)
@@ -414,7 +413,7 @@ D:`
 
 // The benchmarks of bench_test.go under racecheck: its cost, as
 // Gthread-instr/cpu-s beside theirs.
-func benchRace(b *testing.B, mode exec.RaceMode, kernel string, grid, block rt.Dim3, smem uint32, n int) {
+func benchRace(b *testing.B, mode RaceMode, kernel string, grid, block rt.Dim3, smem uint32, n int) {
 	e := newEnv(b, Options{RaceCheck: mode})
 	lib := e.load("typical_sm90.ptx")
 	r := rand.New(rand.NewPCG(1, 1))
@@ -432,14 +431,14 @@ func benchRace(b *testing.B, mode exec.RaceMode, kernel string, grid, block rt.D
 }
 
 func BenchmarkRacecheckVadd1M(b *testing.B) {
-	benchRace(b, exec.RaceOn, "_Z4vaddPKfS0_Pfi", rt.D1(1<<20/256), rt.D1(256), 0, 1<<20)
+	benchRace(b, RaceOn, "_Z4vaddPKfS0_Pfi", rt.D1(1<<20/256), rt.D1(256), 0, 1<<20)
 }
 func BenchmarkRacecheckReduce(b *testing.B) {
-	benchRace(b, exec.RaceOn, "_Z6reducePKfPfi", rt.D1(1<<18/256), rt.D1(256), 256*4, 1<<18)
+	benchRace(b, RaceOn, "_Z6reducePKfPfi", rt.D1(1<<18/256), rt.D1(256), 256*4, 1<<18)
 }
 func BenchmarkRacecheckMatmul256(b *testing.B) {
-	benchRace(b, exec.RaceOn, "_Z2mmPKfS0_Pfi", rt.D2(16, 16), rt.D2(16, 16), 0, 256)
+	benchRace(b, RaceOn, "_Z2mmPKfS0_Pfi", rt.D2(16, 16), rt.D2(16, 16), 0, 256)
 }
 func BenchmarkRacecheckStrictMatmul256(b *testing.B) {
-	benchRace(b, exec.RaceStrict, "_Z2mmPKfS0_Pfi", rt.D2(16, 16), rt.D2(16, 16), 0, 256)
+	benchRace(b, RaceStrict, "_Z2mmPKfS0_Pfi", rt.D2(16, 16), rt.D2(16, 16), 0, 256)
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
+	"github.com/cugen/cugen/rt/soft/loadcheck"
 )
 
 // texGradPTX is a module of kernels that sample with tex.grad and, at the
@@ -294,7 +294,7 @@ func TestTexGradDecode(t *testing.T) {
 	if !strings.Contains(src, good) {
 		t.Fatal("the 2-D tex.grad line is not in the module")
 	}
-	if err := exec.Check("g.ptx", []byte(src)); err != nil {
+	if err := loadcheck.Check("g.ptx", []byte(src)); err != nil {
 		t.Fatalf("the tex.grad module: %v", err)
 	}
 	for _, c := range []struct{ to, want string }{
@@ -303,7 +303,7 @@ func TestTexGradDecode(t *testing.T) {
 		{"tex.grad.2d.v4.f32.f32 {%o1, %o2, %o3, %o4}, [%rd1, {%f1, %f2}], {%g1, %g2};", "want d, [handle, {coordinates}], dPdx, dPdy"},
 		{"tld4.grad.r.2d.v4.f32.f32 {%o1, %o2, %o3, %o4}, [%rd1, {%f1, %f2}], {%g1, %g2}, {%g5, %g6};", "modifier .grad is only for tex"},
 	} {
-		err := exec.Check("g.ptx", []byte(strings.Replace(src, good, c.to, 1)))
+		err := loadcheck.Check("g.ptx", []byte(strings.Replace(src, good, c.to, 1)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one saying %q", c.to, err, c.want)
 		}

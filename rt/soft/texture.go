@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/soft/exec"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 // CUDA arrays, texture objects and surface objects (rt.Texturer).

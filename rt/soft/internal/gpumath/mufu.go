@@ -16,7 +16,7 @@ import (
 // results are not correctly rounded. soft reproduces the H100's bits: each
 // MUFU function is reduced to a fundamental domain whose hardware results
 // were recorded exhaustively (mufu/*.zst, made by internal/mufugen from the
-// runs in rt/soft/exec/testdata/mufu/NOTES.md), and everything outside that domain
+// runs in rt/soft/internal/exec/testdata/mufu/NOTES.md), and everything outside that domain
 // follows from it by rules checked against the GPU for all 2^32 inputs:
 //
 //	MUFU.RCP   T[1,2) scaled by 2^-e; subnormal inputs and outputs flush

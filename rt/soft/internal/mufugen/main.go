@@ -1,7 +1,7 @@
 // Command mufugen turns the H100 recordings of the MUFU study (the GPU runs
-// in rt/soft/exec/testdata/mufu/NOTES.md) into the embedded tables of
+// in rt/soft/internal/exec/testdata/mufu/NOTES.md) into the embedded tables of
 // rt/soft/internal/gpumath (gpumath/mufu/*.zst) and the per-op reference
-// data of the executor's tests (rt/soft/exec/testdata/mufu/h100.zst).
+// data of the executor's tests (rt/soft/internal/exec/testdata/mufu/h100.zst).
 //
 //	go run ./rt/soft/internal/mufugen -run1 DIR -run2 DIR -soft rt/soft
 //
@@ -123,8 +123,8 @@ func main() {
 		binary.Write(&ref, binary.LittleEndian, out)
 	}
 	z := zstd(ref.Bytes())
-	write(filepath.Join(soft, "exec", "testdata", "mufu", "h100.zst"), z)
-	log.Printf("exec/testdata/mufu/h100.zst: %d bytes", len(z))
+	write(filepath.Join(soft, "internal", "exec", "testdata", "mufu", "h100.zst"), z)
+	log.Printf("internal/exec/testdata/mufu/h100.zst: %d bytes", len(z))
 }
 
 // encSeq writes each value as the zigzag residual against the linear

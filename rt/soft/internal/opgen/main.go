@@ -1,10 +1,10 @@
-// Command opgen writes rt/soft/exec/ops_gen.go: one bytecode opcode per PTX
+// Command opgen writes rt/soft/internal/exec/ops_gen.go: one bytecode opcode per PTX
 // arithmetic, conversion and comparison form (opcode × type × rounding ×
 // .ftz/.sat), each with a dense full-warp loop and a masked loop. Generating
 // the cases keeps the dispatch free of run-time type switches and closures
 // while the semantics stay one expression per form here.
 //
-// Run it with "go generate ./rt/soft/exec".
+// Run it with "go generate ./rt/soft/internal/exec".
 package main
 
 import (

@@ -1,9 +1,10 @@
 // Package exec is rt/soft's executor: it decodes a module's PTX into
 // programs and runs their grids on the CPU, bit for bit as the H100 does,
 // with memcheck and (when asked) racecheck. rt/soft, the driver, is built
-// on it; cugen's load check (Check) needs only the decoder, not the driver.
-// What soft computes (floating point, NaNs, contraction, textures, tensor
-// cores, coverage) is stated in rt/soft's package doc.
+// on it, and so is rt/soft/loadcheck, cugen's load check (CheckPTX), which
+// needs the decoder and not the driver. What soft computes (floating point,
+// NaNs, contraction, textures, tensor cores, coverage) is stated in
+// rt/soft's package doc.
 //
 // # The driver interface
 //
@@ -45,7 +46,7 @@
 //	loading      module.go (LoadModule, Module), program.go (Program), decode.go
 //	             (functions, frames, registers), decode_instr.go (instructions),
 //	             contract.go and contract_region.go (ptxas's mul+add fusion),
-//	             indirect.go (function addresses), check.go (Check)
+//	             indirect.go (function addresses), check.go (CheckPTX)
 //	running      grid.go (Launch: workers, faults), exec.go (warps, CTAs, the
 //	             scheduler, the dispatch loop), ops.go and ops_gen.go (the bytecode;
 //	             the generated arithmetic, go generate), sreg.go (special registers)
@@ -66,9 +67,11 @@
 //
 // The arithmetic the bytecode calls (rounding, half formats, NaN rules,
 // MUFU tables, fp8, atomics) is in rt/soft/internal/gpumath; the texture
-// unit (sampling, filtering, surface formats) in rt/soft/internal/texunit.
-// Both are leaves: they import nothing of the executor.
+// unit (sampling, filtering, surface formats) in rt/soft/internal/texunit;
+// every access to device memory goes through rt/soft/internal/devmem
+// (plain loads and stores, or sync/atomic under -race). They are leaves:
+// they import nothing of the executor.
 //
-// The exported names other than Check, CheckBudget and Contract serve
-// rt/soft and follow it; programs use rt (or rt/soft), not them.
+// The package is internal: its exported names are the interface rt/soft,
+// rt/soft/loadcheck and their tests use, and change with them.
 package exec

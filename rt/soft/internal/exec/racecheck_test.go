@@ -12,7 +12,7 @@ import (
 // the shuffler's (numbered just below opALU), over every corpus kernel.
 func TestInstrumentedOpsApart(t *testing.T) {
 	for _, f := range []string{"typical_sm75.ptx", "typical_sm90.ptx", "typical_sm90_fastmath.ptx", "more_sm90.ptx", "more_sm90_G.ptx"} {
-		src, err := os.ReadFile(filepath.Join("..", "testdata", f)) // rt/soft's corpus
+		src, err := os.ReadFile(filepath.Join("..", "..", "testdata", f)) // rt/soft's corpus
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,20 +49,13 @@ import (
 	"unsafe"
 )
 
-// RaceMode selects what Options.RaceCheck reports.
+// RaceMode is what racecheck reports: rt/soft's RaceMode (Options.
+// RaceCheck), whose doc says what each mode reports, with the same values.
 type RaceMode uint8
 
 const (
-	// RaceOff checks nothing (the default).
 	RaceOff RaceMode = iota
-	// RaceOn reports the hazards the hardware leaves unordered: between
-	// warps, between the lanes of one instruction, and between lanes of
-	// one warp on diverged paths (CUGEN_SOFT_RACECHECK=1).
 	RaceOn
-	// RaceStrict also reports hazards between lanes of one warp that only
-	// lockstep execution orders, with no __syncwarp between them: races
-	// in the PTX memory model since Volta, and what compute-sanitizer
-	// reports (CUGEN_SOFT_RACECHECK=strict).
 	RaceStrict
 )
 

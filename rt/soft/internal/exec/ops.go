@@ -1,6 +1,6 @@
 package exec
 
-//go:generate go run ../internal/opgen -o ops_gen.go
+//go:generate go run ../opgen -o ops_gen.go
 
 // opcode is a bytecode operation. Hand-written ops (control flow, memory,
 // warp and barrier operations) come first; the generated arithmetic and
