@@ -1,0 +1,133 @@
+// Command benchratio tabulates rt/soft's BenchmarkClass output: per kernel
+// class the median cpu-ns/op of the soft launch and of the plain-Go loop,
+// and their quotient. Given several files (one per test binary, from one
+// interleaved run: rt/soft/testdata/speed.sh), it prints one ratio column
+// per file and the speedup of the last over the first.
+//
+//	go run ./rt/soft/internal/benchratio before.txt after.txt
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// samples maps class → "soft"/"go" → cpu-ns/op of each round.
+type samples map[string]map[string][]float64
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: benchratio bench-output.txt...")
+		os.Exit(2)
+	}
+	var all []samples
+	var order []string
+	seen := map[string]bool{}
+	for _, f := range os.Args[1:] {
+		s, names, err := read(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchratio:", err)
+			os.Exit(1)
+		}
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				order = append(order, n)
+			}
+		}
+		all = append(all, s)
+	}
+	fmt.Printf("%-12s", "class")
+	for _, f := range os.Args[1:] {
+		fmt.Printf(" | %28s", trim(strings.TrimSuffix(filepath.Base(f), ".txt"), 28))
+	}
+	if len(all) > 1 {
+		fmt.Printf(" | %8s", "speedup")
+	}
+	fmt.Println()
+	fmt.Printf("%-12s", "")
+	for range all {
+		fmt.Printf(" | %9s %9s %8s", "soft ms", "go ms", "soft/go")
+	}
+	fmt.Println()
+	for _, c := range order {
+		fmt.Printf("%-12s", c)
+		var first, last float64
+		for i, s := range all {
+			sm, gm := median(s[c]["soft"]), median(s[c]["go"])
+			fmt.Printf(" | %9.3f %9.3f %7.1f×", sm/1e6, gm/1e6, sm/gm)
+			if i == 0 {
+				first = sm
+			}
+			last = sm
+		}
+		if len(all) > 1 {
+			fmt.Printf(" | %7.2f×", first/last)
+		}
+		fmt.Println()
+	}
+}
+
+func read(name string) (samples, []string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	s := samples{}
+	var order []string
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 3 || !strings.HasPrefix(fields[0], "BenchmarkClass/") {
+			continue
+		}
+		parts := strings.Split(strings.TrimPrefix(fields[0], "BenchmarkClass/"), "/")
+		if len(parts) != 2 {
+			continue
+		}
+		class, kind := parts[0], parts[1]
+		if i := strings.LastIndexByte(kind, '-'); i > 0 {
+			kind = kind[:i]
+		}
+		for i := 1; i+1 < len(fields); i++ {
+			if fields[i+1] != "cpu-ns/op" {
+				continue
+			}
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s:%d: %v", name, line, err)
+			}
+			if s[class] == nil {
+				s[class] = map[string][]float64{}
+				order = append(order, class)
+			}
+			s[class][kind] = append(s[class][kind], v)
+		}
+	}
+	return s, order, sc.Err()
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func trim(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n+1:]
+}
