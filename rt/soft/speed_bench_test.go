@@ -79,7 +79,7 @@ func goBench(setup func() func()) func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			f()
 		}
-		b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
 
