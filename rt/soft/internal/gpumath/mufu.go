@@ -15,7 +15,7 @@ import (
 // The .approx instructions run on the GPU's multi-function unit (MUFU), whose
 // results are not correctly rounded. soft reproduces the H100's bits: each
 // MUFU function is reduced to a fundamental domain whose hardware results
-// were recorded exhaustively (mufu/*.zst, made by internal/mufugen from the
+// were recorded exhaustively (testdata/mufu/*.zst, made by internal/mufugen from the
 // runs in rt/soft/internal/exec/testdata/mufu/NOTES.md), and everything outside that domain
 // follows from it by rules checked against the GPU for all 2^32 inputs:
 //
@@ -34,7 +34,7 @@ import (
 // MUFU op (scaling subnormals, halving for ex2 below -126); sin and cos
 // multiply by 1/(2π) rounding towards zero first.
 
-//go:embed mufu/*.zst
+//go:embed mufu/*.tab.zst
 var mufuFS embed.FS
 
 // A mufuTable holds the recorded results of one function as linear
@@ -54,10 +54,9 @@ type mufuTable struct {
 
 const mufuStride = 64
 
-// newMufuTable compacts the n recorded results v. Like decodeMufu it runs
-// once per table, under lazyTable's sync.Once, which publishes its result:
-// go:norace spares -race runs instrumenting its ~10^8 memory accesses
-// (about a minute for the eight tables), which could find nothing.
+// newMufuTable compacts the n recorded results v (for TestMufuTables
+// -update, which writes mufu/*.tab.zst). go:norace spares -race runs
+// instrumenting its ~10^8 memory accesses, which could find nothing.
 //
 //go:norace
 func newMufuTable(v []uint32, meta []byte) *mufuTable {
@@ -119,30 +118,100 @@ func (t *mufuTable) at(i uint32) uint32 {
 	return t.excVal[k]
 }
 
-// loadMufu decodes mufu/name.zst: "MUF1", entry count, meta length, meta,
-// then the entries as a byte stream of zigzag residuals against the linear
-// extrapolation a[i-1] + ⌊(a[i-1]-a[i-65])/64⌋ (255 escapes a raw int64).
+// loadMufu reads mufu/name.tab.zst, the compact form itself (made by
+// newMufuTable from the recording testdata/mufu/name.zst; TestMufuTables
+// -update writes it), so the first use of a function costs one zstd
+// decompression of a few MB, no per-entry work:
+//
+//	"MUF2", n, w, len(meta), len(anchor), len(exc) (uint32 LE),
+//	meta, anchor (uint32 LE), code, then per exception its index's
+//	delta from the last (uint32 LE), then per exception its value's
+//	residual against pred (int32 LE)
 func loadMufu(name string) *mufuTable {
-	z, err := mufuFS.ReadFile("mufu/" + name + ".zst")
+	z, err := mufuFS.ReadFile("mufu/" + name + ".tab.zst")
 	if err != nil {
 		panic(err)
 	}
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false))
 	if err != nil {
 		panic(err)
 	}
 	defer d.Close()
 	b, err := d.DecodeAll(z, nil)
 	if err != nil {
-		panic(fmt.Sprintf("soft: mufu/%s.zst: %v", name, err))
+		panic(fmt.Sprintf("soft: mufu/%s.tab.zst: %v", name, err))
 	}
-	v, meta, err := decodeMufu(b)
+	t, err := unmarshalMufuTable(b)
 	if err != nil {
-		panic(fmt.Sprintf("soft: mufu/%s.zst: %v", name, err))
+		panic(fmt.Sprintf("soft: mufu/%s.tab.zst: %v", name, err))
 	}
-	return newMufuTable(v, meta)
+	return t
 }
 
+// marshal is the MUF2 form loadMufu reads.
+func (t *mufuTable) marshal() []byte {
+	le := binary.LittleEndian
+	b := []byte("MUF2")
+	for _, v := range []int{t.n, int(t.w), len(t.meta), len(t.anchor), len(t.excIdx)} {
+		b = le.AppendUint32(b, uint32(v))
+	}
+	b = append(b, t.meta...)
+	for _, v := range t.anchor {
+		b = le.AppendUint32(b, v)
+	}
+	b = append(b, t.code...)
+	// Exceptions as index deltas and residuals against the interpolation:
+	// small numbers, which compress to a fraction of the raw ones.
+	prev := uint32(0)
+	for _, v := range t.excIdx {
+		b = le.AppendUint32(b, v-prev)
+		prev = v
+	}
+	for i, v := range t.excVal {
+		b = le.AppendUint32(b, uint32(int64(v)-t.pred(t.excIdx[i])))
+	}
+	return b
+}
+
+func unmarshalMufuTable(b []byte) (*mufuTable, error) {
+	le := binary.LittleEndian
+	if len(b) < 24 || !bytes.Equal(b[:4], []byte("MUF2")) {
+		return nil, fmt.Errorf("bad header")
+	}
+	n, w := int(le.Uint32(b[4:])), uint(le.Uint32(b[8:]))
+	ml, na, ne := int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
+	if n == 0 || n > 1<<26 || (w != 2 && w != 4 && w != 8) || na != (n+mufuStride-1)/mufuStride+1 || ne > n || ml > 1<<16 {
+		return nil, fmt.Errorf("bad sizes n=%d w=%d anchors=%d exceptions=%d meta=%d", n, w, na, ne, ml)
+	}
+	nc := (n*int(w) + 7) / 8
+	if len(b) != 24+ml+4*na+nc+8*ne {
+		return nil, fmt.Errorf("%d bytes, want %d", len(b), 24+ml+4*na+nc+8*ne)
+	}
+	b = b[24:]
+	t := &mufuTable{n: n, w: w, meta: b[:ml:ml], anchor: make([]uint32, na), excIdx: make([]uint32, ne), excVal: make([]uint32, ne)}
+	b = b[ml:]
+	for i := range t.anchor {
+		t.anchor[i] = le.Uint32(b[4*i:])
+	}
+	b = b[4*na:]
+	t.code, b = b[:nc:nc], b[nc:]
+	prev := uint32(0)
+	for i := range t.excIdx {
+		prev += le.Uint32(b[4*i:])
+		if prev >= uint32(n) || (i > 0 && prev <= t.excIdx[i-1]) {
+			return nil, fmt.Errorf("exception %d at %d: out of order", i, prev)
+		}
+		t.excIdx[i] = prev
+		t.excVal[i] = uint32(t.pred(prev) + int64(int32(le.Uint32(b[4*(ne+i):]))))
+	}
+	return t, nil
+}
+
+// decodeMufu decodes a recording, testdata/mufu/name.zst: "MUF1", entry
+// count, meta length, meta, then the entries as a byte stream of zigzag
+// residuals against the linear extrapolation a[i-1] + ⌊(a[i-1]-a[i-65])/64⌋
+// (255 escapes a raw int64).
+//
 //go:norace
 func decodeMufu(b []byte) (v []uint32, meta []byte, err error) {
 	if len(b) < 12 || !bytes.Equal(b[:4], []byte("MUF1")) {

@@ -1,6 +1,9 @@
 package gpumath
 
 import (
+	"flag"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/cugen/cugen/rt/soft/internal/devmem"
@@ -10,6 +13,10 @@ import (
 // The tables decode to what the hardware gave at a few points every
 // implementation must agree on.
 func TestMufuTables(t *testing.T) {
+	if *update {
+		updateMufu(t)
+		return
+	}
 	for _, c := range []struct {
 		tab  *lazyTable
 		i    uint32
@@ -29,20 +36,14 @@ func TestMufuTables(t *testing.T) {
 			t.Errorf("%s[%#x] = %#08x, want %#08x", c.tab.name, c.i, got, c.want)
 		}
 	}
-	// Every decoded table reproduces its entries through the compact form.
+	// Every embedded compact table reproduces every entry of its recording
+	// (with -update it is first made from the recording).
 	for _, lt := range []*lazyTable{tabRcp, tabRsq, tabSqrt, tabEx2, tabLg2, tabSin, tabTanh, tabHalf} {
-		z, _ := mufuFS.ReadFile("mufu/" + lt.name + ".zst")
-		d, _ := zstd.NewReader(nil)
-		b, err := d.DecodeAll(z, nil)
-		d.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, _, err := decodeMufu(b)
-		if err != nil {
-			t.Fatalf("%s: %v", lt.name, err)
-		}
+		v, meta := recording(t, lt.name)
 		tab := lt.get()
+		if string(tab.meta) != string(meta) {
+			t.Fatalf("%s: meta %x, want %x", lt.name, tab.meta, meta)
+		}
 		// Under -race every 64th entry; all of them in go test.
 		step := 1
 		if devmem.Race {
@@ -54,10 +55,46 @@ func TestMufuTables(t *testing.T) {
 				t.Fatalf("%s: entry %d: compact form gives %#08x, want %#08x", lt.name, i, got, want)
 			}
 		}
+		emb, _ := mufuFS.ReadFile("mufu/" + lt.name + ".tab.zst")
 		t.Logf("%s: %d entries, %d-bit corrections, %d exceptions, %d bytes embedded, %d in memory", lt.name, len(v), tab.w,
-			len(tab.excIdx), len(z), 4*len(tab.anchor)+len(tab.code)+8*len(tab.excIdx))
+			len(tab.excIdx), len(emb), 4*len(tab.anchor)+len(tab.code)+8*len(tab.excIdx))
 	}
 }
+
+// recording is testdata/mufu/name.zst, the H100's results.
+func recording(t *testing.T, name string) (v []uint32, meta []byte) {
+	z, err := os.ReadFile(filepath.Join("testdata", "mufu", name+".zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := zstd.NewReader(nil)
+	b, err := d.DecodeAll(z, nil)
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, meta, err = decodeMufu(b)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return v, meta
+}
+
+// updateMufu writes the embedded compact tables from the recordings.
+func updateMufu(t *testing.T) {
+	for _, lt := range []*lazyTable{tabRcp, tabRsq, tabSqrt, tabEx2, tabLg2, tabSin, tabTanh, tabHalf} {
+		v, meta := recording(t, lt.name)
+		e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+		enc := e.EncodeAll(newMufuTable(v, meta).marshal(), nil)
+		e.Close()
+		if err := os.WriteFile(filepath.Join("mufu", lt.name+".tab.zst"), enc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote mufu/%s.tab.zst (%d bytes): run the test again to check it", lt.name, len(enc))
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite mufu/*.tab.zst from the recordings in testdata/mufu")
 
 func TestDecodeMufuErrors(t *testing.T) {
 	for _, b := range [][]byte{
@@ -69,6 +106,16 @@ func TestDecodeMufuErrors(t *testing.T) {
 	} {
 		if _, _, err := decodeMufu(b); err == nil {
 			t.Errorf("decodeMufu(%q) succeeded", b)
+		}
+	}
+	for _, b := range [][]byte{
+		nil,
+		[]byte("MUF1\x01\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"),
+		[]byte("MUF2\x01\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"), // w = 3
+		[]byte("MUF2\x01\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"), // no payload
+	} {
+		if _, err := unmarshalMufuTable(b); err == nil {
+			t.Errorf("unmarshalMufuTable(%q) succeeded", b)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 // Command mufugen turns the H100 recordings of the MUFU study (the GPU runs
 // in rt/soft/internal/exec/testdata/mufu/NOTES.md) into the embedded tables of
-// rt/soft/internal/gpumath (gpumath/mufu/*.zst) and the per-op reference
+// rt/soft/internal/gpumath (the recordings gpumath/testdata/mufu/*.zst, from
+// which "go test ./rt/soft/internal/gpumath -run TestMufuTables -args
+// -update" makes the embedded compact tables mufu/*.tab.zst) and the per-op reference
 // data of the executor's tests (rt/soft/internal/exec/testdata/mufu/h100.zst).
 //
 //	go run ./rt/soft/internal/mufugen -run1 DIR -run2 DIR -soft rt/soft
@@ -88,8 +90,8 @@ func main() {
 		b.Write(t.meta)
 		b.Write(encSeq(t.v))
 		z := zstd(b.Bytes())
-		write(filepath.Join(soft, "internal", "gpumath", "mufu", t.name+".zst"), z)
-		log.Printf("internal/gpumath/mufu/%s.zst: %d entries, %d bytes", t.name, len(t.v), len(z))
+		write(filepath.Join(soft, "internal", "gpumath", "testdata", "mufu", t.name+".zst"), z)
+		log.Printf("internal/gpumath/testdata/mufu/%s.zst: %d entries, %d bytes", t.name, len(t.v), len(z))
 	}
 
 	// Test reference: per op, the GPU's hash of each input class (the top
