@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
@@ -147,3 +148,31 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 }
 
 var cpuTime = softtest.CPUTime
+
+// TestLaunchAllocs: a steady-state launch and sync allocates a small fixed
+// number of objects (at most 10: the stream's op and its goroutine, the parameter copy,
+// the exec.Launch), however large the grid: the CTAs' registers, shared and
+// local memory come from the program's pool of an earlier launch.
+func TestLaunchAllocs(t *testing.T) {
+	e := newEnv(t, Options{Workers: 1})
+	k := e.kernel(e.load("typical_sm90.ptx"), "_Z4vaddPKfS0_Pfi")
+	n := 1 << 14
+	pa, pb, pc := e.buf(make([]float32, n)), e.buf(make([]float32, n)), e.buf(make([]float32, n))
+	p := params(pa, pb, pc, n)
+	allocs := func(grid int) float64 {
+		la := rt.LaunchArgs{Ctx: e.ctx, Grid: rt.D1(grid), Block: rt.D1(256), Params: unsafe.Pointer(&p[0]), ParamSize: uintptr(len(p))}
+		return testing.AllocsPerRun(50, func() {
+			if err := e.d.Launch(k, la); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.d.CtxSynchronize(e.ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	small, large := allocs(1), allocs(n/256)
+	t.Logf("allocations per launch+sync: %v (1 CTA), %v (%d CTAs)", small, large, n/256)
+	if large > small || small > 10 {
+		t.Errorf("a launch allocates %v times (1 CTA) and %v (%d CTAs): want at most 10, independent of the grid", small, large, n/256)
+	}
+}

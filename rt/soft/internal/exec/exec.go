@@ -129,12 +129,41 @@ type cta struct {
 
 func newCTA(l *Launch, smid int) *cta {
 	p := l.Program
-	c := &cta{l: l, p: p, smid: smid, gc: make([]gcache, len(p.code))}
 	nw := (l.nthreads + 31) / 32
+	shLen := ReservedShared + uint64(p.SharedSize)
+	if l.DynShared > 0 {
+		shLen = uint64(p.DynSharedOff) + uint64(l.DynShared)
+	}
+	// A CTA of an earlier launch of p with the same shape lends its
+	// buffers, cleared: the new one starts as a fresh allocation would.
+	old, _ := p.ctas.Get().(*cta)
+	if old != nil && (len(old.warps) != nw || old.shLen != shLen) {
+		old = nil
+	}
+	c := old
+	if c == nil {
+		c = &cta{gc: make([]gcache, len(p.code))}
+	} else {
+		gc, warps, shared := old.gc, old.warps, old.shared
+		clear(gc)
+		clear(shared)
+		*c = cta{gc: gc, warps: warps[:0], shared: shared}
+	}
+	c.l, c.p, c.smid = l, p, smid
 	c.nthr = l.nthreads
 	stride := uint64(align(max(p.Stack, 16), 16))
 	for i := 0; i < nw; i++ {
-		w := &warp{id: i, r: make([]uint64, p.NSlots*32), pr: make([]uint32, p.npreds)}
+		var w *warp
+		if old != nil {
+			w = c.warps[:nw][i]
+			r, pr, local := w.r, w.pr, w.local
+			clear(r)
+			clear(pr)
+			clear(local)
+			*w = warp{id: i, r: r, pr: pr, local: local}
+		} else {
+			w = &warp{id: i, r: make([]uint64, p.NSlots*32), pr: make([]uint32, p.npreds)}
+		}
 		live := l.nthreads - 32*i
 		if live >= 32 {
 			w.live = fullMask
@@ -171,16 +200,16 @@ func newCTA(l *Launch, smid int) *cta {
 		}
 		if p.Stack > 0 || p.recursive {
 			w.lstride = stride
-			w.local = make([]uint64, 32*stride/8)
+			if w.local == nil {
+				w.local = make([]uint64, 32*stride/8)
+			}
 			w.lptr = unsafe.Pointer(&w.local[0])
 		}
 		c.warps = append(c.warps, w)
 	}
-	shLen := ReservedShared + uint64(p.SharedSize)
-	if l.DynShared > 0 {
-		shLen = uint64(p.DynSharedOff) + uint64(l.DynShared)
+	if c.shared == nil {
+		c.shared = make([]uint64, (shLen+7)/8+1)
 	}
-	c.shared = make([]uint64, (shLen+7)/8+1)
 	c.shPtr = unsafe.Pointer(&c.shared[0])
 	c.shLen = shLen
 	c.self[0] = c
@@ -189,6 +218,13 @@ func newCTA(l *Launch, smid int) *cta {
 	c.fillSpecials()
 	c.checkModes()
 	return c
+}
+
+// recycle lends c's buffers to the next launch of its program (newCTA).
+func (c *cta) recycle() {
+	c.l, c.fault, c.w, c.rc, c.shuf, c.lastErrs, c.mbw = nil, nil, nil, nil, nil, nil, nil
+	c.cl, c.self[0] = nil, nil
+	c.p.ctas.Put(c)
 }
 
 // run executes CTA number id; false means it faulted (c.fault).

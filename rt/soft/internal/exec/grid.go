@@ -57,6 +57,16 @@ type Launch struct {
 	// Dynamic parallelism (cdp.go).
 	dyn     *cdpState
 	cdpOnce sync.Once
+
+	// The workers' shared state (work): the CTAs (or clusters) in all,
+	// the next to run, and the first fault.
+	total   uint64
+	coop    bool
+	next    atomic.Uint64
+	stop    atomic.Bool
+	failMu  sync.Mutex
+	first   *rt.Error
+	firstID uint64
 }
 
 var gridIDs atomic.Uint64
@@ -87,70 +97,78 @@ func (l *Launch) Run() error {
 	if uint64(workers) > total {
 		workers = int(total)
 	}
-	var next atomic.Uint64
-	var stop atomic.Bool
-	var mu sync.Mutex
-	var first *rt.Error
-	var firstID uint64
-	fail := func(e *rt.Error, id uint64) {
-		mu.Lock()
-		if first == nil || id < firstID {
-			first, firstID = e, id
-		}
-		mu.Unlock()
-		stop.Store(true)
-	}
-	work := func(smid int) {
-		u := l.newRunner(smid)
-		var id uint64
-		defer func() {
-			l.executed.Add(u.ran())
-			if r := recover(); r != nil {
-				c, cid := u.at(id)
-				fail(l.errorFor(c, cid, &fault{kind: fPanic, warp: c.w.id, lane: -1, pc: c.pc,
-					msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}), cid)
-			}
-		}()
-		for !stop.Load() {
-			if f := l.Host.Faulted(); f != nil {
-				// A launch faulted: CUDA is unusable in the process (sticky.go): this one ends too.
-				fail(&rt.Error{Op: "cuLaunchKernel", Code: f.Code, Detail: "kernel " + l.Program.Name + " stopped: a kernel faulted: " + f.Detail}, id)
-				return
-			}
-			id = next.Add(1) - 1
-			if id >= total {
-				return
-			}
-			if coop {
-				id = uint64(smid)
-			}
-			if !u.run(id) {
-				c, cid := u.at(id)
-				fail(l.errorFor(c, cid, c.fault), cid)
-				return
-			}
-			if coop {
-				return
-			}
-		}
-	}
+	l.total, l.coop = total, coop
+	l.next.Store(0)
+	l.stop.Store(false)
+	l.first, l.firstID = nil, 0
 	if workers <= 1 {
-		work(0)
+		l.work(0)
 	} else {
 		var wg sync.WaitGroup
 		for i := 0; i < workers; i++ {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				work(i)
+				l.work(i)
 			}(i)
 		}
 		wg.Wait()
 	}
-	if first != nil {
-		return first
+	if l.first != nil {
+		return l.first
 	}
 	return l.runChildren()
+}
+
+// fail records the fault e of CTA id: the launch reports the lowest
+// CTA's, and every worker stops.
+func (l *Launch) fail(e *rt.Error, id uint64) {
+	l.failMu.Lock()
+	if l.first == nil || id < l.firstID {
+		l.first, l.firstID = e, id
+	}
+	l.failMu.Unlock()
+	l.stop.Store(true)
+}
+
+// work is one worker: it runs the next CTA (or cluster) until none is
+// left or one faulted.
+func (l *Launch) work(smid int) {
+	total, coop := l.total, l.coop
+	u := l.newRunner(smid)
+	var id uint64
+	defer func() {
+		l.executed.Add(u.ran())
+		if r := recover(); r != nil {
+			c, cid := u.at(id)
+			l.fail(l.errorFor(c, cid, &fault{kind: fPanic, warp: c.w.id, lane: -1, pc: c.pc,
+				msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}), cid)
+		} else if c, ok := u.(*cta); ok && !coop {
+			c.recycle()
+		}
+	}()
+	for !l.stop.Load() {
+		if f := l.Host.Faulted(); f != nil {
+			// A launch faulted: CUDA is unusable in the process (sticky.go): this one ends too.
+			l.fail(&rt.Error{Op: "cuLaunchKernel", Code: f.Code, Detail: "kernel " + l.Program.Name + " stopped: a kernel faulted: " + f.Detail}, id)
+			return
+		}
+		id = l.next.Add(1) - 1
+		if id >= total {
+			return
+		}
+		if coop {
+			id = uint64(smid)
+		}
+		if !u.run(id) {
+			c, cid := u.at(id)
+			l.fail(l.errorFor(c, cid, c.fault), cid)
+			return
+		}
+		if coop {
+			return
+		}
+	}
 }
 
 // Executed is the thread-instructions the launch ran (a lane executing one

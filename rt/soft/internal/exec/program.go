@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/cugen/cugen/parse/ptx"
+	"sync"
 )
 
 // The device the executor models: the H100 (sm_90) of the special
@@ -23,7 +24,9 @@ type Program struct {
 	src  []*ptx.Instr // the PTX instruction each pc came from
 
 	NSlots int // register slots (slot 0 is the junk sink, slot 1 the frame base)
-	npreds int // predicates (index 0 is the junk sink)
+
+	ctas   sync.Pool // *cta of finished launches, whose buffers newCTA reuses
+	npreds int       // predicates (index 0 is the junk sink)
 
 	consts   []slotVal // slots holding immediates, filled once per register file
 	syms     []slotVal // slots holding module-variable addresses (val = var index), per launch
