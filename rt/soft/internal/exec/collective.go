@@ -16,6 +16,15 @@ func (c *cta) shfl(w *warp, in *inst, m uint32) {
 	vals := *lanes(r, in.a)
 	b, cc := lanes(r, in.b), lanes(r, in.c)
 	d := lanes(r, in.d)
+	if m == fullMask && shflFull(in.fl, &vals, b, cc, d, &w.pr[in.aux]) {
+		return
+	}
+	w.pr[in.aux] = w.pr[in.aux]&^m | shflLanes(in.fl, &vals, b, cc, d, m)
+}
+
+// shflLanes is shfl lane by lane over the lanes of m; it returns the
+// lanes whose source was in range.
+func shflLanes(mode uint16, vals, b, cc, d *[32]uint64, m uint32) uint32 {
 	var pbits uint32
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
@@ -27,7 +36,7 @@ func (c *cta) shfl(w *warp, in *inst, m uint32) {
 		minLane := l & seg
 		var j int
 		var ok bool
-		switch in.fl {
+		switch mode {
 		case shflUp:
 			j = l - bval
 			ok = j >= maxLane
@@ -49,7 +58,72 @@ func (c *cta) shfl(w *warp, in *inst, m uint32) {
 			pbits |= 1 << l
 		}
 	}
-	w.pr[in.aux] = w.pr[in.aux]&^m | pbits
+	return pbits
+}
+
+// shflFull is shfl for a full warp whose lane and clamp operands are the
+// same in every lane and whose segment is the whole warp (c's mask bits
+// zero: the __shfl*_sync forms of width 32): each lane's source is then a
+// shift of the lane number, copied in blocks. It reports false, doing
+// nothing, for any other case, which the per-lane loop handles.
+func shflFull(mode uint16, vals, b, cc, d *[32]uint64, pred *uint32) bool {
+	b0, c0 := b[0], cc[0]
+	for l := 1; l < 32; l++ {
+		if b[l] != b0 || cc[l] != c0 {
+			return false
+		}
+	}
+	if c0>>8&31 != 0 {
+		return false
+	}
+	bval, clamp := int(b0&31), int(c0&31)
+	switch mode {
+	case shflUp:
+		// Lane l reads l-bval when that is at least clamp (maxLane).
+		lo := max(bval, clamp+bval) // first lane whose source is in range
+		if lo > 31 {
+			*d = *vals
+			*pred = 0
+			return true
+		}
+		copy(d[:lo], vals[:lo])
+		copy(d[lo:], vals[lo-bval:32-bval])
+		*pred = ^uint32(0) << lo
+	case shflDown:
+		// Lane l reads l+bval when that is at most clamp.
+		n := clamp - bval + 1 // lanes 0..n-1 in range
+		if n <= 0 {
+			*d = *vals
+			*pred = 0
+			return true
+		}
+		copy(d[:n], vals[bval:bval+n])
+		copy(d[n:], vals[n:])
+		*pred = uint32(1)<<n - 1
+		if n == 32 {
+			*pred = fullMask
+		}
+	case shflBfly:
+		if clamp != 31 {
+			return false
+		}
+		for l := range d {
+			d[l] = vals[l^bval]
+		}
+		*pred = fullMask
+	default:
+		if bval > clamp {
+			*d = *vals
+			*pred = 0
+			return true
+		}
+		v := vals[bval]
+		for l := range d {
+			d[l] = v
+		}
+		*pred = fullMask
+	}
+	return true
 }
 
 // vote computes over each lane's membermask, as redux does: lanes of one
