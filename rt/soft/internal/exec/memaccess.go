@@ -383,7 +383,26 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 			return true
 		}
 	}
+	if m != fullMask && n >= 4 && partialInRange(a, m, imm-lo, n-4) {
+		// A partial warp (a bounds test's edge) within the cached buffer.
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			d[l] = uint64(devmem.Load32(unsafe.Add(p, a[l]+imm-lo)))
+		}
+		return true
+	}
 	return c.ld(w, in, m)
+}
+
+// partialInRange reports whether every lane l of m has a[l]+delta at most
+// lim and 4-byte aligned: the access of each lies in the cached buffer.
+func partialInRange(a *[32]uint64, m uint32, delta, lim uint64) bool {
+	ok := true
+	for mm := m; mm != 0; mm &= mm - 1 {
+		off := a[bits.TrailingZeros32(mm)&31] + delta
+		ok = ok && off <= lim && off&3 == 0
+	}
+	return ok
 }
 
 func (c *cta) stG32(w *warp, in *inst, m uint32) bool {
@@ -403,6 +422,13 @@ func (c *cta) stG32(w *warp, in *inst, m uint32) bool {
 			}
 			return true
 		}
+	}
+	if m != fullMask && n >= 4 && !e.ro && partialInRange(a, m, imm-lo, n-4) {
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			devmem.Store32(unsafe.Add(p, a[l]+imm-lo), uint32(v[l]))
+		}
+		return true
 	}
 	return c.st(w, in, m)
 }
