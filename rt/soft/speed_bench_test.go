@@ -1,6 +1,7 @@
 package soft
 
 import (
+	"flag"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -321,3 +322,60 @@ func closeF32(b *testing.B, what string, got, want []float32, tol float64) {
 		}
 	}
 }
+
+// BenchmarkScale runs the large-grid classes with Options.Workers set by
+// -soft.workers (0: GOMAXPROCS), for the wall-clock scaling from 1 to 16
+// workers (testdata/scale.sh runs it on a machine with the cores).
+func BenchmarkScale(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		run  func(b *testing.B, opt Options)
+	}{
+		{"matmul256", func(b *testing.B, opt Options) {
+			e := newEnv(b, opt)
+			k := e.kernel(e.load("typical_sm90.ptx"), "_Z2mmPKfS0_Pfi")
+			A, B, C := matmulInputs()
+			softBench(b, e, k, rt.D2(16, 16), rt.D2(16, 16), 0, nil, e.buf(A), e.buf(B), e.buf(C), 256)
+		}},
+		{"softmax", func(b *testing.B, opt Options) {
+			e := newEnv(b, opt)
+			k := e.kernel(e.load("bench_sm90.ptx"), "_Z7softmaxPKfPfi")
+			x := softmaxInput()
+			softBench(b, e, k, rt.D1(softmaxRows), rt.D1(256), 0, nil, e.buf(x), e.buf(make([]float32, len(x))), softmaxCols)
+		}},
+		{"blockreduce", func(b *testing.B, opt Options) {
+			e := newEnv(b, opt)
+			k := e.kernel(e.load("bench_sm90.ptx"), "_Z4bredPKfPfi")
+			in := bredInput()
+			softBench(b, e, k, rt.D1(len(in)/256), rt.D1(256), 0, nil, e.buf(in), e.buf(make([]float32, len(in)/256)), len(in))
+		}},
+		{"vadd1M", func(b *testing.B, opt Options) {
+			e := newEnv(b, opt)
+			k := e.kernel(e.load("typical_sm90.ptx"), "_Z4vaddPKfS0_Pfi")
+			x, y := vaddInputs()
+			softBench(b, e, k, rt.D1(len(x)/256), rt.D1(256), 0, nil, e.buf(x), e.buf(y), e.buf(make([]float32, len(x))), len(x))
+		}},
+		{"stencil128", func(b *testing.B, opt Options) {
+			e := newEnv(b, opt)
+			k := e.kernel(e.load("bench_sm90.ptx"), "_Z8stencil7PKfPfi")
+			a := stencilInput()
+			softBench(b, e, k, rt.D3(stencilN/32, stencilN/8, stencilN), rt.D2(32, 8), 0, nil, e.buf(a), e.buf(make([]float32, len(a))), stencilN)
+		}},
+		{"histogram", func(b *testing.B, opt Options) {
+			e := newEnv(b, opt)
+			k := e.kernel(e.load("typical_sm90.ptx"), "_Z4histPKhPji")
+			d := histInput()
+			softBench(b, e, k, rt.D1(256), rt.D1(256), 0, nil, e.buf(d), e.buf(make([]uint32, 256)), len(d))
+		}},
+		{"treereduce", func(b *testing.B, opt Options) {
+			e := newEnv(b, opt)
+			k := e.kernel(e.load("typical_sm90.ptx"), "_Z6reducePKfPfi")
+			in := treeInput()
+			softBench(b, e, k, rt.D1(len(in)/256), rt.D1(256), 256*4, nil, e.buf(in), e.buf(make([]float32, len(in)/256)), len(in))
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) { c.run(b, Options{Workers: *scaleWorkers}) })
+	}
+}
+
+var scaleWorkers = flag.Int("soft.workers", 0, "BenchmarkScale: Options.Workers (0: GOMAXPROCS)")
