@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
@@ -24,6 +25,23 @@ func (c *cta) atom(w *warp, in *inst, m uint32) bool {
 	r := w.r
 	base, b, cv, d := lanes(r, in.a), lanes(r, in.b), lanes(r, in.c), lanes(r, in.d)
 	space := int(in.aux2)
+	if space == spShared && size == 4 && kind == gpumath.AtAdd && (cls == gpumath.AcU32 || cls == gpumath.AcS32) {
+		// The CTA's own shared memory is only ever touched by the worker
+		// running the CTA: an integer add needs no atomic instruction.
+		// From the first lane outside it on, the general loop goes on.
+		sh, n := c.shPtr, c.shLen
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			addr := base[l] + uint64(in.imm)
+			if n < 4 || addr > n-4 || addr&3 != 0 {
+				break
+			}
+			p := (*uint32)(unsafe.Add(sh, addr))
+			old := *p
+			*p = old + uint32(b[l])
+			d[l] = uint64(old)
+		}
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		addr := base[l] + uint64(in.imm)
