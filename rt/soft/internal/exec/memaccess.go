@@ -189,6 +189,21 @@ func (c *cta) ld(w *warp, in *inst, m uint32) bool {
 		}
 		return true
 	}
+	// A scalar global load (bytes, halves, doublewords) whose active lanes
+	// all address, aligned, the instruction's cached allocation.
+	if e := &c.gc[c.pc]; cnt == 1 && !at && space == spGlobal && tot <= e.n && size&(size-1) == 0 &&
+		inCache(base, m, uint64(in.imm), e.lo, e.n-tot, tot-1) {
+		d, imm := lanes(w.r, in.d), uint64(in.imm)
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			v := devmem.Load(unsafe.Add(e.ptr, base[l]+imm-e.lo), size)
+			if in.fl&memSext != 0 {
+				v = uint64(gpumath.Sext(v, uint(size)*8)) & gpumath.Mask(uint(in.c)*8)
+			}
+			d[l] = v
+		}
+		return true
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		addr := base[l] + uint64(in.imm)
@@ -392,6 +407,17 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 		return true
 	}
 	return c.ld(w, in, m)
+}
+
+// inCache reports whether every lane l of m addresses a[l]+imm with the
+// alignment mask align clear and an offset from lo of at most lim.
+func inCache(a *[32]uint64, m uint32, imm, lo, lim, align uint64) bool {
+	ok := true
+	for mm := m; mm != 0; mm &= mm - 1 {
+		addr := a[bits.TrailingZeros32(mm)&31] + imm
+		ok = ok && addr-lo <= lim && addr&align == 0
+	}
+	return ok
 }
 
 // partialInRange reports whether every lane l of m has a[l]+delta at most
