@@ -870,6 +870,47 @@ func cvtII(in *inst, r []uint64, m uint32) {
 	sb, db, rw := uint(spec&0xff), uint(spec>>8&0xff), uint(spec>>24&0xff)
 	ss, ds, sat := spec&(1<<16) != 0, spec&(1<<17) != 0, spec&(1<<18) != 0
 	d, a := lanes(r, in.d), lanes(r, in.a)
+	if !sat && sb > 0 && db > 0 && sb <= 64 && db <= 64 {
+		// Without saturation the conversion is one extension of the low k
+		// bits, then a mask: truncating to db bits and extending (db ≤
+		// sb), or extending the sb source bits, zero above db when only
+		// the source is signed (db > sb).
+		k, sext, q := db, ds, rw
+		if db > sb {
+			k, sext = sb, ss
+			if ss && !ds {
+				q = min(db, rw)
+			}
+		}
+		sh, qm := 64-k, gpumath.Mask(q)
+		switch {
+		case m == fullMask && sext:
+			for l := range d {
+				d[l] = uint64(int64(a[l]<<sh)>>sh) & qm
+			}
+		case m == fullMask:
+			for l := range d {
+				d[l] = a[l] << sh >> sh & qm
+			}
+		default:
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm) & 31
+				if sext {
+					d[l] = uint64(int64(a[l]<<sh)>>sh) & qm
+				} else {
+					d[l] = a[l] << sh >> sh & qm
+				}
+			}
+		}
+		return
+	}
+	cvtIILanes(spec, d, a, m)
+}
+
+// cvtIILanes is cvtII's general form, lane by lane.
+func cvtIILanes(spec int64, d, a *[32]uint64, m uint32) {
+	sb, db, rw := uint(spec&0xff), uint(spec>>8&0xff), uint(spec>>24&0xff)
+	ss, ds, sat := spec&(1<<16) != 0, spec&(1<<17) != 0, spec&(1<<18) != 0
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		v := a[l] & gpumath.Mask(sb)
