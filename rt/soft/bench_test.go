@@ -176,3 +176,35 @@ func TestLaunchAllocs(t *testing.T) {
 		t.Errorf("a launch allocates %v times (1 CTA) and %v (%d CTAs): want at most 10, independent of the grid", small, large, n/256)
 	}
 }
+
+// TestFirstUseCosts logs (not asserts: the machine is shared) the one-off
+// costs of a fresh process: the driver, the first library load (the
+// decoder's tables), the first launch, and the first launches needing the
+// MUFU tables (mathk: ex2, rcp, sqrt, sin, rsqrt, lg2; see also
+// gpumath's TestMUFUFirstUse) and a texture fetch's tables. Run alone:
+//
+//	go test -run TestFirstUseCosts -v ./rt/soft
+func TestFirstUseCosts(t *testing.T) {
+	tick := time.Now()
+	lap := func(what string) {
+		t.Logf("%-32s %v", what, time.Since(tick))
+		tick = time.Now()
+	}
+	e := newEnv(t, Options{})
+	lap("New + PrimaryCtxRetain")
+	lib := e.load("typical_sm90.ptx")
+	lap("first LibraryLoad (typical_sm90)")
+	k := e.kernel(lib, "_Z4vaddPKfS0_Pfi")
+	n := 1024
+	pa, pb, pc := e.buf(make([]float32, n)), e.buf(make([]float32, n)), e.buf(make([]float32, n))
+	lap("kernel + 3 buffers")
+	e.launch(k, rt.D1(n/256), rt.D1(256), 0, pa, pb, pc, n)
+	lap("first launch (vadd)")
+	e.launch(k, rt.D1(n/256), rt.D1(256), 0, pa, pb, pc, n)
+	lap("second launch (vadd)")
+	x, y := e.buf(randF32(rand.New(rand.NewPCG(1, 1)), 64, 0.5, 2)), e.buf(make([]float64, 65))
+	e.launch(e.kernel(lib, "_Z5mathkPfPd"), rt.D1(1), rt.D1(32), 0, x, y)
+	lap("first launch using MUFU (mathk)")
+	e.launch(e.kernel(lib, "_Z5mathkPfPd"), rt.D1(1), rt.D1(32), 0, x, y)
+	lap("second launch (mathk)")
+}

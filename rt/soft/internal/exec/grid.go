@@ -59,9 +59,12 @@ type Launch struct {
 	cdpOnce sync.Once
 
 	// The workers' shared state (work): the CTAs (or clusters) in all,
-	// the next to run, and the first fault.
+	// the next to run, and the first fault. next is written once per CTA
+	// by every worker: the padding keeps the fields the workers read
+	// constantly (Program, Grid, Params, ...) off its cache line.
 	total   uint64
 	coop    bool
+	_       [64]byte
 	next    atomic.Uint64
 	stop    atomic.Bool
 	failMu  sync.Mutex
