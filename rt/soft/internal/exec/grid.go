@@ -107,14 +107,16 @@ func (l *Launch) Run() error {
 	if workers <= 1 {
 		l.work(0)
 	} else {
+		// The launching goroutine is worker 0.
 		var wg sync.WaitGroup
-		for i := 0; i < workers; i++ {
+		for i := 1; i < workers; i++ {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
 				l.work(i)
 			}(i)
 		}
+		l.work(0)
 		wg.Wait()
 	}
 	if l.first != nil {
