@@ -211,3 +211,18 @@ func TestFirstUseCosts(t *testing.T) {
 	e.launch(e.kernel(lib, "_Z5mathkPfPd"), rt.D1(1), rt.D1(32), 0, x, y)
 	lap("second launch (mathk)")
 }
+
+// BenchmarkLaunchGrid16K is BenchmarkLaunchEmpty with 16,384 threads (64
+// CTAs of 256): with -benchmem, what a launch allocates per grid.
+func BenchmarkLaunchGrid16K(b *testing.B) {
+	e := newEnv(b, Options{})
+	lib := e.loadSrc("empty.ptx", kernelSrc("", "ret;"))
+	k := e.kernel(lib, "k")
+	e.launch(k, rt.D1(64), rt.D1(256), 0)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		e.launch(k, rt.D1(64), rt.D1(256), 0)
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
