@@ -410,10 +410,11 @@ func (d *Driver) legacyImplicit(op string, s *stream) error {
 func (d *Driver) forbidden(op string, c *context, wait bool) error {
 	d.gx.mu.Lock()
 	defer d.gx.mu.Unlock()
-	me := tid()
 	for cp := range d.gx.captures {
 		inCtx := wait && cp.origin.ctx == c
-		if !inCtx && (cp.mode == rt.CaptureRelaxed || cp.mode == rt.CaptureThreadLocal && cp.tid != me) {
+		// tid is a system call: asked only of a thread-local capture (a
+		// sync outside any capture, the common case, makes none).
+		if !inCtx && (cp.mode == rt.CaptureRelaxed || cp.mode == rt.CaptureThreadLocal && cp.tid != tid()) {
 			continue
 		}
 		err := rt.Errorf(op, rt.ErrStreamCaptureUnsupported, "not permitted while stream %#x is being captured (capture mode %d)", uintptr(cp.origin.h), cp.mode)
