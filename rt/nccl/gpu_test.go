@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -676,4 +677,53 @@ func busBandwidth() error {
 		buf.Free()
 	}
 	return c.AsyncError()
+}
+
+// TestGPUCurrentContext checks what an operation does to the calling
+// thread's current context, as the shim's AT_CTX says: a thread with none
+// is left with the rank's (as the CUDA runtime leaves one), and a thread
+// whose caller made another context current keeps that one.
+func TestGPUCurrentContext(t *testing.T) {
+	r := gpuRanks(t, 1)
+	c, ctx, s := r.comms[0], r.ctxs[0], r.ss[0]
+	drv := ctx.Driver()
+	buf, _ := rt.AllocFrom(ctx, []float32{1, 2})
+	defer buf.Free()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer drv.CtxSetCurrent(0)
+	if err := drv.CtxSetCurrent(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := nccl.AllReduceInPlace(c, buf, nccl.Sum, s); err != nil {
+		t.Fatal(err)
+	}
+	if cur, err := drv.CtxGetCurrent(); err != nil || cur != ctx.Handle() {
+		t.Errorf("after an AllReduce on a thread with no context, the current context is %#x (%v); want the rank's %#x", cur, err, ctx.Handle())
+	}
+	own, err := ctx.Device().NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Release()
+	if err := drv.CtxSetCurrent(own.Handle()); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := nccl.AllReduceInPlace(c, buf, nccl.Sum, s); err != nil {
+			t.Fatal(err)
+		}
+		if err := nccl.AllReduce(c, buf, buf, nccl.Sum, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	if cur, err := drv.CtxGetCurrent(); err != nil || cur != own.Handle() {
+		t.Errorf("after AllReduces on a thread whose caller made its own context current, the current context is %#x (%v); want the caller's %#x", cur, err, own.Handle())
+	}
+	if got := host(t, buf); !slices.Equal(got, []float32{1, 2}) {
+		t.Errorf("one-rank AllReduces changed the buffer: %v", got)
+	}
 }

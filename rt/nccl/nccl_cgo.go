@@ -143,6 +143,16 @@ type ncclComm struct {
 	opt        *Options
 }
 
+// setCurrent is cuCtxSetCurrent on the calling thread, through the
+// libcuda.so.1 the shim loaded: how the binding tests give a thread a
+// caller's own context.
+func setCurrent(h rt.CtxHandle) error {
+	if rc := C.cn_set_current(C.uintptr_t(h)); rc != 0 {
+		return &rt.Error{Op: "cuCtxSetCurrent", Code: rt.Result(rc)}
+	}
+	return nil
+}
+
 func ctxHandle(c *rt.Context) C.uintptr_t { return C.uintptr_t(c.Handle()) }
 
 // checkDevice refuses what NCCL cannot work in.

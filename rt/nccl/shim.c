@@ -5,6 +5,9 @@
 // rank's CUDA context current (cuCtxPushCurrent), calls NCCL, and restores
 // the thread's previous context (cuCtxPopCurrent). NCCL works in the
 // current device's primary context, which the pushed context is.
+//
+// The operations (cn_op), called thousands of times a second, switch less:
+// see AT_CTX.
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -75,6 +78,8 @@ typedef struct CUstream_st *CUstream;
 static void *lib;
 static CUresult (*p_cuCtxPushCurrent)(CUcontext);
 static CUresult (*p_cuCtxPopCurrent)(CUcontext *);
+static CUresult (*p_cuCtxGetCurrent)(CUcontext *);
+static CUresult (*p_cuCtxSetCurrent)(CUcontext);
 
 static ncclResult_t (*p_ncclGetVersion)(int *);
 static const char *(*p_ncclGetErrorString)(ncclResult_t);
@@ -119,8 +124,10 @@ int cn_open(const char *path, char *err, size_t errlen) {
 	}
 	*(void **)(&p_cuCtxPushCurrent) = dlsym(cuda, "cuCtxPushCurrent_v2");
 	*(void **)(&p_cuCtxPopCurrent) = dlsym(cuda, "cuCtxPopCurrent_v2");
-	if (!p_cuCtxPushCurrent || !p_cuCtxPopCurrent) {
-		snprintf(err, errlen, "libcuda.so.1 lacks cuCtxPushCurrent_v2 or cuCtxPopCurrent_v2");
+	*(void **)(&p_cuCtxGetCurrent) = dlsym(cuda, "cuCtxGetCurrent");
+	*(void **)(&p_cuCtxSetCurrent) = dlsym(cuda, "cuCtxSetCurrent");
+	if (!p_cuCtxPushCurrent || !p_cuCtxPopCurrent || !p_cuCtxGetCurrent || !p_cuCtxSetCurrent) {
+		snprintf(err, errlen, "libcuda.so.1 lacks cuCtxPushCurrent_v2, cuCtxPopCurrent_v2, cuCtxGetCurrent or cuCtxSetCurrent");
 		return -1;
 	}
 	void *l = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -197,6 +204,31 @@ const char *cn_last_error(uintptr_t comm) { return p_ncclGetLastError((ncclComm_
 		r_ = p_cuCtxPopCurrent(&o_);                             \
 		if (r_ != 0 && n_ == 0) return CN_CUDA_FAILED | r_;      \
 		return n_;                                               \
+	} while (0)
+
+// AT_CTX is IN_CTX for the operations, with fewer context switches.
+// C code calling NCCL has its device's context current (the CUDA runtime
+// sets the primary context on a thread's first call and leaves it there),
+// so NCCL's own cudaGetDevice finds it and switches nothing; a push and a
+// pop around each call would cost two driver calls, and the CUDA runtime
+// inside NCCL would see the thread's context change twice per call. So:
+// the rank's context current already: call NCCL (one cuCtxGetCurrent);
+// none current: make it current and leave it, as the CUDA runtime does
+// (it is a primary context, which the CUDA runtime inside NCCL retains
+// for the life of the process); another current (a caller's own, on a
+// locked thread): push and pop, leaving the caller's context untouched.
+#define AT_CTX(ctx, call)                                        \
+	do {                                                         \
+		CUcontext c_;                                            \
+		CUresult r_ = p_cuCtxGetCurrent(&c_);                    \
+		if (r_ != 0) return CN_CUDA_FAILED | r_;                 \
+		if (c_ == (CUcontext)(ctx)) return (call);               \
+		if (c_ == NULL) {                                        \
+			r_ = p_cuCtxSetCurrent((CUcontext)(ctx));            \
+			if (r_ != 0) return CN_CUDA_FAILED | r_;             \
+			return (call);                                       \
+		}                                                        \
+		IN_CTX(ctx, call);                                       \
 	} while (0)
 
 #define NEED(p)                                  \
@@ -303,8 +335,10 @@ static ncclResult_t dispatch(int kind, uintptr_t send, uintptr_t recv, size_t co
 
 int cn_op(uintptr_t ctx, int kind, uintptr_t send, uintptr_t recv, size_t count, int dtype, int op, int peer,
           uintptr_t comm, uintptr_t stream) {
-	IN_CTX(ctx, dispatch(kind, send, recv, count, dtype, op, peer, (ncclComm_t)comm, (CUstream)stream));
+	AT_CTX(ctx, dispatch(kind, send, recv, count, dtype, op, peer, (ncclComm_t)comm, (CUstream)stream));
 }
+
+int cn_set_current(uintptr_t ctx) { return p_cuCtxSetCurrent((CUcontext)ctx); }
 
 int cn_group_start(void) { return p_ncclGroupStart(); }
 int cn_group_end(void) { return p_ncclGroupEnd(); }

@@ -51,6 +51,8 @@ int cn_comm_info(uintptr_t comm, int *rank, int *count, int *device);
 // is the root or the peer.
 int cn_op(uintptr_t ctx, int kind, uintptr_t send, uintptr_t recv, size_t count, int dtype, int op, int peer,
           uintptr_t comm, uintptr_t stream);
+// cn_set_current is cuCtxSetCurrent, for rt/nccl's tests.
+int cn_set_current(uintptr_t ctx);
 int cn_group_start(void);
 int cn_group_end(void);
 
