@@ -92,7 +92,20 @@ func init() {
 		if _, err := c.DevComm(nil); !errors.Is(err, nccl.InvalidUsage) || !strings.Contains(err.Error(), "NCCL 2.28.9") {
 			return fmt.Errorf("DevComm on NCCL 2.28.9: %v", err)
 		}
-		return nil
+		fakeLog()
+		// The tests' own path to 2.28.9's 200-byte layout: its
+		// requirements' lsaBarrierCount at offset 24, all 200 bytes back.
+		b, err := nccl.DevCommBytes(c, 2)
+		if err != nil {
+			return err
+		}
+		if len(b) != 200 || b[0] != 0 || b[4] != 1 || b[16] != 1 || b[199] != 0xab {
+			return fmt.Errorf("DevCommBytes on NCCL 2.28.9: %x", b)
+		}
+		if err := nccl.DestroyDevCommBytes(c, b); err != nil {
+			return err
+		}
+		return expect("DevCommBytes", fakeLog(), "push 0x1", "devCommCreate rank=0 lsaMultimem=0 lsaBarrierCount=2 layout=22807", "pop 0x1", "devCommDestroy rank=0 first=ab last=ab")
 	}
 }
 

@@ -576,3 +576,48 @@ func (w *ncclWindow) deregister() error {
 	}
 	return w.nc.lib.check("ncclCommWindowDeregister", C.cn_window_deregister(ctxHandle(w.nc.ctx), w.nc.h, C.uintptr_t(h)), w.nc.h)
 }
+
+// devCommABI22807 is the range of NCCL versions whose ncclDevComm is 200
+// bytes (GIN's fields added) and which make one for a one-rank
+// communicator: rt/nccl's DevComm is not that layout, so only the tests
+// create one, through devCommBytes.
+const devCommABI22807Min, devCommABI22807Max = 22807, 22809
+
+// devCommBytes creates c's device communicator in NCCL 2.28.7 to 2.28.9's
+// layout and returns its bytes, for the GPU tests (the first 24 bytes are
+// DevComm's description fields); destroyDevCommBytes destroys it.
+func devCommBytes(c *Comm, lsaBarriers int) ([]byte, error) {
+	const op = "ncclDevCommCreate"
+	if err := c.usable(op); err != nil {
+		return nil, err
+	}
+	nc, ok := c.impl.(*ncclComm)
+	if !ok {
+		return nil, errorf(op, InvalidUsage, "not an NCCL communicator")
+	}
+	if v := nc.lib.version; v < devCommABI22807Min || v > devCommABI22807Max {
+		return nil, errorf(op, InvalidUsage, "the 200-byte ncclDevComm is NCCL 2.28.7 to 2.28.9's, and the loaded one is %s", nc.lib.describe())
+	}
+	out := make([]byte, C.DEVCOMM_SIZE_22807)
+	p := C.malloc(C.DEVCOMM_SIZE_22807)
+	defer C.free(p)
+	if err := nc.lib.check(op, C.cn_devcomm_create_22807(ctxHandle(nc.ctx), nc.h, C.int(lsaBarriers), p), nc.h); err != nil {
+		return nil, err
+	}
+	copy(out, unsafe.Slice((*byte)(p), len(out)))
+	return out, nil
+}
+
+func destroyDevCommBytes(c *Comm, b []byte) error {
+	const op = "ncclDevCommDestroy"
+	if err := c.usable(op); err != nil {
+		return err
+	}
+	nc := c.impl.(*ncclComm)
+	if len(b) != C.DEVCOMM_SIZE_22807 {
+		return errorf(op, InvalidArgument, "%d bytes, not a 200-byte ncclDevComm", len(b))
+	}
+	p := C.CBytes(b)
+	defer C.free(p)
+	return nc.lib.check(op, C.cn_devcomm_destroy_22807(ctxHandle(nc.ctx), nc.h, p), nc.h)
+}

@@ -69,6 +69,52 @@ typedef struct {
 } ncclDevComm_22803;
 #define DEVCOMM_SIZE 88
 
+// The same two as NCCL 2.28.7 to 2.28.9 lay them out (GIN's fields added):
+// rt/nccl's tests create a one-rank device communicator with these, which
+// NCCL 2.28.7 first allows (it asks every pair of local ranks for CUDA peer
+// access, and one rank has no pair); ncclDevComm's first 24 bytes, the
+// description kernels read, are 2.28.3's.
+typedef struct {
+	void *resourceRequirementsList;
+	void *teamRequirementsList;
+	bool lsaMultimem;
+	int barrierCount;
+	int lsaBarrierCount;
+	int railGinBarrierCount;
+	int lsaLLA2ABlockCount, lsaLLA2ASlotCount;
+	bool ginForceEnable;
+	int ginContextCount;
+	int ginSignalCount;
+	int ginCounterCount;
+} ncclDevCommRequirements_22807;
+_Static_assert(sizeof(ncclDevCommRequirements_22807) == 56, "ncclDevCommRequirements is 56 bytes in 2.28.7");
+_Static_assert(offsetof(ncclDevCommRequirements_22807, lsaBarrierCount) == 24, "lsaBarrierCount at 24 in 2.28.7");
+typedef struct {
+	int rank, nRanks;
+	unsigned nRanks_rcp32;
+	int lsaRank, lsaSize;
+	unsigned lsaSize_rcp32;
+	void *windowTable, *resourceWindow;
+	struct {
+		void *winHost;
+		char *lsaFlatBase;
+		int lsaRank, worldRank;
+		unsigned stride4G, mcOffset4K, ginOffset4K;
+		void *ginWins[4];
+	} resourceWindow_inlined;
+	void *lsaMultimem;
+	struct { unsigned bufHandle; int nBarriers; } lsaBarrier;
+	struct { unsigned signal0, bufHandle; } railGinBarrier;
+	unsigned char ginContextCount, ginTypes[4];
+	void *ginHandles[4];
+	unsigned ginSignalBase;
+	int ginSignalCount;
+	unsigned ginCounterBase;
+	int ginCounterCount;
+	unsigned long long *ginSignalShadows;
+} ncclDevComm_22807;
+_Static_assert(sizeof(ncclDevComm_22807) == DEVCOMM_SIZE_22807, "ncclDevComm is 200 bytes in 2.28.7");
+
 typedef int CUresult;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
@@ -394,6 +440,33 @@ int cn_devcomm_create_all(int n, const uintptr_t *ctxs, const uintptr_t *comms, 
 	if (r == 0) memcpy(out, dc, (size_t)n * DEVCOMM_SIZE);
 	free(dc);
 	return r;
+}
+
+int cn_devcomm_create_22807(uintptr_t ctx, uintptr_t comm, int lsa_barriers, void *out) {
+	NEED(p_ncclDevCommCreate);
+	ncclDevCommRequirements_22807 req;
+	memset(&req, 0, sizeof req);
+	req.lsaBarrierCount = lsa_barriers;
+	ncclDevComm_22807 *dc = calloc(1, sizeof *dc);
+	if (!dc) return 2;  // ncclSystemError
+	CUresult q = p_cuCtxPushCurrent((CUcontext)ctx);
+	if (q != 0) {
+		free(dc);
+		return CN_CUDA_FAILED | q;
+	}
+	ncclResult_t r = p_ncclDevCommCreate((ncclComm_t)comm, &req, dc);
+	CUcontext o;
+	p_cuCtxPopCurrent(&o);
+	if (r == 0) memcpy(out, dc, sizeof *dc);
+	free(dc);
+	return r;
+}
+
+int cn_devcomm_destroy_22807(uintptr_t ctx, uintptr_t comm, const void *devcomm) {
+	NEED(p_ncclDevCommDestroy);
+	ncclDevComm_22807 dc;
+	memcpy(&dc, devcomm, sizeof dc);
+	IN_CTX(ctx, p_ncclDevCommDestroy((ncclComm_t)comm, &dc));
 }
 
 int cn_devcomm_destroy(uintptr_t ctx, uintptr_t comm, const void *devcomm) {

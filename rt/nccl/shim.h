@@ -68,5 +68,11 @@ int cn_window_deregister(uintptr_t ctx, uintptr_t comm, uintptr_t win);
 // group, NCCL 2.28.3's layout (88 bytes each, out[i*88...]).
 int cn_devcomm_create_all(int n, const uintptr_t *ctxs, const uintptr_t *comms, int lsa_barriers, void *out);
 int cn_devcomm_destroy(uintptr_t ctx, uintptr_t comm, const void *devcomm);
+// cn_devcomm_create_22807 and cn_devcomm_destroy_22807 are the same for
+// one rank in NCCL 2.28.7 to 2.28.9's layouts (200 bytes), for rt/nccl's
+// tests.
+#define DEVCOMM_SIZE_22807 200
+int cn_devcomm_create_22807(uintptr_t ctx, uintptr_t comm, int lsa_barriers, void *out);
+int cn_devcomm_destroy_22807(uintptr_t ctx, uintptr_t comm, const void *devcomm);
 
 #endif
