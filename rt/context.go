@@ -230,6 +230,9 @@ func (s *Stream) Destroy() error {
 	if s.h == 0 {
 		return nil
 	}
+	if s.adopted && special(s.h) {
+		return Errorf(op, ErrNotPermitted, "stream %#x is CUDA's legacy or per-thread default stream, which no one destroys", uintptr(s.h))
+	}
 	if s.adopted {
 		return Errorf(op, ErrNotPermitted, "stream %#x was made by other code (AdoptStream): its owner destroys it", uintptr(s.h))
 	}

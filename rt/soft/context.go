@@ -16,13 +16,14 @@ type context struct {
 	dev     *device
 	primary bool
 
-	null *stream // the legacy NULL stream
+	null *stream // the legacy NULL stream (also rt.StreamLegacy)
 
 	fault atomic.Pointer[rt.Error] // the sticky fault (sticky.go); nil while usable
 
 	mu        sync.Mutex
 	destroyed bool
-	streams   map[*stream]struct{}   // created streams (not the NULL stream)
+	streams   map[*stream]struct{}   // created streams and ptds (not the NULL stream)
+	ptds      *stream                // the per-thread default stream, once used (perThread)
 	allocs    map[uint64]*exec.Alloc // live allocations by base
 	insts     map[*library]*instance
 
@@ -159,6 +160,7 @@ func (d *Driver) destroy(c *context) {
 	allocs := c.allocs
 	insts := c.insts
 	c.streams, c.allocs, c.insts = map[*stream]struct{}{}, map[uint64]*exec.Alloc{}, map[*library]*instance{}
+	c.ptds = nil
 	c.mu.Unlock()
 	for s := range streams {
 		d.dropCapture(s) // a capture in c must not outlive it
