@@ -1398,7 +1398,13 @@ func adoptCases() []misuseCase {
 				_, err := rt.AdoptContext(e.d, e.released().Handle())
 				return err
 			}},
-			{api: "AdoptStream", what: "the NULL stream", want: badHandle, run: func(e *misuseEnv) error { _, err := rt.AdoptStream(e.d, 0); return err }},
+			{api: "Context.AdoptStream", what: "Destroy of CUDA's legacy stream", want: notPermitted, run: func(e *misuseEnv) error {
+				st, err := e.ctx.AdoptStream(rt.StreamLegacy)
+				if err != nil {
+					return err
+				}
+				return st.Destroy()
+			}},
 			{api: "Context.AdoptEvent", what: "the null handle", want: badHandle, run: func(e *misuseEnv) error { _, err := e.ctx.AdoptEvent(0); return err }},
 			{api: "AdoptBuffer", what: "2^61 float64: bytes overflow", want: badValue, run: func(e *misuseEnv) error {
 				_, err := rt.AdoptBuffer[float64](e.ctx, e.buf.Ptr.Addr(), 1<<61)
