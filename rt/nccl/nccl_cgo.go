@@ -81,7 +81,7 @@ func (l *ncclLib) check(op string, rc C.int, comm C.uintptr_t) error {
 	case rc&C.CN_CUDA_FAILED != 0:
 		code := rt.Result(rc & 0xffff)
 		return &Error{Op: op, Code: UnhandledCudaError, Detail: "making the rank's context current failed (is it a live context?)",
-			Err: &rt.Error{Op: "cuCtxPushCurrent", Code: code}}
+			Err: &rt.Error{Op: "cuCtxPushCurrent/cuCtxSetCurrent", Code: code}}
 	case rc&C.CN_MISSING != 0:
 		return errorf(op, InvalidUsage, "the loaded %s does not have %s", l.describe(), op)
 	}
