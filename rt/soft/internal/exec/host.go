@@ -7,6 +7,7 @@ package exec
 
 import (
 	"sync"
+	"time"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -17,8 +18,12 @@ type Config struct {
 	Workers int
 	// InstrBudget bounds the thread-instructions one launch may execute.
 	InstrBudget uint64
-	// StackBytes bounds each thread's local memory.
+	// StackBytes bounds each thread's local memory, and its call depth
+	// (StackBytes/MinFrameBytes frames).
 	StackBytes uint32
+	// Timeout, when not 0, bounds each launch's wall-clock time: past it
+	// the launch stops with ErrLaunchTimeout (interrupt.go).
+	Timeout time.Duration
 	// MallocHeapBytes bounds each context's device-side malloc heap.
 	MallocHeapBytes uint64
 	// ComputeCapability is the emulated device's, major*10+minor: modules
