@@ -166,7 +166,13 @@ func (d *Driver) destroy(c *context) {
 	for _, a := range allocs {
 		d.mem.Free(a)
 		c.dev.release(a.Size)
+		d.poolFreed(a.Base, a.Size) // a stream-ordered one's pool entry
 	}
+	// What the driver keeps of c's objects goes with it (CUDA frees
+	// everything of a destroyed context), so a careless program's
+	// forgotten textures and unsynchronized work do not pile up.
+	d.synced(c, nil, ^uint64(0))
+	d.forgetTextures(c)
 	for lib := range insts {
 		lib.mu.Lock()
 		delete(lib.insts, c)

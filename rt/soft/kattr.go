@@ -148,6 +148,19 @@ func (d *Driver) SetKernelAttribute(k rt.KernelHandle, attr rt.FuncAttr, v int, 
 	return nil
 }
 
+// forget drops the attributes set on ps, kernels of an unloaded library.
+func (x *extState) forget(ps []*exec.Program) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for k := range x.kattrs {
+		for _, p := range ps {
+			if k.p == p {
+				delete(x.kattrs, k)
+			}
+		}
+	}
+}
+
 // maxDynamicShared is the most dynamic shared memory a launch of p may ask
 // for on dev.
 func (d *Driver) maxDynamicShared(p *exec.Program, dev int) int {

@@ -153,8 +153,15 @@ func (d *Driver) LibraryUnload(h rt.LibHandle) error {
 	delete(d.modLibs, lib.Module)
 	for _, k := range lib.khs {
 		delete(d.kernels, k)
+		delete(d.placed, k)
 	}
 	d.mu.Unlock()
+	// What the driver keeps per kernel goes with it, so that the library's
+	// code (its PTX and bytecode) can be collected.
+	for _, p := range lib.Kernels {
+		d.hz.writes.Delete(p)
+	}
+	d.ext.forget(lib.Kernels)
 	lib.mu.Lock()
 	lib.unloaded = true
 	insts := lib.insts
