@@ -61,10 +61,12 @@ func (c *context) CheckLaunch(op string, p *exec.Program, la rt.LaunchArgs) erro
 	return c.d.checkLaunch(op, p, c, la)
 }
 
-// TexObject is the object h of the driver (texture.go).
+// TexObject is the object h of the driver (texture.go), if it was made in
+// c: texture and surface objects belong to their context, as on a GPU,
+// where a handle means nothing in another context.
 func (c *context) TexObject(h uint64, surface bool) *exec.TexObject {
 	b := c.d.texObject(h, surface)
-	if b == nil {
+	if b == nil || b.Ctx != c {
 		return nil
 	}
 	return &b.TexObject
