@@ -39,9 +39,10 @@ type Config struct {
 // driver implements it, and the executor reaches the driver only through
 // it (and the Memory and Config a Launch names).
 type Host interface {
-	// Reaches reports whether kernels of this context may access memory
-	// owned by other (another context, with peer access enabled).
-	Reaches(other Host) bool
+	// Reach says why kernels of this context may not access a, an
+	// allocation of another context ("and peer access to it is not
+	// enabled"), or "" if they may.
+	Reach(a *Alloc) string
 	// Alloc makes a zeroed allocation of n bytes owned by this context;
 	// op names the CUDA call it serves, what the allocation in reports.
 	Alloc(op string, n uint64, what string) (*Alloc, error)
