@@ -172,6 +172,7 @@ func (d *Driver) destroy(c *context) {
 	// everything of a destroyed context), so a careless program's
 	// forgotten textures and unsynchronized work do not pile up.
 	d.synced(c, nil, ^uint64(0))
+	d.hostSynced(c, nil, true)
 	d.forgetTextures(c)
 	for lib := range insts {
 		lib.mu.Lock()
@@ -244,6 +245,7 @@ func (d *Driver) CtxSynchronize(h rt.CtxHandle) error {
 		return err
 	}
 	defer d.synced(c, nil, d.hz.now())
+	defer d.hostSynced(c, nil, false)
 	return c.afterSync("cuCtxSynchronize", c.synchronize())
 }
 

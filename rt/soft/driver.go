@@ -119,6 +119,7 @@ type Driver struct {
 
 	gx  graphState // graphs and captures (graph.go)
 	hz  hazards    // unsynchronized work, for host/device hazards (hazard.go)
+	sr  streamRaces // stream hazards under racecheck (streamrace.go)
 	ext extState   // the other optional capabilities' state (below)
 
 	// instrCount is the number of thread-instructions all launches have
