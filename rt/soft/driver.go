@@ -117,10 +117,10 @@ type Driver struct {
 
 	outMu sync.Mutex // serialises printf output
 
-	gx  graphState // graphs and captures (graph.go)
-	hz  hazards    // unsynchronized work, for host/device hazards (hazard.go)
+	gx  graphState  // graphs and captures (graph.go)
+	hz  hazards     // unsynchronized work, for host/device hazards (hazard.go)
 	sr  streamRaces // stream hazards under racecheck (streamrace.go)
-	ext extState   // the other optional capabilities' state (below)
+	ext extState    // the other optional capabilities' state (below)
 
 	// instrCount is the number of thread-instructions all launches have
 	// executed (a lane executing one instruction counts one): the
