@@ -195,7 +195,7 @@ func (l *Launch) errorFor(c *cta, id uint64, f *fault) *rt.Error {
 	}
 	if f.pc >= 0 && int(f.pc) < len(l.Program.src) {
 		in := l.Program.src[f.pc]
-		where += fmt.Sprintf(", at %s (%s)", in.Pos, instName(in))
+		where += ", at " + at(in)
 	}
 	msg := f.msg
 	switch f.kind {
