@@ -60,7 +60,7 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		}
 		l.Vars = in.addr
 	}
-	if err := d.orderStreams(op, s, d.launchSpans(l), "kernel "+p.Name, false); err != nil {
+	if err := d.orderStreams(op, s, d.launchSpans(l), kernelDesc(p), false); err != nil {
 		return err
 	}
 	o, err := d.submit(op, s, launchNode(l), func() error { return d.run(l) })
