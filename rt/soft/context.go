@@ -168,7 +168,14 @@ func (d *Driver) destroy(c *context) {
 	for _, a := range allocs {
 		d.mem.Free(a)
 		c.dev.release(a.Size)
+		d.poolFreed(a.Base, a.Size) // a stream-ordered one's pool entry
 	}
+	// What the driver keeps of c's objects goes with it (CUDA frees
+	// everything of a destroyed context), so a careless program's
+	// forgotten textures and unsynchronized work do not pile up.
+	d.synced(c, nil, ^uint64(0))
+	d.hostSynced(c, nil, true)
+	d.forgetTextures(c)
 	for lib := range insts {
 		lib.mu.Lock()
 		delete(lib.insts, c)
@@ -240,6 +247,7 @@ func (d *Driver) CtxSynchronize(h rt.CtxHandle) error {
 		return err
 	}
 	defer d.synced(c, nil, d.hz.now())
+	defer d.hostSynced(c, nil, false)
 	return c.afterSync("cuCtxSynchronize", c.synchronize())
 }
 

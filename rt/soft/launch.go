@@ -60,6 +60,9 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		}
 		l.Vars = in.addr
 	}
+	if err := d.orderStreams(op, s, d.launchSpans(l), kernelDesc(p), false); err != nil {
+		return err
+	}
 	o, err := d.submit(op, s, launchNode(l), func() error { return d.run(l) })
 	if err != nil || o == nil { // failed, or captured
 		return err

@@ -226,6 +226,7 @@ func (d *Driver) StreamSynchronize(ch rt.CtxHandle, sh rt.StreamHandle) error {
 		return err
 	}
 	defer d.synced(nil, s, d.hz.now())
+	defer d.hostSynced(nil, s, false)
 	return s.ctx.afterSync("cuStreamSynchronize", s.wait())
 }
 
@@ -243,6 +244,7 @@ func (d *Driver) StreamQuery(ch rt.CtxHandle, sh rt.StreamHandle) (bool, error) 
 	done, err := s.query()
 	if done {
 		d.synced(nil, s, seen)
+		d.hostSynced(nil, s, false)
 	}
 	return done, asyncErr("cuStreamQuery", err)
 }
@@ -330,6 +332,7 @@ func (d *Driver) eventRecord(op string, ch rt.CtxHandle, eh rt.EventHandle, sh r
 	})
 	e.mu.Unlock()
 	d.recorded(e, s)
+	d.eventRecordedRace(e, s)
 	return nil
 }
 
@@ -349,6 +352,7 @@ func (d *Driver) EventSynchronize(ch rt.CtxHandle, eh rt.EventHandle) error {
 		<-at.done
 	}
 	d.eventDone(e)
+	d.eventSeenRace(e, false)
 	return e.ctx.unusable("cuEventSynchronize")
 }
 
@@ -404,6 +408,7 @@ func (d *Driver) EventDestroy(ch rt.CtxHandle, eh rt.EventHandle) error {
 		return err
 	}
 	d.eventGone(e)
+	d.eventSeenRace(e, true)
 	d.mu.Lock()
 	delete(d.events, eh)
 	d.mu.Unlock()
