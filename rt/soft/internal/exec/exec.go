@@ -15,6 +15,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
@@ -76,6 +77,7 @@ type fault struct {
 	space int
 	write bool
 	msg   string
+	code  rt.Result // the error's code when not kind's (a stop for another kernel's fault)
 }
 
 // cta is a worker's execution state; it runs one CTA at a time and is
@@ -136,7 +138,7 @@ func newCTA(l *Launch, smid int) *cta {
 	}
 	// A CTA of an earlier launch of p with the same shape lends its
 	// buffers, cleared: the new one starts as a fresh allocation would.
-	old, _ := p.ctas.Get().(*cta)
+	old := p.takeCTA()
 	if old != nil && (len(old.warps) != nw || old.shLen != shLen) {
 		old = nil
 	}
@@ -224,7 +226,29 @@ func newCTA(l *Launch, smid int) *cta {
 func (c *cta) recycle() {
 	c.l, c.fault, c.w, c.rc, c.shuf, c.lastErrs, c.mbw = nil, nil, nil, nil, nil, nil, nil
 	c.cl, c.self[0] = nil, nil
-	c.p.ctas.Put(c)
+	p := c.p
+	p.ctaMu.Lock()
+	if len(p.ctaFree) < maxFreeCTAs {
+		p.ctaFree = append(p.ctaFree, c)
+	}
+	p.ctaMu.Unlock()
+}
+
+// maxFreeCTAs bounds a program's recycled CTAs (a launch takes one per
+// worker).
+const maxFreeCTAs = 64
+
+func (p *Program) takeCTA() *cta {
+	p.ctaMu.Lock()
+	defer p.ctaMu.Unlock()
+	n := len(p.ctaFree)
+	if n == 0 {
+		return nil
+	}
+	c := p.ctaFree[n-1]
+	p.ctaFree[n-1] = nil
+	p.ctaFree = p.ctaFree[:n-1]
+	return c
 }
 
 // run executes CTA number id; false means it faulted (c.fault).
@@ -450,6 +474,11 @@ func (c *cta) charge(n uint64) bool {
 	if c.l.used.Add(need) > c.l.budget {
 		c.fault = &fault{kind: fBudget, warp: c.w.id, lane: -1, pc: c.pc,
 			msg: sprintf("kernel exceeded its instruction budget of %d thread-instructions (soft.Options.InstrBudget)", c.l.budget)}
+		return false
+	}
+	if f := c.l.interrupted(); f != nil {
+		f.warp, f.pc = c.w.id, c.pc
+		c.fault = f
 		return false
 	}
 	c.quota = need - n

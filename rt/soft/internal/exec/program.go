@@ -25,8 +25,12 @@ type Program struct {
 
 	NSlots int // register slots (slot 0 is the junk sink, slot 1 the frame base)
 
-	ctas   sync.Pool // *cta of finished launches, whose buffers newCTA reuses
-	npreds int       // predicates (index 0 is the junk sink)
+	// CTAs of finished launches, whose buffers newCTA reuses: at most a
+	// launch's workers' worth, held as long as the program (a sync.Pool
+	// would keep them, and through them the program, past its last use).
+	ctaMu   sync.Mutex
+	ctaFree []*cta
+	npreds  int // predicates (index 0 is the junk sink)
 
 	consts   []slotVal // slots holding immediates, filled once per register file
 	syms     []slotVal // slots holding module-variable addresses (val = var index), per launch
