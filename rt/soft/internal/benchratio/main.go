@@ -2,7 +2,8 @@
 // class the median cpu-ns/op of the soft launch and of the plain-Go loop,
 // and their quotient. Given several files (one per test binary, from one
 // interleaved run: rt/soft/testdata/speed.sh), it prints one ratio column
-// per file and the speedup of the last over the first.
+// per file and the speedup of the last over the first. Gi/s is soft's
+// thread-instructions per CPU-second, in billions.
 //
 //	go run ./rt/soft/internal/benchratio before.txt after.txt
 package main
@@ -17,7 +18,8 @@ import (
 	"strings"
 )
 
-// samples maps class → "soft"/"go" → cpu-ns/op of each round.
+// samples maps class → "soft"/"go" → cpu-ns/op of each round, and
+// class → "rate" → soft's Gthread-instr/cpu-s.
 type samples map[string]map[string][]float64
 
 func main() {
@@ -44,7 +46,7 @@ func main() {
 	}
 	fmt.Printf("%-12s", "class")
 	for _, f := range os.Args[1:] {
-		fmt.Printf(" | %28s", trim(strings.TrimSuffix(filepath.Base(f), ".txt"), 28))
+		fmt.Printf(" | %34s", trim(strings.TrimSuffix(filepath.Base(f), ".txt"), 34))
 	}
 	if len(all) > 1 {
 		fmt.Printf(" | %8s", "speedup")
@@ -52,7 +54,7 @@ func main() {
 	fmt.Println()
 	fmt.Printf("%-12s", "")
 	for range all {
-		fmt.Printf(" | %9s %9s %8s", "soft ms", "go ms", "soft/go")
+		fmt.Printf(" | %9s %9s %8s %5s", "soft ms", "go ms", "soft/go", "Gi/s")
 	}
 	fmt.Println()
 	for _, c := range order {
@@ -60,7 +62,7 @@ func main() {
 		var first, last float64
 		for i, s := range all {
 			sm, gm := median(s[c]["soft"]), median(s[c]["go"])
-			fmt.Printf(" | %9.3f %9.3f %7.1f×", sm/1e6, gm/1e6, sm/gm)
+			fmt.Printf(" | %9.3f %9.3f %7.1f× %5.2f", sm/1e6, gm/1e6, sm/gm, median(s[c]["rate"]))
 			if i == 0 {
 				first = sm
 			}
@@ -96,7 +98,12 @@ func read(name string) (samples, []string, error) {
 			kind = kind[:i]
 		}
 		for i := 1; i+1 < len(fields); i++ {
-			if fields[i+1] != "cpu-ns/op" {
+			key := kind
+			switch fields[i+1] {
+			case "cpu-ns/op":
+			case "Gthread-instr/cpu-s":
+				key = "rate"
+			default:
 				continue
 			}
 			v, err := strconv.ParseFloat(fields[i], 64)
@@ -107,7 +114,7 @@ func read(name string) (samples, []string, error) {
 				s[class] = map[string][]float64{}
 				order = append(order, class)
 			}
-			s[class][kind] = append(s[class][kind], v)
+			s[class][key] = append(s[class][key], v)
 		}
 	}
 	return s, order, sc.Err()
