@@ -240,7 +240,9 @@ func (f *Fake) KernelParamInfo(k rt.KernelHandle) ([]rt.ParamSpec, error) {
 // KernelParamSpecs is KernelParamInfo, its name before 16f6621.
 //
 // Deprecated: use KernelParamInfo.
-func (f *Fake) KernelParamSpecs(k rt.KernelHandle) ([]rt.ParamSpec, error) { return f.KernelParamInfo(k) }
+func (f *Fake) KernelParamSpecs(k rt.KernelHandle) ([]rt.ParamSpec, error) {
+	return f.KernelParamInfo(k)
+}
 
 // PlaceParams records the layout in Placed; launches still record the
 // buffer as packed.
