@@ -23,7 +23,6 @@ import concurrent.futures
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -170,27 +169,58 @@ def compare(dump, modules):
     return len(dump.kernels()), len(dump.layouts), params, mismatches, details
 
 
+# The tool runs under a small Python of its own that forks it, waits for it
+# and reports its ru_maxrss: Linux carries a process's peak RSS across exec,
+# and a tool forked from this Python (which grows as it holds listings, and
+# forks from several threads) would start at this Python's size at the
+# moment, not at the same baseline for both tools.
+_MEASURE = """import os, sys
+fd = int(sys.argv[1])
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    except OSError as e:
+        os.write(2, ("%s: %s\\n" % (sys.argv[2], e.strerror)).encode())
+    os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+os.write(fd, b"%d" % usage.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_tool(args, out_path=None, consume=None):
     """Runs a command; returns (rc, seconds, peak RSS KiB, stderr tail).
     Its stdout goes to out_path, or line by line to consume (streamed:
     cuobjdump's listing of a large library is gigabytes). The peak is the
-    child's ru_maxrss (wait4), which Linux carries across exec: it is never
-    below this Python's own size at the spawn, about 15 MiB."""
+    tool's ru_maxrss as its parent, _MEASURE, sees it: never below that
+    small Python's size, about 10 MiB, the same for both tools."""
     start = time.monotonic()
     err = tempfile.TemporaryFile()
-    if consume is not None:
-        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, text=True, errors="replace")
-        consume(p.stdout)
-        p.stdout.close()
-    else:
-        with open(out_path, "w") as f:
-            p = subprocess.Popen(args, stdout=f, stderr=err)
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
+    r, w = os.pipe()
+    cmd = [sys.executable, "-c", _MEASURE, str(w)] + list(args)
+    try:
+        if consume is not None:
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, errors="replace", pass_fds=(w,))
+            os.close(w)
+            w = -1
+            consume(p.stdout)
+            p.stdout.close()
+        else:
+            with open(out_path, "w") as f:
+                p = subprocess.Popen(cmd, stdout=f, stderr=err, pass_fds=(w,))
+            os.close(w)
+            w = -1
+        p.wait()
+        peak = os.read(r, 64)
+    finally:
+        if w >= 0:
+            os.close(w)
+        os.close(r)
     seconds = time.monotonic() - start
     err.seek(0)
     tail = err.read().decode(errors="replace").strip().splitlines()
-    return p.returncode, seconds, usage.ru_maxrss, (tail[-1] if tail else "")
+    return p.returncode, seconds, int(peak or b"0"), (tail[-1] if tail else "")
 
 
 def check(lib, cugen, details):
@@ -285,7 +315,7 @@ def main():
         rows = list(pool.map(one, libs))
     print()
     print(table(rows))
-    # Both peaks start at this Python's RSS at the fork (run_tool): a
+    # Both peaks start at _MEASURE's RSS at its fork (run_tool): a
     # difference within 2 MiB of it is noise, not a larger peak.
     over = [r for r in rows if r["cugen_kib"] > r["cuobjdump_kib"] + 2048]
     print("LIB64-MEM cugen's peak RSS at most cuobjdump's on %d of %d libraries%s" % (
