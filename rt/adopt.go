@@ -150,19 +150,61 @@ func AdoptContext(d Driver, h CtxHandle) (*Context, error) {
 	return &Context{drv: d, h: h, dev: dev, borrowed: true}, nil
 }
 
+// CUDA's special stream handles, which other libraries hand out as
+// streams (cudaStreamLegacy, cudaStreamPerThread, and a NULL
+// cudaStream_t): AdoptStream and Context.AdoptStream take them, and work
+// rt queues on them runs as CUDA says.
+const (
+	// StreamLegacy is CU_STREAM_LEGACY (cudaStreamLegacy): the legacy
+	// default stream of the stream's context, what the NULL stream (0) is
+	// for the driver API. Work on it waits for the work queued before it
+	// on every blocking stream of the context (streams made without
+	// StreamNonBlocking), and their later work waits for it; non-blocking
+	// streams are not ordered with it. It cannot be captured or destroyed.
+	StreamLegacy StreamHandle = 1
+	// StreamPerThread is CU_STREAM_PER_THREAD (cudaStreamPerThread): the
+	// per-thread default stream of the stream's context for the calling OS
+	// thread, a blocking stream (ordered with StreamLegacy) that can be
+	// captured. CUDA picks the stream by the thread that queues the work,
+	// so work a goroutine queues on it is in one stream's order only while
+	// the goroutine stays on one OS thread (runtime.LockOSThread). rt/soft
+	// has one per context, as if every call came from one thread.
+	StreamPerThread StreamHandle = 2
+)
+
+// special reports whether h is a stream handle the driver resolves in the
+// context current for the call (0, StreamLegacy, StreamPerThread), not a
+// stream object.
+func special(h StreamHandle) bool { return h <= StreamPerThread }
+
 // AdoptStream wraps a stream that other code created (a cudaStream_t from
 // cudaStreamCreate, a torch.cuda.Stream's cuda_stream, a library's stream),
 // in the context the stream belongs to (cuStreamGetCtx), which is adopted
 // with it (AdoptContext). A launch or async copy on it is ordered with the
 // other code's work on the stream. Destroy fails with ErrNotPermitted: the
 // stream's owner destroys it, after the work rt queued there.
+//
+// CUDA's special handles belong to no one context: 0 (the NULL stream),
+// StreamLegacy and StreamPerThread are taken in the context the CUDA
+// runtime would use for them, the calling OS thread's current context, or
+// else device 0's primary context (as a launch with no stream runs);
+// name the context with Context.AdoptStream instead where a goroutine does
+// not hold its OS thread. 0 gives that context's NullStream.
 func AdoptStream(d Driver, h StreamHandle) (*Stream, error) {
 	const op = "rt.AdoptStream"
 	if err := checkDriver(op, d); err != nil {
 		return nil, err
 	}
-	if h == 0 {
-		return nil, Errorf(op, ErrInvalidHandle, "the NULL stream belongs to every context: adopt a context and use its NullStream")
+	if special(h) {
+		ch, err := implicitContext(d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the context for stream %#x: %w", op, uintptr(h), err)
+		}
+		dev, err := d.CtxDevice(ch)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the context for stream %#x: %w", op, uintptr(h), err)
+		}
+		return (&Context{drv: d, h: ch, dev: dev, borrowed: true}).AdoptStream(h)
 	}
 	a, ok := adopter(d)
 	if !ok {
@@ -182,13 +224,17 @@ func AdoptStream(d Driver, h StreamHandle) (*Stream, error) {
 // AdoptStream wraps a stream of c that other code created; see the
 // function AdoptStream. A stream of another context is an error
 // (ErrInvalidContext), where the backend can tell (rt.Adopter); the NULL
-// stream (0) is c.NullStream.
+// stream (0) is c.NullStream, and StreamLegacy and StreamPerThread are c's
+// legacy and per-thread default streams.
 func (c *Context) AdoptStream(h StreamHandle) (*Stream, error) {
 	if err := c.check("rt.Context.AdoptStream"); err != nil {
 		return nil, err
 	}
 	if h == 0 {
 		return c.NullStream(), nil
+	}
+	if special(h) {
+		return &Stream{ctx: c, h: h, adopted: true}, nil
 	}
 	if a, ok := adopter(c.drv); ok {
 		ch, err := a.StreamContext(h)

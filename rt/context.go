@@ -2,7 +2,6 @@ package rt
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 )
 
@@ -70,7 +69,7 @@ func (c *Context) Release() error {
 		c.released.Store(false)
 		return err
 	}
-	destroyedCtxs.Store(ctxKey{c.drv, c.h}, struct{}{})
+	destroyedCtxs.add(ctxKey{refTo(c.drv), c.h})
 	if c.life != nil {
 		c.life.dead.Store(true)
 	}
@@ -230,6 +229,9 @@ func (s *Stream) Destroy() error {
 	if s.h == 0 {
 		return nil
 	}
+	if s.adopted && special(s.h) {
+		return Errorf(op, ErrNotPermitted, "stream %#x is CUDA's legacy or per-thread default stream, which no one destroys", uintptr(s.h))
+	}
 	if s.adopted {
 		return Errorf(op, ErrNotPermitted, "stream %#x was made by other code (AdoptStream): its owner destroys it", uintptr(s.h))
 	}
@@ -353,16 +355,16 @@ func Elapsed(start, end *Event) (float32, error) {
 // until the driver hands the same handle out again. libcuda frees a destroyed
 // context: asking it about the handle (cuCtxGetDevice in AdoptContext) reads
 // freed memory and can crash the process, so rt refuses the handles it knows
-// are dead before the driver sees them.
-var destroyedCtxs sync.Map // ctxKey → struct{}
+// are dead before the driver sees them. It keeps the latest 4096, without
+// keeping their drivers alive.
+var destroyedCtxs = boundedSet[ctxKey]{max: 4096}
 
 type ctxKey struct {
-	d Driver
+	d driverRef
 	h CtxHandle
 }
 
 // destroyedThroughRt reports whether rt destroyed the context h of d.
 func destroyedThroughRt(d Driver, h CtxHandle) bool {
-	_, dead := destroyedCtxs.Load(ctxKey{d, h})
-	return dead
+	return destroyedCtxs.has(ctxKey{refTo(d), h})
 }

@@ -105,7 +105,7 @@ func (d Device) NewContext(flags uint32) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	destroyedCtxs.Delete(ctxKey{d.drv, h})
+	destroyedCtxs.remove(ctxKey{refTo(d.drv), h})
 	return &Context{drv: d.drv, h: h, dev: d.ord, life: &ctxLife{}}, nil
 }
 

@@ -13,7 +13,7 @@ import "sync"
 
 var (
 	implicitMu  sync.Mutex
-	implicitCtx = map[Driver]CtxHandle{} // device 0's primary context, per driver, once retained
+	implicitCtx = map[driverRef]CtxHandle{} // device 0's primary context, per driver, once retained (not keeping it alive)
 )
 
 // implicitContext is the context a launch without a stream runs in on d.
@@ -24,13 +24,18 @@ func implicitContext(d Driver) (CtxHandle, error) {
 	}
 	implicitMu.Lock()
 	defer implicitMu.Unlock()
-	if h, ok := implicitCtx[d]; ok {
+	if h, ok := implicitCtx[refTo(d)]; ok {
 		return h, nil
 	}
 	h, err = d.PrimaryCtxRetain(0)
 	if err != nil {
 		return 0, err
 	}
-	implicitCtx[d] = h
+	for r := range implicitCtx {
+		if !r.alive() {
+			delete(implicitCtx, r)
+		}
+	}
+	implicitCtx[refTo(d)] = h
 	return h, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+	"weak"
 )
 
 // Library is one embedded device image (PTX, cubin or fatbin). It is loaded
@@ -27,9 +28,9 @@ type Library struct {
 // libBinding is a Library loaded in one driver, with the kernels bound there
 // so far (guarded by Library.mu).
 type libBinding struct {
-	drv     Driver
+	drv     driverRef // weak: a dropped driver's binding is pruned (driverref.go)
 	h       LibHandle
-	kernels map[*Kernel]*kernelBinding
+	kernels map[*Kernel]weak.Pointer[kernelBinding] // each kernel's bound last, k.bound, keeps it
 }
 
 // NewLibrary declares a library; nothing is loaded until first use. name is
@@ -118,7 +119,7 @@ func (l *Library) Load(d Driver) (LibHandle, error) {
 	if err := l.check("rt.Library.Load", d); err != nil {
 		return 0, err
 	}
-	if b := l.first.Load(); b != nil && b.drv == d {
+	if b := l.first.Load(); b != nil && b.drv.is(d) {
 		return b.h, nil
 	}
 	l.mu.Lock()
@@ -156,7 +157,11 @@ func (l *Library) load(d Driver) (*libBinding, error) {
 		d.LibraryUnload(h)
 		return nil, err
 	}
-	b := &libBinding{drv: d, h: h, kernels: map[*Kernel]*kernelBinding{}}
+	b := &libBinding{drv: refTo(d), h: h, kernels: map[*Kernel]weak.Pointer[kernelBinding]{}}
+	if f := l.first.Load(); f != nil && !f.drv.alive() {
+		l.first.Store(nil)
+	}
+	l.others = slices.DeleteFunc(l.others, func(o *libBinding) bool { return !o.drv.alive() })
 	if l.first.Load() == nil {
 		l.first.Store(b)
 	} else {
@@ -167,11 +172,11 @@ func (l *Library) load(d Driver) (*libBinding, error) {
 
 // binding is l's binding in d, or nil; l.mu must be held.
 func (l *Library) binding(d Driver) *libBinding {
-	if b := l.first.Load(); b != nil && b.drv == d {
+	if b := l.first.Load(); b != nil && b.drv.is(d) {
 		return b
 	}
 	for _, b := range l.others {
-		if b.drv == d {
+		if b.drv.is(d) {
 			return b
 		}
 	}
@@ -224,7 +229,9 @@ func (l *Library) Unload(d Driver) error {
 		l.others = slices.DeleteFunc(l.others, func(o *libBinding) bool { return o == b })
 	}
 	for k, kb := range b.kernels {
-		k.bound.CompareAndSwap(kb, nil)
+		if kb := kb.Value(); kb != nil {
+			k.bound.CompareAndSwap(kb, nil)
+		}
 	}
 	return d.LibraryUnload(b.h)
 }
@@ -309,12 +316,12 @@ func (k *Kernel) binding(d Driver) (*kernelBinding, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := lb.kernels[k]
+	b := lb.kernels[k].Value()
 	if b == nil {
 		if b, err = k.bind(d, lb.h); err != nil {
 			return nil, err
 		}
-		lb.kernels[k] = b
+		lb.kernels[k] = weak.Make(b)
 	}
 	k.bound.Store(b)
 	return b, nil

@@ -108,8 +108,8 @@ func (b Buffer[T]) CopyFromPeerAsync(s *Stream, src Buffer[T]) error {
 	} else if err := sameDriver(op, s.ctx, b.ctx); err != nil {
 		return err
 	}
-	if s.h == 0 && s.ctx.h != b.ctx.h {
-		return Errorf(op, ErrInvalidValue, "the NULL stream of %v, not of the destination's %v: the copy would run on the destination's NULL stream, unordered with the stream named; use a created stream", s.ctx, b.ctx)
+	if special(s.h) && s.ctx.h != b.ctx.h {
+		return Errorf(op, ErrInvalidValue, "a default stream (%#x: NULL, legacy or per-thread) of %v, not of the destination's %v: the copy would run on the destination's, unordered with the stream named; use a created stream", uintptr(s.h), s.ctx, b.ctx)
 	}
 	if src.Len > b.Len {
 		return Errorf(op, ErrInvalidValue, "%d elements into a buffer of %d", src.Len, b.Len)

@@ -1,17 +1,21 @@
-// Command fftgemm interleaves cugen-generated kernels with cuFFT and cuBLAS
-// on one stream, with a second stream ordered by events, as an ML or
-// simulation code does:
+// Command fftgemm interleaves cugen-generated kernels with cuRAND, cuFFT and
+// cuBLAS on one stream, with a second stream ordered by events, as an ML or
+// simulation code (a micromagnetics solver's thermal field) does:
 //
-//	stream 1: FFT(x) → lowPass → inverse FFT → realPart ─ event ─┬─ SGEMM(A, W) ─ wait ─ biasReLU → y
-//	stream 2:                                        wait ────────┴─ rowEnergy ─ event ─┘
+//	stream 1: normal noise → addNoise → FFT(x) → lowPass → inverse FFT → realPart ─ event ─┬─ SGEMM(A, W) ─ wait ─ biasReLU → y
+//	stream 2:                                                                  wait ───────┴─ rowEnergy ─ event ─┘
 //
 // The libraries are called through mathlib's small interface: on the GPU
-// its nvidia binding (dlopen'ed libcublas and libcufft), elsewhere, and in
+// its nvidia binding (dlopen'ed libcurand, libcublas and libcufft), elsewhere, and in
 // the tests on rt/soft, its Go stand-in. Both get rt's handles as C code
 // gets them: the stream's Handle (a cudaStream_t) and the buffers' device
 // pointers. The FFT's spectrum is memory the library allocated: the
-// program adopts it (rt.AdoptBuffer) to run lowPass on it. The result is
-// checked against a float64 host reference.
+// program adopts it (rt.AdoptBuffer) to run lowPass on it. The thermal
+// noise (curandGenerateNormal, seeded) is read back: its mean and variance
+// must be those of a standard normal distribution, and the host reference
+// adds the same noise, so a generator that ran out of the stream's order
+// with the kernels would show in the result. The result is checked against
+// a float64 host reference.
 package main
 
 import (
@@ -42,7 +46,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := solve(os.Stdout, d, libs, newProblem(64, 256, 20, 32)); err != nil {
+	if _, err := solve(os.Stdout, d, libs, newProblem(64, 256, 20, 32, 1)); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -60,18 +64,21 @@ func libsFor(d rt.Driver) (mathlib.Libs, error) {
 	return standin.New(d), nil
 }
 
-// problem is batch complex signals of n points, filtered to the
+// problem is batch complex signals of n points, with thermal noise of
+// standard deviation sigma added (cuRAND's, from seed), filtered to the
 // frequencies up to keep, then multiplied by an n×outs weight matrix.
 type problem struct {
 	n, batch, keep, outs int
 	signal               []rt.Float2 // batch×n
 	w                    []float32   // n×outs, row-major
 	bias                 []float32   // outs
+	sigma                float32
+	seed                 uint64
 }
 
-func newProblem(batch, n, keep, outs int) *problem {
+func newProblem(batch, n, keep, outs int, seed uint64) *problem {
 	r := rand.New(rand.NewPCG(1, 2))
-	p := &problem{n: n, batch: batch, keep: keep, outs: outs,
+	p := &problem{n: n, batch: batch, keep: keep, outs: outs, sigma: 0.25, seed: seed,
 		signal: make([]rt.Float2, batch*n), w: make([]float32, n*outs), bias: make([]float32, outs)}
 	for i := range p.signal {
 		p.signal[i] = rt.Float2{X: float32(r.NormFloat64()), Y: float32(r.NormFloat64())}
@@ -89,6 +96,7 @@ func newProblem(batch, n, keep, outs int) *problem {
 type result struct {
 	y      []float32 // batch×outs, row-major
 	energy []float32 // batch
+	noise  []float32 // 2·batch×n standard normal samples (the reference's input)
 }
 
 // solve runs the pipeline on device 0's primary context of d, the context
@@ -108,12 +116,17 @@ func solve(w io.Writer, d rt.Driver, libs mathlib.Libs, p *problem) (*result, er
 	if err != nil {
 		return nil, err
 	}
-	want := reference(p)
+	want := reference(p, res.noise)
 	yErr, yMax := maxDiff(res.y, want.y)
 	eErr, eMax := maxDiff(res.energy, want.energy)
+	mean, variance := moments(res.noise)
 	fmt.Fprintf(w, "fftgemm on %s (%s) with %s\n", d.Name(), name, libs.Name())
-	fmt.Fprintf(w, "  %d signals of %d points: FFT, low-pass to %d, inverse FFT; energy on a second stream; SGEMM %d×%d·%d×%d; bias, ReLU, scaled by energy\n",
-		p.batch, p.n, p.keep, p.batch, p.n, p.n, p.outs)
+	fmt.Fprintf(w, "  %d signals of %d points: noise (σ %g), FFT, low-pass to %d, inverse FFT; energy on a second stream; SGEMM %d×%d·%d×%d; bias, ReLU, scaled by energy\n",
+		p.batch, p.n, p.sigma, p.keep, p.batch, p.n, p.n, p.outs)
+	fmt.Fprintf(w, "  noise:  %d normal samples (seed %d), mean %.4f, variance %.4f\n", len(res.noise), p.seed, mean, variance)
+	if err := checkMoments(mean, variance, len(res.noise)); err != nil {
+		return res, err
+	}
 	fmt.Fprintf(w, "  energy: max |error| %.3g (of values up to %.3g)\n", eErr, eMax)
 	fmt.Fprintf(w, "  y:      max |error| %.3g (of values up to %.3g)\n", yErr, yMax)
 	if eErr > tolerance*eMax || yErr > tolerance*yMax {
@@ -121,6 +134,32 @@ func solve(w io.Writer, d rt.Driver, libs mathlib.Libs, p *problem) (*result, er
 	}
 	fmt.Fprintln(w, "  matches the float64 host reference")
 	return res, nil
+}
+
+// checkMoments says whether n samples' mean and variance are those of a
+// standard normal distribution: within five standard errors (1/√n for the
+// mean, √(2/n) for the variance), which a seeded generator either always
+// or never meets.
+func checkMoments(mean, variance float64, n int) error {
+	if n == 0 {
+		return errors.New("fftgemm: no noise samples")
+	}
+	if math.Abs(mean) > 5/math.Sqrt(float64(n)) || math.Abs(variance-1) > 5*math.Sqrt(2/float64(n)) {
+		return fmt.Errorf("fftgemm: %d noise samples have mean %.4f and variance %.4f: not a standard normal distribution", n, mean, variance)
+	}
+	return nil
+}
+
+// moments is the samples' mean and (population) variance.
+func moments(x []float32) (mean, variance float64) {
+	for _, v := range x {
+		mean += float64(v)
+	}
+	mean /= float64(max(len(x), 1))
+	for _, v := range x {
+		variance += (float64(v) - mean) * (float64(v) - mean)
+	}
+	return mean, variance / float64(max(len(x), 1))
 }
 
 // tolerance is the largest error allowed, relative to the largest value:
@@ -182,8 +221,18 @@ func pipeline(ctx *rt.Context, libs mathlib.Libs, p *problem) (res *result, err 
 		return nil, err
 	}
 	defer func() { keep(y.Free()) }()
+	noise, err := rt.Alloc[float32](ctx, 2*batch*n)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { keep(noise.Free()) }()
 
 	// The libraries take the stream as a cudaStream_t.
+	rng, err := libs.NewRNG(p.seed, s1.Handle())
+	if err != nil {
+		return nil, err
+	}
+	defer func() { keep(rng.Destroy()) }()
 	fft, err := libs.NewFFT(n, batch, s1.Handle())
 	if err != nil {
 		return nil, err
@@ -216,6 +265,9 @@ func pipeline(ctx *rt.Context, libs mathlib.Libs, p *problem) (res *result, err 
 
 	all := rt.Linear(batch*n, 256).On(s1)
 	steps := []func() error{
+		// Thermal noise, on stream 1 before the kernel that adds it.
+		func() error { return rng.Normal(noise.Ptr.Addr(), noise.Len, 0, 1) },
+		func() error { return kernels.AddNoise(all, x.Ptr, noise.Const(), int32(batch*n), p.sigma) },
 		func() error { return fft.Forward(x.Ptr.Addr()) },
 		func() error { return kernels.LowPass(all, spec.Ptr, int32(n), int32(batch), int32(p.keep)) },
 		func() error { return fft.Inverse(z.Ptr.Addr()) },
@@ -250,15 +302,18 @@ func pipeline(ctx *rt.Context, libs mathlib.Libs, p *problem) (res *result, err 
 	if res.energy, err = energy.ToHostAsync(s1); err != nil {
 		return nil, err
 	}
+	if res.noise, err = noise.ToHostAsync(s1); err != nil {
+		return nil, err
+	}
 	if err := s1.Synchronize(); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// reference is the pipeline in float64 on the host: direct DFTs, the
-// low-pass, the product and the rest.
-func reference(p *problem) *result {
+// reference is the pipeline in float64 on the host, with the noise the
+// device generated: direct DFTs, the low-pass, the product and the rest.
+func reference(p *problem, noise []float32) *result {
 	n, batch, outs := p.n, p.batch, p.outs
 	a := make([]float64, batch*n)
 	spec, back := make([]complex128, n), make([]complex128, n)
@@ -274,8 +329,9 @@ func reference(p *problem) *result {
 	for b := 0; b < batch; b++ {
 		x := make([]complex128, n)
 		for i := range x {
-			v := p.signal[b*n+i]
-			x[i] = complex(float64(v.X), float64(v.Y))
+			j := b*n + i
+			v := p.signal[j]
+			x[i] = complex(float64(v.X)+float64(p.sigma)*float64(noise[2*j]), float64(v.Y)+float64(p.sigma)*float64(noise[2*j+1]))
 		}
 		dft(spec, x, -1)
 		for k := range spec {

@@ -22,10 +22,13 @@ var (
 	_ rt.NativeHandler = (*Driver)(nil)
 )
 
-// StreamContext is cuStreamGetCtx.
+// StreamContext is cuStreamGetCtx; the NULL, legacy and per-thread default
+// streams are every context's, an error.
 func (d *Driver) StreamContext(s rt.StreamHandle) (rt.CtxHandle, error) {
-	if s == 0 {
-		return 0, rt.Errorf("cuStreamGetCtx", rt.ErrInvalidHandle, "the NULL stream belongs to every context")
+	if s <= rt.StreamPerThread {
+		// CUDA answers with the calling thread's current context, which a
+		// goroutine does not own.
+		return 0, rt.Errorf("cuStreamGetCtx", rt.ErrInvalidHandle, "stream %#x (NULL, legacy or per-thread default) belongs to every context", uintptr(s))
 	}
 	var c C.CUcontext
 	if rc := C.cg_stream_ctx(cstream(s), &c); rc != 0 {

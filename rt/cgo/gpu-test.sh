@@ -56,7 +56,7 @@ run() {
 		echo "$out" >"$logs/$(echo "$label" | tr '/ ()=' '_____').log"
 		[ $rc -ne 0 ] && status=1
 		echo "$out" | grep -E '^ *--- (FAIL|SKIP)|^panic:' | sed "s|^|$label: |"
-		lines+=$(echo "$out" | grep -E '^(LAUNCH-COST|BREAKDOWN|GRAPH-|PEER-COPY|ONE-LOAD|LOAD-COST|LOAD-MEM|IMAGE-CHOICE|fftgemm on| *(energy|y): +max)' | awk '!seen[$0]++')$'\n'
+		lines+=$(echo "$out" | grep -E '^(LAUNCH-COST|BREAKDOWN|GRAPH-|PEER-COPY|ONE-LOAD|LOAD-COST|LOAD-MEM|IMAGE-CHOICE|fftgemm on| *(energy|y): +max| *noise: +[0-9])' | awk '!seen[$0]++')$'\n'
 		table+=$(printf '%-36s pass %3d  fail %2d  skip %2d  exit %d' "$label" \
 			"$(echo "$out" | grep -cE '^ *--- PASS')" "$(echo "$out" | grep -cE '^ *--- FAIL')" \
 			"$(echo "$out" | grep -cE '^ *--- SKIP')" $rc)$'\n'

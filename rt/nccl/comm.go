@@ -110,6 +110,24 @@ type Comm struct {
 
 	mu  sync.Mutex
 	ops map[RedOp]DataType // operators NewPreMulSum made, by handle
+
+	// smMajor is the device's compute capability's major number, 0 until
+	// an fp8 reduction first asks: the operations ask the driver nothing.
+	smMajor atomic.Int32
+}
+
+// major is c's device's compute capability's major number (0 if the
+// driver cannot say), asked once.
+func (c *Comm) major() int {
+	if m := c.smMajor.Load(); m != 0 {
+		return int(m)
+	}
+	m, _, err := c.ctx.Device().ComputeCapability()
+	if err != nil {
+		return 0
+	}
+	c.smMajor.Store(int32(m))
+	return m
 }
 
 // commImpl is one engine's communicator rank.

@@ -71,7 +71,9 @@ func idivRcp32(x uint32) uint32 {
 // for kernels that call NCCL's device API: every rank calls it. NCCL needs
 // symmetric memory support for it, which NCCL 2.28.3 has only for
 // communicators of two or more ranks on one node with direct peer access
-// (and CUDA VMM, NCCL_CUMEM_ENABLE); see DevCommSize for the versions. The
+// (and CUDA VMM, NCCL_CUMEM_ENABLE; NCCL_WIN_ENABLE not 0): on one rank it
+// refuses, and no setting changes that. NCCL 2.28.7 and later make one
+// for a single rank too, but in their own layout (see DevCommSize). The
 // soft engine gives each rank a DevComm with its rank, size and an LSA
 // team of itself alone (soft kernels reach no peer memory), for kernels
 // that read them. Destroy it with DestroyDevComm before the communicator.

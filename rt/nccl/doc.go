@@ -15,7 +15,10 @@
 // usual Python package directories). Without one, or with one older than
 // NCCL 2.18, creating a communicator fails and says which files it tried.
 // Each NCCL call is one C call that makes the rank's context current around
-// it; ncclUniqueId travels by pointer to that C function, which passes its
+// it (an operation on a thread with no current context leaves the rank's
+// current, as the CUDA runtime does, so that the next one switches nothing;
+// a context the caller made current is restored); ncclUniqueId travels by
+// pointer to that C function, which passes its
 // 128 bytes by value as the platform's ABI wants. NCCL works in primary
 // contexts (Device.Primary). Built with CGO_ENABLED=0 the package compiles,
 // and only the soft engine works.

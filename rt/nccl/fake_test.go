@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -60,6 +61,7 @@ func TestShimWithFakeNCCL(t *testing.T) {
 		return string(out)
 	}
 	t.Run("calls", func(t *testing.T) { run("fake") })
+	t.Run("context switches", func(t *testing.T) { run("fake-switch") })
 	t.Run("too old", func(t *testing.T) { run("fake-old", "FAKE_NCCL_VERSION=21700") })
 	t.Run("newer device ABI", func(t *testing.T) { run("fake-2289", "FAKE_NCCL_VERSION=22809") })
 	t.Run("missing", func(t *testing.T) { run("fake-missing", nccl.EnvLib+"="+filepath.Join(dir, "nowhere", "libnccl.so.2")) })
@@ -67,6 +69,7 @@ func TestShimWithFakeNCCL(t *testing.T) {
 
 func init() {
 	childRoles["fake"] = fakeCalls
+	childRoles["fake-switch"] = fakeSwitches
 	childRoles["fake-old"] = func() error {
 		_, err := fakeComm()
 		if err == nil || !strings.Contains(err.Error(), "is NCCL 2.17.0; rt/nccl needs 2.18.0 or later") {
@@ -89,7 +92,20 @@ func init() {
 		if _, err := c.DevComm(nil); !errors.Is(err, nccl.InvalidUsage) || !strings.Contains(err.Error(), "NCCL 2.28.9") {
 			return fmt.Errorf("DevComm on NCCL 2.28.9: %v", err)
 		}
-		return nil
+		fakeLog()
+		// The tests' own path to 2.28.9's 200-byte layout: its
+		// requirements' lsaBarrierCount at offset 24, all 200 bytes back.
+		b, err := nccl.DevCommBytes(c, 2)
+		if err != nil {
+			return err
+		}
+		if len(b) != 200 || b[0] != 0 || b[4] != 1 || b[16] != 1 || b[199] != 0xab {
+			return fmt.Errorf("DevCommBytes on NCCL 2.28.9: %x", b)
+		}
+		if err := nccl.DestroyDevCommBytes(c, b); err != nil {
+			return err
+		}
+		return expect("DevCommBytes", fakeLog(), "push 0x1", "devCommCreate rank=0 lsaMultimem=0 lsaBarrierCount=2 layout=22807", "pop 0x1", "devCommDestroy rank=0 first=ab last=ab")
 	}
 }
 
@@ -182,7 +198,7 @@ func fakeCalls() error {
 		return err
 	}
 	if err := expect("operations", fakeLog(),
-		"push 0x1",
+		"cuda set 0x1", // the first operation leaves the context current (see TestShimWithFakeNCCL/context_switches)
 		"AllReduce send="+sp+" recv="+rp+" count=8 dtype=7 op=2 root=-1 rank=0 stream=0x7",
 		"Broadcast send="+sp+" recv="+rp+" count=8 dtype=7 op=-1 root=0",
 		"Reduce send="+p(h.Ptr.Addr())+" recv="+p(h.Ptr.Addr())+" count=4 dtype=6 op=4 root=0",
@@ -191,8 +207,7 @@ func fakeCalls() error {
 		"AlltoAll send="+sp+" recv="+rp+" count=8 dtype=7",
 		"Send send="+sp+" recv=(nil) count=8 dtype=7 op=-1 root=0",
 		"Recv send=(nil) recv="+rp+" count=8 dtype=7 op=-1 root=0",
-		"AllReduce send="+p(f32.Ptr.Add(2).Addr())+" recv="+p(f32b.Ptr.Add(1).Addr())+" count=3 dtype=7 op=3",
-		"pop 0x1"); err != nil {
+		"AllReduce send="+p(f32.Ptr.Add(2).Addr())+" recv="+p(f32b.Ptr.Add(1).Addr())+" count=3 dtype=7 op=3"); err != nil {
 		return err
 	}
 	// The hot path allocates nothing.
@@ -301,4 +316,80 @@ func fakeCalls() error {
 		return err
 	}
 	return expect("teardown", fakeLog(), "blocking=0", "destroy rank=0", "finalize rank=0", "destroy rank=0", "abort rank=0")
+}
+
+// fakeSwitches checks what one operation costs in crossings: one cgo call
+// each, and, once the rank's context is current on the thread (the first
+// operation leaves it there, as the CUDA runtime does), one driver call
+// (cuCtxGetCurrent) and no context switch; in place no more than out of
+// place. A caller's own current context is switched around the call and
+// restored.
+func fakeSwitches() error {
+	c, err := fakeComm()
+	if err != nil {
+		return err
+	}
+	runtime.LockOSThread() // the driver's current context is per thread
+	defer runtime.UnlockOSThread()
+	ctx, s := fakeDev.ctx, fakeDev.s
+	a, _ := rt.Alloc[float32](ctx, 2)
+	b, _ := rt.Alloc[float32](ctx, 2)
+	// cost is what one call of op made: cgo calls and the stand-ins' lines.
+	cost := func(op func() error) (cgo int64, driver, nccl []string, err error) {
+		fakeLog()
+		n := runtime.NumCgoCall()
+		err = op()
+		cgo = runtime.NumCgoCall() - n
+		for _, l := range fakeLog() {
+			if strings.HasPrefix(l, "cuda ") {
+				driver = append(driver, l)
+			} else if l != "" {
+				nccl = append(nccl, l)
+			}
+		}
+		return
+	}
+	outOfPlace := func() error { return nccl.AllReduce(c, a, b, nccl.Sum, s) }
+	inPlace := func() error { return nccl.AllReduceInPlace(c, a, nccl.Sum, s) }
+	ptrInPlace := func() error { return nccl.AllReducePtr(c, a.Ptr, a.Ptr, 2, nccl.Sum, s) }
+	// The first call on the thread makes the context current and leaves it.
+	_, drv, _, err := cost(inPlace)
+	if err != nil {
+		return err
+	}
+	if strings.Join(drv, "; ") != "cuda get (nil); cuda set 0x1" {
+		return fmt.Errorf("the first operation on a thread with no context made driver calls %q; want cuCtxGetCurrent, cuCtxSetCurrent", drv)
+	}
+	var want string
+	for i, f := range []struct {
+		name string
+		op   func() error
+	}{{"out of place", outOfPlace}, {"in place", inPlace}, {"Ptr in place", ptrInPlace}, {"out of place again", outOfPlace}} {
+		cgo, drv, nc, err := cost(f.op)
+		if err != nil {
+			return fmt.Errorf("%s: %v", f.name, err)
+		}
+		if cgo != 1 || len(nc) != 1 || strings.Join(drv, "; ") != "cuda get 0x1" {
+			return fmt.Errorf("an AllReduce %s, its context current, made %d cgo calls, driver calls %q and NCCL calls %q; want 1, one cuCtxGetCurrent and one ncclAllReduce", f.name, cgo, drv, nc)
+		}
+		got := fmt.Sprint(cgo, len(drv), len(nc))
+		if i == 0 {
+			want = got
+		} else if got != want {
+			return fmt.Errorf("an AllReduce %s cost %s (cgo, driver, NCCL calls); out of place %s", f.name, got, want)
+		}
+	}
+	// A caller's own context (a locked thread's): switched around the call
+	// and restored, never replaced.
+	if err := nccl.SetCurrent(0x99); err != nil {
+		return err
+	}
+	_, drv, _, err = cost(inPlace)
+	if err != nil {
+		return err
+	}
+	if strings.Join(drv, "; ") != "cuda get 0x99; cuda push 0x1; cuda pop 0x1" {
+		return fmt.Errorf("with another context current, an operation made driver calls %q; want get, push, pop", drv)
+	}
+	return nil
 }

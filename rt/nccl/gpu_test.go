@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -394,13 +395,26 @@ func TestGPUPointerCheck(t *testing.T) {
 	t.Logf("NCCL said: %v", err)
 }
 
-// A device communicator: on one rank NCCL 2.28.3 refuses (it has symmetric
-// memory for communicators of two or more local ranks only), saying so; a
+// A device communicator on one rank. NCCL 2.28.3 refuses: ncclDevCommCreate
+// (src/dev_runtime.cc) fails with ncclInvalidUsage, "Communicator does not
+// support symmetric memory!", unless comm->symmetricSupport, which init.cc
+// sets to isAllDirectP2p && nNodes == 1 && NCCL_WIN_ENABLE (default 1) &&
+// ncclCuMemEnable() (NCCL_CUMEM_ENABLE, default auto); and
+// ncclTransportCheckP2pType (src/transport.cc) sets isAllDirectP2p false
+// when localRanks == 1. No environment variable turns that on. NCCL 2.28.7
+// (the pip wheel's 2.28.9) asks isAllCudaP2p instead, which holds for one
+// local rank (there is no pair to test), so it makes one, in its 200-byte
+// layout, which DevComm (2.28.3's) is not: Comm.DevComm refuses that NCCL,
+// and the test makes one through the binding's own 2.28.7 path, and a
+// generated kernel taking DevComm by value reads the description NCCL
+// wrote (its first 24 bytes are laid out as 2.28.3's). Either way, a
 // kernel taking a DevComm by value reads every byte Go gives it.
 func TestGPUDevComm(t *testing.T) {
 	r := gpuRanks(t, 1)
 	c, ctx, s := r.comms[0], r.ctxs[0], r.ss[0]
 	d, err := c.DevComm(nil)
+	eng := c.Engine()
+	newABI := strings.Contains(eng, "NCCL 2.28.7") || strings.Contains(eng, "NCCL 2.28.8") || strings.Contains(eng, "NCCL 2.28.9")
 	switch {
 	case err == nil:
 		info, _ := readDevComm(t, ctx, s, d)
@@ -410,12 +424,30 @@ func TestGPUDevComm(t *testing.T) {
 		if err := c.DestroyDevComm(&d); err != nil {
 			t.Error(err)
 		}
-	case strings.Contains(c.Engine(), "NCCL 2.28.3"):
+	case strings.Contains(eng, "NCCL 2.28.3"):
 		var e *nccl.Error
 		if !errors.As(err, &e) || e.Code != nccl.InvalidUsage || !strings.Contains(e.Message, "symmetric") {
 			t.Errorf("DevComm on one rank of NCCL 2.28.3: %v; want its InvalidUsage, that the communicator does not support symmetric memory", err)
 		}
-		t.Logf("as expected: %v", err)
+		t.Logf("DEVCOMM-ONE-RANK refused, as NCCL 2.28.3's source says (one local rank: no direct P2P, no symmetric memory): %v", err)
+	case newABI:
+		if !errors.Is(err, nccl.InvalidUsage) || !strings.Contains(err.Error(), "lays it out otherwise") {
+			t.Errorf("Comm.DevComm on %s: %v; want rt/nccl's refusal of its layout", eng, err)
+		}
+		b, err := nccl.DevCommBytes(c, 0)
+		if err != nil {
+			t.Fatalf("a one-rank device communicator of %s: %v; its source says it makes one", eng, err)
+		}
+		var nd nccl.DevComm
+		copy(bytesOf(&nd)[:24], b[:24])
+		info, raw := readDevComm(t, ctx, s, nd)
+		if !slices.Equal(info, []int32{0, 1, 0, 1, 1, 0}) || !slices.Equal(raw[:24], b[:24]) {
+			t.Errorf("the kernel read %v (bytes %x) of %s's one-rank device communicator %x; want rank 0 of 1, LSA 0 of 1, world team 1, 0", info, raw[:24], eng, b[:24])
+		}
+		if err := nccl.DestroyDevCommBytes(c, b); err != nil {
+			t.Error(err)
+		}
+		t.Logf("DEVCOMM-ONE-RANK made by %s; the kernel read rank %d of %d, LSA %d of %d, world team %d, %d", eng, info[0], info[1], info[2], info[3], info[4], info[5])
 	default:
 		t.Logf("DevComm: %v", err)
 	}
@@ -676,4 +708,53 @@ func busBandwidth() error {
 		buf.Free()
 	}
 	return c.AsyncError()
+}
+
+// TestGPUCurrentContext checks what an operation does to the calling
+// thread's current context, as the shim's AT_CTX says: a thread with none
+// is left with the rank's (as the CUDA runtime leaves one), and a thread
+// whose caller made another context current keeps that one.
+func TestGPUCurrentContext(t *testing.T) {
+	r := gpuRanks(t, 1)
+	c, ctx, s := r.comms[0], r.ctxs[0], r.ss[0]
+	drv := ctx.Driver()
+	buf, _ := rt.AllocFrom(ctx, []float32{1, 2})
+	defer buf.Free()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer drv.CtxSetCurrent(0)
+	if err := drv.CtxSetCurrent(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := nccl.AllReduceInPlace(c, buf, nccl.Sum, s); err != nil {
+		t.Fatal(err)
+	}
+	if cur, err := drv.CtxGetCurrent(); err != nil || cur != ctx.Handle() {
+		t.Errorf("after an AllReduce on a thread with no context, the current context is %#x (%v); want the rank's %#x", cur, err, ctx.Handle())
+	}
+	own, err := ctx.Device().NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Release()
+	if err := drv.CtxSetCurrent(own.Handle()); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := nccl.AllReduceInPlace(c, buf, nccl.Sum, s); err != nil {
+			t.Fatal(err)
+		}
+		if err := nccl.AllReduce(c, buf, buf, nccl.Sum, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	if cur, err := drv.CtxGetCurrent(); err != nil || cur != own.Handle() {
+		t.Errorf("after AllReduces on a thread whose caller made its own context current, the current context is %#x (%v); want the caller's %#x", cur, err, own.Handle())
+	}
+	if got := host(t, buf); !slices.Equal(got, []float32{1, 2}) {
+		t.Errorf("one-rank AllReduces changed the buffer: %v", got)
+	}
 }

@@ -81,7 +81,7 @@ func (l *ncclLib) check(op string, rc C.int, comm C.uintptr_t) error {
 	case rc&C.CN_CUDA_FAILED != 0:
 		code := rt.Result(rc & 0xffff)
 		return &Error{Op: op, Code: UnhandledCudaError, Detail: "making the rank's context current failed (is it a live context?)",
-			Err: &rt.Error{Op: "cuCtxPushCurrent", Code: code}}
+			Err: &rt.Error{Op: "cuCtxPushCurrent/cuCtxSetCurrent", Code: code}}
 	case rc&C.CN_MISSING != 0:
 		return errorf(op, InvalidUsage, "the loaded %s does not have %s", l.describe(), op)
 	}
@@ -141,6 +141,16 @@ type ncclComm struct {
 	rank, size int
 	blocking   bool
 	opt        *Options
+}
+
+// setCurrent is cuCtxSetCurrent on the calling thread, through the
+// libcuda.so.1 the shim loaded: how the binding tests give a thread a
+// caller's own context.
+func setCurrent(h rt.CtxHandle) error {
+	if rc := C.cn_set_current(C.uintptr_t(h)); rc != 0 {
+		return &rt.Error{Op: "cuCtxSetCurrent", Code: rt.Result(rc)}
+	}
+	return nil
 }
 
 func ctxHandle(c *rt.Context) C.uintptr_t { return C.uintptr_t(c.Handle()) }
@@ -565,4 +575,49 @@ func (w *ncclWindow) deregister() error {
 		return nil
 	}
 	return w.nc.lib.check("ncclCommWindowDeregister", C.cn_window_deregister(ctxHandle(w.nc.ctx), w.nc.h, C.uintptr_t(h)), w.nc.h)
+}
+
+// devCommABI22807 is the range of NCCL versions whose ncclDevComm is 200
+// bytes (GIN's fields added) and which make one for a one-rank
+// communicator: rt/nccl's DevComm is not that layout, so only the tests
+// create one, through devCommBytes.
+const devCommABI22807Min, devCommABI22807Max = 22807, 22809
+
+// devCommBytes creates c's device communicator in NCCL 2.28.7 to 2.28.9's
+// layout and returns its bytes, for the GPU tests (the first 24 bytes are
+// DevComm's description fields); destroyDevCommBytes destroys it.
+func devCommBytes(c *Comm, lsaBarriers int) ([]byte, error) {
+	const op = "ncclDevCommCreate"
+	if err := c.usable(op); err != nil {
+		return nil, err
+	}
+	nc, ok := c.impl.(*ncclComm)
+	if !ok {
+		return nil, errorf(op, InvalidUsage, "not an NCCL communicator")
+	}
+	if v := nc.lib.version; v < devCommABI22807Min || v > devCommABI22807Max {
+		return nil, errorf(op, InvalidUsage, "the 200-byte ncclDevComm is NCCL 2.28.7 to 2.28.9's, and the loaded one is %s", nc.lib.describe())
+	}
+	out := make([]byte, C.DEVCOMM_SIZE_22807)
+	p := C.malloc(C.DEVCOMM_SIZE_22807)
+	defer C.free(p)
+	if err := nc.lib.check(op, C.cn_devcomm_create_22807(ctxHandle(nc.ctx), nc.h, C.int(lsaBarriers), p), nc.h); err != nil {
+		return nil, err
+	}
+	copy(out, unsafe.Slice((*byte)(p), len(out)))
+	return out, nil
+}
+
+func destroyDevCommBytes(c *Comm, b []byte) error {
+	const op = "ncclDevCommDestroy"
+	if err := c.usable(op); err != nil {
+		return err
+	}
+	nc := c.impl.(*ncclComm)
+	if len(b) != C.DEVCOMM_SIZE_22807 {
+		return errorf(op, InvalidArgument, "%d bytes, not a 200-byte ncclDevComm", len(b))
+	}
+	p := C.CBytes(b)
+	defer C.free(p)
+	return nc.lib.check(op, C.cn_devcomm_destroy_22807(ctxHandle(nc.ctx), nc.h, p), nc.h)
 }

@@ -135,7 +135,7 @@ func (c *Comm) submit(o request) error {
 			return err
 		}
 		if o.dtype.fp8() {
-			if major, _, err := c.ctx.Device().ComputeCapability(); err == nil && major < 9 {
+			if major := c.major(); major != 0 && major < 9 {
 				return errorf(name, InvalidArgument, "reducing %v needs sm_90 or later, and %v is sm_%d", o.dtype, c.ctx.Device(), major*10)
 			}
 		}

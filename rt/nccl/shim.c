@@ -5,6 +5,9 @@
 // rank's CUDA context current (cuCtxPushCurrent), calls NCCL, and restores
 // the thread's previous context (cuCtxPopCurrent). NCCL works in the
 // current device's primary context, which the pushed context is.
+//
+// The operations (cn_op), called thousands of times a second, switch less:
+// see AT_CTX.
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -66,6 +69,52 @@ typedef struct {
 } ncclDevComm_22803;
 #define DEVCOMM_SIZE 88
 
+// The same two as NCCL 2.28.7 to 2.28.9 lay them out (GIN's fields added):
+// rt/nccl's tests create a one-rank device communicator with these, which
+// NCCL 2.28.7 first allows (it asks every pair of local ranks for CUDA peer
+// access, and one rank has no pair); ncclDevComm's first 24 bytes, the
+// description kernels read, are 2.28.3's.
+typedef struct {
+	void *resourceRequirementsList;
+	void *teamRequirementsList;
+	bool lsaMultimem;
+	int barrierCount;
+	int lsaBarrierCount;
+	int railGinBarrierCount;
+	int lsaLLA2ABlockCount, lsaLLA2ASlotCount;
+	bool ginForceEnable;
+	int ginContextCount;
+	int ginSignalCount;
+	int ginCounterCount;
+} ncclDevCommRequirements_22807;
+_Static_assert(sizeof(ncclDevCommRequirements_22807) == 56, "ncclDevCommRequirements is 56 bytes in 2.28.7");
+_Static_assert(offsetof(ncclDevCommRequirements_22807, lsaBarrierCount) == 24, "lsaBarrierCount at 24 in 2.28.7");
+typedef struct {
+	int rank, nRanks;
+	unsigned nRanks_rcp32;
+	int lsaRank, lsaSize;
+	unsigned lsaSize_rcp32;
+	void *windowTable, *resourceWindow;
+	struct {
+		void *winHost;
+		char *lsaFlatBase;
+		int lsaRank, worldRank;
+		unsigned stride4G, mcOffset4K, ginOffset4K;
+		void *ginWins[4];
+	} resourceWindow_inlined;
+	void *lsaMultimem;
+	struct { unsigned bufHandle; int nBarriers; } lsaBarrier;
+	struct { unsigned signal0, bufHandle; } railGinBarrier;
+	unsigned char ginContextCount, ginTypes[4];
+	void *ginHandles[4];
+	unsigned ginSignalBase;
+	int ginSignalCount;
+	unsigned ginCounterBase;
+	int ginCounterCount;
+	unsigned long long *ginSignalShadows;
+} ncclDevComm_22807;
+_Static_assert(sizeof(ncclDevComm_22807) == DEVCOMM_SIZE_22807, "ncclDevComm is 200 bytes in 2.28.7");
+
 typedef int CUresult;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
@@ -75,6 +124,8 @@ typedef struct CUstream_st *CUstream;
 static void *lib;
 static CUresult (*p_cuCtxPushCurrent)(CUcontext);
 static CUresult (*p_cuCtxPopCurrent)(CUcontext *);
+static CUresult (*p_cuCtxGetCurrent)(CUcontext *);
+static CUresult (*p_cuCtxSetCurrent)(CUcontext);
 
 static ncclResult_t (*p_ncclGetVersion)(int *);
 static const char *(*p_ncclGetErrorString)(ncclResult_t);
@@ -119,8 +170,10 @@ int cn_open(const char *path, char *err, size_t errlen) {
 	}
 	*(void **)(&p_cuCtxPushCurrent) = dlsym(cuda, "cuCtxPushCurrent_v2");
 	*(void **)(&p_cuCtxPopCurrent) = dlsym(cuda, "cuCtxPopCurrent_v2");
-	if (!p_cuCtxPushCurrent || !p_cuCtxPopCurrent) {
-		snprintf(err, errlen, "libcuda.so.1 lacks cuCtxPushCurrent_v2 or cuCtxPopCurrent_v2");
+	*(void **)(&p_cuCtxGetCurrent) = dlsym(cuda, "cuCtxGetCurrent");
+	*(void **)(&p_cuCtxSetCurrent) = dlsym(cuda, "cuCtxSetCurrent");
+	if (!p_cuCtxPushCurrent || !p_cuCtxPopCurrent || !p_cuCtxGetCurrent || !p_cuCtxSetCurrent) {
+		snprintf(err, errlen, "libcuda.so.1 lacks cuCtxPushCurrent_v2, cuCtxPopCurrent_v2, cuCtxGetCurrent or cuCtxSetCurrent");
 		return -1;
 	}
 	void *l = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -197,6 +250,31 @@ const char *cn_last_error(uintptr_t comm) { return p_ncclGetLastError((ncclComm_
 		r_ = p_cuCtxPopCurrent(&o_);                             \
 		if (r_ != 0 && n_ == 0) return CN_CUDA_FAILED | r_;      \
 		return n_;                                               \
+	} while (0)
+
+// AT_CTX is IN_CTX for the operations, with fewer context switches.
+// C code calling NCCL has its device's context current (the CUDA runtime
+// sets the primary context on a thread's first call and leaves it there),
+// so NCCL's own cudaGetDevice finds it and switches nothing; a push and a
+// pop around each call would cost two driver calls, and the CUDA runtime
+// inside NCCL would see the thread's context change twice per call. So:
+// the rank's context current already: call NCCL (one cuCtxGetCurrent);
+// none current: make it current and leave it, as the CUDA runtime does
+// (it is a primary context, which the CUDA runtime inside NCCL retains
+// for the life of the process); another current (a caller's own, on a
+// locked thread): push and pop, leaving the caller's context untouched.
+#define AT_CTX(ctx, call)                                        \
+	do {                                                         \
+		CUcontext c_;                                            \
+		CUresult r_ = p_cuCtxGetCurrent(&c_);                    \
+		if (r_ != 0) return CN_CUDA_FAILED | r_;                 \
+		if (c_ == (CUcontext)(ctx)) return (call);               \
+		if (c_ == NULL) {                                        \
+			r_ = p_cuCtxSetCurrent((CUcontext)(ctx));            \
+			if (r_ != 0) return CN_CUDA_FAILED | r_;             \
+			return (call);                                       \
+		}                                                        \
+		IN_CTX(ctx, call);                                       \
 	} while (0)
 
 #define NEED(p)                                  \
@@ -303,8 +381,10 @@ static ncclResult_t dispatch(int kind, uintptr_t send, uintptr_t recv, size_t co
 
 int cn_op(uintptr_t ctx, int kind, uintptr_t send, uintptr_t recv, size_t count, int dtype, int op, int peer,
           uintptr_t comm, uintptr_t stream) {
-	IN_CTX(ctx, dispatch(kind, send, recv, count, dtype, op, peer, (ncclComm_t)comm, (CUstream)stream));
+	AT_CTX(ctx, dispatch(kind, send, recv, count, dtype, op, peer, (ncclComm_t)comm, (CUstream)stream));
 }
+
+int cn_set_current(uintptr_t ctx) { return p_cuCtxSetCurrent((CUcontext)ctx); }
 
 int cn_group_start(void) { return p_ncclGroupStart(); }
 int cn_group_end(void) { return p_ncclGroupEnd(); }
@@ -360,6 +440,33 @@ int cn_devcomm_create_all(int n, const uintptr_t *ctxs, const uintptr_t *comms, 
 	if (r == 0) memcpy(out, dc, (size_t)n * DEVCOMM_SIZE);
 	free(dc);
 	return r;
+}
+
+int cn_devcomm_create_22807(uintptr_t ctx, uintptr_t comm, int lsa_barriers, void *out) {
+	NEED(p_ncclDevCommCreate);
+	ncclDevCommRequirements_22807 req;
+	memset(&req, 0, sizeof req);
+	req.lsaBarrierCount = lsa_barriers;
+	ncclDevComm_22807 *dc = calloc(1, sizeof *dc);
+	if (!dc) return 2;  // ncclSystemError
+	CUresult q = p_cuCtxPushCurrent((CUcontext)ctx);
+	if (q != 0) {
+		free(dc);
+		return CN_CUDA_FAILED | q;
+	}
+	ncclResult_t r = p_ncclDevCommCreate((ncclComm_t)comm, &req, dc);
+	CUcontext o;
+	p_cuCtxPopCurrent(&o);
+	if (r == 0) memcpy(out, dc, sizeof *dc);
+	free(dc);
+	return r;
+}
+
+int cn_devcomm_destroy_22807(uintptr_t ctx, uintptr_t comm, const void *devcomm) {
+	NEED(p_ncclDevCommDestroy);
+	ncclDevComm_22807 dc;
+	memcpy(&dc, devcomm, sizeof dc);
+	IN_CTX(ctx, p_ncclDevCommDestroy((ncclComm_t)comm, &dc));
 }
 
 int cn_devcomm_destroy(uintptr_t ctx, uintptr_t comm, const void *devcomm) {

@@ -51,6 +51,8 @@ int cn_comm_info(uintptr_t comm, int *rank, int *count, int *device);
 // is the root or the peer.
 int cn_op(uintptr_t ctx, int kind, uintptr_t send, uintptr_t recv, size_t count, int dtype, int op, int peer,
           uintptr_t comm, uintptr_t stream);
+// cn_set_current is cuCtxSetCurrent, for rt/nccl's tests.
+int cn_set_current(uintptr_t ctx);
 int cn_group_start(void);
 int cn_group_end(void);
 
@@ -66,5 +68,11 @@ int cn_window_deregister(uintptr_t ctx, uintptr_t comm, uintptr_t win);
 // group, NCCL 2.28.3's layout (88 bytes each, out[i*88...]).
 int cn_devcomm_create_all(int n, const uintptr_t *ctxs, const uintptr_t *comms, int lsa_barriers, void *out);
 int cn_devcomm_destroy(uintptr_t ctx, uintptr_t comm, const void *devcomm);
+// cn_devcomm_create_22807 and cn_devcomm_destroy_22807 are the same for
+// one rank in NCCL 2.28.7 to 2.28.9's layouts (200 bytes), for rt/nccl's
+// tests.
+#define DEVCOMM_SIZE_22807 200
+int cn_devcomm_create_22807(uintptr_t ctx, uintptr_t comm, int lsa_barriers, void *out);
+int cn_devcomm_destroy_22807(uintptr_t ctx, uintptr_t comm, const void *devcomm);
 
 #endif

@@ -1,7 +1,9 @@
 package rttest
 
 import (
+	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
@@ -68,9 +70,9 @@ func (s *suite) adopt(t *testing.T) {
 		if ns, err := s.a.AdoptStream(0); err != nil || ns.Handle() != 0 || ns.Adopted() {
 			t.Errorf("AdoptStream(0): %v, %v", ns, err)
 		}
-		_, err = rt.AdoptStream(d, 0)
-		wantCode(t, "rt.AdoptStream(0)", err, rt.ErrInvalidHandle)
 	})
+
+	t.Run("special streams", func(t *testing.T) { s.specialStreams(t) })
 
 	t.Run("event", func(t *testing.T) {
 		if _, ok := d.(rt.Streamer); !ok {
@@ -285,4 +287,131 @@ func (s *suite) adopt(t *testing.T) {
 			t.Errorf("vecAdd's functions: %#x in %v, %#x in %v", fa, s.a, fb, s.b)
 		}
 	})
+}
+
+// specialStreams checks CUDA's special stream handles as other libraries
+// hand them out (cudaStreamLegacy, cudaStreamPerThread, a NULL
+// cudaStream_t): adopted in the context named, or the thread's current
+// one, or device 0's primary; launches, copies and host functions on them;
+// the legacy stream's implicit synchronisation with blocking streams and
+// not with non-blocking ones; the per-thread stream ordered with it.
+func (s *suite) specialStreams(t *testing.T) {
+	d, ctx := s.d, s.a
+	specials := []rt.StreamHandle{0, rt.StreamLegacy, rt.StreamPerThread}
+	onThread(t, d, s.b, func() {
+		for _, h := range specials {
+			st, err := rt.AdoptStream(d, h)
+			if err != nil || st.Handle() != h || st.Context().Handle() != s.b.Handle() {
+				t.Errorf("rt.AdoptStream(%#x) with context B current: %v, %v; want stream %#x of B", uintptr(h), st, err, uintptr(h))
+			}
+		}
+	})
+	onThread(t, d, nil, func() {
+		st, err := rt.AdoptStream(d, rt.StreamLegacy)
+		if err != nil || st.Context().Handle() != s.a.Handle() {
+			t.Errorf("rt.AdoptStream(StreamLegacy) with no context current: %v, %v; want device 0's primary context %v", st, err, s.a)
+		}
+	})
+	legacy, err := ctx.AdoptStream(rt.StreamLegacy)
+	must(t, err)
+	per, err := ctx.AdoptStream(rt.StreamPerThread)
+	must(t, err)
+	for _, st := range []*rt.Stream{legacy, per} {
+		if st.Context() != ctx || !st.Adopted() {
+			t.Errorf("Context.AdoptStream(%#x): in %v, adopted %v", uintptr(st.Handle()), st.Context(), st.Adopted())
+		}
+		wantCode(t, "Destroy of a special stream", st.Destroy(), rt.ErrNotPermitted)
+	}
+	if _, err := d.(rt.Adopter).StreamContext(rt.StreamLegacy); err == nil {
+		t.Errorf("StreamContext(StreamLegacy) gave a context; it is every context's")
+	}
+	// Launches and async copies on each, in stream order.
+	const n = 300
+	pin, err := rt.AllocPinned[float32](ctx, n)
+	must(t, err)
+	defer pin.Free()
+	for _, st := range []*rt.Stream{legacy, per} {
+		onThread(t, d, nil, func() { // CUDA picks the per-thread stream by OS thread
+			v := newVecAdd(t, ctx, n)
+			clear(pin.Slice())
+			must(t, v.run(s, rt.Linear(n, 128).On(st)))
+			must(t, v.c.CopyToAsync(st, pin.Slice()))
+			must(t, st.Synchronize())
+			if i := firstDiff(pin.Slice(), v.want); i >= 0 {
+				t.Errorf("vecAdd and an async copy on stream %#x: c[%d] = %v, want %v", uintptr(st.Handle()), i, pin.Slice()[i], v.want[i])
+			}
+		})
+	}
+	if err := legacy.BeginCapture(rt.CaptureGlobal); err == nil {
+		legacy.EndCapture()
+		t.Errorf("capturing the legacy stream succeeded; CUDA cannot capture it")
+	}
+
+	if _, ok := d.(rt.Streamer); !ok {
+		return
+	}
+	s.holdsLaunches(t)
+	blocking, err := ctx.NewStreamWith(0, 0)
+	must(t, err)
+	t.Cleanup(func() { blocking.Destroy() })
+	nonBlocking := newStream(t, ctx)
+	// hold is rttest's hold, released at the latest when the test ends
+	// (before the streams' cleanups), so that a failure cannot hang it.
+	hold := func(t *testing.T, st *rt.Stream) func() {
+		var once sync.Once
+		r := hold(t, st)
+		release := func() { once.Do(r) }
+		t.Cleanup(release)
+		return release
+	}
+	// notYet says whether ran stays open while the held work waits.
+	notYet := func(what string, ran chan struct{}) {
+		t.Helper()
+		select {
+		case <-ran:
+			t.Errorf("%s ran before the held work it must wait for", what)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	// Legacy work waits for a blocking stream's earlier work.
+	release := hold(t, blocking)
+	ran := make(chan struct{})
+	must(t, legacy.LaunchHostFunc(func() { close(ran) }))
+	notYet("the legacy stream's host function", ran)
+	release()
+	<-ran
+	// A blocking stream's later work waits for the legacy stream's, and
+	// so does the per-thread stream's.
+	for _, st := range []*rt.Stream{blocking, per} {
+		release = hold(t, legacy)
+		ran = make(chan struct{})
+		must(t, st.LaunchHostFunc(func() { close(ran) }))
+		notYet("a blocking stream's host function after the legacy stream's", ran)
+		release()
+		<-ran
+	}
+	// A non-blocking stream is not ordered with it: a kernel on the legacy
+	// stream finishes while the non-blocking stream is held.
+	v := newVecAdd(t, ctx, n)
+	e, err := ctx.NewEvent(rt.EventDisableTiming)
+	must(t, err)
+	t.Cleanup(func() { e.Destroy() })
+	release = hold(t, nonBlocking)
+	must(t, v.run(s, rt.Linear(n, 128).On(legacy)))
+	must(t, e.Record(legacy))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		done, err := e.Query()
+		must(t, err)
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("a kernel on the legacy stream waited for a non-blocking stream's work")
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	release()
+	v.check(t, "vecAdd on the legacy stream beside a held non-blocking stream")
 }

@@ -13,10 +13,12 @@ var (
 	_ rt.NativeHandler = (*Driver)(nil)
 )
 
-// StreamContext is cuStreamGetCtx.
+// StreamContext is cuStreamGetCtx. The NULL stream, rt.StreamLegacy and
+// rt.StreamPerThread are every context's (CUDA answers with the calling
+// thread's current context): an error, as on rt/cgo.
 func (d *Driver) StreamContext(sh rt.StreamHandle) (rt.CtxHandle, error) {
-	if sh == 0 {
-		return 0, rt.Errorf("cuStreamGetCtx", rt.ErrInvalidHandle, "the NULL stream belongs to every context")
+	if sh <= rt.StreamPerThread {
+		return 0, rt.Errorf("cuStreamGetCtx", rt.ErrInvalidHandle, "stream %#x (NULL, legacy or per-thread default) belongs to every context", uintptr(sh))
 	}
 	s, err := d.streamAny("cuStreamGetCtx", 0, sh)
 	if err != nil {

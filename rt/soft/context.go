@@ -16,13 +16,14 @@ type context struct {
 	dev     *device
 	primary bool
 
-	null *stream // the legacy NULL stream
+	null *stream // the legacy NULL stream (also rt.StreamLegacy)
 
 	fault atomic.Pointer[rt.Error] // the sticky fault (sticky.go); nil while usable
 
 	mu        sync.Mutex
 	destroyed bool
-	streams   map[*stream]struct{}   // created streams (not the NULL stream)
+	streams   map[*stream]struct{}   // created streams and ptds (not the NULL stream)
+	ptds      *stream                // the per-thread default stream, once used (perThread)
 	allocs    map[uint64]*exec.Alloc // live allocations by base
 	insts     map[*library]*instance
 
@@ -159,6 +160,7 @@ func (d *Driver) destroy(c *context) {
 	allocs := c.allocs
 	insts := c.insts
 	c.streams, c.allocs, c.insts = map[*stream]struct{}{}, map[uint64]*exec.Alloc{}, map[*library]*instance{}
+	c.ptds = nil
 	c.mu.Unlock()
 	for s := range streams {
 		d.dropCapture(s) // a capture in c must not outlive it
@@ -166,7 +168,14 @@ func (d *Driver) destroy(c *context) {
 	for _, a := range allocs {
 		d.mem.Free(a)
 		c.dev.release(a.Size)
+		d.poolFreed(a.Base, a.Size) // a stream-ordered one's pool entry
 	}
+	// What the driver keeps of c's objects goes with it (CUDA frees
+	// everything of a destroyed context), so a careless program's
+	// forgotten textures and unsynchronized work do not pile up.
+	d.synced(c, nil, ^uint64(0))
+	d.hostSynced(c, nil, true)
+	d.forgetTextures(c)
 	for lib := range insts {
 		lib.mu.Lock()
 		delete(lib.insts, c)
@@ -238,6 +247,7 @@ func (d *Driver) CtxSynchronize(h rt.CtxHandle) error {
 		return err
 	}
 	defer d.synced(c, nil, d.hz.now())
+	defer d.hostSynced(c, nil, false)
 	return c.afterSync("cuCtxSynchronize", c.synchronize())
 }
 

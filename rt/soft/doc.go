@@ -411,9 +411,20 @@
 // Out-of-bounds, freed-memory and misaligned accesses, barriers that can never
 // release, and kernels that exceed Options.InstrBudget stop the launch with
 // an *rt.Error whose Detail names the kernel, block, thread, PTX line and
-// address. As on a GPU, such a fault is sticky: the Driver (the process) is
+// address, and the .cu file, line and column first when the PTX carries
+// line information (nvcc -lineinfo, clang -gline-tables-only). As on a GPU,
+// such a fault is sticky: the Driver (the process) is
 // unusable afterwards, every call that works in any of its contexts returns
 // the fault, and a new Driver is the way back (sticky.go, rt.Result.Sticky).
+//
+// Runaway kernels: Options.LaunchTimeout bounds each launch's wall-clock
+// time as a display GPU's watchdog does, and Driver.Abort stops every
+// launch (on an interrupt, say); either leaves the sticky
+// CUDA_ERROR_LAUNCH_TIMEOUT, and running kernels stop within milliseconds
+// (the clock and the driver's fault are read where the instruction budget
+// is charged, internal/exec/interrupt.go). A call takes at least 16 bytes
+// of Options.StackBytes, which bounds the call depth of recursion that
+// has no local frame.
 //
 // A synchronous copy or memset that touches memory which a kernel or async
 // copy on a non-blocking stream, not synchronized with since, writes (or
@@ -425,6 +436,10 @@
 // Options.RaceCheck (or CUGEN_SOFT_RACECHECK=1, =strict) reports data
 // hazards between a CTA's threads in shared and global memory, naming both
 // accesses, as compute-sanitizer's racecheck does (internal/exec/racecheck.go says what
-// orders accesses). Options.ShuffleSeed (CUGEN_SOFT_SHUFFLE=<seed>) runs
+// orders accesses). It also reports work on two streams of a driver that
+// touches the same bytes, one writing, with nothing ordering the two
+// (events, the stream order, the legacy NULL stream's, host
+// synchronization): the second submission fails with ErrIllegalState
+// naming both (streamrace.go). Options.ShuffleSeed (CUGEN_SOFT_SHUFFLE=<seed>) runs
 // warps in a seeded random order to shake out order-dependent code.
 package soft

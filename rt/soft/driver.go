@@ -36,6 +36,13 @@ type Options struct {
 	// InstrBudget bounds the thread-instructions one launch may execute
 	// before it fails with ErrLaunchTimeout (0 = 1e11, a few minutes).
 	InstrBudget uint64
+	// LaunchTimeout, when not 0, bounds each launch's wall-clock time, as
+	// a display GPU's watchdog does: a kernel still running after it is
+	// stopped (within a few milliseconds) with ErrLaunchTimeout
+	// (CUDA_ERROR_LAUNCH_TIMEOUT), a sticky fault like any other (see
+	// Driver.Abort). CUGEN_SOFT_LAUNCH_TIMEOUT=<duration> (e.g. 30s) in the
+	// environment sets it where Options leave it 0.
+	LaunchTimeout time.Duration
 	// ComputeCapability is the emulated compute capability as major*10+minor
 	// (default 90, i.e. sm_90).
 	ComputeCapability int
@@ -110,9 +117,10 @@ type Driver struct {
 
 	outMu sync.Mutex // serialises printf output
 
-	gx  graphState // graphs and captures (graph.go)
-	hz  hazards    // unsynchronized work, for host/device hazards (hazard.go)
-	ext extState   // the other optional capabilities' state (below)
+	gx  graphState  // graphs and captures (graph.go)
+	hz  hazards     // unsynchronized work, for host/device hazards (hazard.go)
+	sr  streamRaces // stream hazards under racecheck (streamrace.go)
+	ext extState    // the other optional capabilities' state (below)
 
 	// instrCount is the number of thread-instructions all launches have
 	// executed (a lane executing one instruction counts one): the
@@ -180,7 +188,7 @@ func New(opt Options) *Driver {
 		kernels: map[rt.KernelHandle]*exec.Program{},
 		current: map[int]*context{},
 	}
-	d.cfg = exec.Config{Workers: opt.Workers, InstrBudget: opt.InstrBudget, StackBytes: opt.StackBytes,
+	d.cfg = exec.Config{Workers: opt.Workers, InstrBudget: opt.InstrBudget, StackBytes: opt.StackBytes, Timeout: opt.LaunchTimeout,
 		MallocHeapBytes: opt.MallocHeapBytes, ComputeCapability: opt.ComputeCapability,
 		RaceCheck: exec.RaceMode(opt.RaceCheck), ShuffleSeed: opt.ShuffleSeed}
 	for i := 0; i < opt.Devices; i++ {
@@ -200,6 +208,15 @@ func envOptions(opt Options) Options {
 			opt.RaceCheck = RaceStrict
 		default:
 			opt.RaceCheck = RaceOn
+		}
+	}
+	if opt.LaunchTimeout == 0 {
+		if v := os.Getenv("CUGEN_SOFT_LAUNCH_TIMEOUT"); v != "" {
+			if t, err := time.ParseDuration(v); err == nil && t > 0 {
+				opt.LaunchTimeout = t
+			} else {
+				fmt.Fprintf(os.Stderr, "soft: CUGEN_SOFT_LAUNCH_TIMEOUT=%q is not a positive duration (e.g. 30s); no wall-clock limit\n", v)
+			}
 		}
 	}
 	// Deterministic asks for the canonical order (what references of

@@ -4,6 +4,8 @@
 package soft
 
 import (
+	"fmt"
+
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
@@ -16,10 +18,16 @@ func ownerOf(a *exec.Alloc) *context {
 	return c
 }
 
-// Reaches is peer access from c to other (peer.go).
-func (c *context) Reaches(other exec.Host) bool {
-	o, ok := other.(*context)
-	return ok && c.d.peerOK(c, o)
+// Reach is peer access from c to a's context (peer.go).
+func (c *context) Reach(a *exec.Alloc) string {
+	o := ownerOf(a)
+	switch {
+	case o == nil || !c.d.peerOK(c, o):
+		return "and peer access to it is not enabled"
+	case c.d.pooled(a.Base):
+		return fmt.Sprintf("stream-ordered memory (cuMemAllocAsync) of device %d's pool, which gives device %d no access: peer access does not cover pool memory (cuMemPoolSetAccess does, which rt does not wrap)", o.dev.ord, c.dev.ord)
+	}
+	return ""
 }
 
 // Alloc is allocate in c.
@@ -61,10 +69,12 @@ func (c *context) CheckLaunch(op string, p *exec.Program, la rt.LaunchArgs) erro
 	return c.d.checkLaunch(op, p, c, la)
 }
 
-// TexObject is the object h of the driver (texture.go).
+// TexObject is the object h of the driver (texture.go), if it was made in
+// c: texture and surface objects belong to their context, as on a GPU,
+// where a handle means nothing in another context.
 func (c *context) TexObject(h uint64, surface bool) *exec.TexObject {
 	b := c.d.texObject(h, surface)
-	if b == nil {
+	if b == nil || b.Ctx != c {
 		return nil
 	}
 	return &b.TexObject

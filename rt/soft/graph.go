@@ -169,8 +169,8 @@ func (d *Driver) StreamBeginCaptureToGraph(ch rt.CtxHandle, sh rt.StreamHandle, 
 }
 
 func (d *Driver) beginCapture(op string, ch rt.CtxHandle, sh rt.StreamHandle, gh rt.GraphHandle, deps []rt.GraphNodeHandle, mode rt.CaptureMode) error {
-	if sh == 0 {
-		return rt.Errorf(op, rt.ErrStreamCaptureUnsupported, "the NULL stream cannot be captured; capture a stream of your own")
+	if sh == 0 || sh == rt.StreamLegacy {
+		return rt.Errorf(op, rt.ErrStreamCaptureUnsupported, "the NULL (legacy default) stream cannot be captured; capture a stream of your own")
 	}
 	if mode < rt.CaptureGlobal || mode > rt.CaptureRelaxed {
 		return rt.Errorf(op, rt.ErrInvalidValue, "capture mode %d", mode)

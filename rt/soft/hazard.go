@@ -104,7 +104,7 @@ func (d *Driver) launched(s *stream, l *exec.Launch) {
 		return
 	}
 	ws := d.kernelWrites(l.Program)
-	what := fmt.Sprintf("kernel %s, launched on stream %#x of context %#x", l.Program.Name, uintptr(s.h), uintptr(s.ctx.h))
+	what := fmt.Sprintf("%s, launched on stream %#x of context %#x", kernelDesc(l.Program), uintptr(s.h), uintptr(s.ctx.h))
 	hz := &d.hz
 	hz.mu.Lock()
 	defer hz.mu.Unlock()
@@ -123,6 +123,34 @@ func (d *Driver) launched(s *stream, l *exec.Launch) {
 			hz.add(s, a, a.Base, a.Base+a.Size, ws.unknown || ws.vars, what)
 		}
 	}
+}
+
+// kernelDesc names a kernel for a hazard report: "kernel k", with the
+// source line of its first instruction when the PTX carries line
+// information ("kernel k (k.cu:12)").
+func kernelDesc(p *exec.Program) string {
+	if p.Func != nil && p.Func.Body != nil {
+		var first func(b *ptx.Block) *ptx.SrcPos
+		first = func(b *ptx.Block) *ptx.SrcPos {
+			for _, s := range b.Stmts {
+				switch s := s.(type) {
+				case *ptx.Instr:
+					if s.Src != nil && s.Src.Line > 0 {
+						return s.Src.Outermost()
+					}
+				case *ptx.Block:
+					if src := first(s); src != nil {
+						return src
+					}
+				}
+			}
+			return nil
+		}
+		if src := first(p.Func.Body); src != nil {
+			return fmt.Sprintf("kernel %s (%s:%d)", p.Name, src.File, src.Line)
+		}
+	}
+	return "kernel " + p.Name
 }
 
 // copied records the memory an async copy or memset on s touches.

@@ -101,7 +101,7 @@ func (d *Driver) KernelAttribute(k rt.KernelHandle, attr rt.FuncAttr, dev int) (
 	case rt.FuncBinaryVersion:
 		return d.opt.ComputeCapability, nil
 	case rt.FuncMaxDynamicSharedSizeBytes:
-		return sharedPerBlock - int(p.SharedSize), nil
+		return max(sharedPerBlock-int(p.SharedSize), 0), nil
 	case rt.FuncPreferredSharedMemoryCarveout:
 		return -1, nil
 	case rt.FuncCacheModeCA, rt.FuncClusterSizeMustBeSet, rt.FuncRequiredClusterWidth, rt.FuncRequiredClusterHeight,
@@ -134,6 +134,10 @@ func (d *Driver) SetKernelAttribute(k rt.KernelHandle, attr rt.FuncAttr, v int, 
 	case rt.FuncClusterSchedulingPolicyPreference:
 		ok = v >= 0 && v <= 2
 	}
+	if !ok && attr == rt.FuncMaxDynamicSharedSizeBytes {
+		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: max dynamic shared memory %d: it must be 0 to %d bytes (the device's %d per block opted in, less the kernel's %d static)",
+			p.Name, v, sharedPerBlockOpt-int(p.SharedSize), sharedPerBlockOpt, p.SharedSize)
+	}
 	if !ok {
 		return rt.Errorf(op, rt.ErrInvalidValue, "kernel %s: attribute %d cannot be set to %d", p.Name, attr, v)
 	}
@@ -144,6 +148,19 @@ func (d *Driver) SetKernelAttribute(k rt.KernelHandle, attr rt.FuncAttr, v int, 
 	return nil
 }
 
+// forget drops the attributes set on ps, kernels of an unloaded library.
+func (x *extState) forget(ps []*exec.Program) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for k := range x.kattrs {
+		for _, p := range ps {
+			if k.p == p {
+				delete(x.kattrs, k)
+			}
+		}
+	}
+}
+
 // maxDynamicShared is the most dynamic shared memory a launch of p may ask
 // for on dev.
 func (d *Driver) maxDynamicShared(p *exec.Program, dev int) int {
@@ -152,7 +169,7 @@ func (d *Driver) maxDynamicShared(p *exec.Program, dev int) int {
 	if v, ok := d.ext.kattrs[kattrKey{p, dev, rt.FuncMaxDynamicSharedSizeBytes}]; ok {
 		return v
 	}
-	return sharedPerBlock - int(p.SharedSize)
+	return max(sharedPerBlock-int(p.SharedSize), 0)
 }
 
 func maxThreads(p *exec.Program) int {

@@ -27,10 +27,10 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		}
 	}
 	var s *stream
-	if la.Stream != 0 {
+	if la.Stream > rt.StreamPerThread {
 		s, err = d.stream(op, 0, la.Stream)
-	} else {
-		s, err = d.stream(op, la.Ctx, 0)
+	} else { // the NULL, legacy or per-thread stream of la.Ctx
+		s, err = d.stream(op, la.Ctx, la.Stream)
 	}
 	if err != nil {
 		return err
@@ -59,6 +59,9 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 			return err
 		}
 		l.Vars = in.addr
+	}
+	if err := d.orderStreams(op, s, d.launchSpans(l), kernelDesc(p), false); err != nil {
+		return err
 	}
 	o, err := d.submit(op, s, launchNode(l), func() error { return d.run(l) })
 	if err != nil || o == nil { // failed, or captured

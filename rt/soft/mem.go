@@ -151,6 +151,13 @@ func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bo
 			return err
 		}
 	}
+	what := op
+	if async {
+		what += "Async"
+	}
+	if err := d.orderStreams(op, s, d.memSpans(m), what, !async || m.toHost && !d.isPinned(m.host, m.hostLen)); err != nil {
+		return err
+	}
 	// The pointers are checked when the copy runs, as the memory may be
 	// allocated by work queued before it; errors of a synchronous copy are
 	// its own, not asynchronous ones.

@@ -164,6 +164,14 @@ func (d *Driver) poolFreed(base, size uint64) {
 	}
 }
 
+// pooled reports whether base is a live stream-ordered allocation's.
+func (d *Driver) pooled(base uint64) bool {
+	d.ext.mu.Lock()
+	defer d.ext.mu.Unlock()
+	_, ok := d.ext.asyncs[base]
+	return ok
+}
+
 // MemPoolCreate is cuMemPoolCreate.
 func (d *Driver) MemPoolCreate(dev int, maxSize uint64) (rt.MemPoolHandle, error) {
 	if _, err := d.dev("cuMemPoolCreate", dev); err != nil {

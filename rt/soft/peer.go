@@ -8,7 +8,11 @@ import (
 // Peer access between the emulated devices (rt.PeerAccessor). Every pair
 // of distinct devices can be peers. A kernel that touches memory of
 // another context faults unless peer access from its context to that one
-// is enabled, as on a GPU; copies need none.
+// is enabled, as on a GPU; copies need none. Peer access does not cover
+// stream-ordered (cuMemAllocAsync) memory: CUDA gives other devices access
+// to a pool with cuMemPoolSetAccess (the programming guide's "Device
+// Accessibility for Multi-GPU Support"), which rt does not wrap, so a
+// kernel touching a peer's pool memory faults.
 
 var _ rt.PeerAccessor = (*Driver)(nil)
 

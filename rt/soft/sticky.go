@@ -31,6 +31,24 @@ import (
 	"github.com/cugen/cugen/rt"
 )
 
+// Abort stops every launch of the Driver, running or queued, and leaves
+// the Driver unusable as a kernel fault does: running kernels stop within
+// a few milliseconds, and every later call that works in a context returns
+// CUDA_ERROR_LAUNCH_TIMEOUT (rt.ErrLaunchTimeout) with reason, as after a
+// GPU watchdog's timeout. What is needed to leave (Context.Release,
+// Stream.Destroy, ...) still works, so a program can abort on an interrupt
+// and clean up:
+//
+//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+//	defer stop()
+//	go func() { <-ctx.Done(); drv.Abort("interrupted") }()
+//
+// Abort after an earlier fault changes nothing; a new Driver is the way
+// back.
+func (d *Driver) Abort(reason string) {
+	d.fault.CompareAndSwap(nil, &rt.Error{Op: "soft.Driver.Abort", Code: rt.ErrLaunchTimeout, Detail: "aborted: " + reason})
+}
+
 // poison records err as the sticky fault of c and of its Driver if its code
 // is sticky; the first fault wins.
 func (c *context) poison(err error) {

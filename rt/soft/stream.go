@@ -149,11 +149,16 @@ func (d *Driver) stream(op string, ch rt.CtxHandle, sh rt.StreamHandle) (*stream
 }
 
 // streamAny is stream for the calls that stay usable after a fault.
+// CUDA's special handles (rt.StreamLegacy, rt.StreamPerThread) and the
+// NULL stream are the context's own: ch says which context's.
 func (d *Driver) streamAny(op string, ch rt.CtxHandle, sh rt.StreamHandle) (*stream, error) {
-	if sh == 0 {
+	if sh <= rt.StreamPerThread {
 		c, err := d.lookup(op, ch)
 		if err != nil {
 			return nil, err
+		}
+		if sh == rt.StreamPerThread {
+			return c.perThread(), nil
 		}
 		return c.null, nil
 	}
@@ -178,6 +183,9 @@ func (d *Driver) StreamCreate(ch rt.CtxHandle, flags uint32, priority int) (rt.S
 	s := &stream{ctx: c, flags: flags, priority: clampPriority(priority)}
 	d.mu.Lock()
 	s.h = rt.StreamHandle(d.handle())
+	for s.h <= rt.StreamPerThread { // CUDA's special handles are no stream's
+		s.h = rt.StreamHandle(d.handle())
+	}
 	d.streams[s.h] = s
 	d.mu.Unlock()
 	c.mu.Lock()
@@ -188,8 +196,8 @@ func (d *Driver) StreamCreate(ch rt.CtxHandle, flags uint32, priority int) (rt.S
 
 // StreamDestroy is cuStreamDestroy: queued work still completes.
 func (d *Driver) StreamDestroy(ch rt.CtxHandle, sh rt.StreamHandle) error {
-	if sh == 0 {
-		return rt.Errorf("cuStreamDestroy", rt.ErrInvalidHandle, "the NULL stream cannot be destroyed")
+	if sh <= rt.StreamPerThread {
+		return rt.Errorf("cuStreamDestroy", rt.ErrInvalidHandle, "the NULL, legacy or per-thread default stream (%#x) cannot be destroyed", uintptr(sh))
 	}
 	s, err := d.streamAny("cuStreamDestroy", ch, sh)
 	if err != nil {
@@ -218,6 +226,7 @@ func (d *Driver) StreamSynchronize(ch rt.CtxHandle, sh rt.StreamHandle) error {
 		return err
 	}
 	defer d.synced(nil, s, d.hz.now())
+	defer d.hostSynced(nil, s, false)
 	return s.ctx.afterSync("cuStreamSynchronize", s.wait())
 }
 
@@ -235,6 +244,7 @@ func (d *Driver) StreamQuery(ch rt.CtxHandle, sh rt.StreamHandle) (bool, error) 
 	done, err := s.query()
 	if done {
 		d.synced(nil, s, seen)
+		d.hostSynced(nil, s, false)
 	}
 	return done, asyncErr("cuStreamQuery", err)
 }
@@ -322,6 +332,7 @@ func (d *Driver) eventRecord(op string, ch rt.CtxHandle, eh rt.EventHandle, sh r
 	})
 	e.mu.Unlock()
 	d.recorded(e, s)
+	d.eventRecordedRace(e, s)
 	return nil
 }
 
@@ -341,6 +352,7 @@ func (d *Driver) EventSynchronize(ch rt.CtxHandle, eh rt.EventHandle) error {
 		<-at.done
 	}
 	d.eventDone(e)
+	d.eventSeenRace(e, false)
 	return e.ctx.unusable("cuEventSynchronize")
 }
 
@@ -396,8 +408,24 @@ func (d *Driver) EventDestroy(ch rt.CtxHandle, eh rt.EventHandle) error {
 		return err
 	}
 	d.eventGone(e)
+	d.eventSeenRace(e, true)
 	d.mu.Lock()
 	delete(d.events, eh)
 	d.mu.Unlock()
 	return nil
+}
+
+// perThread is c's per-thread default stream (CU_STREAM_PER_THREAD), made
+// at its first use: a blocking stream, so the legacy NULL stream's implicit
+// synchronisation orders it, with the handle rt.StreamPerThread. CUDA has
+// one per OS thread; soft has one per context, as if every call came from
+// one thread (Go code that wants CUDA's order locks its OS thread anyway).
+func (c *context) perThread() *stream {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ptds == nil {
+		c.ptds = &stream{ctx: c, h: rt.StreamPerThread}
+		c.streams[c.ptds] = struct{}{}
+	}
+	return c.ptds
 }

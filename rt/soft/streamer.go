@@ -48,6 +48,7 @@ func (d *Driver) StreamWaitEvent(ch rt.CtxHandle, sh rt.StreamHandle, eh rt.Even
 	})
 	if o != nil {
 		d.eventWaited(s, e)
+		d.eventWaitedRace(s, e)
 	}
 	return err
 }
@@ -80,6 +81,7 @@ func (d *Driver) EventQuery(ch rt.CtxHandle, eh rt.EventHandle) (bool, error) {
 	select {
 	case <-at.done:
 		d.eventDone(e)
+		d.eventSeenRace(e, false)
 		return true, nil
 	default:
 		return false, nil

@@ -72,6 +72,22 @@ func (d *Driver) texObject(h uint64, surface bool) *texBinding {
 	return b
 }
 
+// forgetTextures drops the arrays and objects of c, a destroyed context.
+func (d *Driver) forgetTextures(c *context) {
+	d.tex.mu.Lock()
+	defer d.tex.mu.Unlock()
+	for h, b := range d.tex.objs {
+		if b.Ctx == c {
+			delete(d.tex.objs, h)
+		}
+	}
+	for h, a := range d.tex.arrays {
+		if a.ctx == c {
+			delete(d.tex.arrays, h)
+		}
+	}
+}
+
 func (d *Driver) array(op string, h rt.ArrayHandle) (*texArray, error) {
 	d.tex.mu.RLock()
 	a := d.tex.arrays[h]

@@ -1,7 +1,17 @@
-// Kernels of the fftgemm example. Between them the program runs cuFFT and
-// cuBLAS on the same stream: forward FFT → lowPass → inverse FFT → realPart,
-// then rowEnergy on a second stream while SGEMM runs on the first, and
-// biasReLU once both are done.
+// Kernels of the fftgemm example. Between them the program runs cuRAND,
+// cuFFT and cuBLAS on the same stream: thermal noise (curandGenerateNormal)
+// → addNoise → forward FFT → lowPass → inverse FFT → realPart, then
+// rowEnergy on a second stream while SGEMM runs on the first, and biasReLU
+// once both are done.
+
+// addNoise adds thermal noise to count complex values: x[i] += sigma ·
+// (noise[2i], noise[2i+1]), noise being standard normal samples.
+__global__ void addNoise(float2 *x, const float *noise, int count, float sigma) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  x[i].x += sigma * noise[2 * i];
+  x[i].y += sigma * noise[2 * i + 1];
+}
 
 // lowPass zeroes the bins of batch spectra of n bins above frequency keep:
 // bin k holds frequency min(k, n-k).

@@ -1,8 +1,8 @@
-// Package mathlib is the part of cuBLAS and cuFFT the fftgemm example
-// calls, as a Go interface at the level of their C APIs: a cudaStream_t
+// Package mathlib is the part of cuBLAS, cuFFT and cuRAND the fftgemm
+// example calls, as a Go interface at the level of their C APIs: a cudaStream_t
 // (rt.StreamHandle) and device pointers (rt.DevPtr), column-major matrices,
 // unnormalized inverse transforms. Two implementations satisfy it: package
-// nvidia, a cgo binding that dlopens libcublas and libcufft (nothing to
+// nvidia, a cgo binding that dlopens libcublas, libcufft and libcurand (nothing to
 // build against), and package standin, plain Go over rt, which runs the
 // same calls on rt/soft in a program's CPU tests. Both receive rt's handles
 // as the C libraries do, and adopt them (rt.AdoptStream, rt.AdoptBuffer)
@@ -22,6 +22,22 @@ type Libs interface {
 	// plan owns a spectrum buffer of n·batch float2 values, which the
 	// library allocated in s's context.
 	NewFFT(n, batch int, s rt.StreamHandle) (FFT, error)
+	// NewRNG is curandCreateGenerator(CURAND_RNG_PSEUDO_DEFAULT), its
+	// seed (curandSetPseudoRandomGeneratorSeed) and cuRAND's stream
+	// (curandSetStream): its samples are generated on s. A seed gives the
+	// same samples at every run of one implementation (the two
+	// implementations' generators differ).
+	NewRNG(seed uint64, s rt.StreamHandle) (RNG, error)
+}
+
+// RNG is a cuRAND generator.
+type RNG interface {
+	// Normal is curandGenerateNormal: n float32 samples of a normal
+	// distribution (mean, stddev) at out; n must be even, as cuRAND's
+	// pseudo-random generators need.
+	Normal(out rt.DevPtr, n int, mean, stddev float32) error
+	// Destroy is curandDestroyGenerator.
+	Destroy() error
 }
 
 // BLAS is a cuBLAS handle.

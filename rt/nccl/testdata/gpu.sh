@@ -65,8 +65,10 @@ run() {
 	tests "rt/nccl NCCL_CHECK_POINTERS=1" rt/nccl "$bin/nccl.test" NCCL_CHECK_POINTERS=1 -- -test.run 'TestGPUPointerCheck'
 	local pip
 	pip=$(ls /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2 2>/dev/null | head -1)
+	[ -n "$pip" ] || pip=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null)
+	[ -f "$pip" ] || pip=""
 	if [ -n "$pip" ]; then
-		tests "rt/nccl (pip NCCL)" rt/nccl "$bin/nccl.test" CUGEN_NCCL_LIB="$pip" -- -test.run 'TestGPUOneRank|TestGPUTypes|TestGPUErrors|TestGPUDevComm|TestGPUStreamOrder'
+		tests "rt/nccl (pip NCCL)" rt/nccl "$bin/nccl.test" CUGEN_NCCL_LIB="$pip" -- -test.run 'TestGPUOneRank|TestGPUTypes|TestGPUErrors|TestGPUDevComm|TestGPUStreamOrder|TestGPUCurrentContext'
 	fi
 	tests "examples/ddp" examples/ddp "$bin/ddp.test" --
 
@@ -95,6 +97,7 @@ run() {
 	echo
 	echo "== results ($out)"
 	printf '%s' "${lines:-}"
+	grep -h 'DEVCOMM-ONE-RANK' "$out"/*.log 2>/dev/null | sed 's/^ *[a-z_]*\.go:[0-9]*: //'
 	printf '%s' "$table"
 	exit $status
 }

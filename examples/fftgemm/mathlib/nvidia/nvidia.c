@@ -5,9 +5,10 @@
 
 #include "nvidia.h"
 
-// Values from cublas_api.h, cufft.h and cuda.h.
+// Values from cublas_api.h, cufft.h, curand.h and cuda.h.
 enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
 enum { CUFFT_C2C = 0x29 };
+enum { CURAND_RNG_PSEUDO_DEFAULT = 100 };
 
 typedef int (*cublasCreate_t)(void **);
 typedef int (*cublasSetStream_t)(void *, void *);
@@ -20,6 +21,12 @@ typedef int (*cufftSetStream_t)(int, void *);
 typedef int (*cufftExecC2C_t)(int, void *, void *, int);
 typedef int (*cufftDestroy_t)(int);
 typedef int (*cufftGetVersion_t)(int *);
+typedef int (*curandCreateGenerator_t)(void **, int);
+typedef int (*curandSetPseudoRandomGeneratorSeed_t)(void *, unsigned long long);
+typedef int (*curandSetStream_t)(void *, void *);
+typedef int (*curandGenerateNormal_t)(void *, float *, size_t, float, float);
+typedef int (*curandDestroyGenerator_t)(void *);
+typedef int (*curandGetVersion_t)(int *);
 typedef int (*cuStreamGetCtx_t)(void *, void **);
 typedef int (*cuCtxPushCurrent_t)(void *);
 typedef int (*cuCtxPopCurrent_t)(void **);
@@ -37,6 +44,12 @@ static cufftSetStream_t p_cufftSetStream;
 static cufftExecC2C_t p_cufftExecC2C;
 static cufftDestroy_t p_cufftDestroy;
 static cufftGetVersion_t p_cufftGetVersion;
+static curandCreateGenerator_t p_curandCreateGenerator;
+static curandSetPseudoRandomGeneratorSeed_t p_curandSetSeed;
+static curandSetStream_t p_curandSetStream;
+static curandGenerateNormal_t p_curandGenerateNormal;
+static curandDestroyGenerator_t p_curandDestroyGenerator;
+static curandGetVersion_t p_curandGetVersion;
 static cuStreamGetCtx_t p_cuStreamGetCtx;
 static cuCtxPushCurrent_t p_cuCtxPushCurrent;
 static cuCtxPopCurrent_t p_cuCtxPopCurrent;
@@ -93,6 +106,18 @@ int nv_open_cufft(const char *path, char *err, size_t n) {
 	SYM(h, p_cufftExecC2C, "cufftExecC2C");
 	SYM(h, p_cufftDestroy, "cufftDestroy");
 	SYM(h, p_cufftGetVersion, "cufftGetVersion");
+	return 0;
+}
+
+int nv_open_curand(const char *path, char *err, size_t n) {
+	void *h = open_lib(path, err, n);
+	if (!h) return -1;
+	SYM(h, p_curandCreateGenerator, "curandCreateGenerator");
+	SYM(h, p_curandSetSeed, "curandSetPseudoRandomGeneratorSeed");
+	SYM(h, p_curandSetStream, "curandSetStream");
+	SYM(h, p_curandGenerateNormal, "curandGenerateNormal");
+	SYM(h, p_curandDestroyGenerator, "curandDestroyGenerator");
+	SYM(h, p_curandGetVersion, "curandGetVersion");
 	return 0;
 }
 
@@ -158,3 +183,23 @@ int nv_cufft_destroy(int plan, uintptr_t stream, uint64_t spec, int *cu) {
 	}
 	return r;
 }
+
+int nv_curand_version(int *v) { return p_curandGetVersion(v); }
+
+int nv_curand_create(uintptr_t *g, unsigned long long seed, uintptr_t stream) {
+	void *p = NULL;
+	int r = p_curandCreateGenerator(&p, CURAND_RNG_PSEUDO_DEFAULT);
+	if (r != 0) return r;
+	if ((r = p_curandSetSeed(p, seed)) != 0 || (r = p_curandSetStream(p, (void *)stream)) != 0) {
+		p_curandDestroyGenerator(p);
+		return r;
+	}
+	*g = (uintptr_t)p;
+	return 0;
+}
+
+int nv_curand_normal(uintptr_t g, uint64_t out, size_t n, float mean, float stddev) {
+	return p_curandGenerateNormal((void *)g, (float *)(uintptr_t)out, n, mean, stddev);
+}
+
+int nv_curand_destroy(uintptr_t g) { return p_curandDestroyGenerator((void *)g); }

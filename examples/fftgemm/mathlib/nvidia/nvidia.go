@@ -1,8 +1,9 @@
 //go:build cgo
 
-// Package nvidia binds the cuBLAS and cuFFT calls of mathlib to NVIDIA's
-// libraries, found at run time with dlopen (libcublas.so.13 or .12,
-// libcufft.so.12 or .11, and libcuda.so.1 for the spectrum's allocation):
+// Package nvidia binds the cuBLAS, cuFFT and cuRAND calls of mathlib to
+// NVIDIA's libraries, found at run time with dlopen (libcublas.so.13 or
+// .12, libcufft.so.12 or .11, libcurand.so.10, and libcuda.so.1 for the
+// spectrum's allocation):
 // building it needs neither the CUDA toolkit nor its headers. It is what a
 // program writes to call a C library with rt's handles: a Stream's Handle
 // is the cudaStream_t it takes, a Buffer's Ptr the device pointer, and the
@@ -27,8 +28,8 @@ import (
 	"github.com/cugen/cugen/rt"
 )
 
-// Libs is cuBLAS and cuFFT, opened.
-type Libs struct{ cublas, cufft string }
+// Libs is cuBLAS, cuFFT and cuRAND, opened.
+type Libs struct{ cublas, cufft, curand string }
 
 var _ mathlib.Libs = (*Libs)(nil)
 
@@ -78,14 +79,47 @@ func Open() (*Libs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Libs{cublas: blas, cufft: fft}, nil
+	rng, err := open("cuRAND", func(p, e *C.char, n C.size_t) C.int { return C.nv_open_curand(p, e, n) }, "libcurand.so.10")
+	if err != nil {
+		return nil, err
+	}
+	return &Libs{cublas: blas, cufft: fft, curand: rng}, nil
 }
 
-// Name names the libraries and the cuFFT version.
+// Name names the libraries and the cuFFT and cuRAND versions.
 func (l *Libs) Name() string {
-	var v C.int
+	var v, r C.int
 	C.nv_cufft_version(&v)
-	return fmt.Sprintf("cuBLAS (%s) and cuFFT %d (%s)", filepath.Base(l.cublas), int(v), filepath.Base(l.cufft))
+	C.nv_curand_version(&r)
+	return fmt.Sprintf("cuBLAS (%s), cuFFT %d (%s) and cuRAND %d (%s)", filepath.Base(l.cublas), int(v), filepath.Base(l.cufft), int(r), filepath.Base(l.curand))
+}
+
+// NewRNG is curandCreateGenerator(CURAND_RNG_PSEUDO_DEFAULT),
+// curandSetPseudoRandomGeneratorSeed(seed) and curandSetStream(s).
+func (l *Libs) NewRNG(seed uint64, s rt.StreamHandle) (mathlib.RNG, error) {
+	var g C.uintptr_t
+	if st := C.nv_curand_create(&g, C.ulonglong(seed), C.uintptr_t(s)); st != 0 {
+		return nil, fmt.Errorf("curandCreateGenerator/curandSetPseudoRandomGeneratorSeed/curandSetStream: curandStatus_t %d", int(st))
+	}
+	return &rng{g: g}, nil
+}
+
+type rng struct{ g C.uintptr_t }
+
+// Normal is curandGenerateNormal.
+func (r *rng) Normal(out rt.DevPtr, n int, mean, stddev float32) error {
+	if st := C.nv_curand_normal(r.g, C.uint64_t(out), C.size_t(n), C.float(mean), C.float(stddev)); st != 0 {
+		return fmt.Errorf("curandGenerateNormal: curandStatus_t %d", int(st))
+	}
+	return nil
+}
+
+// Destroy is curandDestroyGenerator.
+func (r *rng) Destroy() error {
+	if st := C.nv_curand_destroy(r.g); st != 0 {
+		return fmt.Errorf("curandDestroyGenerator: curandStatus_t %d", int(st))
+	}
+	return nil
 }
 
 // NewBLAS is cublasCreate and cublasSetStream(s).

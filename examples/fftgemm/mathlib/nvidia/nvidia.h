@@ -1,8 +1,8 @@
 // nvidia.h declares the nv_* wrappers of nvidia.c: the handful of cuBLAS,
 // cuFFT and CUDA driver calls the example makes, resolved with dlopen at
 // run time, so that nothing is needed to build (no CUDA toolkit, no
-// headers: the few types and values below restate cublas_api.h, cufft.h
-// and cuda.h). Every wrapper returns the library's status (0: success).
+// headers: the few types and values below restate cublas_api.h, cufft.h,
+// curand.h and cuda.h). Every wrapper returns the library's status (0: success).
 #ifndef FFTGEMM_NVIDIA_H
 #define FFTGEMM_NVIDIA_H
 
@@ -14,6 +14,7 @@
 int nv_open_cuda(const char *path, char *err, size_t n);
 int nv_open_cublas(const char *path, char *err, size_t n);
 int nv_open_cufft(const char *path, char *err, size_t n);
+int nv_open_curand(const char *path, char *err, size_t n);
 
 int nv_cublas_create(uintptr_t *h, uintptr_t stream);
 int nv_cublas_version(uintptr_t h, int *v);
@@ -31,5 +32,12 @@ int nv_cufft_exec(int plan, uint64_t in, uint64_t out, int dir);
 // nv_cufft_destroy waits for the stream, destroys the plan and frees the
 // spectrum.
 int nv_cufft_destroy(int plan, uintptr_t stream, uint64_t spec, int *cu);
+
+int nv_curand_version(int *v);
+// nv_curand_create makes a CURAND_RNG_PSEUDO_DEFAULT generator with seed,
+// generating on stream.
+int nv_curand_create(uintptr_t *g, unsigned long long seed, uintptr_t stream);
+int nv_curand_normal(uintptr_t g, uint64_t out, size_t n, float mean, float stddev);
+int nv_curand_destroy(uintptr_t g);
 
 #endif

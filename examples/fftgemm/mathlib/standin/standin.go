@@ -1,4 +1,4 @@
-// Package standin implements mathlib's cuBLAS and cuFFT calls in plain Go
+// Package standin implements mathlib's cuBLAS, cuFFT and cuRAND calls in plain Go
 // over rt, for a program's tests on rt/soft (it runs on any backend). It is
 // written as a binding to a C library is: it receives a stream handle and
 // device pointers, adopts them (rt.AdoptStream, rt.AdoptBuffer, which check
@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/bits"
 	"math/cmplx"
+	"math/rand/v2"
 
 	"github.com/cugen/cugen/examples/fftgemm/mathlib"
 	"github.com/cugen/cugen/rt"
@@ -29,7 +30,9 @@ var _ mathlib.Libs = (*Libs)(nil)
 func New(d rt.Driver) *Libs { return &Libs{d: d} }
 
 // Name says what this is.
-func (l *Libs) Name() string { return "Go stand-in for cuBLAS and cuFFT (on rt/" + l.d.Name() + ")" }
+func (l *Libs) Name() string {
+	return "Go stand-in for cuBLAS, cuFFT and cuRAND (on rt/" + l.d.Name() + ")"
+}
 
 // staging is page-locked host memory the calls compute in, grown as
 // needed; growing waits for the stream, whose queued work may still use it.
@@ -272,3 +275,52 @@ func transform(x []complex128, sign float64) {
 		}
 	}
 }
+
+// NewRNG adopts s, the stream the generator's samples are made on; the
+// generator is a PCG seeded with seed (not cuRAND's XORWOW: the samples
+// differ from cuRAND's, their distribution does not).
+func (l *Libs) NewRNG(seed uint64, s rt.StreamHandle) (mathlib.RNG, error) {
+	st, err := rt.AdoptStream(l.d, s)
+	if err != nil {
+		return nil, fmt.Errorf("standin: curandSetStream: %w", err)
+	}
+	return &rng{s: st, r: rand.New(rand.NewPCG(seed, 0x6375726e64)), stage: staging[float32]{s: st}}, nil
+}
+
+type rng struct {
+	s     *rt.Stream
+	r     *rand.Rand // used only by the stream's host functions, one at a time
+	stage staging[float32]
+}
+
+// Normal is curandGenerateNormal: a host function on the stream draws the
+// samples into staging memory, and an async copy puts them at out, so that
+// kernels before and after it order with it as with cuRAND.
+func (g *rng) Normal(out rt.DevPtr, n int, mean, stddev float32) error {
+	if n%2 != 0 {
+		return fmt.Errorf("standin: curandGenerateNormal: CURAND_STATUS_LENGTH_NOT_MULTIPLE (n=%d is odd)", n)
+	}
+	if n == 0 {
+		return nil
+	}
+	dst, err := rt.AdoptBuffer[float32](g.s.Context(), out, n)
+	if err != nil {
+		return fmt.Errorf("standin: curandGenerateNormal: output: %w", err)
+	}
+	host, err := g.stage.get(n)
+	if err != nil {
+		return err
+	}
+	err = g.s.LaunchHostFunc(func() {
+		for i := range host {
+			host[i] = float32(float64(mean) + float64(stddev)*g.r.NormFloat64())
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return dst.CopyFromAsync(g.s, host)
+}
+
+// Destroy frees the staging memory once the stream's work is done.
+func (g *rng) Destroy() error { return g.stage.free() }

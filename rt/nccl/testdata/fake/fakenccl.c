@@ -177,9 +177,29 @@ typedef struct {
 	int lsaBarrierCount;
 } reqs_22803;
 
-int ncclDevCommCreate(ncclComm_t c, const reqs_22803 *req, void *out) {
-	logf_("devCommCreate rank=%d lsaMultimem=%d lsaBarrierCount=%d", c->rank, req->lsaMultimem, req->lsaBarrierCount);
-	memset(out, 0xab, 88);
+// 2.28.7's (GIN's fields added): 56 bytes, lsaBarrierCount at 24; its
+// ncclDevComm is 200 bytes.
+typedef struct {
+	void *resourceRequirementsList, *teamRequirementsList;
+	_Bool lsaMultimem;
+	int barrierCount, lsaBarrierCount, railGinBarrierCount, lla2aBlocks, lla2aSlots;
+	_Bool ginForceEnable;
+	int ginContextCount, ginSignalCount, ginCounterCount;
+} reqs_22807;
+
+int ncclDevCommCreate(ncclComm_t c, const void *reqs, void *out) {
+	int v;
+	ncclGetVersion(&v);
+	size_t size = 88;
+	if (v >= 22807) {
+		const reqs_22807 *req = reqs;
+		logf_("devCommCreate rank=%d lsaMultimem=%d lsaBarrierCount=%d layout=22807", c->rank, req->lsaMultimem, req->lsaBarrierCount);
+		size = 200;
+	} else {
+		const reqs_22803 *req = reqs;
+		logf_("devCommCreate rank=%d lsaMultimem=%d lsaBarrierCount=%d", c->rank, req->lsaMultimem, req->lsaBarrierCount);
+	}
+	memset(out, 0xab, size);
 	int *w = out;
 	w[0] = c->rank;
 	w[1] = c->nranks;
@@ -188,6 +208,10 @@ int ncclDevCommCreate(ncclComm_t c, const reqs_22803 *req, void *out) {
 	return 0;
 }
 int ncclDevCommDestroy(ncclComm_t c, const void *d) {
-	logf_("devCommDestroy rank=%d first=%02x", c->rank, ((const unsigned char *)d)[8]);
+	int v;
+	ncclGetVersion(&v);
+	const unsigned char *b = d;
+	if (v >= 22807) logf_("devCommDestroy rank=%d first=%02x last=%02x", c->rank, b[8], b[199]);
+	else logf_("devCommDestroy rank=%d first=%02x", c->rank, b[8]);
 	return 0;
 }

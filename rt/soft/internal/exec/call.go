@@ -24,6 +24,10 @@ func (c *cta) call(w *warp, m uint32, in *inst, fi *funcInfo, pc int32) bool {
 	fb := lanes(w.r, fbSlot)
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
+		if len(w.frames[l]) >= c.l.maxDepth {
+			c.fault = c.l.depthFault(w.id, l, c.pc, fi.name)
+			return false
+		}
 		nfb := fb[l] + uint64(in.imm)
 		if nfb+uint64(fi.frame) > w.lstride && !c.growStack(w, nfb+uint64(fi.frame), l) {
 			return false

@@ -15,6 +15,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
@@ -76,6 +77,7 @@ type fault struct {
 	space int
 	write bool
 	msg   string
+	code  rt.Result // the error's code when not kind's (a stop for another kernel's fault)
 }
 
 // cta is a worker's execution state; it runs one CTA at a time and is
@@ -414,6 +416,11 @@ func (c *cta) charge(n uint64) bool {
 	if c.l.used.Add(need) > c.l.budget {
 		c.fault = &fault{kind: fBudget, warp: c.w.id, lane: -1, pc: c.pc,
 			msg: sprintf("kernel exceeded its instruction budget of %d thread-instructions (soft.Options.InstrBudget)", c.l.budget)}
+		return false
+	}
+	if f := c.l.interrupted(); f != nil {
+		f.warp, f.pc = c.w.id, c.pc
+		c.fault = f
 		return false
 	}
 	c.quota = need - n

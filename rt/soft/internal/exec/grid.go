@@ -43,6 +43,8 @@ type Launch struct {
 	executed atomic.Uint64 // thread-instructions run, children's included
 	gridID   uint64
 	start    time.Time
+	deadline time.Time // start + Config.Timeout, or zero (interrupt.go)
+	maxDepth int       // call frames a thread may have (interrupt.go)
 
 	// Thread-block clusters (cluster.go): the shape the CTAs run in.
 	cdim     [3]uint32
@@ -70,6 +72,7 @@ func (l *Launch) Run() error {
 	l.gridID = gridIDs.Add(1)
 	coop := l.Cooperative
 	l.start = time.Now()
+	l.setLimits()
 	l.shapeClusters()
 	if coop {
 		if err := l.gridSyncWorkspace(); err != nil {
@@ -119,6 +122,12 @@ func (l *Launch) Run() error {
 			}
 			id = next.Add(1) - 1
 			if id >= total {
+				return
+			}
+			if id&1023 == 0 && l.pastDeadline() {
+				// Many short CTAs: the clock is read between them too.
+				c, cid := u.at(id)
+				fail(l.errorFor(c, cid, l.timeoutFault()), cid)
 				return
 			}
 			if coop {
@@ -186,7 +195,7 @@ func (l *Launch) errorFor(c *cta, id uint64, f *fault) *rt.Error {
 	}
 	if f.pc >= 0 && int(f.pc) < len(l.Program.src) {
 		in := l.Program.src[f.pc]
-		where += fmt.Sprintf(", at %s (%s)", in.Pos, instName(in))
+		where += ", at " + at(in)
 	}
 	msg := f.msg
 	switch f.kind {
@@ -201,5 +210,9 @@ func (l *Launch) errorFor(c *cta, id uint64, f *fault) *rt.Error {
 		}
 		msg = fmt.Sprintf("%s __%s__ %s of size %d bytes: %s", kind, spaceNames[f.space], dir, f.size, f.msg)
 	}
-	return &rt.Error{Op: "cuLaunchKernel", Code: faultCodes[f.kind], Detail: where + ": " + msg}
+	code := faultCodes[f.kind]
+	if f.code != 0 {
+		code = f.code
+	}
+	return &rt.Error{Op: "cuLaunchKernel", Code: code, Detail: where + ": " + msg}
 }

@@ -182,7 +182,7 @@ type testHost struct {
 	rt   Runtime
 }
 
-func (h *testHost) Reaches(other Host) bool { return false }
+func (h *testHost) Reach(*Alloc) string { return "and peer access to it is not enabled" }
 
 func (h *testHost) Alloc(op string, n uint64, what string) (*Alloc, error) {
 	h.mu.Lock()

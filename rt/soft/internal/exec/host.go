@@ -7,6 +7,7 @@ package exec
 
 import (
 	"sync"
+	"time"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -17,8 +18,12 @@ type Config struct {
 	Workers int
 	// InstrBudget bounds the thread-instructions one launch may execute.
 	InstrBudget uint64
-	// StackBytes bounds each thread's local memory.
+	// StackBytes bounds each thread's local memory, and its call depth
+	// (StackBytes/MinFrameBytes frames).
 	StackBytes uint32
+	// Timeout, when not 0, bounds each launch's wall-clock time: past it
+	// the launch stops with ErrLaunchTimeout (interrupt.go).
+	Timeout time.Duration
 	// MallocHeapBytes bounds each context's device-side malloc heap.
 	MallocHeapBytes uint64
 	// ComputeCapability is the emulated device's, major*10+minor: modules
@@ -34,9 +39,10 @@ type Config struct {
 // driver implements it, and the executor reaches the driver only through
 // it (and the Memory and Config a Launch names).
 type Host interface {
-	// Reaches reports whether kernels of this context may access memory
-	// owned by other (another context, with peer access enabled).
-	Reaches(other Host) bool
+	// Reach says why kernels of this context may not access a, an
+	// allocation of another context ("and peer access to it is not
+	// enabled"), or "" if they may.
+	Reach(a *Alloc) string
 	// Alloc makes a zeroed allocation of n bytes owned by this context;
 	// op names the CUDA call it serves, what the allocation in reports.
 	Alloc(op string, n uint64, what string) (*Alloc, error)

@@ -53,9 +53,11 @@ func (c *cta) gslow(addr, n uint64, write bool, lane int) unsafe.Pointer {
 		c.memFault(addr, n, spGlobal, write, lane, sp.describe(addr, n))
 		return nil
 	}
-	if a.Owner != nil && a.Owner != c.l.Host && !c.l.Host.Reaches(a.Owner) {
-		c.memFault(addr, n, spGlobal, write, lane, sprintf("address %#x belongs to an allocation of another context (%s), and peer access to it is not enabled", addr, a.What))
-		return nil
+	if a.Owner != nil && a.Owner != c.l.Host {
+		if why := c.l.Host.Reach(a); why != "" {
+			c.memFault(addr, n, spGlobal, write, lane, sprintf("address %#x belongs to an allocation of another context (%s), %s", addr, a.What, why))
+			return nil
+		}
 	}
 	if write && a.ReadOnly {
 		c.memFault(addr, n, spGlobal, write, lane, sprintf("address %#x is in read-only constant memory (%s)", addr, a.What))

@@ -65,13 +65,23 @@ func (a *Alloc) Bytes() []byte { return unsafe.Slice((*byte)(unsafe.Pointer(a.pt
 // Freed reports whether Memory.Free has freed a.
 func (a *Alloc) Freed() bool { return a.freed.Load() }
 
-// Memory indexes every allocation of the process, live and freed (freed
-// ones keep their span, without backing, so use-after-free is reported
-// precisely; addresses are never reused).
+// Memory indexes every live allocation of the process and the last
+// KeepFreed freed ones (those keep their span, without backing, so that a
+// use after free is reported precisely; addresses are never reused, so an
+// older freed address is reported as out of bounds).
 type Memory struct {
 	mu    sync.RWMutex
 	spans []*Alloc // sorted by base
+	freed []*Alloc // the freed allocations in spans, oldest first
+	// managedEnd is the end of the last managed allocation ever placed,
+	// forgotten or not: where the next one may start.
+	managedEnd uint64
 }
+
+// KeepFreed is how many freed allocations Memory remembers for its
+// use-after-free reports: a bound, so that a long-running process's churn
+// of allocations does not grow its heap.
+const KeepFreed = 1024
 
 func NewMemory() *Memory { return &Memory{} }
 
@@ -91,23 +101,49 @@ func (s *Memory) Insert(a *Alloc) {
 func (s *Memory) InsertManaged(size uint64, what string) *Alloc {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	base := uint64(ManagedBase)
+	base := max(uint64(ManagedBase), s.managedEnd)
 	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].Base >= GlobalBase })
 	if i > 0 && s.spans[i-1].Base >= ManagedBase {
 		last := s.spans[i-1]
-		base = last.Base + (last.Size+AllocAlign-1)/AllocAlign*AllocAlign + AllocGuard
+		base = max(base, last.Base+(last.Size+AllocAlign-1)/AllocAlign*AllocAlign+AllocGuard)
 	}
 	a := NewAlloc(base, size)
 	a.What = what
 	s.spans = slices.Insert(s.spans, i, a)
+	s.managedEnd = base + (size+AllocAlign-1)/AllocAlign*AllocAlign + AllocGuard
 	return a
+}
+
+// Spans is the number of allocations indexed, live and freed.
+func (s *Memory) Spans() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.spans)
 }
 
 func (s *Memory) Free(a *Alloc) {
 	s.mu.Lock()
+	if !a.freed.Load() {
+		s.freed = append(s.freed, a)
+	}
 	a.freed.Store(true)
 	a.ptr.Store(nil)
+	if len(s.freed) >= 2*KeepFreed {
+		s.forget(len(s.freed) - KeepFreed)
+	}
 	s.mu.Unlock()
+}
+
+// forget drops the n oldest freed allocations from the index (amortised:
+// Free calls it once per KeepFreed frees); s.mu must be held.
+func (s *Memory) forget(n int) {
+	gone := make(map[*Alloc]bool, n)
+	for _, a := range s.freed[:n] {
+		gone[a] = true
+	}
+	s.spans = slices.DeleteFunc(s.spans, func(a *Alloc) bool { return gone[a] })
+	s.freed = append(s.freed[:0], s.freed[n:]...)
+	clear(s.freed[len(s.freed):cap(s.freed)])
 }
 
 // Lookup returns the allocation whose span contains addr, live or freed,

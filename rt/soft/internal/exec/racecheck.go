@@ -465,9 +465,9 @@ func (c *cta) hazard(w *warp, l int, kind int, other *access, space int, addr, s
 		verb, otherVerb = "writes", "wrote"
 	}
 	c.fault = &fault{kind: fRace, warp: w.id, lane: l, pc: c.pc, addr: addr, size: size, space: space,
-		msg: fmt.Sprintf("racecheck: %s hazard on __%s__ address %#x: thread %s %s it here, and thread %s %s it at %s (%s); %s",
+		msg: fmt.Sprintf("racecheck: %s hazard on __%s__ address %#x: thread %s %s it here, and thread %s %s it at %s; %s",
 			hazNames[kind], spaceNames[space], addr, l0.threadName(w.id, l), verb, l0.threadName(int(other.warp), int(other.lane)),
-			otherVerb, in.Pos, instName(in), why)}
+			otherVerb, at(in), why)}
 	return false
 }
 

@@ -529,7 +529,7 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 					kind = "surface"
 				}
 				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: h,
-					msg: sprintf("%s: %#x is not a live %s object", ti.what, h, kind)}
+					msg: sprintf("%s: %#x is not a live %s object of the launch's context (destroyed, never made, or made in another context)", ti.what, h, kind)}
 				return false
 			}
 			data, err := c.l.Mem.Span("texture", b.Base, b.Size)
