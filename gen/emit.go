@@ -391,12 +391,12 @@ func emitOpaque(f *jen.File, d *declType) {
 	if a := alignField(d.align); a != nil {
 		fields = append(fields, a)
 	}
-	fields = append(fields, jen.Id("b").Index(jen.Lit(d.size)).Byte())
+	fields = append(fields, jen.Id(opaqueField).Index(jen.Lit(d.size)).Byte())
 	f.Type().Id(d.name).Struct(fields...)
 	f.Line()
 	f.Commentf("Bytes is the value's memory, %s.", plural(d.size, "byte"))
-	f.Func().Params(jen.Id("v").Op("*").Id(d.name)).Id("Bytes").Params().Index().Byte().Block(
-		jen.Return(jen.Id("v").Dot("b").Index(jen.Empty(), jen.Empty())))
+	f.Func().Params(jen.Id(recvVar).Op("*").Id(d.name)).Id(bytesMethod).Params().Index().Byte().Block(
+		jen.Return(jen.Id(recvVar).Dot(opaqueField).Index(jen.Empty(), jen.Empty())))
 }
 
 func emitScalar(f *jen.File, d *declType) {
@@ -497,9 +497,9 @@ func (g goType) packAt(buf string, off bufOffset, value jen.Code) jen.Code {
 			return s.packAt(buf, off, value)
 		}
 		if g.decl.fields != nil {
-			return jen.Add(value).Dot("put").Call(at) // member by member (structs.go)
+			return jen.Add(value).Dot(putMethod).Call(at) // member by member (structs.go)
 		}
-		return jen.Copy(jen.Id(buf).Index(off.plus(0), off.plus(g.size)), jen.Add(value).Dot("b").Index(jen.Empty(), jen.Empty()))
+		return jen.Copy(jen.Id(buf).Index(off.plus(0), off.plus(g.size)), jen.Add(value).Dot(opaqueField).Index(jen.Empty(), jen.Empty()))
 	case gkMapped:
 		// The value's own bytes: -type checked that its Go layout is the
 		// C++ one, and the package's size guard keeps it so.

@@ -29,6 +29,17 @@ const (
 	bufVar     = "args"    // a launch function's parameter buffer (before collision handling)
 )
 
+// The members of the types a generated file declares for C++ structs
+// (structs.go) and opaque by-value parameters (emit.go). They live in the
+// types' own scope, so they collide with nothing.
+const (
+	recvVar     = "v"     // the methods' receiver
+	opaqueField = "b"     // an opaque type's bytes
+	bytesMethod = "Bytes" // an opaque type's accessor of them
+	putMethod   = "put"   // a packed struct's encoder, which launch functions call
+	putBuf      = "b"     // its buffer parameter
+)
+
 // libraryNames are the library variable's and the image variable's names for
 // an input of a file with several (or whose package declares Library
 // already): named after the input, "attention.cu" → AttentionLibrary and

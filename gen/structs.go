@@ -234,10 +234,10 @@ func emitStruct(f *jen.File, d *declType) {
 	if d.packed {
 		f.Line()
 		f.Commentf("put stores v in b as the launch functions pass it: each member at its C++ offset, little-endian.")
-		f.Func().Params(jen.Id("v").Op("*").Id(d.name)).Id("put").Params(jen.Id("b").Index().Byte()).BlockFunc(func(g *jen.Group) {
+		f.Func().Params(jen.Id(recvVar).Op("*").Id(d.name)).Id(putMethod).Params(jen.Id(putBuf).Index().Byte()).BlockFunc(func(g *jen.Group) {
 			for _, fd := range d.fields {
 				if !fd.padding() {
-					g.Add(fd.pack("b", jen.Id("v").Dot(fd.name)))
+					g.Add(fd.pack(putBuf, jen.Id(recvVar).Dot(fd.name)))
 				}
 			}
 		})

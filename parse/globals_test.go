@@ -54,7 +54,7 @@ func TestGlobalRefsAndInternal(t *testing.T) {
 	if g := fat.Global("cells"); g.Refs != RefsSome {
 		t.Errorf("fatbin cells: %v", g.Refs)
 	}
-	cub := readFile(t, "testdata/field11/field11_sm90.cubin", Options{})
+	cub := readFile(t, field11("field11_sm90.cubin"), Options{})
 	if g := cub.Global("cells"); g.Refs != RefsUnknown {
 		t.Errorf("cubin cells: %v", g.Refs)
 	}

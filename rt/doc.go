@@ -25,4 +25,40 @@
 // first, or the Go scheduler may move it to a thread where another context
 // (or none) is current. Launching on a Stream never needs that: the stream
 // names its context.
+//
+// # The families
+//
+// Each family is a file or two; the driver calls under each are a Driver
+// method or an optional capability interface (capabilities.go) that a
+// backend implements:
+//
+//   - Loading and launching: Library, Kernel, Config and Kernel.Launch,
+//     ParamSpec (the parameters generated code declares), a kernel's
+//     attributes and occupancy (Kernel.Attributes, SuggestBlockSize),
+//     linking images (Linker, LinkInput), and typed views of a module's
+//     variables (Global, Managed, ConstPtr).
+//   - Memory: Ptr and Buffer (device memory), PinnedBuffer, Pitched and
+//     Copy2D, MemPool and AllocAsync, peer access and copies
+//     (CanAccessPeer, Buffer.CopyFromPeer), and the CUDA vector and number
+//     types kernels take (Float4, Half, BFloat16, Float8E4M3, Int128…).
+//   - Streams, events and graphs: Stream, Event, Stream.WaitEvent,
+//     Stream.LaunchHostFunc, Graph (built, or captured with
+//     Stream.Capture) and GraphExec.
+//   - Devices and contexts: Devices, Device, Context, the current context,
+//     and the backends' registry (Register, Open, Default).
+//   - Interop: AdoptContext, AdoptStream, AdoptBuffer and Native share
+//     contexts, streams and memory with other CUDA code (cuBLAS, PyTorch
+//     through cgo) in both directions.
+//   - Arrays, textures and surfaces: Array, Texture, Surface, Copy3D and
+//     ResourceDesc; their formats, shapes, sampling modes and limits are
+//     package rt/tex's.
+//   - Tensor maps (Hopper's TMA): TensorMap, which generated code passes,
+//     EncodeTiled and EncodeIm2col.
+//   - Errors: every failure is an *Error carrying the CUresult (Result,
+//     CodeOf); kernel faults are sticky, as in CUDA.
+//
+// Beside rt: rt/cgo and rt/soft are the backends, rt/rttest the
+// conformance suite every backend runs (and a fake driver for tests),
+// rt/tex the texture vocabulary, and rt/nccl NCCL's collectives on rt's
+// buffers and streams.
 package rt

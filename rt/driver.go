@@ -28,9 +28,16 @@ type (
 // every later call of the process returns it; see Result.Sticky for which
 // codes.
 //
-// A backend may implement optional capabilities beyond Driver: ParamInfoer,
-// ParamPlacer, KernelAttributer, JITLogger, WarmUpper, LoadingModer, Linker,
-// TensorMapEncoder, Adopter and NativeHandler.
+// A backend may implement optional capabilities beyond Driver, which rt
+// finds by type assertion and reports as ErrNotSupported when missing:
+// kernels' layouts and attributes (ParamInfoer, ParamPlacer,
+// KernelAttributer, OccupancyCalculator), loading (JITLogger, WarmUpper,
+// LoadingModer, Linker), streams and memory (Streamer, MemoryOps,
+// AsyncAllocator, PeerAccessor), graphs (Grapher), arrays and textures
+// (Texturer), tensor maps (TensorMapEncoder) and interop (Adopter,
+// NativeHandler). rt/cgo implements all of them; rt/soft all but
+// JITLogger, WarmUpper, LoadingModer and Linker (it has no JIT to log, warm
+// or link with).
 type Driver interface {
 	// Name is "cuda" or "soft".
 	Name() string

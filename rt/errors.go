@@ -3,6 +3,8 @@ package rt
 import (
 	"errors"
 	"fmt"
+
+	"github.com/cugen/cugen/rt/internal/cuerr"
 )
 
 // Result is a CUresult code. Both backends report the codes CUDA would.
@@ -222,4 +224,11 @@ func CodeOf(err error) Result {
 		return r
 	}
 	return ErrUnknown
+}
+
+// The packages rt imports fail with rt's errors through cuerr (see there).
+func init() {
+	cuerr.New = func(op string, code int32, detail string) error {
+		return &Error{Op: op, Code: Result(code), Detail: detail}
+	}
 }

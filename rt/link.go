@@ -32,4 +32,15 @@ type LinkOptions struct {
 	Target int
 	// JIT steers the compilation of PTX inputs.
 	JIT JITOptions
+
+	// MaxRegisters and OptLevel are what LinkOptions had before JIT held
+	// them (d2d63b6); rt/cgo's Link takes each where JIT leaves its own
+	// zero.
+	//
+	// Deprecated: use JIT.MaxRegisters and JIT.OptLevel.
+	MaxRegisters, OptLevel int
+	// LineInfo, Debug and Verbose: as MaxRegisters and OptLevel.
+	//
+	// Deprecated: use JIT.LineInfo, JIT.Debug and JIT.Verbose.
+	LineInfo, Debug, Verbose bool
 }

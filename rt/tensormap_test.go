@@ -2,6 +2,7 @@ package rt_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -97,5 +98,53 @@ func TestTensorMapBytes(t *testing.T) {
 	m.Put(buf[1:])
 	if [128]byte(buf[1:129]) != b || buf[0] != 0 || buf[129] != 0 {
 		t.Error("Put wrote elsewhere than b[:128]")
+	}
+}
+
+// TestTensorEnums: each element type's size and name (the packed sub-byte
+// types have no element size), each enum's range, the swizzles' spans and
+// which types take the NaN fill.
+func TestTensorEnums(t *testing.T) {
+	for dt, want := range map[rt.TensorDataType]struct {
+		size int
+		name string
+	}{
+		rt.TensorUint64: {8, "uint64"}, rt.TensorInt64: {8, "int64"}, rt.TensorFloat32FTZ: {4, "float32 (ftz)"},
+		rt.TensorTFloat32: {4, "tfloat32"}, rt.TensorTFloat32FTZ: {4, "tfloat32 (ftz)"},
+		rt.Tensor16U4Align8B: {0, "16 x u4 in 8 bytes"}, rt.Tensor16U4Align16B: {0, "16 x u4 in 16 bytes"},
+	} {
+		if dt.Size() != want.size || dt.String() != want.name {
+			t.Errorf("%d: size %d %q, want %d %q", int32(dt), dt.Size(), dt, want.size, want.name)
+		}
+	}
+	base := rt.TiledTensor{DataType: rt.TensorFloat32, Addr: 1 << 20, Dims: []uint64{64, 64}, Strides: []uint64{256}, Box: []uint32{32, 8},
+		Interleave: rt.InterleaveNone, L2Promotion: rt.L2PromotionNone, OOBFill: rt.OOBFillNone}
+	ok := func(name string, f func(*rt.TiledTensor), want bool) {
+		d := base
+		f(&d)
+		if err := d.Validate(); (err == nil) != want {
+			t.Errorf("%s: %v, want ok %v", name, err, want)
+		}
+	}
+	ok("base", func(*rt.TiledTensor) {}, true)
+	ok("interleave 3", func(d *rt.TiledTensor) { d.Interleave = rt.TensorInterleave(3) }, false)
+	ok("L2 promotion 4", func(d *rt.TiledTensor) { d.L2Promotion = rt.TensorL2Promotion(4) }, false)
+	ok("OOB fill 2", func(d *rt.TiledTensor) { d.OOBFill = rt.TensorOOBFill(2) }, false)
+	ok("NaN fill, int64", func(d *rt.TiledTensor) {
+		d.DataType, d.Box, d.OOBFill = rt.TensorInt64, []uint32{16, 8}, rt.OOBFillNaNRequestZeroFMA
+	}, false)
+	ok("NaN fill, tf32 ftz", func(d *rt.TiledTensor) { d.DataType, d.OOBFill = rt.TensorTFloat32FTZ, rt.OOBFillNaNRequestZeroFMA }, true)
+	for _, sw := range []rt.TensorSwizzle{rt.Swizzle128BAtom32B, rt.Swizzle128BAtom32BFlip8B} {
+		ok(fmt.Sprintf("swizzle %d, 128-byte rows", sw), func(d *rt.TiledTensor) { d.Swizzle = sw }, true)
+		ok(fmt.Sprintf("swizzle %d, 160-byte rows", sw), func(d *rt.TiledTensor) { d.Swizzle, d.Box = sw, []uint32{40, 8} }, false)
+	}
+	im := rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: 1 << 20, Dims: []uint64{8, 16, 16, 2}, Strides: []uint64{16, 256, 4096},
+		LowerCorner: []int32{-1, -1}, UpperCorner: []int32{1, 1}, ChannelsPerPixel: 8, PixelsPerColumn: 64, Interleave: rt.InterleaveNone}
+	if err := im.Validate(); err != nil {
+		t.Errorf("im2col: %v", err)
+	}
+	im.Interleave = rt.Interleave32B
+	if err := im.Validate(); err == nil {
+		t.Error("im2col with a 32-byte interleave and 16-byte strides passes")
 	}
 }

@@ -138,20 +138,30 @@ func pkgAPI(p *packages.Package) []entry {
 				kind += "[" + strings.Join(tps, ", ") + "]"
 			}
 			add(name, kind+" "+desc, obj.Pos())
+			member := add
 			if obj.IsAlias() {
-				continue
+				// An alias of a named type (rt.ArrayDesc = tex.ArrayDesc)
+				// keeps its members reachable under its name: they are
+				// listed with it, and leave with it, deprecated when it is.
+				if _, named := types.Unalias(obj.Type()).(*types.Named); !named {
+					continue
+				}
+				aliasDep := deprecated[obj.Pos()]
+				member = func(name, decl string, pos token.Pos) {
+					out = append(out, entry{pkg: rel, name: name, decl: decl, deprecated: aliasDep || deprecated[pos]})
+				}
 			}
 			switch u := under.(type) {
 			case *types.Struct:
 				for i := 0; i < u.NumFields(); i++ {
 					if f := u.Field(i); f.Exported() {
-						add(name+"."+f.Name(), "field "+types.TypeString(f.Type(), qual), f.Pos())
+						member(name+"."+f.Name(), "field "+types.TypeString(f.Type(), qual), f.Pos())
 					}
 				}
 			case *types.Interface:
 				for i := 0; i < u.NumMethods(); i++ {
 					if m := u.Method(i); m.Exported() {
-						add(name+"."+m.Name(), "method"+strings.TrimPrefix(types.TypeString(m.Type(), qual), "func"), m.Pos())
+						member(name+"."+m.Name(), "method"+strings.TrimPrefix(types.TypeString(m.Type(), qual), "func"), m.Pos())
 					}
 				}
 				continue
@@ -160,7 +170,7 @@ func pkgAPI(p *packages.Package) []entry {
 			for i := 0; i < ms.Len(); i++ {
 				m := ms.At(i).Obj()
 				if m.Exported() {
-					add(name+"."+m.Name(), "method"+strings.TrimPrefix(types.TypeString(m.Type(), qual), "func"), m.Pos())
+					member(name+"."+m.Name(), "method"+strings.TrimPrefix(types.TypeString(m.Type(), qual), "func"), m.Pos())
 				}
 			}
 		}

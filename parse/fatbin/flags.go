@@ -166,3 +166,9 @@ func (e *Entry) Compression() Compression {
 	}
 	return CompressNone
 }
+
+// OptLevel returns the optimization-level field (bits 8..11).
+//
+// Deprecated: use int(f&FlagOptMask) >> 8, which this is; the field was 0
+// in all nvcc 13.0 output seen.
+func (f Flags) OptLevel() int { return int(f&FlagOptMask) >> 8 }

@@ -232,7 +232,7 @@ func (d *Driver) Link(inputs []rt.LinkInput, opts rt.LinkOptions) ([]byte, strin
 	if len(inputs) == 0 {
 		return nil, "", rt.Errorf("cuLinkAddData", rt.ErrInvalidValue, "no inputs")
 	}
-	o := jitOpts(opts.JIT, opts.Target)
+	o := jitOpts(linkJIT(opts), opts.Target)
 	ctx := cctx(opts.Ctx)
 	var l *C.cg_link
 	if rc := C.cg_link_create(ctx, &o, linkLogSize, &l); rc != 0 {

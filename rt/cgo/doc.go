@@ -43,7 +43,11 @@
 // through KernelParamInfo (cuKernelGetParamInfo, CUDA 12.4+), so the hot path
 // checks nothing again.
 //
-// Beyond rt.Driver, *Driver implements every optional capability of rt:
-// rt.ParamInfoer, rt.KernelAttributer, rt.JITLogger, rt.WarmUpper,
-// rt.LoadingModer and rt.Linker (cuLink*).
+// Beyond rt.Driver, *Driver implements every optional capability of rt
+// (TestEveryCapability checks that it still does): rt.ParamInfoer,
+// rt.ParamPlacer, rt.KernelAttributer, rt.OccupancyCalculator,
+// rt.JITLogger, rt.WarmUpper, rt.LoadingModer, rt.Linker (cuLink*),
+// rt.Streamer, rt.MemoryOps, rt.AsyncAllocator, rt.PeerAccessor,
+// rt.Grapher, rt.Texturer, rt.TensorMapEncoder, rt.Adopter and
+// rt.NativeHandler.
 package cgo

@@ -35,8 +35,10 @@ import (
 // programmatic serialization or a priority.
 // Grid is in blocks (with a cluster it must be a multiple of Cluster).
 // A launch with a Stream runs in the stream's context and makes no context
-// current; with Stream 0 it runs on Ctx's NULL stream (made current for the
-// call), or with Ctx 0 too, on the calling thread's current context.
+// current; on one of CUDA's default streams (0, rt.StreamLegacy,
+// rt.StreamPerThread), which the driver resolves in the current context,
+// it runs in Ctx (made current for the call), or with Ctx 0, in the calling
+// thread's current context.
 //
 // l is passed on as rt.LaunchArgs' contract has it: shapes as they are, the
 // parameter buffer unchecked (rt.Kernel checked it). The buffer is read
@@ -47,7 +49,7 @@ func (d *Driver) Launch(h rt.KernelHandle, l rt.LaunchArgs) error {
 	// launch's driver work has cooled, and each line of it shows in the
 	// launch cost.
 	k := d.kernels.get(uintptr(h))
-	if k == nil || k.fn == nil || l.Stream == 0 || needsEx(&l) || k.dead.Load() {
+	if k == nil || k.fn == nil || l.Stream <= rt.StreamPerThread || needsEx(&l) || k.dead.Load() {
 		return d.launchSlow(h, k, l)
 	}
 	if rc := C.cg_launch(k.fn, nil, C.uint(l.Grid.X), C.uint(l.Grid.Y), C.uint(l.Grid.Z), C.uint(l.Block.X), C.uint(l.Block.Y), C.uint(l.Block.Z),
@@ -68,7 +70,7 @@ func (d *Driver) launchSlow(h rt.KernelHandle, k *kernel, l rt.LaunchArgs) error
 	}
 	fn := k.fn
 	var ctx C.CUcontext
-	if l.Stream == 0 {
+	if l.Stream <= rt.StreamPerThread { // a default stream: resolved in the current context
 		ctx = cctx(l.Ctx)
 	}
 	if k.lib.legacy {

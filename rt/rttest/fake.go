@@ -237,6 +237,13 @@ func (f *Fake) KernelParamInfo(k rt.KernelHandle) ([]rt.ParamSpec, error) {
 	return f.ParamSpecs[f.Kernels[k-1]], nil
 }
 
+// KernelParamSpecs is KernelParamInfo, its name before 16f6621.
+//
+// Deprecated: use KernelParamInfo.
+func (f *Fake) KernelParamSpecs(k rt.KernelHandle) ([]rt.ParamSpec, error) {
+	return f.KernelParamInfo(k)
+}
+
 // PlaceParams records the layout in Placed; launches still record the
 // buffer as packed.
 func (f *Fake) PlaceParams(k rt.KernelHandle, packed []rt.ParamSpec) error {

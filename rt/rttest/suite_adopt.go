@@ -329,7 +329,7 @@ func (s *suite) specialStreams(t *testing.T) {
 	const n = 300
 	pin, err := rt.AllocPinned[float32](ctx, n)
 	must(t, err)
-	defer pin.Free()
+	t.Cleanup(func() { pin.Free() }) // after the holds below are released: freeing pinned memory waits for the context's work
 	for _, st := range []*rt.Stream{legacy, per} {
 		onThread(t, d, nil, func() { // CUDA picks the per-thread stream by OS thread
 			v := newVecAdd(t, ctx, n)

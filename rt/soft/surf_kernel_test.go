@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
@@ -259,7 +260,7 @@ func surfTrapKernels(t *testing.T) {
 	mustT(t, err)
 	var cases []surfTrapCase
 	var ptx strings.Builder
-	ptx.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
+	ptx.WriteString(softtest.PTXHeader)
 	kernels := map[string]string{}
 	for _, line := range strings.Split(string(b), "\n") {
 		m := surfTrapLine.FindStringSubmatch(line)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/gpumath"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
@@ -16,12 +17,12 @@ import (
 // per thread from crd and store the four result words in res; dims gets
 // txq width, height and depth.
 var texCubePTX = ptxHeader +
-	texSampleKernel("samplecube", 16, 16, `ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
+	softtest.TexSampleKernel("samplecube", 16, 16, `ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
 	tex.cube.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2, %f3, %f4}];
 	st.global.v4.f32 [%rd6], {%f5, %f6, %f7, %f8};`) +
 	// levelcube: tex.level.cube with the direction's fourth word as the lod
 	// (the recorder's form 102; textures without mipmaps read level 0).
-	texSampleKernel("levelcube", 16, 16, `ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
+	softtest.TexSampleKernel("levelcube", 16, 16, `ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
 	tex.level.cube.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2, %f3, %f4}], %f4;
 	st.global.v4.f32 [%rd6], {%f5, %f6, %f7, %f8};`) + `
 .visible .entry sampleacube(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n, .param .u64 dims)
@@ -67,40 +68,17 @@ END:
 // recorder's forms 51, 52 and 62), storing the four result words.
 func texCubeIntPTX() string {
 	var b strings.Builder
-	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
+	b.WriteString(softtest.PTXHeader)
 	for _, k := range []struct{ name, geom, typ, crd string }{
 		{"cube_s32", "cube", "s32", "{%f1, %f2, %f3, %f4}"},
 		{"cube_u32", "cube", "u32", "{%f1, %f2, %f3, %f4}"},
 		{"acube_u32", "acube", "u32", "{%r6, %f2, %f3, %f4}"},
 	} {
-		fmt.Fprintf(&b, `
-.visible .entry %s(.param .u64 tex, .param .u64 crd, .param .u64 res, .param .u32 n)
-{
-	.reg .pred %%p<2>;
-	.reg .b32 %%r<16>;
-	.reg .f32 %%f<10>;
-	.reg .b64 %%rd<8>;
-	ld.param.u64 %%rd1, [tex];
-	ld.param.u64 %%rd2, [crd];
-	ld.param.u64 %%rd3, [res];
-	ld.param.u32 %%r1, [n];
-	mov.u32 %%r2, %%tid.x;
-	mov.u32 %%r3, %%ctaid.x;
-	mov.u32 %%r4, %%ntid.x;
-	mad.lo.u32 %%r5, %%r3, %%r4, %%r2;
-	setp.ge.u32 %%p1, %%r5, %%r1;
-	@%%p1 bra END;
-	mul.wide.u32 %%rd4, %%r5, 16;
-	add.u64 %%rd5, %%rd2, %%rd4;
-	ld.global.v4.f32 {%%f1, %%f2, %%f3, %%f4}, [%%rd5];
+		// in: the coordinates, 16 bytes a sample; out: the texel, 16 bytes.
+		b.WriteString(softtest.TexSampleKernel(k.name, 16, 16, fmt.Sprintf(`ld.global.v4.f32 {%%f1, %%f2, %%f3, %%f4}, [%%rd5];
 	mov.b32 %%r6, %%f1;
-	tex.%s.v4.%s.f32 {%%r8, %%r9, %%r10, %%r11}, [%%rd1, %s];
-	add.u64 %%rd6, %%rd3, %%rd4;
-	st.global.v4.u32 [%%rd6], {%%r8, %%r9, %%r10, %%r11};
-END:
-	ret;
-}
-`, k.name, k.geom, k.typ, k.crd)
+	tex.%s.v4.%s.f32 {%%r20, %%r21, %%r22, %%r23}, [%%rd1, %s];
+	st.global.v4.u32 [%%rd6], {%%r20, %%r21, %%r22, %%r23};`, k.geom, k.typ, k.crd)))
 	}
 	return b.String()
 }

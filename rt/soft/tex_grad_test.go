@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
 	"github.com/cugen/cugen/rt/soft/loadcheck"
 )
@@ -20,7 +21,7 @@ import (
 // and the plain tex result in res[8i+4..].
 func texGradPTX() string {
 	var b strings.Builder
-	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
+	b.WriteString(softtest.PTXHeader)
 	for _, g := range []struct {
 		name   string
 		crd    string // coordinate vector

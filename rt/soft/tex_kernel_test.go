@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
 )
 
@@ -14,7 +15,7 @@ import (
 // through rt's arrays and objects.
 var texKernelPTX = ptxHeader +
 	// sample2d: res[i] = tex.2d.v4.f32.f32(tex, crd[i].xy), 4 words each.
-	texSampleKernel("sample2d", 16, 16, `ld.global.v2.f32 {%f1, %f2}, [%rd5];
+	softtest.TexSampleKernel("sample2d", 16, 16, `ld.global.v2.f32 {%f1, %f2}, [%rd5];
 	tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];
 	st.global.v4.f32 [%rd6], {%f3, %f4, %f5, %f6};`) + `
 // fetch1d: res[i] = tex.1d.v4.u32.s32(tex, i).x; dims[0..1] = txq width, height.

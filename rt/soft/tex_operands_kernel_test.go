@@ -104,47 +104,13 @@ const texB4 = "bfe.s32 %r16, %r4, 0, 8;\n\tbfe.s32 %r17, %r4, 8, 8;\n\tbfe.s32 %
 // crd, res, n).
 func texForms3PTX() string {
 	var b strings.Builder
-	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
+	b.WriteString(softtest.PTXHeader)
 	for form, instr := range texFormsKernels() {
-		b.WriteString(texSampleKernel(fmt.Sprintf("f%d", form), 16, 16,
+		b.WriteString(softtest.TexSampleKernel(fmt.Sprintf("f%d", form), 16, 16,
 			"ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd5];\n\t"+instr+
 				"\n\tst.global.v4.u32 [%rd6], {%r5, %r6, %r7, %r8};"))
 	}
 	return b.String()
-}
-
-// texSampleKernel is a kernel name(tex, in, out, n) whose thread i < n
-// runs body with the texture object in %rd1, its inBytes-long input at
-// %rd5 and its outBytes-long output at %rd6 (registers %r<32>, %f<16>,
-// %rd<8>, %p<3>; %r10-%r14 hold n and the index). The texture forms'
-// replays share it.
-func texSampleKernel(name string, inBytes, outBytes int, body string) string {
-	return fmt.Sprintf(`
-.visible .entry %s(.param .u64 tex, .param .u64 in, .param .u64 out, .param .u32 n)
-{
-	.reg .pred %%p<3>;
-	.reg .b32 %%r<32>;
-	.reg .f32 %%f<16>;
-	.reg .b64 %%rd<8>;
-	ld.param.u64 %%rd1, [tex];
-	ld.param.u64 %%rd2, [in];
-	ld.param.u64 %%rd3, [out];
-	ld.param.u32 %%r10, [n];
-	mov.u32 %%r11, %%tid.x;
-	mov.u32 %%r12, %%ctaid.x;
-	mov.u32 %%r13, %%ntid.x;
-	mad.lo.u32 %%r14, %%r12, %%r13, %%r11;
-	setp.ge.u32 %%p1, %%r14, %%r10;
-	@%%p1 bra END;
-	mul.wide.u32 %%rd4, %%r14, %d;
-	add.u64 %%rd5, %%rd2, %%rd4;
-	mul.wide.u32 %%rd4, %%r14, %d;
-	add.u64 %%rd6, %%rd3, %%rd4;
-	%s
-END:
-	ret;
-}
-`, name, inBytes, outBytes, body)
 }
 
 // TestTexForms3Kernels runs the H100's recordings of the optional tex and

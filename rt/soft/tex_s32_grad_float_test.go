@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 
 // probe8 (testdata/tex/probe8.cu; the H100's answers in probe8.txt.gz):
@@ -136,10 +137,10 @@ var probe8Instrs = map[string][2]string{
 // layer, gradient), writing 8 words each (result, reference).
 func probe8PTX() string {
 	var b strings.Builder
-	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n")
+	b.WriteString(softtest.PTXHeader)
 	for _, g := range []string{"2d", "3d", "a1d", "1d-linear"} {
 		ins := probe8Instrs[g]
-		b.WriteString(texSampleKernel("p8_"+strings.ReplaceAll(g, "-", "_"), 32, 32, `ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd5];
+		b.WriteString(softtest.TexSampleKernel("p8_"+strings.ReplaceAll(g, "-", "_"), 32, 32, `ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd5];
 	ld.global.u32 %r5, [%rd5+16];
 	mov.b32 %f1, %r1;
 	mov.b32 %f2, %r2;

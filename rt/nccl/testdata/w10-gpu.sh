@@ -54,7 +54,7 @@ run() {
 		while [ $# -gt 0 ] && [ "$1" != -- ]; do env+=("$1"); shift; done
 		shift
 		log="$out/$(echo "$label" | tr ' /()=|' '______').log"
-		(cd "$d" && env ${env[@]+"${env[@]}"} "$bin/$b" -test.v "$@") >"$log" 2>&1
+		(cd "$d" && env ${env[@]+"${env[@]}"} "$bin/$b" -test.v -test.timeout 150s "$@") >"$log" 2>&1
 		rc=$?
 		[ $rc -ne 0 ] && status=1
 		say "$(printf '%-44s pass %3d  fail %2d  skip %2d  exit %d' "$label" "$(grep -cE '^ *--- PASS' "$log")" \
