@@ -179,9 +179,9 @@ func TestLaunchAllocs(t *testing.T) {
 
 // TestFirstUseCosts logs (not asserts: the machine is shared) the one-off
 // costs of a fresh process: the driver, the first library load (the
-// decoder's tables), the first launch, and the first launches needing the
+// decoder's tables), the first launch, and the first launch needing the
 // MUFU tables (mathk: ex2, rcp, sqrt, sin, rsqrt, lg2; see also
-// gpumath's TestMUFUFirstUse) and a texture fetch's tables. Run alone:
+// gpumath's TestMUFUFirstUse, per function). Run alone:
 //
 //	go test -run TestFirstUseCosts -v ./rt/soft
 func TestFirstUseCosts(t *testing.T) {
