@@ -887,17 +887,6 @@ func libraryCases() []misuseCase {
 				}
 				return err
 			}},
-			// ptxas refuses more than 48 KiB of static shared memory ("uses
-			// too much shared data"); under lazy loading the driver's JIT
-			// says so at the first kernel lookup.
-			{api: "NewLibrary", what: "a kernel with 64 KiB of static shared memory", want: codes(rt.ErrInvalidPTX), run: func(e *misuseEnv) error {
-				h, err := rt.NewLibrary("bigshared", []byte(bigSharedPTX)).Load(e.d)
-				if err == nil {
-					_, err = e.d.LibraryKernel(h, "bigShared")
-					_ = e.d.LibraryUnload(h)
-				}
-				return err
-			}},
 			{api: "NewLibrary", what: "no image", want: anyErrorOf(), run: func(e *misuseEnv) error {
 				_, err := rt.NewLibrary("empty", nil).Load(e.d)
 				return err
@@ -907,20 +896,6 @@ func libraryCases() []misuseCase {
 		},
 	)
 }
-
-// bigSharedPTX is a kernel with 64 KiB of static shared memory.
-const bigSharedPTX = `.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry bigShared()
-{
-	.shared .align 4 .b8 s[65536];
-	.reg .b32 %r<2>;
-	mov.u32 %r1, 1;
-	st.shared.u32 [s+65532], %r1;
-	ret;
-}
-` + "\x00"
 
 func anyErrorOf() []rt.Result { return codes(anyError) }
 

@@ -56,9 +56,6 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 	if err != nil {
 		return 0, err
 	}
-	if err := checkStaticShared(m); err != nil {
-		return 0, err
-	}
 	lib := &library{Module: m, d: d, insts: map[*context]*instance{}, managed: map[int]*exec.Alloc{}}
 	d.mu.Lock()
 	lib.h = rt.LibHandle(d.handle())
@@ -71,22 +68,6 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 	}
 	d.mu.Unlock()
 	return lib.h, nil
-}
-
-// checkStaticShared refuses a module with a kernel that declares more
-// static shared memory than a block may have without opting in (48 KiB),
-// as ptxas does when the driver JIT-compiles it ("uses too much shared
-// data (0x10000 bytes, 0xc000 max)"): only dynamic shared memory may go
-// above it, with cuKernelSetAttribute.
-func checkStaticShared(m *exec.Module) error {
-	for _, p := range m.Kernels {
-		if p.SharedSize > sharedPerBlock {
-			return rt.Errorf("cuLibraryLoadData", rt.ErrInvalidPTX,
-				"%s:%d: entry function %s uses too much shared data (%#x bytes, %#x max): static __shared__ memory is limited to 48 KiB; declare the array extern __shared__ and size it per launch (above 48 KiB after SetMaxDynamicSharedMemory)",
-				p.Func.Pos.Filename, p.Func.Pos.Line, p.Name, p.SharedSize, sharedPerBlock)
-		}
-	}
-	return nil
 }
 
 // pickImage returns the PTX text of an image: PTX itself, or the PTX entry

@@ -524,13 +524,15 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 			surface := ti.kind >= tkSuld
 			b = c.l.Host.TexObject(h, surface)
 			if b == nil {
-				kind := "texture"
-				if surface {
-					kind = "surface"
-				}
-				c.fault = &fault{kind: fIllegalAddress, warp: w.id, lane: l, pc: c.pc, addr: h,
-					msg: sprintf("%s: %#x is not a live %s object of the launch's context (destroyed, never made, or made in another context)", ti.what, h, kind)}
-				return false
+				// A handle that names no live object of the launch's
+				// context (never made, another context's, destroyed): the
+				// H200 faults on none of these; it reads zeros and drops
+				// stores (rt/cgo's TestTextureOfAnotherContextGPU; a
+				// destroyed object's stale descriptor still reads its
+				// texels there, zeros here).
+				nullTexResult(w, ti, l)
+				v = nil
+				continue
 			}
 			data, err := c.l.Mem.Span("texture", b.Base, b.Size)
 			if err != nil {
@@ -653,6 +655,24 @@ func (c *cta) texExec(w *warp, in *inst, m uint32) bool {
 		}
 	}
 	return true
+}
+
+// nullTexResult is what lane l of a texture or surface instruction gets
+// from a handle that names no object: zeros, and no store.
+func nullTexResult(w *warp, ti *texInstr, l int) {
+	switch ti.kind {
+	case tkSust, tkSured:
+	case tkSuld:
+		for i := 0; i < ti.cnt; i++ {
+			w.r[ti.dst[i]+uint32(l)] = 0
+		}
+	case tkTxq, tkSuq:
+		w.r[ti.dst[0]+uint32(l)] = 0
+	default:
+		for i := 0; i < 4; i++ {
+			w.r[ti.dst[i]+uint32(l)] = 0
+		}
+	}
 }
 
 // suredCheck refuses the sured forms ptxas refuses (CUDA 13.0, probed on
