@@ -67,22 +67,23 @@ typedef struct ncclDevComm ncclDevComm_t;
 static_assert(sizeof(struct ncclDevComm) == 88, "NCCL 2.28.3's ncclDevComm is 88 bytes");
 static_assert(alignof(struct ncclDevComm) == 8, "NCCL 2.28.3's ncclDevComm is 8-byte aligned");
 
-// The world and LSA teams of a device communicator (NCCL's
-// nccl_device/core.h).
-__host__ __device__ inline ncclTeam ncclTeamWorld(ncclDevComm const &comm) {
+// cugen_ncclTeam is a team of nRanks consecutive ranks (stride 1).
+__host__ __device__ inline ncclTeam cugen_ncclTeam(int nRanks, int rank) {
 	ncclTeam t;
-	t.nRanks = comm.nRanks;
-	t.rank = comm.rank;
+	t.nRanks = nRanks;
+	t.rank = rank;
 	t.stride = 1;
 	return t;
 }
 
+// The world and LSA teams of a device communicator (NCCL's
+// nccl_device/core.h).
+__host__ __device__ inline ncclTeam ncclTeamWorld(ncclDevComm const &comm) {
+	return cugen_ncclTeam(comm.nRanks, comm.rank);
+}
+
 __host__ __device__ inline ncclTeam ncclTeamLsa(ncclDevComm const &comm) {
-	ncclTeam t;
-	t.nRanks = comm.lsaSize;
-	t.rank = comm.lsaRank;
-	t.stride = 1;
-	return t;
+	return cugen_ncclTeam(comm.lsaSize, comm.lsaRank);
 }
 
 __host__ __device__ inline int ncclTeamRankToWorld(ncclDevComm const &comm, ncclTeam tm, int rank) {
