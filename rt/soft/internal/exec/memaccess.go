@@ -194,7 +194,7 @@ func (c *cta) ld(w *warp, in *inst, m uint32) bool {
 	// A scalar global load (bytes, halves, doublewords) whose active lanes
 	// all address, aligned, the instruction's cached allocation.
 	if e := &c.gc[c.pc]; cnt == 1 && !at && space == spGlobal && tot <= e.n && size&(size-1) == 0 &&
-		inCache(base, m, uint64(in.imm), e.lo, e.n-tot, tot-1) {
+		inCache(base, m, uint64(in.imm)-e.lo, e.n-tot, tot-1) {
 		d, imm := lanes(w.r, in.d), uint64(in.imm)
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm) & 31
@@ -400,7 +400,7 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 			return true
 		}
 	}
-	if m != fullMask && n >= 4 && partialInRange(a, m, imm-lo, n-4) {
+	if m != fullMask && n >= 4 && inCache(a, m, imm-lo, n-4, 3) {
 		// A partial warp (a bounds test's edge) within the cached buffer.
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm) & 31
@@ -411,24 +411,15 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 	return c.ld(w, in, m)
 }
 
-// inCache reports whether every lane l of m addresses a[l]+imm with the
-// alignment mask align clear and an offset from lo of at most lim.
-func inCache(a *[32]uint64, m uint32, imm, lo, lim, align uint64) bool {
-	ok := true
-	for mm := m; mm != 0; mm &= mm - 1 {
-		addr := a[bits.TrailingZeros32(mm)&31] + imm
-		ok = ok && addr-lo <= lim && addr&align == 0
-	}
-	return ok
-}
-
-// partialInRange reports whether every lane l of m has a[l]+delta at most
-// lim and 4-byte aligned: the access of each lies in the cached buffer.
-func partialInRange(a *[32]uint64, m uint32, delta, lim uint64) bool {
+// inCache reports whether every lane l of m has an offset a[l]+delta of at
+// most lim with the bits of align clear: each lane's access lies, aligned,
+// in the instruction's cached allocation (whose base is AllocAlign-aligned,
+// so the offset's alignment is the address's).
+func inCache(a *[32]uint64, m uint32, delta, lim, align uint64) bool {
 	ok := true
 	for mm := m; mm != 0; mm &= mm - 1 {
 		off := a[bits.TrailingZeros32(mm)&31] + delta
-		ok = ok && off <= lim && off&3 == 0
+		ok = ok && off <= lim && off&align == 0
 	}
 	return ok
 }
@@ -451,7 +442,7 @@ func (c *cta) stG32(w *warp, in *inst, m uint32) bool {
 			return true
 		}
 	}
-	if m != fullMask && n >= 4 && !e.ro && partialInRange(a, m, imm-lo, n-4) {
+	if m != fullMask && n >= 4 && !e.ro && inCache(a, m, imm-lo, n-4, 3) {
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm) & 31
 			devmem.Store32(unsafe.Add(p, a[l]+imm-lo), uint32(v[l]))
