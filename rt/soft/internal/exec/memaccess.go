@@ -199,9 +199,7 @@ func (c *cta) ld(w *warp, in *inst, m uint32) bool {
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm) & 31
 			v := devmem.Load(unsafe.Add(e.ptr, base[l]+imm-e.lo), size)
-			if in.fl&memSext != 0 {
-				v = uint64(gpumath.Sext(v, uint(size)*8)) & gpumath.Mask(uint(in.c)*8)
-			}
+			v = loadedValue(in, v, uint(size))
 			d[l] = v
 		}
 		return true
@@ -215,9 +213,7 @@ func (c *cta) ld(w *warp, in *inst, m uint32) bool {
 		}
 		for i := uint32(0); i < cnt; i++ {
 			v := load(unsafe.Add(p, uint64(i)*uint64(size)), size, at)
-			if in.fl&memSext != 0 {
-				v = uint64(gpumath.Sext(v, uint(size)*8)) & gpumath.Mask(uint(in.c)*8)
-			}
+			v = loadedValue(in, v, uint(size))
 			dst := in.d
 			if cnt > 1 {
 				dst = c.p.vec[in.aux+int32(i)]
@@ -279,9 +275,7 @@ func (c *cta) ldParam(w *warp, in *inst, m uint32) {
 				v |= uint64(params[off+k]) << (8 * k)
 			}
 		}
-		if in.fl&memSext != 0 {
-			v = uint64(gpumath.Sext(v, uint(size)*8)) & gpumath.Mask(uint(in.c)*8)
-		}
+		v = loadedValue(in, v, uint(size))
 		dst := in.d
 		if in.e > 1 {
 			dst = c.p.vec[in.aux+int32(i)]
@@ -543,4 +537,13 @@ func (c *cta) cpAsync(w *warp, in *inst, m uint32) bool {
 // shared memory.
 func sharedDesc(n uint64) string {
 	return sprintf("%d bytes of shared memory (the %d the system reserves at 0, then %d of its own)", n, ReservedShared, n-ReservedShared)
+}
+
+// loadedValue is the value v of a size-byte load as its destination takes
+// it: sign-extended to the destination's in.c bytes for a signed load.
+func loadedValue(in *inst, v uint64, size uint) uint64 {
+	if in.fl&memSext != 0 {
+		return uint64(gpumath.Sext(v, size*8)) & gpumath.Mask(uint(in.c)*8)
+	}
+	return v
 }
