@@ -90,12 +90,12 @@ func combine(dt DataType, op hubOp, acc, in []byte) {
 	case Float32:
 		a, b := view[float32](acc), view[float32](in)
 		for i := range a {
-			a[i] = canon32(float32Op(a[i], b[i], op))
+			a[i] = canon32(floatOp(a[i], b[i], op))
 		}
 	case Float64:
 		a, b := view[float64](acc), view[float64](in)
 		for i := range a {
-			a[i] = canon64(float64Op(a[i], b[i], op))
+			a[i] = canon64(floatOp(a[i], b[i], op))
 		}
 	case Float16:
 		a, b := view[rt.Half](acc), view[rt.Half](in)
@@ -174,19 +174,8 @@ func divInt[T integer](a []T, n T) {
 	}
 }
 
-func float32Op(a, b float32, op hubOp) float32 {
-	switch op {
-	case hubProd:
-		return a * b
-	case hubMax:
-		return maxNum(a, b)
-	case hubMin:
-		return minNum(a, b)
-	}
-	return a + b
-}
-
-func float64Op(a, b float64, op hubOp) float64 {
+// floatOp is op on two floats, Min and Max as fminf/fmaxf (minNum, maxNum).
+func floatOp[T float32 | float64](a, b T, op hubOp) T {
 	switch op {
 	case hubProd:
 		return a * b
@@ -251,18 +240,7 @@ func canon64(x float64) float64 {
 // halfOp is __hadd, __hmul, __hmax or __hmin: the float32 result (exact
 // for a product, once rounded for a sum) rounded to half.
 func halfOp(a, b rt.Half, op hubOp) rt.Half {
-	x, y := a.Float32(), b.Float32()
-	var r float32
-	switch op {
-	case hubProd:
-		r = x * y
-	case hubMax:
-		r = maxNum(x, y)
-	case hubMin:
-		r = minNum(x, y)
-	default:
-		r = x + y
-	}
+	r := floatOp(a.Float32(), b.Float32(), op)
 	if r != r {
 		return 0x7fff
 	}
@@ -270,18 +248,7 @@ func halfOp(a, b rt.Half, op hubOp) rt.Half {
 }
 
 func bf16Op(a, b rt.BFloat16, op hubOp) rt.BFloat16 {
-	x, y := a.Float32(), b.Float32()
-	var r float32
-	switch op {
-	case hubProd:
-		r = x * y
-	case hubMax:
-		r = maxNum(x, y)
-	case hubMin:
-		r = minNum(x, y)
-	default:
-		r = x + y
-	}
+	r := floatOp(a.Float32(), b.Float32(), op)
 	if r != r {
 		return 0x7fff
 	}
