@@ -34,7 +34,7 @@ type (
 // KernelAttributer, OccupancyCalculator), loading (JITLogger, WarmUpper,
 // LoadingModer, Linker), streams and memory (Streamer, MemoryOps,
 // AsyncAllocator, PeerAccessor), graphs (Grapher), arrays and textures
-// (Texturer), tensor maps (TensorMapEncoder) and interop (Adopter,
+// (Texturer), tensor maps (rt/tensormap's Encoder) and interop (Adopter,
 // NativeHandler). rt/cgo implements all of them; rt/soft all but
 // JITLogger, WarmUpper, LoadingModer and Linker (it has no JIT to log, warm
 // or link with).

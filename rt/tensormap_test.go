@@ -2,149 +2,153 @@ package rt_test
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/rttest"
+	"github.com/cugen/cugen/rt/tensormap"
 )
 
-// Every description of rttest.TensorMapCases that breaks a documented rule
-// is refused, with the rule named, and every other is accepted.
-func TestTensorDescriptionRules(t *testing.T) {
-	for _, c := range rttest.TensorMapCases(0x7f0000000000) {
-		var err error
-		if c.Tiled != nil {
-			err = c.Tiled.Validate()
-		} else {
-			err = c.Im2col.Validate()
-		}
-		switch {
-		case c.Invalid && !errors.Is(err, rt.ErrInvalidValue):
-			t.Errorf("%s: accepted (%v)", c.Name, err)
-		case !c.Invalid && err != nil:
-			t.Errorf("%s: %v", c.Name, err)
-		}
-	}
-	tt := rttest.TensorMapCases(0x7f0000000000)[0].Tiled
-	bad := *tt
-	bad.Strides = []uint64{264}
-	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "Strides[0] is 264, want a multiple of 16 below 2^40") {
-		t.Errorf("stride 264: %v", err)
-	}
-}
+// Tensor-map encoding moved to rt/tensormap (whose tests check the rules);
+// the tests here check that rt's deprecated names still do what they did,
+// through tensormap.
 
-// encoder is a driver that encodes every tensor map as its address.
-type encoder struct {
+// newEncoder is a driver with tensormap.Encoder that encodes every map as
+// its address and counts.
+type newEncoder struct {
 	rt.Driver
 	calls int
 }
 
-func (e *encoder) TensorMapEncodeTiled(t *rt.TiledTensor) (rt.TensorMap, error) {
+func (e *newEncoder) EncodeTiled(t *tensormap.Tiled) (tensormap.Map, error) {
+	e.calls++
+	return tensormap.Map{Opaque: [16]uint64{t.Addr}}, nil
+}
+
+func (e *newEncoder) EncodeIm2col(t *tensormap.Im2col) (tensormap.Map, error) {
+	e.calls++
+	return tensormap.Map{Opaque: [16]uint64{t.Addr, 1}}, nil
+}
+
+// oldEncoder is a backend written before tensormap: it has only
+// rt.TensorMapEncoder.
+type oldEncoder struct {
+	rt.Driver
+	calls int
+}
+
+func (e *oldEncoder) TensorMapEncodeTiled(t *rt.TiledTensor) (rt.TensorMap, error) {
 	e.calls++
 	return rt.TensorMap{Opaque: [16]uint64{uint64(t.Addr)}}, nil
 }
 
-func (e *encoder) TensorMapEncodeIm2col(t *rt.Im2colTensor) (rt.TensorMap, error) {
+func (e *oldEncoder) TensorMapEncodeIm2col(t *rt.Im2colTensor) (rt.TensorMap, error) {
 	e.calls++
-	return rt.TensorMap{Opaque: [16]uint64{uint64(t.Addr)}}, nil
+	return rt.TensorMap{Opaque: [16]uint64{uint64(t.Addr), 1}}, nil
 }
 
-// EncodeTiled and EncodeIm2col validate before they ask the backend, and
-// say so when it cannot encode.
-func TestEncodeTensorMaps(t *testing.T) {
-	cases := rttest.TensorMapCases(0x7f0000000000)
-	e := &encoder{Driver: newFake()}
-	for _, c := range cases {
-		var err error
-		if c.Tiled != nil {
-			_, err = rt.EncodeTiled(e, *c.Tiled)
-		} else {
-			_, err = rt.EncodeIm2col(e, *c.Im2col)
-		}
-		if (err != nil) != c.Invalid {
-			t.Errorf("%s: %v", c.Name, err)
-		}
+var _ rt.TensorMapEncoder = (*oldEncoder)(nil)
+
+// deprecated converts a case to rt's deprecated descriptions, field by
+// field as a user's code spelled them.
+func deprecated(c rttest.TensorMapCase) (*rt.TiledTensor, *rt.Im2colTensor) {
+	if t := c.Tiled; t != nil {
+		return &rt.TiledTensor{DataType: t.DataType, Addr: rt.DevPtr(t.Addr), Dims: t.Dims, Strides: t.Strides, Box: t.Box,
+			ElementStrides: t.ElementStrides, Interleave: t.Interleave, Swizzle: t.Swizzle, L2Promotion: t.L2Promotion, OOBFill: t.OOBFill}, nil
 	}
+	t := c.Im2col
+	return nil, &rt.Im2colTensor{DataType: t.DataType, Addr: rt.DevPtr(t.Addr), Dims: t.Dims, Strides: t.Strides,
+		LowerCorner: t.LowerCorner, UpperCorner: t.UpperCorner, ChannelsPerPixel: t.ChannelsPerPixel, PixelsPerColumn: t.PixelsPerColumn,
+		ElementStrides: t.ElementStrides, Interleave: t.Interleave, Swizzle: t.Swizzle, L2Promotion: t.L2Promotion, OOBFill: t.OOBFill}
+}
+
+// TestDeprecatedTensorMaps: rt.TiledTensor.Validate, rt.Im2colTensor.Validate,
+// rt.EncodeTiled and rt.EncodeIm2col accept and refuse what tensormap does,
+// with the same errors, on a backend with tensormap.Encoder and on one with
+// only the old rt.TensorMapEncoder; the encoded map is the backend's.
+func TestDeprecatedTensorMaps(t *testing.T) {
+	cases := rttest.TensorMapCases(0x7f0000000000)
+	ne, oe := &newEncoder{Driver: newFake()}, &oldEncoder{Driver: newFake()}
 	valid := 0
 	for _, c := range cases {
-		if !c.Invalid {
+		tiled, im := deprecated(c)
+		var verr, want, nerr, oerr error
+		var nm, om rt.TensorMap
+		if tiled != nil {
+			verr, want = tiled.Validate(), c.Tiled.Validate()
+			nm, nerr = rt.EncodeTiled(ne, *tiled)
+			om, oerr = rt.EncodeTiled(oe, *tiled)
+		} else {
+			verr, want = im.Validate(), c.Im2col.Validate()
+			nm, nerr = rt.EncodeIm2col(ne, *im)
+			om, oerr = rt.EncodeIm2col(oe, *im)
+		}
+		for what, err := range map[string]error{"Validate": verr, "encoding (tensormap.Encoder)": nerr, "encoding (rt.TensorMapEncoder)": oerr} {
+			if (err == nil) != (want == nil) || err != nil && err.Error() != want.Error() {
+				t.Errorf("%s: %s: %v, want %v", c.Name, what, err, want)
+			}
+		}
+		if want == nil {
 			valid++
+			w := rt.TensorMap{Opaque: [16]uint64{0: nm.Opaque[0]}}
+			if tiled == nil {
+				w.Opaque[1] = 1
+			}
+			if nm != w || om != w || nm.Opaque[0] == 0 {
+				t.Errorf("%s: maps %v and %v, want the address %#x", c.Name, nm.Opaque[:2], om.Opaque[:2], nm.Opaque[0])
+			}
 		}
 	}
-	if e.calls != valid {
-		t.Errorf("the backend encoded %d descriptions, want the %d valid ones", e.calls, valid)
+	if ne.calls != valid || oe.calls != valid {
+		t.Errorf("the backends encoded %d and %d descriptions, want the %d valid ones", ne.calls, oe.calls, valid)
 	}
-	if _, err := rt.EncodeTiled(newFake(), *cases[0].Tiled); !errors.Is(err, rt.ErrNotSupported) {
-		t.Errorf("a backend without TensorMapEncoder: %v", err)
+	if _, err := rt.EncodeTiled(newFake(), *must1(deprecated(cases[0]))); !errors.Is(err, rt.ErrNotSupported) {
+		t.Errorf("a backend without an encoder: %v", err)
+	}
+	if _, err := rt.EncodeIm2col(nil, rt.Im2colTensor{}); !errors.Is(err, rt.ErrInvalidValue) {
+		t.Errorf("a nil driver: %v", err)
 	}
 }
 
-// A TensorMap is its 16 words, little-endian, as the device reads it.
-func TestTensorMapBytes(t *testing.T) {
-	var m rt.TensorMap
-	for i := range m.Opaque {
-		m.Opaque[i] = 0x0102030405060708 * uint64(i+1)
-	}
-	b := m.Bytes()
-	if b[0] != 0x08 || b[7] != 0x01 || b[8] != 0x10 || b[127] != 0x10 {
-		t.Errorf("bytes % x", b[:16])
-	}
-	if rt.TensorMapFromBytes(b) != m {
-		t.Error("TensorMapFromBytes(m.Bytes()) != m")
-	}
-	buf := make([]byte, 130)
-	m.Put(buf[1:])
-	if [128]byte(buf[1:129]) != b || buf[0] != 0 || buf[129] != 0 {
-		t.Error("Put wrote elsewhere than b[:128]")
-	}
-}
+func must1(t *rt.TiledTensor, _ *rt.Im2colTensor) *rt.TiledTensor { return t }
 
-// TestTensorEnums: each element type's size and name (the packed sub-byte
-// types have no element size), each enum's range, the swizzles' spans and
-// which types take the NaN fill.
-func TestTensorEnums(t *testing.T) {
-	for dt, want := range map[rt.TensorDataType]struct {
-		size int
-		name string
-	}{
-		rt.TensorUint64: {8, "uint64"}, rt.TensorInt64: {8, "int64"}, rt.TensorFloat32FTZ: {4, "float32 (ftz)"},
-		rt.TensorTFloat32: {4, "tfloat32"}, rt.TensorTFloat32FTZ: {4, "tfloat32 (ftz)"},
-		rt.Tensor16U4Align8B: {0, "16 x u4 in 8 bytes"}, rt.Tensor16U4Align16B: {0, "16 x u4 in 16 bytes"},
-	} {
-		if dt.Size() != want.size || dt.String() != want.name {
-			t.Errorf("%d: size %d %q, want %d %q", int32(dt), dt.Size(), dt, want.size, want.name)
+// TestDeprecatedTensorNames: rt's old names are tensormap's values.
+func TestDeprecatedTensorNames(t *testing.T) {
+	var b [128]byte
+	b[0], b[127] = 7, 9
+	if m := rt.TensorMapFromBytes(b); m != tensormap.FromBytes(b) || m.Bytes() != b {
+		t.Errorf("TensorMapFromBytes: %v", m)
+	}
+	pairs := [][2]int32{
+		{int32(rt.TensorUint8), int32(tensormap.Uint8)}, {int32(rt.TensorUint16), int32(tensormap.Uint16)},
+		{int32(rt.TensorUint32), int32(tensormap.Uint32)}, {int32(rt.TensorInt32), int32(tensormap.Int32)},
+		{int32(rt.TensorUint64), int32(tensormap.Uint64)}, {int32(rt.TensorInt64), int32(tensormap.Int64)},
+		{int32(rt.TensorFloat16), int32(tensormap.Float16)}, {int32(rt.TensorFloat32), int32(tensormap.Float32)},
+		{int32(rt.TensorFloat64), int32(tensormap.Float64)}, {int32(rt.TensorBFloat16), int32(tensormap.BFloat16)},
+		{int32(rt.TensorFloat32FTZ), int32(tensormap.Float32FTZ)}, {int32(rt.TensorTFloat32), int32(tensormap.TFloat32)},
+		{int32(rt.TensorTFloat32FTZ), int32(tensormap.TFloat32FTZ)},
+		{int32(rt.Tensor16U4Align8B), int32(tensormap.Packed16U4Align8B)},
+		{int32(rt.Tensor16U4Align16B), int32(tensormap.Packed16U4Align16B)},
+		{int32(rt.Tensor16U6Align16B), int32(tensormap.Packed16U6Align16B)},
+		{int32(rt.InterleaveNone), int32(tensormap.InterleaveNone)}, {int32(rt.Interleave16B), int32(tensormap.Interleave16B)},
+		{int32(rt.Interleave32B), int32(tensormap.Interleave32B)},
+		{int32(rt.SwizzleNone), int32(tensormap.SwizzleNone)}, {int32(rt.Swizzle32B), int32(tensormap.Swizzle32B)},
+		{int32(rt.Swizzle64B), int32(tensormap.Swizzle64B)}, {int32(rt.Swizzle128B), int32(tensormap.Swizzle128B)},
+		{int32(rt.Swizzle128BAtom32B), int32(tensormap.Swizzle128BAtom32B)},
+		{int32(rt.Swizzle128BAtom32BFlip8B), int32(tensormap.Swizzle128BAtom32BFlip8B)},
+		{int32(rt.Swizzle128BAtom64B), int32(tensormap.Swizzle128BAtom64B)},
+		{int32(rt.L2PromotionNone), int32(tensormap.L2PromotionNone)}, {int32(rt.L2Promotion64B), int32(tensormap.L2Promotion64B)},
+		{int32(rt.L2Promotion128B), int32(tensormap.L2Promotion128B)}, {int32(rt.L2Promotion256B), int32(tensormap.L2Promotion256B)},
+		{int32(rt.OOBFillNone), int32(tensormap.OOBFillNone)}, {int32(rt.OOBFillNaNRequestZeroFMA), int32(tensormap.OOBFillNaNRequestZeroFMA)},
+	}
+	for i, p := range pairs {
+		if p[0] != p[1] {
+			t.Errorf("pair %d: rt's %d, tensormap's %d", i, p[0], p[1])
 		}
 	}
-	base := rt.TiledTensor{DataType: rt.TensorFloat32, Addr: 1 << 20, Dims: []uint64{64, 64}, Strides: []uint64{256}, Box: []uint32{32, 8},
-		Interleave: rt.InterleaveNone, L2Promotion: rt.L2PromotionNone, OOBFill: rt.OOBFillNone}
-	ok := func(name string, f func(*rt.TiledTensor), want bool) {
-		d := base
-		f(&d)
-		if err := d.Validate(); (err == nil) != want {
-			t.Errorf("%s: %v, want ok %v", name, err, want)
-		}
-	}
-	ok("base", func(*rt.TiledTensor) {}, true)
-	ok("interleave 3", func(d *rt.TiledTensor) { d.Interleave = rt.TensorInterleave(3) }, false)
-	ok("L2 promotion 4", func(d *rt.TiledTensor) { d.L2Promotion = rt.TensorL2Promotion(4) }, false)
-	ok("OOB fill 2", func(d *rt.TiledTensor) { d.OOBFill = rt.TensorOOBFill(2) }, false)
-	ok("NaN fill, int64", func(d *rt.TiledTensor) {
-		d.DataType, d.Box, d.OOBFill = rt.TensorInt64, []uint32{16, 8}, rt.OOBFillNaNRequestZeroFMA
-	}, false)
-	ok("NaN fill, tf32 ftz", func(d *rt.TiledTensor) { d.DataType, d.OOBFill = rt.TensorTFloat32FTZ, rt.OOBFillNaNRequestZeroFMA }, true)
-	for _, sw := range []rt.TensorSwizzle{rt.Swizzle128BAtom32B, rt.Swizzle128BAtom32BFlip8B} {
-		ok(fmt.Sprintf("swizzle %d, 128-byte rows", sw), func(d *rt.TiledTensor) { d.Swizzle = sw }, true)
-		ok(fmt.Sprintf("swizzle %d, 160-byte rows", sw), func(d *rt.TiledTensor) { d.Swizzle, d.Box = sw, []uint32{40, 8} }, false)
-	}
-	im := rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: 1 << 20, Dims: []uint64{8, 16, 16, 2}, Strides: []uint64{16, 256, 4096},
-		LowerCorner: []int32{-1, -1}, UpperCorner: []int32{1, 1}, ChannelsPerPixel: 8, PixelsPerColumn: 64, Interleave: rt.InterleaveNone}
-	if err := im.Validate(); err != nil {
-		t.Errorf("im2col: %v", err)
-	}
-	im.Interleave = rt.Interleave32B
-	if err := im.Validate(); err == nil {
-		t.Error("im2col with a 32-byte interleave and 16-byte strides passes")
-	}
+	var _ rt.TensorDataType = tensormap.Float32
+	var _ rt.TensorInterleave = tensormap.Interleave16B
+	var _ rt.TensorSwizzle = tensormap.Swizzle64B
+	var _ rt.TensorL2Promotion = tensormap.L2Promotion64B
+	var _ rt.TensorOOBFill = tensormap.OOBFillNone
 }

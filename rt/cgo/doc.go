@@ -48,6 +48,6 @@
 // rt.ParamPlacer, rt.KernelAttributer, rt.OccupancyCalculator,
 // rt.JITLogger, rt.WarmUpper, rt.LoadingModer, rt.Linker (cuLink*),
 // rt.Streamer, rt.MemoryOps, rt.AsyncAllocator, rt.PeerAccessor,
-// rt.Grapher, rt.Texturer, rt.TensorMapEncoder, rt.Adopter and
-// rt.NativeHandler.
+// rt.Grapher, rt.Texturer, rt.Adopter and rt.NativeHandler, and
+// tensormap.Encoder.
 package cgo

@@ -70,9 +70,10 @@ import (
 	"fmt"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tensormap"
 )
 
-var _ rt.TensorMapEncoder = (*Driver)(nil)
+var _ tensormap.Encoder = (*Driver)(nil)
 
 // tensorArrays are a description's arrays in C's form, room for any rank
 // the driver could be asked about (it reads rank entries of each).
@@ -101,34 +102,34 @@ func (a *tensorArrays) fill(op string, dims, strides []uint64, estr []uint32) er
 	return nil
 }
 
-// TensorMapEncodeTiled is cuTensorMapEncodeTiled. It checks nothing itself:
-// rt.EncodeTiled has, and the driver does.
-func (d *Driver) TensorMapEncodeTiled(t *rt.TiledTensor) (rt.TensorMap, error) {
+// EncodeTiled is cuTensorMapEncodeTiled. It checks nothing itself:
+// tensormap.EncodeTiled has, and the driver does.
+func (d *Driver) EncodeTiled(t *tensormap.Tiled) (tensormap.Map, error) {
 	const op = "cuTensorMapEncodeTiled"
 	var a tensorArrays
 	if err := a.fill(op, t.Dims, t.Strides, t.ElementStrides); err != nil {
-		return rt.TensorMap{}, err
+		return tensormap.Map{}, err
 	}
 	for i, b := range t.Box[:min(len(t.Box), len(a.box))] {
 		a.box[i] = C.uint(b)
 	}
-	var m rt.TensorMap
+	var m tensormap.Map
 	rc := C.cg_tm_tiled(d.someCtx(), (*C.u64)(&m.Opaque[0]), C.int(t.DataType), C.uint(len(t.Dims)), C.u64(t.Addr),
 		&a.dims[0], &a.strides[0], &a.box[0], &a.estr[0], C.int(t.Interleave), C.int(t.Swizzle), C.int(t.L2Promotion), C.int(t.OOBFill))
 	if rc != 0 {
-		return rt.TensorMap{}, checkd(op, rc, fmt.Sprintf("%v tensor at %#x, dims %v, strides %v, box %v, element strides %v, interleave %d, swizzle %d, L2 promotion %d, OOB fill %d",
-			t.DataType, uint64(t.Addr), t.Dims, t.Strides, t.Box, t.ElementStrides, t.Interleave, t.Swizzle, t.L2Promotion, t.OOBFill))
+		return tensormap.Map{}, checkd(op, rc, fmt.Sprintf("%v tensor at %#x, dims %v, strides %v, box %v, element strides %v, interleave %d, swizzle %d, L2 promotion %d, OOB fill %d",
+			t.DataType, t.Addr, t.Dims, t.Strides, t.Box, t.ElementStrides, t.Interleave, t.Swizzle, t.L2Promotion, t.OOBFill))
 	}
 	return m, nil
 }
 
-// TensorMapEncodeIm2col is cuTensorMapEncodeIm2col, as
-// TensorMapEncodeTiled is cuTensorMapEncodeTiled.
-func (d *Driver) TensorMapEncodeIm2col(t *rt.Im2colTensor) (rt.TensorMap, error) {
+// EncodeIm2col is cuTensorMapEncodeIm2col, as EncodeTiled is
+// cuTensorMapEncodeTiled.
+func (d *Driver) EncodeIm2col(t *tensormap.Im2col) (tensormap.Map, error) {
 	const op = "cuTensorMapEncodeIm2col"
 	var a tensorArrays
 	if err := a.fill(op, t.Dims, t.Strides, t.ElementStrides); err != nil {
-		return rt.TensorMap{}, err
+		return tensormap.Map{}, err
 	}
 	for i, c := range t.LowerCorner[:min(len(t.LowerCorner), len(a.lower))] {
 		a.lower[i] = C.int(c)
@@ -136,13 +137,29 @@ func (d *Driver) TensorMapEncodeIm2col(t *rt.Im2colTensor) (rt.TensorMap, error)
 	for i, c := range t.UpperCorner[:min(len(t.UpperCorner), len(a.upper))] {
 		a.upper[i] = C.int(c)
 	}
-	var m rt.TensorMap
+	var m tensormap.Map
 	rc := C.cg_tm_im2col(d.someCtx(), (*C.u64)(&m.Opaque[0]), C.int(t.DataType), C.uint(len(t.Dims)), C.u64(t.Addr),
 		&a.dims[0], &a.strides[0], &a.lower[0], &a.upper[0], C.uint(t.ChannelsPerPixel), C.uint(t.PixelsPerColumn),
 		&a.estr[0], C.int(t.Interleave), C.int(t.Swizzle), C.int(t.L2Promotion), C.int(t.OOBFill))
 	if rc != 0 {
-		return rt.TensorMap{}, checkd(op, rc, fmt.Sprintf("%v tensor at %#x, dims %v, strides %v, corners %v to %v, %d channels per pixel, %d pixels per column, element strides %v, interleave %d, swizzle %d, L2 promotion %d, OOB fill %d",
-			t.DataType, uint64(t.Addr), t.Dims, t.Strides, t.LowerCorner, t.UpperCorner, t.ChannelsPerPixel, t.PixelsPerColumn, t.ElementStrides, t.Interleave, t.Swizzle, t.L2Promotion, t.OOBFill))
+		return tensormap.Map{}, checkd(op, rc, fmt.Sprintf("%v tensor at %#x, dims %v, strides %v, corners %v to %v, %d channels per pixel, %d pixels per column, element strides %v, interleave %d, swizzle %d, L2 promotion %d, OOB fill %d",
+			t.DataType, t.Addr, t.Dims, t.Strides, t.LowerCorner, t.UpperCorner, t.ChannelsPerPixel, t.PixelsPerColumn, t.ElementStrides, t.Interleave, t.Swizzle, t.L2Promotion, t.OOBFill))
 	}
 	return m, nil
+}
+
+// TensorMapEncodeTiled is rt.EncodeTiled on d: it validates t first, as
+// EncodeTiled does not.
+//
+// Deprecated: use EncodeTiled (or tensormap.EncodeTiled).
+func (d *Driver) TensorMapEncodeTiled(t *rt.TiledTensor) (rt.TensorMap, error) {
+	return rt.EncodeTiled(d, *t)
+}
+
+// TensorMapEncodeIm2col is rt.EncodeIm2col on d: it validates t first, as
+// EncodeIm2col does not.
+//
+// Deprecated: use EncodeIm2col (or tensormap.EncodeIm2col).
+func (d *Driver) TensorMapEncodeIm2col(t *rt.Im2colTensor) (rt.TensorMap, error) {
+	return rt.EncodeIm2col(d, *t)
 }

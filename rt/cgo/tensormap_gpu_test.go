@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tensormap"
 	"github.com/cugen/cugen/rt/rttest"
 	"github.com/cugen/cugen/rt/soft"
 )
 
 // TestTensorMapEncodings asks the driver for every tensor map of
-// rttest.TensorMapCases (directly, past rt's checks) and compares: the
+// rttest.TensorMapCases (directly, past tensormap's checks) and compares: the
 // driver must refuse what rt refuses and encode what rt accepts ("probe/"
 // cases only show what the driver does), and rt/soft's encoding must be the
 // driver's, byte for byte, wherever both encode. With $CUGEN_TMAP_OUT set it
@@ -36,15 +37,15 @@ func TestTensorMapEncodings(t *testing.T) {
 	fmt.Fprintf(&rec, "# a case's name, a tab, and its 128 bytes in hex or the error's CUresult.\nbase %#x\n", uint64(base))
 	var same, differ, softNo, refused int
 	for _, c := range rttest.TensorMapCases(base) {
-		var m, sm rt.TensorMap
+		var m, sm tensormap.Map
 		var err, serr, verr error
 		if c.Tiled != nil {
-			m, err = d.TensorMapEncodeTiled(c.Tiled)
-			sm, serr = sd.TensorMapEncodeTiled(c.Tiled)
+			m, err = d.EncodeTiled(c.Tiled)
+			sm, serr = sd.EncodeTiled(c.Tiled)
 			verr = c.Tiled.Validate()
 		} else {
-			m, err = d.TensorMapEncodeIm2col(c.Im2col)
-			sm, serr = sd.TensorMapEncodeIm2col(c.Im2col)
+			m, err = d.EncodeIm2col(c.Im2col)
+			sm, serr = sd.EncodeIm2col(c.Im2col)
 			verr = c.Im2col.Validate()
 		}
 		probe := strings.HasPrefix(c.Name, "probe/")

@@ -1,15 +1,18 @@
 package rttest
 
-import "github.com/cugen/cugen/rt"
+import (
+	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tensormap"
+)
 
 // TensorMapCase is one tensor map description for comparing encoders: a
 // tiled or an im2col map (one of Tiled and Im2col is set).
 type TensorMapCase struct {
 	Name   string
-	Tiled  *rt.TiledTensor
-	Im2col *rt.Im2colTensor
-	// Invalid marks a description that breaks a documented rule: rt refuses
-	// it, and so must the driver.
+	Tiled  *tensormap.Tiled
+	Im2col *tensormap.Im2col
+	// Invalid marks a description that breaks a documented rule: tensormap
+	// refuses it, and so must the driver.
 	Invalid bool
 }
 
@@ -17,21 +20,22 @@ type TensorMapCase struct {
 // tiled and an im2col map in turn, from base (1 KiB-aligned) on, and
 // descriptions that break one rule each. rt/cgo's GPU tests record what the
 // driver makes of them; rt/soft's tests compare its encoder with that.
-func TensorMapCases(base rt.DevPtr) []TensorMapCase {
+func TensorMapCases(at rt.DevPtr) []TensorMapCase {
+	base := uint64(at)
 	var cs []TensorMapCase
-	tiled := func(name string, t rt.TiledTensor) {
+	tiled := func(name string, t tensormap.Tiled) {
 		cs = append(cs, TensorMapCase{Name: name, Tiled: &t})
 	}
-	bad := func(name string, t rt.TiledTensor) {
+	bad := func(name string, t tensormap.Tiled) {
 		cs = append(cs, TensorMapCase{Name: name, Tiled: &t, Invalid: true})
 	}
 	// A row-major 32×64 float matrix, boxes of 8×32: field11.cu's tmaTile.
-	f32 := func() rt.TiledTensor {
-		return rt.TiledTensor{DataType: rt.TensorFloat32, Addr: base, Dims: []uint64{64, 32}, Strides: []uint64{256},
+	f32 := func() tensormap.Tiled {
+		return tensormap.Tiled{DataType: tensormap.Float32, Addr: base, Dims: []uint64{64, 32}, Strides: []uint64{256},
 			Box: []uint32{32, 8}, ElementStrides: []uint32{1, 1}}
 	}
 	tiled("base", f32())
-	for dt := rt.TensorUint8; dt <= rt.Tensor16U6Align16B; dt++ {
+	for dt := tensormap.Uint8; dt <= tensormap.Packed16U6Align16B; dt++ {
 		t := f32()
 		t.DataType, t.Strides, t.Box = dt, []uint64{1024}, []uint32{16, 8}
 		if dt.Size() == 0 { // packed: 16 values a unit
@@ -61,7 +65,7 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		t.Dims, t.Strides, t.Box = []uint64{1 << 20, 3}, []uint64{1 << 22}, []uint32{32, 2}
 		tiled("dims/2^20", t)
 		t = f32()
-		t.DataType, t.Dims, t.Strides, t.Box = rt.TensorUint8, []uint64{1 << 32, 1}, []uint64{1 << 32}, []uint32{16, 1}
+		t.DataType, t.Dims, t.Strides, t.Box = tensormap.Uint8, []uint64{1 << 32, 1}, []uint64{1 << 32}, []uint32{16, 1}
 		tiled("dims/2^32", t)
 		// Bit 21 of the control word: the tensor's size around 128 KiB,
 		// and a small tensor spread over megabytes.
@@ -84,10 +88,10 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		t.Strides = []uint64{272}
 		tiled("stride/272", t)
 		t = f32()
-		t.DataType, t.Dims, t.Strides, t.Box = rt.TensorUint8, []uint64{16, 4}, []uint64{1<<39 + 16}, []uint32{16, 4}
+		t.DataType, t.Dims, t.Strides, t.Box = tensormap.Uint8, []uint64{16, 4}, []uint64{1<<39 + 16}, []uint32{16, 4}
 		tiled("stride/2^39+16", t)
 		t = f32()
-		t.DataType, t.Dims, t.Box, t.ElementStrides = rt.TensorUint8, []uint64{16, 2, 2, 2, 2}, []uint32{16, 2, 2, 2, 2}, nil
+		t.DataType, t.Dims, t.Box, t.ElementStrides = tensormap.Uint8, []uint64{16, 2, 2, 2, 2}, []uint32{16, 2, 2, 2, 2}, nil
 		t.Strides = []uint64{1<<36 + 16, 2<<36 + 32, 3<<36 + 48, 4<<36 + 64}
 		tiled("stride/high nibbles", t)
 		t = f32()
@@ -99,7 +103,7 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		t.Box = []uint32{16, 1}
 		tiled("box/16x1", t)
 		t = f32()
-		t.DataType, t.Dims, t.Strides, t.Box = rt.TensorUint8, []uint64{512, 512}, []uint64{512}, []uint32{256, 256}
+		t.DataType, t.Dims, t.Strides, t.Box = tensormap.Uint8, []uint64{512, 512}, []uint64{512}, []uint32{256, 256}
 		tiled("box/256x256", t)
 		t = f32()
 		t.Dims, t.Box = []uint64{16, 4}, []uint32{32, 8}
@@ -124,55 +128,55 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		tiled("estr/8 in dim 4", t)
 	}
 	{
-		h := rt.TiledTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{8, 16, 16}, Strides: []uint64{16, 256},
-			Box: []uint32{8, 8, 4}, Interleave: rt.Interleave16B}
+		h := tensormap.Tiled{DataType: tensormap.Float16, Addr: base, Dims: []uint64{8, 16, 16}, Strides: []uint64{16, 256},
+			Box: []uint32{8, 8, 4}, Interleave: tensormap.Interleave16B}
 		tiled("interleave/16B", h)
-		h = rt.TiledTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{16, 16, 16}, Strides: []uint64{32, 512},
-			Box: []uint32{16, 8, 4}, Interleave: rt.Interleave32B, Swizzle: rt.Swizzle32B}
+		h = tensormap.Tiled{DataType: tensormap.Float16, Addr: base, Dims: []uint64{16, 16, 16}, Strides: []uint64{32, 512},
+			Box: []uint32{16, 8, 4}, Interleave: tensormap.Interleave32B, Swizzle: tensormap.Swizzle32B}
 		tiled("interleave/32B", h)
-		h.Swizzle = rt.SwizzleNone
+		h.Swizzle = tensormap.SwizzleNone
 		tiled("probe/interleave 32B unswizzled", h)
 		h.ElementStrides = []uint32{2, 1, 1}
-		h.Swizzle = rt.Swizzle32B
+		h.Swizzle = tensormap.Swizzle32B
 		tiled("interleave/32B estr 2,1,1", h)
 	}
-	for sw := rt.Swizzle32B; sw <= rt.Swizzle128BAtom64B; sw++ {
+	for sw := tensormap.Swizzle32B; sw <= tensormap.Swizzle128BAtom64B; sw++ {
 		t := f32()
 		t.Swizzle, t.Box = sw, []uint32{[...]uint32{0, 8, 16, 32, 32, 32, 32}[sw], 8}
 		name := "swizzle/" + swizzleName(sw)
-		if sw > rt.Swizzle128B {
+		if sw > tensormap.Swizzle128B {
 			name = "probe/" + name
 		}
 		tiled(name, t)
 	}
 	{
 		t := f32()
-		t.Swizzle, t.Box = rt.Swizzle128B, []uint32{16, 8}
+		t.Swizzle, t.Box = tensormap.Swizzle128B, []uint32{16, 8}
 		tiled("swizzle/128B box 64B", t)
-		for l2 := rt.L2Promotion64B; l2 <= rt.L2Promotion256B; l2++ {
+		for l2 := tensormap.L2Promotion64B; l2 <= tensormap.L2Promotion256B; l2++ {
 			t := f32()
 			t.L2Promotion = l2
 			tiled("l2/"+[...]string{"", "64B", "128B", "256B"}[l2], t)
 		}
 		t = f32()
-		t.OOBFill = rt.OOBFillNaNRequestZeroFMA
+		t.OOBFill = tensormap.OOBFillNaNRequestZeroFMA
 		tiled("oob/nan", t)
 		t = f32()
 		t.Addr = base + 16
 		tiled("addr/+16", t)
 		t.Addr = base + 0x12340
 		tiled("addr/+0x12340", t)
-		tiled("all", rt.TiledTensor{DataType: rt.TensorFloat16, Addr: base + 0x100, Dims: []uint64{32, 40, 3}, Strides: []uint64{64, 2560},
-			Box: []uint32{32, 4, 2}, ElementStrides: []uint32{1, 2, 1}, Swizzle: rt.Swizzle64B, L2Promotion: rt.L2Promotion256B,
-			OOBFill: rt.OOBFillNaNRequestZeroFMA})
+		tiled("all", tensormap.Tiled{DataType: tensormap.Float16, Addr: base + 0x100, Dims: []uint64{32, 40, 3}, Strides: []uint64{64, 2560},
+			Box: []uint32{32, 4, 2}, ElementStrides: []uint32{1, 2, 1}, Swizzle: tensormap.Swizzle64B, L2Promotion: tensormap.L2Promotion256B,
+			OOBFill: tensormap.OOBFillNaNRequestZeroFMA})
 	}
 
-	im2col := func(name string, t rt.Im2colTensor) {
+	im2col := func(name string, t tensormap.Im2col) {
 		cs = append(cs, TensorMapCase{Name: "im2col/" + name, Im2col: &t})
 	}
 	// NHWC half images: 2 of 16×16 pixels, 64 channels.
-	nhwc := func() rt.Im2colTensor {
-		return rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{64, 16, 16, 2}, Strides: []uint64{128, 2048, 32768},
+	nhwc := func() tensormap.Im2col {
+		return tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 16, 16, 2}, Strides: []uint64{128, 2048, 32768},
 			LowerCorner: []int32{-1, -1}, UpperCorner: []int32{-1, -1}, ChannelsPerPixel: 64, PixelsPerColumn: 128}
 	}
 	im2col("base", nhwc())
@@ -199,16 +203,16 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		t.ElementStrides = []uint32{1, 2, 3, 1}
 		im2col("estr 1,2,3,1", t)
 		t = nhwc()
-		t.Swizzle = rt.Swizzle128B
+		t.Swizzle = tensormap.Swizzle128B
 		im2col("swizzle 128B", t)
 		t = nhwc()
-		t.L2Promotion, t.OOBFill = rt.L2Promotion128B, rt.OOBFillNaNRequestZeroFMA
+		t.L2Promotion, t.OOBFill = tensormap.L2Promotion128B, tensormap.OOBFillNaNRequestZeroFMA
 		im2col("l2 128B, oob nan", t)
-		im2col("rank 3", rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{64, 32, 2}, Strides: []uint64{128, 4096},
+		im2col("rank 3", tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 32, 2}, Strides: []uint64{128, 4096},
 			LowerCorner: []int32{-5}, UpperCorner: []int32{7}, ChannelsPerPixel: 64, PixelsPerColumn: 32})
-		im2col("rank 3 wide corners", rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{64, 32, 2}, Strides: []uint64{128, 4096},
+		im2col("rank 3 wide corners", tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 32, 2}, Strides: []uint64{128, 4096},
 			LowerCorner: []int32{-32768}, UpperCorner: []int32{32767}, ChannelsPerPixel: 64, PixelsPerColumn: 32})
-		rank5 := rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
+		rank5 := tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
 			LowerCorner: []int32{-1, -2, -3}, UpperCorner: []int32{1, 2, 3}, ChannelsPerPixel: 64, PixelsPerColumn: 64}
 		im2col("rank 5", rank5)
 		rank5.Dims, rank5.Strides = []uint64{64, 40, 40, 40, 2}, []uint64{128, 128 * 40, 128 * 40 * 40, 128 * 40 * 40 * 40}
@@ -221,7 +225,7 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		none.LowerCorner, none.UpperCorner = []int32{0, -1}, []int32{-16, -1}
 		cs = append(cs, TensorMapCase{Name: "probe/im2col one pixel wide", Im2col: &one},
 			TensorMapCase{Name: "probe/im2col no pixel wide", Im2col: &none, Invalid: true})
-		im2col("f32", rt.Im2colTensor{DataType: rt.TensorFloat32, Addr: base, Dims: []uint64{32, 16, 16, 2}, Strides: []uint64{128, 2048, 32768},
+		im2col("f32", tensormap.Im2col{DataType: tensormap.Float32, Addr: base, Dims: []uint64{32, 16, 16, 2}, Strides: []uint64{128, 2048, 32768},
 			LowerCorner: []int32{0, 0}, UpperCorner: []int32{0, 0}, ChannelsPerPixel: 32, PixelsPerColumn: 256})
 	}
 
@@ -247,14 +251,14 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		t.Strides = []uint64{264}
 		bad("bad/stride 264", t)
 		t = f32()
-		t.DataType, t.Dims, t.Box = rt.TensorUint8, []uint64{16, 2}, []uint32{16, 2}
+		t.DataType, t.Dims, t.Box = tensormap.Uint8, []uint64{16, 2}, []uint32{16, 2}
 		t.Strides = []uint64{1 << 40}
 		bad("bad/stride 2^40", t)
 		t = f32()
 		t.Box = []uint32{32, 0}
 		bad("bad/box 0", t)
 		t = f32()
-		t.DataType, t.Dims, t.Strides, t.Box = rt.TensorUint8, []uint64{512, 512}, []uint64{512}, []uint32{16, 257}
+		t.DataType, t.Dims, t.Strides, t.Box = tensormap.Uint8, []uint64{512, 512}, []uint64{512}, []uint32{16, 257}
 		bad("bad/box 257", t)
 		t = f32()
 		t.Box = []uint32{2, 8}
@@ -266,16 +270,16 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		t.ElementStrides = []uint32{1, 9}
 		bad("bad/element stride 9", t)
 		t = f32()
-		t.Swizzle = rt.Swizzle32B
+		t.Swizzle = tensormap.Swizzle32B
 		bad("bad/box wider than swizzle", t)
 		t = f32()
-		t.Interleave = rt.Interleave16B
+		t.Interleave = tensormap.Interleave16B
 		bad("bad/interleave at rank 2", t)
-		t = rt.TiledTensor{DataType: rt.TensorFloat16, Addr: base + 16, Dims: []uint64{16, 16, 16}, Strides: []uint64{32, 512},
-			Box: []uint32{16, 8, 4}, Interleave: rt.Interleave32B, Swizzle: rt.Swizzle32B}
+		t = tensormap.Tiled{DataType: tensormap.Float16, Addr: base + 16, Dims: []uint64{16, 16, 16}, Strides: []uint64{32, 512},
+			Box: []uint32{16, 8, 4}, Interleave: tensormap.Interleave32B, Swizzle: tensormap.Swizzle32B}
 		bad("bad/interleave 32B at 16-aligned address", t)
 		t = f32()
-		t.DataType, t.OOBFill = rt.TensorInt32, rt.OOBFillNaNRequestZeroFMA
+		t.DataType, t.OOBFill = tensormap.Int32, tensormap.OOBFillNaNRequestZeroFMA
 		bad("bad/NaN fill of int32", t)
 		t = f32()
 		t.DataType = 16
@@ -305,13 +309,13 @@ func TensorMapCases(base rt.DevPtr) []TensorMapCase {
 		cs = append(cs, TensorMapCase{Name: "bad/im2col rank 2", Im2col: &t, Invalid: true})
 		// The H100's driver refuses corners that leave a dimension (8
 		// pixels) no pixel: 8 - -3 + -16 < 1.
-		t = rt.Im2colTensor{DataType: rt.TensorFloat16, Addr: base, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
+		t = tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
 			LowerCorner: []int32{-1, -2, -3}, UpperCorner: []int32{1, 2, -16}, ChannelsPerPixel: 64, PixelsPerColumn: 64}
 		cs = append(cs, TensorMapCase{Name: "bad/im2col corners leave no pixel", Im2col: &t, Invalid: true})
 	}
 	return cs
 }
 
-func swizzleName(s rt.TensorSwizzle) string {
+func swizzleName(s tensormap.Swizzle) string {
 	return [...]string{"none", "32B", "64B", "128B", "128B atom 32B", "128B atom 32B flip 8B", "128B atom 64B"}[s]
 }

@@ -137,11 +137,10 @@ type Driver struct {
 }
 
 var (
-	_ rt.Driver           = (*Driver)(nil)
-	_ rt.ParamInfoer      = (*Driver)(nil)
-	_ rt.Grapher          = (*Driver)(nil)
-	_ rt.ParamPlacer      = (*Driver)(nil)
-	_ rt.TensorMapEncoder = (*Driver)(nil)
+	_ rt.Driver      = (*Driver)(nil)
+	_ rt.ParamInfoer = (*Driver)(nil)
+	_ rt.Grapher     = (*Driver)(nil)
+	_ rt.ParamPlacer = (*Driver)(nil)
 )
 
 // New returns a soft driver.

@@ -21,6 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tensormap"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
 )
 
@@ -152,7 +153,7 @@ func isaInputs(c *isaCase) ([]uint64, int, string) {
 
 // isaMap is the map the tensormap cases start from, encoded by d.
 func isaMap(t *testing.T, d rt.Driver, addr rt.DevPtr) [128]byte {
-	m, err := rt.EncodeTiled(d, rt.TiledTensor{DataType: rt.TensorFloat32, Addr: addr,
+	m, err := tensormap.EncodeTiled(d, tensormap.Tiled{DataType: tensormap.Float32, Addr: uint64(addr),
 		Dims: []uint64{64, 32, 8}, Strides: []uint64{256, 8192}, Box: []uint32{32, 8, 2}, ElementStrides: []uint32{1, 1, 1}})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tensormap"
 )
 
 // Tensor maps, encoded as the H100's driver encodes them (580.159.04, CUDA
@@ -41,26 +42,28 @@ import (
 // PixelsPerColumn - 1 in bytes 60..61, and a box of PixelsPerColumn ×
 // ChannelsPerPixel elements.
 
+var _ tensormap.Encoder = (*Driver)(nil)
+
 // typeCodes are the control word's bits for each CUtensorMapDataType: a
 // 4-bit code, whose order departs from cuda.h's from float64 on, and the
 // tf32 rounding flag.
 var typeCodes = [...]uint32{
-	rt.TensorUint8: 0 << 7, rt.TensorUint16: 1 << 7, rt.TensorUint32: 2 << 7, rt.TensorInt32: 3 << 7,
-	rt.TensorUint64: 4 << 7, rt.TensorInt64: 5 << 7, rt.TensorFloat16: 6 << 7, rt.TensorFloat32: 7 << 7,
-	rt.TensorFloat64: 9 << 7, rt.TensorBFloat16: 10 << 7, rt.TensorFloat32FTZ: 8 << 7,
-	rt.TensorTFloat32: 7<<7 | 1<<16, rt.TensorTFloat32FTZ: 8<<7 | 1<<16,
+	tensormap.Uint8: 0 << 7, tensormap.Uint16: 1 << 7, tensormap.Uint32: 2 << 7, tensormap.Int32: 3 << 7,
+	tensormap.Uint64: 4 << 7, tensormap.Int64: 5 << 7, tensormap.Float16: 6 << 7, tensormap.Float32: 7 << 7,
+	tensormap.Float64: 9 << 7, tensormap.BFloat16: 10 << 7, tensormap.Float32FTZ: 8 << 7,
+	tensormap.TFloat32: 7<<7 | 1<<16, tensormap.TFloat32FTZ: 8<<7 | 1<<16,
 }
 
-// TensorMapEncodeTiled is cuTensorMapEncodeTiled, in the H100 driver's
-// encoding (see above). The packed sub-byte types (CUDA 12.8, sm_100) and
-// the swizzles with atoms are not encoded: rt.ErrNotSupported.
-func (d *Driver) TensorMapEncodeTiled(t *rt.TiledTensor) (rt.TensorMap, error) {
+// EncodeTiled is cuTensorMapEncodeTiled, in the H100 driver's encoding
+// (see above). The packed sub-byte types (CUDA 12.8, sm_100) and the
+// swizzles with atoms are not encoded: rt.ErrNotSupported.
+func (d *Driver) EncodeTiled(t *tensormap.Tiled) (tensormap.Map, error) {
 	const op = "cuTensorMapEncodeTiled"
 	if err := t.Validate(); err != nil {
-		return rt.TensorMap{}, err
+		return tensormap.Map{}, err
 	}
 	if err := encodable(op, t.DataType, t.Swizzle); err != nil {
-		return rt.TensorMap{}, err
+		return tensormap.Map{}, err
 	}
 	var b [128]byte
 	rank := len(t.Dims)
@@ -72,24 +75,24 @@ func (d *Driver) TensorMapEncodeTiled(t *rt.TiledTensor) (rt.TensorMap, error) {
 		boxBytes *= max(n/estr[i], 1)
 	}
 	binary.LittleEndian.PutUint32(b[64:], boxBytes)
-	return rt.TensorMapFromBytes(b), nil
+	return tensormap.FromBytes(b), nil
 }
 
-// TensorMapEncodeIm2col is cuTensorMapEncodeIm2col, in the H100 driver's
-// encoding. What no recording shows is not encoded (rt.ErrNotSupported):
-// an interleave, or an element stride in dimension 0.
-func (d *Driver) TensorMapEncodeIm2col(t *rt.Im2colTensor) (rt.TensorMap, error) {
+// EncodeIm2col is cuTensorMapEncodeIm2col, in the H100 driver's encoding.
+// What no recording shows is not encoded (rt.ErrNotSupported): an
+// interleave, or an element stride in dimension 0.
+func (d *Driver) EncodeIm2col(t *tensormap.Im2col) (tensormap.Map, error) {
 	const op = "cuTensorMapEncodeIm2col"
 	if err := t.Validate(); err != nil {
-		return rt.TensorMap{}, err
+		return tensormap.Map{}, err
 	}
 	if err := encodable(op, t.DataType, t.Swizzle); err != nil {
-		return rt.TensorMap{}, err
+		return tensormap.Map{}, err
 	}
 	rank := len(t.Dims)
 	estr := elementStrides(t.ElementStrides, rank)
-	if t.Interleave != rt.InterleaveNone || estr[0] != 1 {
-		return rt.TensorMap{}, rt.Errorf(op, rt.ErrNotSupported, "the soft backend does not encode im2col maps with an interleave or an element stride in dimension 0")
+	if t.Interleave != tensormap.InterleaveNone || estr[0] != 1 {
+		return tensormap.Map{}, rt.Errorf(op, rt.ErrNotSupported, "the soft backend does not encode im2col maps with an interleave or an element stride in dimension 0")
 	}
 	var b [128]byte
 	encodeCommon(&b, t.DataType, t.Addr, t.Dims, t.Strides, estr, t.Interleave, t.Swizzle, t.L2Promotion, t.OOBFill)
@@ -100,7 +103,7 @@ func (d *Driver) TensorMapEncodeIm2col(t *rt.Im2colTensor) (rt.TensorMap, error)
 	le.PutUint16(b[58:], corners(t.UpperCorner))
 	le.PutUint16(b[60:], uint16(t.PixelsPerColumn-1))
 	le.PutUint32(b[64:], uint32(t.DataType.Size())*t.ChannelsPerPixel*t.PixelsPerColumn)
-	return rt.TensorMapFromBytes(b), nil
+	return tensormap.FromBytes(b), nil
 }
 
 // corners packs an im2col corner into 16 bits: 16/len(c) bits a coordinate
@@ -116,11 +119,11 @@ func corners(c []int32) uint16 {
 }
 
 // encodable refuses what soft has no recorded encoding of.
-func encodable(op string, dt rt.TensorDataType, sw rt.TensorSwizzle) error {
+func encodable(op string, dt tensormap.DataType, sw tensormap.Swizzle) error {
 	if int(dt) >= len(typeCodes) {
 		return rt.Errorf(op, rt.ErrNotSupported, "the soft backend does not encode tensors of %v", dt)
 	}
-	if sw > rt.Swizzle128B {
+	if sw > tensormap.Swizzle128B {
 		return rt.Errorf(op, rt.ErrNotSupported, "the soft backend does not encode swizzle mode %d", sw)
 	}
 	return nil
@@ -138,13 +141,13 @@ func elementStrides(e []uint32, rank int) []uint32 {
 }
 
 // swizzleStrides are bytes 72..75 by swizzle mode.
-var swizzleStrides = [...]uint32{rt.SwizzleNone: 16, rt.Swizzle32B: 256, rt.Swizzle64B: 512, rt.Swizzle128B: 1024}
+var swizzleStrides = [...]uint32{tensormap.SwizzleNone: 16, tensormap.Swizzle32B: 256, tensormap.Swizzle64B: 512, tensormap.Swizzle128B: 1024}
 
 // encodeCommon writes the fields tiled and im2col maps share.
-func encodeCommon(b *[128]byte, dt rt.TensorDataType, addr rt.DevPtr, dims, strides []uint64, estr []uint32,
-	il rt.TensorInterleave, sw rt.TensorSwizzle, l2 rt.TensorL2Promotion, oob rt.TensorOOBFill) {
+func encodeCommon(b *[128]byte, dt tensormap.DataType, addr uint64, dims, strides []uint64, estr []uint32,
+	il tensormap.Interleave, sw tensormap.Swizzle, l2 tensormap.L2Promotion, oob tensormap.OOBFill) {
 	le := binary.LittleEndian
-	le.PutUint64(b[0:], uint64(addr))
+	le.PutUint64(b[0:], addr)
 	rank := len(dims)
 	ctl := uint32(rank-1)<<4 | typeCodes[dt] | uint32(il)<<11 | uint32(sw)<<13 | uint32(oob)<<15 | uint32(l2)<<17
 	le.PutUint32(b[8:], ctl)
@@ -162,4 +165,18 @@ func encodeCommon(b *[128]byte, dt rt.TensorDataType, addr rt.DevPtr, dims, stri
 	}
 	le.PutUint16(b[52:], uint16(es))
 	le.PutUint32(b[72:], swizzleStrides[sw])
+}
+
+// TensorMapEncodeTiled is rt.EncodeTiled on d.
+//
+// Deprecated: use EncodeTiled (or tensormap.EncodeTiled).
+func (d *Driver) TensorMapEncodeTiled(t *rt.TiledTensor) (rt.TensorMap, error) {
+	return rt.EncodeTiled(d, *t)
+}
+
+// TensorMapEncodeIm2col is rt.EncodeIm2col on d.
+//
+// Deprecated: use EncodeIm2col (or tensormap.EncodeIm2col).
+func (d *Driver) TensorMapEncodeIm2col(t *rt.Im2colTensor) (rt.TensorMap, error) {
+	return rt.EncodeIm2col(d, *t)
 }

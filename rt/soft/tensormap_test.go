@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tensormap"
 	"github.com/cugen/cugen/rt/rttest"
 )
 
@@ -20,7 +21,7 @@ const hostTensorMap = "0002a0c10e7f000090030000100000000000000000000000000000000
 	"000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
 
 func TestTensorMapOfTheHostProgram(t *testing.T) {
-	m, err := New(Options{}).TensorMapEncodeTiled(&rt.TiledTensor{DataType: rt.TensorFloat32, Addr: 0x7f0ec1a00200,
+	m, err := New(Options{}).EncodeTiled(&tensormap.Tiled{DataType: tensormap.Float32, Addr: 0x7f0ec1a00200,
 		Dims: []uint64{64, 32}, Strides: []uint64{256}, Box: []uint32{32, 8}, ElementStrides: []uint32{1, 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -34,17 +35,17 @@ func TestTensorMapOfTheHostProgram(t *testing.T) {
 // mean 1.
 func TestTensorMapEncodeChecks(t *testing.T) {
 	d := New(Options{})
-	tt := rt.TiledTensor{DataType: rt.TensorFloat32, Addr: 0x1000, Dims: []uint64{64, 32}, Strides: []uint64{256}, Box: []uint32{32, 8}}
-	a, err := d.TensorMapEncodeTiled(&tt)
+	tt := tensormap.Tiled{DataType: tensormap.Float32, Addr: 0x1000, Dims: []uint64{64, 32}, Strides: []uint64{256}, Box: []uint32{32, 8}}
+	a, err := d.EncodeTiled(&tt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tt.ElementStrides = []uint32{1, 1}
-	if b, _ := d.TensorMapEncodeTiled(&tt); a != b {
+	if b, _ := d.EncodeTiled(&tt); a != b {
 		t.Error("nil element strides encode differently from ones")
 	}
 	tt.Box = []uint32{3, 8}
-	if _, err := d.TensorMapEncodeTiled(&tt); !errors.Is(err, rt.ErrInvalidValue) {
+	if _, err := d.EncodeTiled(&tt); !errors.Is(err, rt.ErrInvalidValue) {
 		t.Errorf("a 12-byte box row: %v", err)
 	}
 }
@@ -65,9 +66,9 @@ func TestTensorMapsOfTheH100(t *testing.T) {
 		var m rt.TensorMap
 		var err error
 		if c.Tiled != nil {
-			m, err = d.TensorMapEncodeTiled(c.Tiled)
+			m, err = d.EncodeTiled(c.Tiled)
 		} else {
-			m, err = d.TensorMapEncodeIm2col(c.Im2col)
+			m, err = d.EncodeIm2col(c.Im2col)
 		}
 		b := m.Bytes()
 		got := hex.EncodeToString(b[:])

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tensormap"
 )
 
 // tmaCase is one recorded tensor copy: the H100 driver's tensor map, where
@@ -163,18 +164,18 @@ func (s tmapSpec) strides() []uint64 {
 	return out
 }
 
-// encode makes the map with soft's encoder (rt.EncodeTiled's), which
+// encode makes the map with soft's encoder (tensormap.EncodeTiled's), which
 // writes the H100 driver's bytes (tensormap_test.go).
 func (s tmapSpec) encode(t *testing.T, d *Driver, addr rt.DevPtr) []byte {
 	t.Helper()
-	types := map[uint32]rt.TensorDataType{0: rt.TensorUint8, 1: rt.TensorUint16, 2: rt.TensorUint32, 6: rt.TensorFloat16,
-		7: rt.TensorFloat32, 9: rt.TensorFloat64, 10: rt.TensorBFloat16}
-	tt := rt.TiledTensor{DataType: types[s.code], Addr: addr, Dims: s.dims, Strides: s.strides(), Box: s.box,
-		ElementStrides: s.estr, Swizzle: rt.TensorSwizzle(s.swizzle)}
+	types := map[uint32]tensormap.DataType{0: tensormap.Uint8, 1: tensormap.Uint16, 2: tensormap.Uint32, 6: tensormap.Float16,
+		7: tensormap.Float32, 9: tensormap.Float64, 10: tensormap.BFloat16}
+	tt := tensormap.Tiled{DataType: types[s.code], Addr: uint64(addr), Dims: s.dims, Strides: s.strides(), Box: s.box,
+		ElementStrides: s.estr, Swizzle: tensormap.Swizzle(s.swizzle)}
 	if s.nan {
-		tt.OOBFill = rt.OOBFillNaNRequestZeroFMA
+		tt.OOBFill = tensormap.OOBFillNaNRequestZeroFMA
 	}
-	m, err := rt.EncodeTiled(d, tt)
+	m, err := tensormap.EncodeTiled(d, tt)
 	if err != nil {
 		t.Fatal(err)
 	}

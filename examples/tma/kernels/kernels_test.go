@@ -12,6 +12,7 @@ import (
 
 	"github.com/cugen/cugen/examples/tma/kernels"
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tensormap"
 	_ "github.com/cugen/cugen/rt/cgo"
 	"github.com/cugen/cugen/rt/soft"
 )
@@ -226,7 +227,7 @@ const tmaW, tmaH, tileW, tileH = 64, 32, 32, 8
 // an mbarrier) through a tensor map built in Go, from every image whose
 // tmaTile is compiled for sm_90, and checks every element, zeros included
 // where a tile reaches past the matrix. The map is encoded by the backend
-// (rt.EncodeTiled) and, on the GPU, also by rt/soft, whose bytes must work
+// (tensormap.EncodeTiled) and, on the GPU, also by rt/soft, whose bytes must work
 // on the hardware as the driver's do.
 func TestTMATile(t *testing.T) {
 	d := backend(t)
@@ -265,13 +266,13 @@ func TestTMATile(t *testing.T) {
 				out, err := rt.Alloc[float32](ctx, tileW*tileH)
 				must(t, err)
 				defer out.Free()
-				desc := rt.TiledTensor{DataType: rt.TensorFloat32, Addr: dm.Ptr.Addr(), Dims: []uint64{tmaW, tmaH},
+				desc := tensormap.Tiled{DataType: tensormap.Float32, Addr: uint64(dm.Ptr.Addr()), Dims: []uint64{tmaW, tmaH},
 					Strides: []uint64{tmaW * 4}, Box: []uint32{tileW, tileH}}
 				maps := map[string]rt.TensorMap{}
-				maps[d.Name()], err = rt.EncodeTiled(d, desc)
+				maps[d.Name()], err = tensormap.EncodeTiled(d, desc)
 				must(t, err)
 				if !onSoft {
-					maps["soft"], err = rt.EncodeTiled(soft.New(soft.Options{}), desc)
+					maps["soft"], err = tensormap.EncodeTiled(soft.New(soft.Options{}), desc)
 					must(t, err)
 				}
 				for enc, tm := range maps {

@@ -1,4 +1,4 @@
-// Package cuerr lets the packages rt imports (rt/tex) fail with rt's
+// Package cuerr lets the packages rt imports (rt/tex, rt/tensormap) fail with rt's
 // errors. They cannot import rt, which imports them, so rt installs its
 // constructor here in its init, which runs before any code of a program
 // that links rt: their errors are then *rt.Error values, as if rt had made
@@ -8,8 +8,12 @@ package cuerr
 
 import "fmt"
 
-// InvalidValue is CUDA_ERROR_INVALID_VALUE's code (rt.ErrInvalidValue).
-const InvalidValue = 1
+// The codes these packages fail with: CUDA_ERROR_INVALID_VALUE
+// (rt.ErrInvalidValue) and CUDA_ERROR_NOT_SUPPORTED (rt.ErrNotSupported).
+const (
+	InvalidValue = 1
+	NotSupported = 801
+)
 
 // New builds the error of a failed op; rt replaces it.
 var New = func(op string, code int32, detail string) error {
