@@ -28,7 +28,8 @@
 //
 // # The families
 //
-// Each family is a file or two; the driver calls under each are a Driver
+// rt's core is loading, launching, contexts, streams and memory; each
+// family is a file or two, and the driver calls under each are a Driver
 // method or an optional capability interface (capabilities.go) that a
 // backend implements:
 //
@@ -50,15 +51,23 @@
 //     contexts, streams and memory with other CUDA code (cuBLAS, PyTorch
 //     through cgo) in both directions.
 //   - Arrays, textures and surfaces: Array, Texture, Surface, Copy3D and
-//     ResourceDesc; their formats, shapes, sampling modes and limits are
+//     ResourceDesc, and the handles kernels take (TextureObject,
+//     SurfaceObject); their formats, shapes, sampling modes and limits are
 //     package rt/tex's.
-//   - Tensor maps (Hopper's TMA): TensorMap, which generated code passes,
-//     EncodeTiled and EncodeIm2col.
 //   - Errors: every failure is an *Error carrying the CUresult (Result,
 //     CodeOf); kernel faults are sticky, as in CUDA.
 //
-// Beside rt: rt/cgo and rt/soft are the backends, rt/rttest the
-// conformance suite every backend runs (and a fake driver for tests),
-// rt/tex the texture vocabulary, and rt/nccl NCCL's collectives on rt's
-// buffers and streams.
+// Families of their own live in packages beside rt:
+//
+//   - rt/tex: the vocabulary of CUDA arrays and texture objects (formats,
+//     shapes, sampling, limits).
+//   - rt/tensormap: Hopper's tensor maps (TMA), encoded from a description
+//     of the tensor (tensormap.EncodeTiled, tensormap.EncodeIm2col); rt
+//     keeps TensorMap, the type generated code passes, as an alias.
+//   - rt/nccl: NCCL's collectives on rt's buffers and streams.
+//
+// rt's older names for what moved out (rt.ArrayDesc, rt.EncodeTiled, …) are
+// deprecated forwarders; see each. Beside rt as well: rt/cgo and rt/soft
+// are the backends, and rt/rttest the conformance suite every backend runs
+// (and a fake driver for tests).
 package rt

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/tensormap"
 	"github.com/cugen/cugen/rt/rttest"
 	"github.com/cugen/cugen/rt/soft"
+	"github.com/cugen/cugen/rt/tensormap"
 )
 
 // TestTensorMapEncodings asks the driver for every tensor map of

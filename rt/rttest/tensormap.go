@@ -20,8 +20,8 @@ type TensorMapCase struct {
 // tiled and an im2col map in turn, from base (1 KiB-aligned) on, and
 // descriptions that break one rule each. rt/cgo's GPU tests record what the
 // driver makes of them; rt/soft's tests compare its encoder with that.
-func TensorMapCases(at rt.DevPtr) []TensorMapCase {
-	base := uint64(at)
+func TensorMapCases(base rt.DevPtr) []TensorMapCase {
+	addr := uint64(base)
 	var cs []TensorMapCase
 	tiled := func(name string, t tensormap.Tiled) {
 		cs = append(cs, TensorMapCase{Name: name, Tiled: &t})
@@ -31,7 +31,7 @@ func TensorMapCases(at rt.DevPtr) []TensorMapCase {
 	}
 	// A row-major 32×64 float matrix, boxes of 8×32: field11.cu's tmaTile.
 	f32 := func() tensormap.Tiled {
-		return tensormap.Tiled{DataType: tensormap.Float32, Addr: base, Dims: []uint64{64, 32}, Strides: []uint64{256},
+		return tensormap.Tiled{DataType: tensormap.Float32, Addr: addr, Dims: []uint64{64, 32}, Strides: []uint64{256},
 			Box: []uint32{32, 8}, ElementStrides: []uint32{1, 1}}
 	}
 	tiled("base", f32())
@@ -128,10 +128,10 @@ func TensorMapCases(at rt.DevPtr) []TensorMapCase {
 		tiled("estr/8 in dim 4", t)
 	}
 	{
-		h := tensormap.Tiled{DataType: tensormap.Float16, Addr: base, Dims: []uint64{8, 16, 16}, Strides: []uint64{16, 256},
+		h := tensormap.Tiled{DataType: tensormap.Float16, Addr: addr, Dims: []uint64{8, 16, 16}, Strides: []uint64{16, 256},
 			Box: []uint32{8, 8, 4}, Interleave: tensormap.Interleave16B}
 		tiled("interleave/16B", h)
-		h = tensormap.Tiled{DataType: tensormap.Float16, Addr: base, Dims: []uint64{16, 16, 16}, Strides: []uint64{32, 512},
+		h = tensormap.Tiled{DataType: tensormap.Float16, Addr: addr, Dims: []uint64{16, 16, 16}, Strides: []uint64{32, 512},
 			Box: []uint32{16, 8, 4}, Interleave: tensormap.Interleave32B, Swizzle: tensormap.Swizzle32B}
 		tiled("interleave/32B", h)
 		h.Swizzle = tensormap.SwizzleNone
@@ -162,11 +162,11 @@ func TensorMapCases(at rt.DevPtr) []TensorMapCase {
 		t.OOBFill = tensormap.OOBFillNaNRequestZeroFMA
 		tiled("oob/nan", t)
 		t = f32()
-		t.Addr = base + 16
+		t.Addr = addr + 16
 		tiled("addr/+16", t)
-		t.Addr = base + 0x12340
+		t.Addr = addr + 0x12340
 		tiled("addr/+0x12340", t)
-		tiled("all", tensormap.Tiled{DataType: tensormap.Float16, Addr: base + 0x100, Dims: []uint64{32, 40, 3}, Strides: []uint64{64, 2560},
+		tiled("all", tensormap.Tiled{DataType: tensormap.Float16, Addr: addr + 0x100, Dims: []uint64{32, 40, 3}, Strides: []uint64{64, 2560},
 			Box: []uint32{32, 4, 2}, ElementStrides: []uint32{1, 2, 1}, Swizzle: tensormap.Swizzle64B, L2Promotion: tensormap.L2Promotion256B,
 			OOBFill: tensormap.OOBFillNaNRequestZeroFMA})
 	}
@@ -176,7 +176,7 @@ func TensorMapCases(at rt.DevPtr) []TensorMapCase {
 	}
 	// NHWC half images: 2 of 16×16 pixels, 64 channels.
 	nhwc := func() tensormap.Im2col {
-		return tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 16, 16, 2}, Strides: []uint64{128, 2048, 32768},
+		return tensormap.Im2col{DataType: tensormap.Float16, Addr: addr, Dims: []uint64{64, 16, 16, 2}, Strides: []uint64{128, 2048, 32768},
 			LowerCorner: []int32{-1, -1}, UpperCorner: []int32{-1, -1}, ChannelsPerPixel: 64, PixelsPerColumn: 128}
 	}
 	im2col("base", nhwc())
@@ -208,11 +208,11 @@ func TensorMapCases(at rt.DevPtr) []TensorMapCase {
 		t = nhwc()
 		t.L2Promotion, t.OOBFill = tensormap.L2Promotion128B, tensormap.OOBFillNaNRequestZeroFMA
 		im2col("l2 128B, oob nan", t)
-		im2col("rank 3", tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 32, 2}, Strides: []uint64{128, 4096},
+		im2col("rank 3", tensormap.Im2col{DataType: tensormap.Float16, Addr: addr, Dims: []uint64{64, 32, 2}, Strides: []uint64{128, 4096},
 			LowerCorner: []int32{-5}, UpperCorner: []int32{7}, ChannelsPerPixel: 64, PixelsPerColumn: 32})
-		im2col("rank 3 wide corners", tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 32, 2}, Strides: []uint64{128, 4096},
+		im2col("rank 3 wide corners", tensormap.Im2col{DataType: tensormap.Float16, Addr: addr, Dims: []uint64{64, 32, 2}, Strides: []uint64{128, 4096},
 			LowerCorner: []int32{-32768}, UpperCorner: []int32{32767}, ChannelsPerPixel: 64, PixelsPerColumn: 32})
-		rank5 := tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
+		rank5 := tensormap.Im2col{DataType: tensormap.Float16, Addr: addr, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
 			LowerCorner: []int32{-1, -2, -3}, UpperCorner: []int32{1, 2, 3}, ChannelsPerPixel: 64, PixelsPerColumn: 64}
 		im2col("rank 5", rank5)
 		rank5.Dims, rank5.Strides = []uint64{64, 40, 40, 40, 2}, []uint64{128, 128 * 40, 128 * 40 * 40, 128 * 40 * 40 * 40}
@@ -225,7 +225,7 @@ func TensorMapCases(at rt.DevPtr) []TensorMapCase {
 		none.LowerCorner, none.UpperCorner = []int32{0, -1}, []int32{-16, -1}
 		cs = append(cs, TensorMapCase{Name: "probe/im2col one pixel wide", Im2col: &one},
 			TensorMapCase{Name: "probe/im2col no pixel wide", Im2col: &none, Invalid: true})
-		im2col("f32", tensormap.Im2col{DataType: tensormap.Float32, Addr: base, Dims: []uint64{32, 16, 16, 2}, Strides: []uint64{128, 2048, 32768},
+		im2col("f32", tensormap.Im2col{DataType: tensormap.Float32, Addr: addr, Dims: []uint64{32, 16, 16, 2}, Strides: []uint64{128, 2048, 32768},
 			LowerCorner: []int32{0, 0}, UpperCorner: []int32{0, 0}, ChannelsPerPixel: 32, PixelsPerColumn: 256})
 	}
 
@@ -239,7 +239,7 @@ func TensorMapCases(at rt.DevPtr) []TensorMapCase {
 		t.Strides = []uint64{16, 32, 64, 128, 256}
 		bad("bad/rank 6", t)
 		t = f32()
-		t.Addr = base + 8
+		t.Addr = addr + 8
 		bad("bad/address 8-aligned", t)
 		t = f32()
 		t.Dims = []uint64{0, 32}
@@ -275,7 +275,7 @@ func TensorMapCases(at rt.DevPtr) []TensorMapCase {
 		t = f32()
 		t.Interleave = tensormap.Interleave16B
 		bad("bad/interleave at rank 2", t)
-		t = tensormap.Tiled{DataType: tensormap.Float16, Addr: base + 16, Dims: []uint64{16, 16, 16}, Strides: []uint64{32, 512},
+		t = tensormap.Tiled{DataType: tensormap.Float16, Addr: addr + 16, Dims: []uint64{16, 16, 16}, Strides: []uint64{32, 512},
 			Box: []uint32{16, 8, 4}, Interleave: tensormap.Interleave32B, Swizzle: tensormap.Swizzle32B}
 		bad("bad/interleave 32B at 16-aligned address", t)
 		t = f32()
@@ -309,7 +309,7 @@ func TensorMapCases(at rt.DevPtr) []TensorMapCase {
 		cs = append(cs, TensorMapCase{Name: "bad/im2col rank 2", Im2col: &t, Invalid: true})
 		// The H100's driver refuses corners that leave a dimension (8
 		// pixels) no pixel: 8 - -3 + -16 < 1.
-		t = tensormap.Im2col{DataType: tensormap.Float16, Addr: base, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
+		t = tensormap.Im2col{DataType: tensormap.Float16, Addr: addr, Dims: []uint64{64, 8, 8, 8, 2}, Strides: []uint64{128, 1024, 8192, 65536},
 			LowerCorner: []int32{-1, -2, -3}, UpperCorner: []int32{1, 2, -16}, ChannelsPerPixel: 64, PixelsPerColumn: 64}
 		cs = append(cs, TensorMapCase{Name: "bad/im2col corners leave no pixel", Im2col: &t, Invalid: true})
 	}

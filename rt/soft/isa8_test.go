@@ -21,8 +21,8 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/tensormap"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
+	"github.com/cugen/cugen/rt/tensormap"
 )
 
 // The PTX ISA 8.x forms of exec (gpumath's fp8.go, video.go and tensormap_replace.go), and

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/tensormap"
 	"github.com/cugen/cugen/rt/rttest"
+	"github.com/cugen/cugen/rt/tensormap"
 )
 
 // field11_host.cu's tensor map, as cuTensorMapEncodeTiled made it on the

@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/tensormap"
 	"github.com/cugen/cugen/rt/rttest"
+	"github.com/cugen/cugen/rt/soft"
+	"github.com/cugen/cugen/rt/tensormap"
 )
 
 // Every description of rttest.TensorMapCases that breaks a documented rule
@@ -142,7 +143,9 @@ func TestTensorEnums(t *testing.T) {
 	ok("NaN fill, int64", func(d *tensormap.Tiled) {
 		d.DataType, d.Box, d.OOBFill = tensormap.Int64, []uint32{16, 8}, tensormap.OOBFillNaNRequestZeroFMA
 	}, false)
-	ok("NaN fill, tf32 ftz", func(d *tensormap.Tiled) { d.DataType, d.OOBFill = tensormap.TFloat32FTZ, tensormap.OOBFillNaNRequestZeroFMA }, true)
+	ok("NaN fill, tf32 ftz", func(d *tensormap.Tiled) {
+		d.DataType, d.OOBFill = tensormap.TFloat32FTZ, tensormap.OOBFillNaNRequestZeroFMA
+	}, true)
 	for _, sw := range []tensormap.Swizzle{tensormap.Swizzle128BAtom32B, tensormap.Swizzle128BAtom32BFlip8B} {
 		ok(fmt.Sprintf("swizzle %d, 128-byte rows", sw), func(d *tensormap.Tiled) { d.Swizzle = sw }, true)
 		ok(fmt.Sprintf("swizzle %d, 160-byte rows", sw), func(d *tensormap.Tiled) { d.Swizzle, d.Box = sw, []uint32{40, 8} }, false)
@@ -155,5 +158,26 @@ func TestTensorEnums(t *testing.T) {
 	im.Interleave = tensormap.Interleave32B
 	if err := im.Validate(); err == nil {
 		t.Error("im2col with a 32-byte interleave and 16-byte strides passes")
+	}
+}
+
+// TestBackendEncoder: any rt.Driver is a Driver, and rt/soft's is an
+// Encoder whose maps start with the tensor's address (rt/soft's tests check
+// every byte against the H100's); a driver without the capability is not
+// one.
+func TestBackendEncoder(t *testing.T) {
+	var d tensormap.Driver = soft.New(soft.Options{})
+	e, ok := d.(tensormap.Encoder)
+	if !ok {
+		t.Fatalf("%T is not a tensormap.Encoder", d)
+	}
+	c := rttest.TensorMapCases(0x7f0000000000)[0]
+	m, err := e.EncodeTiled(c.Tiled)
+	if err != nil || m.Opaque[0] != c.Tiled.Addr {
+		t.Errorf("%s: %v, first word %#x, want the address %#x", c.Name, err, m.Opaque[0], c.Tiled.Addr)
+	}
+	var f tensormap.Driver = &rttest.Fake{}
+	if _, ok := f.(tensormap.Encoder); ok {
+		t.Errorf("%T, which does not encode, is a tensormap.Encoder", f)
 	}
 }

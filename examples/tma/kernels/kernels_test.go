@@ -12,9 +12,9 @@ import (
 
 	"github.com/cugen/cugen/examples/tma/kernels"
 	"github.com/cugen/cugen/rt"
-	"github.com/cugen/cugen/rt/tensormap"
 	_ "github.com/cugen/cugen/rt/cgo"
 	"github.com/cugen/cugen/rt/soft"
+	"github.com/cugen/cugen/rt/tensormap"
 )
 
 // These tests run on the default backend: the GPU where rt/cgo finds one
