@@ -232,18 +232,8 @@ var knownGaps = map[string]bool{}
 
 func init() {
 	for _, n := range []string{
-		"rt.AttrComputeCapabilityMinor", "rt.CaptureInvalidated", "rt.CaptureMode", "rt.CaptureStatus",
-		"rt.CondAssignDefault", "rt.CondIf", "rt.CondSwitch", "rt.CondType", "rt.CondWhile",
-		"rt.ConditionalHandle", "rt.EventInterprocess", "rt.FuncAttr", "rt.FuncCacheModeCA",
-		"rt.FuncClusterSchedulingPolicyPreference", "rt.FuncClusterSizeMustBeSet", "rt.FuncConstSizeBytes",
-		"rt.FuncLocalSizeBytes", "rt.FuncNonPortableClusterSizeAllowed", "rt.FuncRequiredClusterDepth",
-		"rt.FuncRequiredClusterHeight", "rt.GraphHandle", "rt.KernelAttributes.ConstSizeBytes",
-		"rt.KernelAttributes.PreferredSharedMemoryCarveout", "rt.LinkCubin", "rt.LinkFatbin",
-		"rt.LinkInputKind", "rt.LinkLibrary", "rt.LinkObject", "rt.LinkOptions.Target", "rt.Linker",
-		"rt.MemPoolHandle", "rt.MemoryKind", "rt.MemoryManaged", "rt.NodeConditional", "rt.NodeMemAlloc",
-		"rt.NodeMemFree", "rt.P2PAttr", "rt.P2PCudaArrayAccess", "rt.PointerInfo",
-		"rt.PoolReservedMemHigh", "rt.PoolReuseAllowInternalDependencies",
-		"rt.PoolReuseAllowOpportunistic", "rt.PoolReuseFollowEventDependencies",
+		"rt.EventInterprocess", "rt.LinkCubin", "rt.LinkFatbin", "rt.LinkInputKind", "rt.LinkLibrary",
+		"rt.LinkObject", "rt.LinkOptions.Target", "rt.Linker",
 	} {
 		knownGaps[n] = true
 	}
