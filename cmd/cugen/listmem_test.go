@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cugen/cugen/parse"
 	"github.com/cugen/cugen/parse/hostile"
 	"github.com/klauspost/compress/zstd"
 )
@@ -64,5 +66,76 @@ func TestListReadsEntriesOneByOne(t *testing.T) {
 	t.Logf("heap peak %d KB listing a %d KB file of %d MB of entries", peak>>10, len(lib)>>10, 320*256>>10)
 	if peak > uint64(len(lib))/2 {
 		t.Errorf("listing a %d KB library peaks at %d KB of heap: more than half the file (the entries are not read one at a time)", len(lib)>>10, peak>>10)
+	}
+}
+
+// TestWriteJSONIsEncoder: -list -json, written a kernel at a time, is byte
+// for byte what json.Encoder with two-space indentation makes of the whole
+// listing (the form it had), for modules with and without kernels,
+// globals, per-target layouts and warnings, and for none.
+func TestWriteJSONIsEncoder(t *testing.T) {
+	var mods []*parse.Module
+	for _, f := range []string{"../../parse/fatbin/testdata/k.so", "../../parse/fatbin/testdata/kr.o",
+		"../../parse/testdata/field11/field11.default.fatbin", "../../parse/testdata/field11/field11_sm80.ptx", "testdata/k.ptx"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := parse.Read(f, data, parse.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mods = append(mods, m)
+	}
+	noCode, err := parse.Read("libnone.so", hostile.ELF(hostile.Section{Name: ".text", Data: []byte{0}}), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods = append(mods, noCode)
+	var kernels, globals, layouts, warnings int
+	for _, m := range mods {
+		kernels += len(m.Kernels)
+		globals += len(m.Globals)
+		warnings += len(m.Warnings)
+		for _, k := range m.Kernels {
+			layouts += len(k.Layouts)
+		}
+	}
+	if kernels == 0 || globals == 0 || layouts == 0 || warnings == 0 {
+		t.Fatalf("the inputs have %d kernels, %d globals, %d per-target layouts, %d warnings: want some of each", kernels, globals, layouts, warnings)
+	}
+	for _, ms := range [][]*parse.Module{mods, mods[:1], nil} {
+		want := []jsonModule{}
+		for _, m := range ms {
+			j := jsonModule{Source: m.Source, Format: m.Format.String(), Arches: m.Arches, Warnings: m.Warnings,
+				Kernels: []jsonKernel{}, Globals: []jsonGlobal{}}
+			if j.Arches == nil {
+				j.Arches = []string{}
+			}
+			for _, k := range m.Kernels {
+				j.Kernels = append(j.Kernels, kernelJSON(k))
+			}
+			for _, g := range m.Globals {
+				j.Globals = append(j.Globals, globalJSON(g))
+			}
+			want = append(want, j)
+		}
+		var enc, got bytes.Buffer
+		e := json.NewEncoder(&enc)
+		e.SetIndent("", "  ")
+		if err := e.Encode(want); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeJSON(&got, ms); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != enc.String() {
+			i := 0
+			for i < min(got.Len(), enc.Len()) && got.Bytes()[i] == enc.Bytes()[i] {
+				i++
+			}
+			t.Fatalf("%d modules: writeJSON differs from json.Encoder at byte %d:\n got %q\nwant %q", len(ms), i,
+				got.String()[max(0, i-80):min(got.Len(), i+80)], enc.String()[max(0, i-80):min(enc.Len(), i+80)])
+		}
 	}
 }
