@@ -1,6 +1,8 @@
 package gpumath
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,5 +40,34 @@ func TestMUFUFirstUse(t *testing.T) {
 		if c.tab != tabTanh && got != c.want {
 			t.Errorf("%s[%#x] = %#08x, want %#08x", c.tab.name, c.i, got, c.want)
 		}
+	}
+}
+
+// TestMUFUConcurrentFirstUse: goroutines that meet a table's segments for
+// the first time together each get the entries one decoding gives (run
+// with -race for the publication itself).
+func TestMUFUConcurrentFirstUse(t *testing.T) {
+	fresh := &lazyTable{name: tabEx2.name, z: tabEx2.z}
+	tabEx2.header()
+	segs := (tabEx2.n + mufuSegment - 1) / mufuSegment
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range segs {
+				i := uint32((k*7+g*5)%segs*mufuSegment + g*4099)
+				if got, want := fresh.at(i), tabEx2.at(i); got != want {
+					errs <- fmt.Sprintf("goroutine %d: ex2[%#x] = %#08x, want %#08x", g, i, got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
