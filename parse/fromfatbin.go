@@ -27,14 +27,21 @@ func FromFatbins(name string, fbs []*fatbin.Fatbin, opts Options) (*Module, erro
 		return nil, err
 	}
 	mod := &Module{Source: name, Format: fatbin.FormatFatbin}
-	parts, err := collectParts(mod, entries, decodeAll(name, entries, opts.Budget, opts.Workers))
+	m := newMerger(mod)
+	useful := map[int]bool{} // fatbins whose entries define kernels or variables
+	err = collectParts(mod, entries, opts, func(pt part) {
+		if len(pt.mod.Kernels)+len(pt.mod.Globals) > 0 {
+			useful[pt.fb] = true
+		}
+		m.add(pt)
+	})
 	if err != nil {
 		return nil, err
 	}
-	mergeParts(mod, parts)
+	m.finish()
 	typeKernels(mod)
 	if !opts.NoImage {
-		mod.Image = fatbinImage(mod, fbs, entries, parts)
+		mod.Image = fatbinImage(mod, fbs, entries, useful)
 	}
 	mod.Arches = uniqueSorted(mod.Arches)
 	return mod, nil
@@ -71,49 +78,79 @@ type decodedEntry struct {
 	err  error
 }
 
-// decodeAll decodes every entry in parallel (decompression and parsing
+// decodeAll decodes the entries in parallel (decompression and parsing
 // dominate on large libraries) within one memory budget, so that memory
-// does not grow with the number of cores; the results are in entry order,
-// so the merge does not depend on scheduling. Once an entry fails in a way
-// that fails the input (see collectParts), the entries after it are left
-// undecoded: the first failure in entry order is the one reported.
-func decodeAll(name string, entries []keptEntry, b *fatbin.Budget, workers int) []decodedEntry {
+// does not grow with the number of cores, and hands each to use, from the
+// calling goroutine, in the order given (indices into entries), so that
+// the merge does not depend on scheduling; an entry is let go once used,
+// and at most twice as many as there are workers are decoded ahead of the
+// next one to use, so that memory holds a few entries' models, not all.
+// Once use says an entry fails the input, the entries after it are left
+// undecoded and not used.
+func decodeAll(name string, entries []keptEntry, order []int, b *fatbin.Budget, workers int, use func(i int, d decodedEntry) (fail bool)) {
 	if b == nil {
 		b = fatbin.NewBudget(fatbin.DefaultBudget)
 	}
-	hasELF := slices.ContainsFunc(entries, func(e keptEntry) bool { return e.Kind == fatbin.KindELF })
-	var stop atomic.Int64 // the lowest index of a fatal failure so far
-	stop.Store(int64(len(entries)))
-	decoded := make([]decodedEntry, len(entries))
-	var wg sync.WaitGroup
-	work := make(chan int)
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	type result struct {
+		at int // position in order
+		d  decodedEntry
+	}
+	var failed atomic.Bool
+	work, results := make(chan int), make(chan result)
+	ahead := make(chan struct{}, 2*workers) // a token per entry decoded and not yet used
+	go func() {
+		defer close(work)
+		for at := range order {
+			ahead <- struct{}{}
+			if failed.Load() {
+				return
+			}
+			work <- at
+		}
+	}()
+	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range work {
-				if int64(i) > stop.Load() {
-					continue
+			for at := range work {
+				var d decodedEntry
+				if !failed.Load() {
+					d = decodeEntry(name, entries[order[at]].Entry, b)
 				}
-				e := entries[i].Entry
-				decoded[i] = decodeEntry(name, e, b)
-				if decoded[i].err == nil || e.Kind == fatbin.KindPTX && hasELF {
-					continue
-				}
-				for s := stop.Load(); int64(i) < s && !stop.CompareAndSwap(s, int64(i)); s = stop.Load() {
-				}
+				results <- result{at, d}
 			}
 		}()
 	}
-	for i := range entries {
-		work <- i
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	pending := map[int]decodedEntry{}
+	next := 0
+	for r := range results {
+		if failed.Load() {
+			<-ahead
+			continue
+		}
+		pending[r.at] = r.d
+		for d, ok := pending[next]; ok; d, ok = pending[next] {
+			delete(pending, next)
+			<-ahead
+			if use(order[next], d) {
+				failed.Store(true)
+				for range pending {
+					<-ahead
+				}
+				clear(pending)
+				break
+			}
+			next++
+		}
 	}
-	close(work)
-	wg.Wait()
-	return decoded
 }
 
 // decodeEntry builds the model of one fatbin entry. PTX is read for its
@@ -159,38 +196,54 @@ type part struct {
 	fb   int // index of the entry's fatbin
 }
 
-// collectParts records every kept entry's target in mod.Arches and returns
-// the models to merge, PTX first (it carries the types). A PTX entry that
-// fails to decode beside cubins is skipped with a warning, as the cubins
-// still describe the kernels; LTO-IR (obfuscated bitcode) has no model.
-func collectParts(mod *Module, entries []keptEntry, decoded []decodedEntry) ([]part, error) {
+// collectParts decodes the kept entries, records every one's target in
+// mod.Arches and hands the models to merge to add, PTX first (it carries
+// the types), then the cubins, each in file order. A PTX entry that fails
+// to decode beside cubins is skipped with a warning, as the cubins still
+// describe the kernels; LTO-IR (obfuscated bitcode) has no model. The
+// first other failure, in that order, fails the input.
+func collectParts(mod *Module, entries []keptEntry, opts Options, add func(part)) error {
 	hasELF := slices.ContainsFunc(entries, func(e keptEntry) bool { return e.Kind == fatbin.KindELF })
-	var ptxParts, elfParts []part
-	for i, e := range entries {
-		d := decoded[i]
-		mod.Arches = append(mod.Arches, d.arch)
+	var order []int
+	for _, ptx := range []bool{true, false} {
+		for i, e := range entries {
+			if (e.Kind == fatbin.KindPTX) == ptx {
+				order = append(order, i)
+			}
+		}
+	}
+	for _, e := range entries {
+		mod.Arches = append(mod.Arches, e.Target())
+	}
+	var err error
+	ptxParts := 0
+	decodeAll(mod.Source, entries, order, opts.Budget, opts.Workers, func(i int, d decodedEntry) bool {
+		e := entries[i]
 		switch {
 		case d.err != nil && e.Kind == fatbin.KindPTX && hasELF:
 			mod.Warnings = append(mod.Warnings, fmt.Sprintf("PTX entry %s at offset %#x skipped: %v", d.arch, e.Offset, d.err))
-			continue
+			return false
 		case d.err != nil:
-			return nil, d.err
+			err = d.err
+			return true
 		case d.mod == nil:
-			continue
+			return false
 		}
 		if e.Kind == fatbin.KindPTX {
-			ptxParts = append(ptxParts, part{d.arch, d.mod, e.fb})
-		} else {
-			elfParts = append(elfParts, part{d.arch, d.mod, e.fb})
+			ptxParts++
 		}
+		add(part{d.arch, d.mod, e.fb})
+		return false
+	})
+	if err == nil && ptxParts == 0 {
+		mod.Warnings = append(mod.Warnings, noPTXWarning) // before the merger's (add adds none)
 	}
-	if len(ptxParts) == 0 {
-		mod.Warnings = append(mod.Warnings, noPTXWarning)
-	}
-	return append(ptxParts, elfParts...), nil
+	return err
 }
 
-// mergeParts unites the parts' kernels and globals in mod. A kernel must
+// A merger unites the parts' kernels and globals in mod, a part at a time
+// (add, so that a part's model is let go once merged), then settles them
+// (finish). A kernel must
 // have the same parameters, by number and size, in every part; one that
 // does not is dropped with a warning, and the other kernels are kept. Where
 // the parts place the parameters is collected per target, and the kernel
@@ -199,62 +252,75 @@ func collectParts(mod *Module, entries []keptEntry, decoded []decodedEntry) ([]p
 // collected per target, and a kernel missing from some parts lists the
 // targets it exists for. The first part to define a global (PTX, with
 // types) describes it.
-func mergeParts(mod *Module, parts []part) {
-	type merged struct {
-		k       *Kernel
-		seen    []observedLayout
-		fromPTX bool   // the first part, whose alignments count, is PTX
-		bad     string // how the parts disagree; "" while they agree
-	}
-	kernels := map[string]*merged{}
-	var names []string
-	for _, pt := range parts {
-		isPTX := strings.HasPrefix(pt.arch, "compute_")
-		for _, k := range pt.mod.Kernels {
-			m, ok := kernels[k.Name]
-			if !ok {
-				c := *k
-				c.Regs, c.Params = nil, nil
-				for _, p := range k.Params {
-					q := *p
-					c.Params = append(c.Params, &q)
-				}
-				m = &merged{k: &c, fromPTX: isPTX}
-				kernels[k.Name] = m
-				names = append(names, k.Name)
-			} else if m.bad == "" {
-				m.bad = sameParams(m.k, m.seen[0].arch, k, pt.arch)
-				if m.bad == "" && !m.fromPTX && !isPTX {
-					for i, p := range k.Params {
-						m.k.Params[i].Align = max(m.k.Params[i].Align, p.Align)
-					}
-				}
+type merger struct {
+	mod     *Module
+	kernels map[string]*merged
+	names   []string
+	parts   int
+}
+
+type merged struct {
+	k       *Kernel
+	seen    []observedLayout
+	fromPTX bool   // the first part, whose alignments count, is PTX
+	bad     string // how the parts disagree; "" while they agree
+}
+
+func newMerger(mod *Module) *merger { return &merger{mod: mod, kernels: map[string]*merged{}} }
+
+// add merges one part, which is not used after.
+func (mg *merger) add(pt part) {
+	mg.parts++
+	isPTX := strings.HasPrefix(pt.arch, "compute_")
+	for _, k := range pt.mod.Kernels {
+		m, ok := mg.kernels[k.Name]
+		if !ok {
+			c := *k
+			c.Regs, c.Params = nil, nil
+			for _, p := range k.Params {
+				q := *p
+				c.Params = append(c.Params, &q)
 			}
-			m.seen = append(m.seen, observe(k, pt.arch))
-			m.k.SharedBytes = max(m.k.SharedBytes, k.SharedBytes)
-			m.k.DynamicShared = m.k.DynamicShared || k.DynamicShared
-			for a, r := range k.Regs {
-				if m.k.Regs == nil {
-					m.k.Regs = map[string]int{}
+			m = &merged{k: &c, fromPTX: isPTX}
+			mg.kernels[k.Name] = m
+			mg.names = append(mg.names, k.Name)
+		} else if m.bad == "" {
+			m.bad = sameParams(m.k, m.seen[0].arch, k, pt.arch)
+			if m.bad == "" && !m.fromPTX && !isPTX {
+				for i, p := range k.Params {
+					m.k.Params[i].Align = max(m.k.Params[i].Align, p.Align)
 				}
-				m.k.Regs[a] = r
-			}
-		}
-		for _, g := range pt.mod.Globals {
-			if mod.Global(g.Name) == nil {
-				mod.Globals = append(mod.Globals, g)
 			}
 		}
+		m.seen = append(m.seen, observe(k, pt.arch))
+		m.k.SharedBytes = max(m.k.SharedBytes, k.SharedBytes)
+		m.k.DynamicShared = m.k.DynamicShared || k.DynamicShared
+		for a, r := range k.Regs {
+			if m.k.Regs == nil {
+				m.k.Regs = map[string]int{}
+			}
+			m.k.Regs[a] = r
+		}
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		m := kernels[n]
+	for _, g := range pt.mod.Globals {
+		if mg.mod.Global(g.Name) == nil {
+			mg.mod.Globals = append(mg.mod.Globals, g)
+		}
+	}
+}
+
+// finish settles the merged kernels' layouts and puts them in the module.
+func (mg *merger) finish() {
+	mod := mg.mod
+	sort.Strings(mg.names)
+	for _, n := range mg.names {
+		m := mg.kernels[n]
 		if m.bad != "" {
 			mod.Warnings = append(mod.Warnings, fmt.Sprintf("kernel %s dropped: %s", ShortName(n), m.bad))
 			continue
 		}
 		settleLayout(m.k, m.seen)
-		if len(m.seen) < len(parts) {
+		if len(m.seen) < mg.parts {
 			for _, o := range m.seen {
 				m.k.Arches = append(m.k.Arches, o.arch)
 			}
@@ -285,15 +351,9 @@ func sameParams(a *Kernel, aArch string, b *Kernel, bArch string) string {
 // the fatbins that define something (a shared library's device-link stub
 // defines nothing, and a duplicate target in one fatbin would hide the real
 // one from the loader).
-func fatbinImage(mod *Module, fbs []*fatbin.Fatbin, entries []keptEntry, parts []part) []byte {
+func fatbinImage(mod *Module, fbs []*fatbin.Fatbin, entries []keptEntry, useful map[int]bool) []byte {
 	if len(fbs) == 1 && len(entries) == len(fbs[0].Entries) {
 		return fbs[0].Raw
-	}
-	useful := map[int]bool{} // fatbins whose entries define kernels or variables
-	for _, pt := range parts {
-		if len(pt.mod.Kernels)+len(pt.mod.Globals) > 0 {
-			useful[pt.fb] = true
-		}
 	}
 	var img []*fatbin.Entry
 	seen := map[string]bool{}

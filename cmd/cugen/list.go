@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
@@ -79,40 +82,102 @@ func dimsPtr(d [3]int) *[3]int {
 	return &d
 }
 
-func toJSON(m *parse.Module) jsonModule {
-	j := jsonModule{Source: m.Source, Format: m.Format.String(), Arches: m.Arches, Warnings: m.Warnings,
-		Kernels: []jsonKernel{}, Globals: []jsonGlobal{}}
-	for _, k := range m.Kernels {
-		jk := jsonKernel{Name: k.Name, Demangled: k.Pretty(), ParamSize: k.ParamSize, Params: []jsonParam{},
-			MaxThreads: dimsPtr(k.MaxThreads), ReqThreads: dimsPtr(k.ReqThreads), MinBlocksPerSM: k.MinBlocksPerSM,
-			MaxRegs: k.MaxRegs, ClusterDims: dimsPtr(k.ClusterDims), Regs: k.Regs, Arches: k.Arches, Untyped: k.Untyped}
-		for _, l := range k.Layouts {
-			jk.Layouts = append(jk.Layouts, jsonLayout{Arches: l.Arches, Offsets: l.Offsets, ParamSize: l.ParamSize})
+func kernelJSON(k *parse.Kernel) jsonKernel {
+	jk := jsonKernel{Name: k.Name, Demangled: k.Pretty(), ParamSize: k.ParamSize, Params: []jsonParam{},
+		MaxThreads: dimsPtr(k.MaxThreads), ReqThreads: dimsPtr(k.ReqThreads), MinBlocksPerSM: k.MinBlocksPerSM,
+		MaxRegs: k.MaxRegs, ClusterDims: dimsPtr(k.ClusterDims), Regs: k.Regs, Arches: k.Arches, Untyped: k.Untyped}
+	for _, l := range k.Layouts {
+		jk.Layouts = append(jk.Layouts, jsonLayout{Arches: l.Arches, Offsets: l.Offsets, ParamSize: l.ParamSize})
+	}
+	for _, p := range k.Params {
+		jp := jsonParam{Ordinal: p.Ordinal, Offset: p.Offset, Size: p.Size, Align: p.Align, PTXType: p.PTXType, OverAligned: p.OverAligned()}
+		if p.CType != nil {
+			jp.CType = p.CType.Spelling
 		}
-		for _, p := range k.Params {
-			jp := jsonParam{Ordinal: p.Ordinal, Offset: p.Offset, Size: p.Size, Align: p.Align, PTXType: p.PTXType, OverAligned: p.OverAligned()}
-			if p.CType != nil {
-				jp.CType = p.CType.Spelling
+		jk.Params = append(jk.Params, jp)
+	}
+	return jk
+}
+
+func globalJSON(g *parse.Global) jsonGlobal {
+	jg := jsonGlobal{Name: g.Name, Space: string(g.Space), Managed: g.Managed,
+		Size: g.Size, Align: g.Align, PTXType: g.PTXType, Initialized: len(g.Init) > 0, Extern: g.Extern,
+		Internal: g.Internal(), Refs: refsString(g.Refs), Dims: g.Dims}
+	if g.CType != nil {
+		jg.CType = g.CType.Spelling
+	}
+	return jg
+}
+
+// writeJSON writes mods as a []jsonModule, byte for byte as json.Encoder
+// with SetIndent("", "  ") would, but a kernel and a global at a time: the
+// listing of a library of thousands of kernels is megabytes, and encoded
+// whole it was held three times (the jsonModules, the encoding, its
+// indented copy) on top of the model, cugen -list's peak (issue 27).
+func writeJSON(w io.Writer, mods []*parse.Module) error {
+	bw := bufio.NewWriter(w)
+	// val writes v indented as a value at the given depth.
+	val := func(v any, depth int) {
+		b, err := json.MarshalIndent(v, strings.Repeat("  ", depth), "  ")
+		if err != nil {
+			panic(err) // the json* types marshal without error
+		}
+		bw.Write(b)
+	}
+	// list writes n values as an array at the given depth.
+	list := func(n, depth int, elem func(i int)) {
+		if n == 0 {
+			bw.WriteString("[]")
+			return
+		}
+		bw.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				bw.WriteString(",")
 			}
-			jk.Params = append(jk.Params, jp)
+			bw.WriteString("\n" + strings.Repeat("  ", depth+1))
+			elem(i)
 		}
-		j.Kernels = append(j.Kernels, jk)
+		bw.WriteString("\n" + strings.Repeat("  ", depth) + "]")
 	}
-	for _, g := range m.Globals {
-		jg := jsonGlobal{Name: g.Name, Space: string(g.Space), Managed: g.Managed,
-			Size: g.Size, Align: g.Align, PTXType: g.PTXType, Initialized: len(g.Init) > 0, Extern: g.Extern,
-			Internal: g.Internal(), Refs: refsString(g.Refs), Dims: g.Dims}
-		if g.CType != nil {
-			jg.CType = g.CType.Spelling
+	list(len(mods), 0, func(i int) {
+		m := mods[i]
+		arches := m.Arches
+		if arches == nil {
+			arches = []string{} // as toJSON had it: [] where a module lists none
 		}
-		j.Globals = append(j.Globals, jg)
-	}
-	return j
+		bw.WriteString("{\n    \"source\": ")
+		val(m.Source, 2)
+		bw.WriteString(",\n    \"format\": ")
+		val(m.Format.String(), 2)
+		bw.WriteString(",\n    \"arches\": ")
+		val(arches, 2)
+		bw.WriteString(",\n    \"kernels\": ")
+		list(len(m.Kernels), 2, func(i int) { val(kernelJSON(m.Kernels[i]), 3) })
+		bw.WriteString(",\n    \"globals\": ")
+		list(len(m.Globals), 2, func(i int) { val(globalJSON(m.Globals[i]), 3) })
+		if len(m.Warnings) > 0 {
+			bw.WriteString(",\n    \"warnings\": ")
+			val(m.Warnings, 2)
+		}
+		bw.WriteString("\n  }")
+	})
+	bw.WriteString("\n")
+	return bw.Flush()
 }
 
 // list prints the model of each input as pipeline.Run sees it: -arch and
 // -src applied.
 func list(c *config, w io.Writer) error {
+	// A listing's peak memory is what lib64-check.sh holds against
+	// cuobjdump's (issue 27), and its live heap is the model, which only
+	// grows: collecting at half the default heap growth takes 10-20% off
+	// the peak RSS of a library of thousands of kernels, for 40-90% more
+	// CPU (under a second more on 10 MB of them). GOGC, where set, decides
+	// instead.
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(50))
+	}
 	req, err := request(c)
 	if err != nil {
 		return err
@@ -123,13 +188,7 @@ func list(c *config, w io.Writer) error {
 		return err
 	}
 	if c.json {
-		out := make([]jsonModule, 0, len(mods))
-		for _, m := range mods {
-			out = append(out, toJSON(m))
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(w, mods)
 	}
 	for i, m := range mods {
 		if i > 0 {

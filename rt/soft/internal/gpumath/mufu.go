@@ -2,12 +2,13 @@ package gpumath
 
 import (
 	"bytes"
-	"embed"
+	_ "embed"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -34,14 +35,31 @@ import (
 // MUFU op (scaling subnormals, halving for ex2 below -126); sin and cos
 // multiply by 1/(2π) rounding towards zero first.
 
-//go:embed mufu/*.tab.zst
-var mufuFS embed.FS
+// The tables, one embedded string each (read in place, never copied).
+var (
+	//go:embed mufu/rcp.tab.zst
+	rcpTab string
+	//go:embed mufu/rsq.tab.zst
+	rsqTab string
+	//go:embed mufu/sqrt.tab.zst
+	sqrtTab string
+	//go:embed mufu/ex2.tab.zst
+	ex2Tab string
+	//go:embed mufu/lg2.tab.zst
+	lg2Tab string
+	//go:embed mufu/sin.tab.zst
+	sinTab string
+	//go:embed mufu/tanh.tab.zst
+	tanhTab string
+	//go:embed mufu/half.tab.zst
+	halfTab string
+)
 
-// A mufuTable holds the recorded results of one function as linear
-// interpolation between anchors every 64 entries plus a w-bit correction per
-// entry (w = 2, 4 or 8, whichever takes least memory); the entries that
-// need more are kept in a sorted exception list. That is a tenth of the
-// memory of the plain []uint32 for the smooth functions.
+// A mufuTable holds the recorded results of one segment of a function as
+// linear interpolation between anchors every 64 entries plus a w-bit
+// correction per entry (w = 2, 4 or 8, whichever takes least memory); the
+// entries that need more are kept in a sorted exception list. That is a
+// tenth of the memory of the plain []uint32 for the smooth functions.
 type mufuTable struct {
 	n      int
 	w      uint // correction bits per entry
@@ -49,7 +67,6 @@ type mufuTable struct {
 	code   []byte
 	excIdx []uint32
 	excVal []uint32
-	meta   []byte
 }
 
 const mufuStride = 64
@@ -59,10 +76,10 @@ const mufuStride = 64
 // instrumenting its ~10^8 memory accesses, which could find nothing.
 //
 //go:norace
-func newMufuTable(v []uint32, meta []byte) *mufuTable {
+func newMufuTable(v []uint32) *mufuTable {
 	n := len(v)
 	nb := (n + mufuStride - 1) / mufuStride
-	t := &mufuTable{n: n, anchor: make([]uint32, nb+1), meta: meta}
+	t := &mufuTable{n: n, anchor: make([]uint32, nb+1)}
 	for j := 0; j < nb; j++ {
 		t.anchor[j] = v[j*mufuStride]
 	}
@@ -108,54 +125,23 @@ func (t *mufuTable) pred(i uint32) int64 {
 	return a + ((b-a)*int64(i%mufuStride)*2+mufuStride)>>7 // round((b-a)·j/64)
 }
 
-func (t *mufuTable) at(i uint32) uint32 {
-	b := uint(i) * t.w
-	c := int64(t.code[b/8]>>(b%8)) & (1<<t.w - 1)
-	if c != 1<<t.w-1 {
-		return uint32(t.pred(i) + c - (1<<(t.w-1) - 1))
-	}
+// exception is entry i, one whose correction did not fit in w bits.
+func (t *mufuTable) exception(i uint32) uint32 {
 	k := sort.Search(len(t.excIdx), func(k int) bool { return t.excIdx[k] >= i })
 	return t.excVal[k]
 }
 
-// loadMufu reads mufu/name.tab.zst, the compact form itself (made by
-// newMufuTable from the recording testdata/mufu/name.zst; TestMufuTables
-// -update writes it), so the first use of a function costs one zstd
-// decompression of a few MB, no per-entry work:
+// marshal is the MUF2 form of one segment, which loadSegment reads:
 //
-//	"MUF2", n, w, len(meta), len(anchor), len(exc) (uint32 LE),
-//	meta, anchor (uint32 LE), code, then per exception its index's
-//	delta from the last (uint32 LE), then per exception its value's
-//	residual against pred (int32 LE)
-func loadMufu(name string) *mufuTable {
-	z, err := mufuFS.ReadFile("mufu/" + name + ".tab.zst")
-	if err != nil {
-		panic(err)
-	}
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false))
-	if err != nil {
-		panic(err)
-	}
-	defer d.Close()
-	b, err := d.DecodeAll(z, nil)
-	if err != nil {
-		panic(fmt.Sprintf("soft: mufu/%s.tab.zst: %v", name, err))
-	}
-	t, err := unmarshalMufuTable(b)
-	if err != nil {
-		panic(fmt.Sprintf("soft: mufu/%s.tab.zst: %v", name, err))
-	}
-	return t
-}
-
-// marshal is the MUF2 form loadMufu reads.
+//	"MUF2", n, w, len(anchor), len(exc) (uint32 LE), anchor (uint32 LE),
+//	code, then per exception its index's delta from the last (uint32 LE),
+//	then per exception its value's residual against pred (int32 LE)
 func (t *mufuTable) marshal() []byte {
 	le := binary.LittleEndian
 	b := []byte("MUF2")
-	for _, v := range []int{t.n, int(t.w), len(t.meta), len(t.anchor), len(t.excIdx)} {
+	for _, v := range []int{t.n, int(t.w), len(t.anchor), len(t.excIdx)} {
 		b = le.AppendUint32(b, uint32(v))
 	}
-	b = append(b, t.meta...)
 	for _, v := range t.anchor {
 		b = le.AppendUint32(b, v)
 	}
@@ -175,21 +161,20 @@ func (t *mufuTable) marshal() []byte {
 
 func unmarshalMufuTable(b []byte) (*mufuTable, error) {
 	le := binary.LittleEndian
-	if len(b) < 24 || !bytes.Equal(b[:4], []byte("MUF2")) {
+	if len(b) < 20 || !bytes.Equal(b[:4], []byte("MUF2")) {
 		return nil, fmt.Errorf("bad header")
 	}
 	n, w := int(le.Uint32(b[4:])), uint(le.Uint32(b[8:]))
-	ml, na, ne := int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
-	if n == 0 || n > 1<<26 || (w != 2 && w != 4 && w != 8) || na != (n+mufuStride-1)/mufuStride+1 || ne > n || ml > 1<<16 {
-		return nil, fmt.Errorf("bad sizes n=%d w=%d anchors=%d exceptions=%d meta=%d", n, w, na, ne, ml)
+	na, ne := int(le.Uint32(b[12:])), int(le.Uint32(b[16:]))
+	if n == 0 || n > mufuSegment || (w != 2 && w != 4 && w != 8) || na != (n+mufuStride-1)/mufuStride+1 || ne > n {
+		return nil, fmt.Errorf("bad sizes n=%d w=%d anchors=%d exceptions=%d", n, w, na, ne)
 	}
 	nc := (n*int(w) + 7) / 8
-	if len(b) != 24+ml+4*na+nc+8*ne {
-		return nil, fmt.Errorf("%d bytes, want %d", len(b), 24+ml+4*na+nc+8*ne)
+	if len(b) != 20+4*na+nc+8*ne {
+		return nil, fmt.Errorf("%d bytes, want %d", len(b), 20+4*na+nc+8*ne)
 	}
-	b = b[24:]
-	t := &mufuTable{n: n, w: w, meta: b[:ml:ml], anchor: make([]uint32, na), excIdx: make([]uint32, ne), excVal: make([]uint32, ne)}
-	b = b[ml:]
+	b = b[20:]
+	t := &mufuTable{n: n, w: w, anchor: make([]uint32, na), excIdx: make([]uint32, ne), excVal: make([]uint32, ne)}
 	for i := range t.anchor {
 		t.anchor[i] = le.Uint32(b[4*i:])
 	}
@@ -205,6 +190,144 @@ func unmarshalMufuTable(b []byte) (*mufuTable, error) {
 		t.excVal[i] = uint32(t.pred(prev) + int64(int32(le.Uint32(b[4*(ne+i):]))))
 	}
 	return t, nil
+}
+
+// A function's table is cut into segments of mufuSegment entries, each
+// compacted and compressed on its own, and a segment is decoded the first
+// time an input needs it: a first use costs one segment (a fraction of a
+// millisecond to a few), not the whole table, and a kernel touching a
+// narrow input range never pays for the rest.
+const (
+	mufuSegShift = 18
+	mufuSegment  = 1 << mufuSegShift
+	mufuMaxSegs  = 1 << (24 - mufuSegShift) // the largest tables have 2^24 entries
+)
+
+// A lazyTable is one function's table, mufu/name.tab.zst:
+//
+//	"MUF3", n, len(meta), segments (uint32 LE), then per segment and one
+//	past the last the offset of its zstd frame from the first's (uint32
+//	LE), meta, the frames (each a segment's MUF2 form)
+type lazyTable struct {
+	name string
+	z    string // the embedded file
+
+	once   sync.Once
+	n      int
+	meta   []byte
+	frames string
+	offs   []uint32
+
+	mu  sync.Mutex // serialises decoding
+	seg [mufuMaxSegs]atomic.Pointer[mufuTable]
+}
+
+// at is the table's entry i (< n), decoding its segment on first use.
+func (l *lazyTable) at(i uint32) uint32 {
+	t := l.seg[i>>mufuSegShift].Load()
+	if t == nil {
+		t = l.loadSegment(int(i >> mufuSegShift))
+	}
+	i &= mufuSegment - 1
+	b := uint(i) * t.w
+	c := int64(t.code[b/8]>>(b%8)) & (1<<t.w - 1)
+	if c != 1<<t.w-1 {
+		return uint32(t.pred(i) + c - (1<<(t.w-1) - 1))
+	}
+	return t.exception(i)
+}
+
+// header is the table's meta (for tanh, its classes).
+func (l *lazyTable) header() []byte {
+	l.once.Do(l.parse)
+	return l.meta
+}
+
+func (l *lazyTable) parse() {
+	if err := l.parseErr(); err != nil {
+		panic(fmt.Sprintf("soft: mufu/%s.tab.zst: %v", l.name, err))
+	}
+}
+
+func (l *lazyTable) parseErr() error {
+	z := l.z
+	if len(z) < 16 || z[:4] != "MUF3" {
+		return fmt.Errorf("bad header")
+	}
+	u32 := func(o int) uint32 { return binary.LittleEndian.Uint32([]byte(z[o : o+4])) }
+	n, ml, ns := int(u32(4)), int(u32(8)), int(u32(12))
+	if n == 0 || n > mufuMaxSegs*mufuSegment || ns != (n+mufuSegment-1)/mufuSegment || ml > 1<<16 || len(z) < 16+4*(ns+1)+ml {
+		return fmt.Errorf("bad sizes n=%d segments=%d meta=%d", n, ns, ml)
+	}
+	l.offs = make([]uint32, ns+1)
+	for k := range l.offs {
+		l.offs[k] = u32(16 + 4*k)
+		if k > 0 && l.offs[k] < l.offs[k-1] {
+			return fmt.Errorf("segment %d: offsets out of order", k)
+		}
+	}
+	o := 16 + 4*(ns+1)
+	l.n, l.meta, l.frames = n, []byte(z[o:o+ml]), z[o+ml:]
+	if int(l.offs[ns]) != len(l.frames) {
+		return fmt.Errorf("%d bytes of frames, want %d", len(l.frames), l.offs[ns])
+	}
+	return nil
+}
+
+// mufuZstd is the one decoder every segment goes through (DecodeAll is
+// safe for concurrent use).
+var mufuZstd = sync.OnceValue(func() *zstd.Decoder {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		panic(err)
+	}
+	return d
+})
+
+func (l *lazyTable) loadSegment(k int) *mufuTable {
+	l.once.Do(l.parse)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.seg[k].Load(); s != nil {
+		return s
+	}
+	if k >= len(l.offs)-1 {
+		panic(fmt.Sprintf("soft: mufu/%s: entry %d past the table's %d", l.name, k*mufuSegment, l.n))
+	}
+	b, err := mufuZstd().DecodeAll([]byte(l.frames[l.offs[k]:l.offs[k+1]]), nil)
+	var s *mufuTable
+	if err == nil {
+		s, err = unmarshalMufuTable(b)
+	}
+	if err == nil && s.n != min(mufuSegment, l.n-k*mufuSegment) {
+		err = fmt.Errorf("%d entries, want %d", s.n, min(mufuSegment, l.n-k*mufuSegment))
+	}
+	if err != nil {
+		panic(fmt.Sprintf("soft: mufu/%s.tab.zst: segment %d: %v", l.name, k, err))
+	}
+	l.seg[k].Store(s)
+	return s
+}
+
+// marshalMufu is the MUF3 form of the recorded results v of a function,
+// with meta, its segments compressed by e.
+func marshalMufu(v []uint32, meta []byte, e *zstd.Encoder) []byte {
+	le := binary.LittleEndian
+	var frames []byte
+	offs := []uint32{0}
+	for a := 0; a < len(v); a += mufuSegment {
+		frames = e.EncodeAll(newMufuTable(v[a:min(len(v), a+mufuSegment)]).marshal(), frames)
+		offs = append(offs, uint32(len(frames)))
+	}
+	b := []byte("MUF3")
+	for _, x := range []int{len(v), len(meta), len(offs) - 1} {
+		b = le.AppendUint32(b, uint32(x))
+	}
+	for _, o := range offs {
+		b = le.AppendUint32(b, o)
+	}
+	b = append(b, meta...)
+	return append(b, frames...)
 }
 
 // decodeMufu decodes a recording, testdata/mufu/name.zst: "MUF1", entry
@@ -261,26 +384,15 @@ func floorDiv64(a, b int64) int64 {
 	return q
 }
 
-type lazyTable struct {
-	once sync.Once
-	name string
-	t    *mufuTable
-}
-
-func (l *lazyTable) get() *mufuTable {
-	l.once.Do(func() { l.t = loadMufu(l.name) })
-	return l.t
-}
-
 var (
-	tabRcp  = &lazyTable{name: "rcp"}  // MUFU.RCP of 1+i·2^-23
-	tabRsq  = &lazyTable{name: "rsq"}  // MUFU.RSQ of [1,4): float bits 0x3f800000+i
-	tabSqrt = &lazyTable{name: "sqrt"} // MUFU.SQRT of [1,4)
-	tabEx2  = &lazyTable{name: "ex2"}  // MUFU.EX2 of i·2^-23
-	tabLg2  = &lazyTable{name: "lg2"}  // MUFU.LG2 of [0.5,2): float bits 0x3f000000+i
-	tabSin  = &lazyTable{name: "sin"}  // MUFU.SIN of i·2^-25, i < 2^24
-	tabTanh = &lazyTable{name: "tanh"} // MUFU.TANH per binade; meta: first class, mantissa bits per class
-	tabHalf = &lazyTable{name: "half"} // ex2.f16, ex2.bf16, tanh.f16, tanh.bf16: 65536 results each
+	tabRcp  = &lazyTable{name: "rcp", z: rcpTab}   // MUFU.RCP of 1+i·2^-23
+	tabRsq  = &lazyTable{name: "rsq", z: rsqTab}   // MUFU.RSQ of [1,4): float bits 0x3f800000+i
+	tabSqrt = &lazyTable{name: "sqrt", z: sqrtTab} // MUFU.SQRT of [1,4)
+	tabEx2  = &lazyTable{name: "ex2", z: ex2Tab}   // MUFU.EX2 of i·2^-23
+	tabLg2  = &lazyTable{name: "lg2", z: lg2Tab}   // MUFU.LG2 of [0.5,2): float bits 0x3f000000+i
+	tabSin  = &lazyTable{name: "sin", z: sinTab}   // MUFU.SIN of i·2^-25, i < 2^24
+	tabTanh = &lazyTable{name: "tanh", z: tanhTab} // MUFU.TANH per binade; meta: first class, mantissa bits per class
+	tabHalf = &lazyTable{name: "half", z: halfTab} // ex2.f16, ex2.bf16, tanh.f16, tanh.bf16: 65536 results each
 )
 
 const (
@@ -301,7 +413,7 @@ func MufuRcp(x uint32) uint32 {
 		return s | inf32
 	}
 	e := int(a>>23) - 127
-	t := tabRcp.get().at(a & 0x7fffff)
+	t := tabRcp.at(a & 0x7fffff)
 	if eb := int(t>>23) - e; eb > 0 {
 		return s | uint32(int64(t)-int64(e)<<23)
 	}
@@ -332,7 +444,7 @@ func mufuRsq(x uint32) uint32 {
 	}
 	e := int(a>>23) - 127
 	par := e & 1
-	t := tabRsq.get().at(uint32(par)<<23 | a&0x7fffff)
+	t := tabRsq.at(uint32(par)<<23 | a&0x7fffff)
 	return uint32(int64(t) - int64((e-par)/2)<<23)
 }
 
@@ -354,7 +466,7 @@ func mufuSqrt(x uint32) uint32 {
 	}
 	e := int(a>>23) - 127
 	par := e & 1
-	t := tabSqrt.get().at(uint32(par)<<23 | a&0x7fffff)
+	t := tabSqrt.at(uint32(par)<<23 | a&0x7fffff)
 	return uint32(int64(t) + int64((e-par)/2)<<23)
 }
 
@@ -390,7 +502,7 @@ func mufuEx2(x uint32) uint32 {
 		}
 	}
 	I := K >> 23
-	t := tabEx2.get().at(uint32(K & 0x7fffff))
+	t := tabEx2.at(uint32(K & 0x7fffff))
 	switch eb := int64(t>>23) + I; {
 	case eb >= 255:
 		return inf32
@@ -417,12 +529,11 @@ func mufuLg2(x uint32) uint32 {
 		return inf32
 	}
 	e := int(a>>23) - 127
-	t := tabLg2.get()
 	var v float64
 	if e >= 0 {
-		v = float64(e) + float64(math.Float32frombits(t.at(1<<23|a&0x7fffff)))
+		v = float64(e) + float64(math.Float32frombits(tabLg2.at(1<<23|a&0x7fffff)))
 	} else {
-		v = float64(e+1) + float64(math.Float32frombits(t.at(a&0x7fffff)))
+		v = float64(e+1) + float64(math.Float32frombits(tabLg2.at(a&0x7fffff)))
 	}
 	return f32rz(v)
 }
@@ -458,7 +569,7 @@ func MufuSinCos(y uint32, cos bool) uint32 {
 	if cos {
 		K = (K + 1<<23) & (1<<25 - 1)
 	}
-	r := tabSin.get().at(uint32(K&(1<<24-1))) ^ uint32(K>>24)<<31
+	r := tabSin.at(uint32(K&(1<<24-1))) ^ uint32(K>>24)<<31
 	if !cos {
 		r ^= s
 	}
@@ -471,21 +582,21 @@ func mufuTanh(x uint32) uint32 {
 	if a > inf32 {
 		return qnan32
 	}
-	t := tabTanh.get()
-	lo := uint32(t.meta[0])
+	meta := tabTanh.header()
+	lo := uint32(meta[0])
 	c := a >> 23
 	switch {
 	case c < lo:
 		return x
-	case c >= lo+uint32(len(t.meta)-1):
+	case c >= lo+uint32(len(meta)-1):
 		return s | 0x3f800000
 	}
 	off := uint32(0)
 	for k := lo; k < c; k++ {
-		off += 1 << t.meta[1+k-lo]
+		off += 1 << meta[1+k-lo]
 	}
-	k := uint32(t.meta[1+c-lo])
-	return s | t.at(off+(a&0x7fffff)>>(23-k))
+	k := uint32(meta[1+c-lo])
+	return s | tabTanh.at(off+(a&0x7fffff)>>(23-k))
 }
 
 // Half-precision forms: MUFU.EX2.F16 and friends, recorded for all inputs.
@@ -496,7 +607,7 @@ const (
 	HalfTanhBF16
 )
 
-func MufuHalf(which, h uint64) uint64 { return uint64(tabHalf.get().at(uint32(which | h&0xffff))) }
+func MufuHalf(which, h uint64) uint64 { return uint64(tabHalf.at(uint32(which | h&0xffff))) }
 
 // The PTX .approx forms. The .ftz ones are the MUFU op itself; the others
 // are ptxas's SASS around it (|x| < 2^-126 is FSETP.GEU's unordered

@@ -32,7 +32,7 @@ func TestMufuTables(t *testing.T) {
 		{tabSin, 1 << 23, 0x3f800000},     // sin(π/2) = 1
 		{tabHalf, HalfEx2F16 | 0, 0x3c00}, // ex2.f16(0) = 1
 	} {
-		if got := c.tab.get().at(c.i); got != c.want {
+		if got := c.tab.at(c.i); got != c.want {
 			t.Errorf("%s[%#x] = %#08x, want %#08x", c.tab.name, c.i, got, c.want)
 		}
 	}
@@ -40,9 +40,11 @@ func TestMufuTables(t *testing.T) {
 	// (with -update it is first made from the recording).
 	for _, lt := range []*lazyTable{tabRcp, tabRsq, tabSqrt, tabEx2, tabLg2, tabSin, tabTanh, tabHalf} {
 		v, meta := recording(t, lt.name)
-		tab := lt.get()
-		if string(tab.meta) != string(meta) {
-			t.Fatalf("%s: meta %x, want %x", lt.name, tab.meta, meta)
+		if string(lt.header()) != string(meta) {
+			t.Fatalf("%s: meta %x, want %x", lt.name, lt.header(), meta)
+		}
+		if lt.n != len(v) {
+			t.Fatalf("%s: %d entries, want %d", lt.name, lt.n, len(v))
 		}
 		// Under -race every 64th entry; all of them in go test.
 		step := 1
@@ -51,13 +53,19 @@ func TestMufuTables(t *testing.T) {
 		}
 		for i := 0; i < len(v); i += step {
 			want := v[i]
-			if got := tab.at(uint32(i)); got != want {
+			if got := lt.at(uint32(i)); got != want {
 				t.Fatalf("%s: entry %d: compact form gives %#08x, want %#08x", lt.name, i, got, want)
 			}
 		}
-		emb, _ := mufuFS.ReadFile("mufu/" + lt.name + ".tab.zst")
-		t.Logf("%s: %d entries, %d-bit corrections, %d exceptions, %d bytes embedded, %d in memory", lt.name, len(v), tab.w,
-			len(tab.excIdx), len(emb), 4*len(tab.anchor)+len(tab.code)+8*len(tab.excIdx))
+		ws, exc, mem := map[uint]int{}, 0, 0
+		for k := range lt.offs[1:] {
+			s := lt.seg[k].Load()
+			ws[s.w]++
+			exc += len(s.excIdx)
+			mem += 4*len(s.anchor) + len(s.code) + 8*len(s.excIdx)
+		}
+		t.Logf("%s: %d entries, %d segments (by correction bits %v), %d exceptions, %d bytes embedded, %d in memory",
+			lt.name, len(v), len(lt.offs)-1, ws, exc, len(lt.z), mem)
 	}
 }
 
@@ -85,7 +93,7 @@ func updateMufu(t *testing.T) {
 	for _, lt := range []*lazyTable{tabRcp, tabRsq, tabSqrt, tabEx2, tabLg2, tabSin, tabTanh, tabHalf} {
 		v, meta := recording(t, lt.name)
 		e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
-		enc := e.EncodeAll(newMufuTable(v, meta).marshal(), nil)
+		enc := marshalMufu(v, meta, e)
 		e.Close()
 		if err := os.WriteFile(filepath.Join("mufu", lt.name+".tab.zst"), enc, 0o644); err != nil {
 			t.Fatal(err)
@@ -110,12 +118,24 @@ func TestDecodeMufuErrors(t *testing.T) {
 	}
 	for _, b := range [][]byte{
 		nil,
-		[]byte("MUF1\x01\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"),
-		[]byte("MUF2\x01\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"), // w = 3
-		[]byte("MUF2\x01\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"), // no payload
+		[]byte("MUF1\x01\x00\x00\x00\x02\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"),
+		[]byte("MUF2\x01\x00\x00\x00\x03\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"), // w = 3
+		[]byte("MUF2\x01\x00\x00\x00\x02\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"), // no payload
+		[]byte("MUF2\x01\x00\x04\x00\x02\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00"), // more than a segment
 	} {
 		if _, err := unmarshalMufuTable(b); err == nil {
 			t.Errorf("unmarshalMufuTable(%q) succeeded", b)
+		}
+	}
+	for _, z := range []string{
+		"",
+		"MUF2\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00",
+		"MUF3\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", // 1 entry, 2 segments
+		"MUF3\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00", // frames missing
+		"MUF3\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00",                 // offsets missing
+	} {
+		if err := (&lazyTable{z: z}).parseErr(); err == nil {
+			t.Errorf("parseErr(%q) succeeded", z)
 		}
 	}
 }
