@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cugen/cugen/parse/ptx"
 )
@@ -76,8 +77,15 @@ type decoder struct {
 	kparams  map[kparam]uint32
 	shared   map[*ptx.Var]uint32
 
+	// fixed holds the slots set before a CTA's first instruction runs and
+	// never written by one: the program slots (constants, symbols, special
+	// registers, kernel parameters) and the registers specialise turned
+	// into one. perCTA are those of them that change from CTA to CTA.
+	fixed, perCTA map[uint32]bool
+
 	// per function
-	cur    *ptx.Instr // the instruction being decoded
+	cur    *ptx.Instr            // the instruction being decoded
+	single map[*ptx.Instr]string // singleDefs of the function
 	fi     *funcInfo
 	protos map[string]*ptx.CallProto
 	labels map[string]int32
@@ -243,8 +251,7 @@ func decodeKernel(lib *Module, entry *ptx.Func) (p *Program, err error) {
 		dc.decodeFunc(fi)
 	}
 	for _, sv := range p.specials {
-		switch sv.val {
-		case spCtaidX, spCtaidY, spCtaidZ, spClCtaidX, spClCtaidY, spClCtaidZ, spClIDX, spClIDY, spClIDZ, spClRank:
+		if isCTASpecial(int(sv.val)) {
 			p.ctaSpecials = append(p.ctaSpecials, sv)
 		}
 	}
@@ -533,6 +540,10 @@ func (dc *decoder) newPred() uint32 {
 func (dc *decoder) programSlot() uint32 {
 	s := uint32(dc.p.NSlots) * 32
 	dc.p.NSlots++
+	if dc.fixed == nil {
+		dc.fixed, dc.perCTA = map[uint32]bool{}, map[uint32]bool{}
+	}
+	dc.fixed[s] = true
 	return s
 }
 
@@ -563,6 +574,7 @@ func (dc *decoder) specialSlot(k int) uint32 {
 	}
 	s := dc.programSlot()
 	dc.specials[k] = s
+	dc.perCTA[s] = isCTASpecial(k)
 	dc.p.specials = append(dc.p.specials, slotVal{s, uint64(k)})
 	return s
 }
@@ -611,7 +623,9 @@ func (dc *decoder) decodeFunc(fi *funcInfo) {
 			sc.names[pr.Name] = &sym{kind: skFrameParam, off: fi.parOff[i], typ: pr.Type}
 		}
 	}
+	dc.single = singleDefs(f.Body)
 	dc.block(f.Body, sc)
+	dc.single = nil
 	// A body that falls off its end returns.
 	end := &ptx.Instr{Pos: f.Body.End, Op: "ret"}
 	if f.Entry {
@@ -726,7 +740,9 @@ func (dc *decoder) block(b *ptx.Block, parent *scope) {
 		case *ptx.Block:
 			dc.block(s, sc)
 		case *ptx.Instr:
+			pc := len(dc.p.code)
 			dc.instr(s, sc)
+			dc.specialise(s, sc, pc)
 		case *ptx.Targets:
 			dc.targetList(s)
 		case *ptx.Pragma, *ptx.CallProto:
@@ -1175,4 +1191,195 @@ func regWidth(t ptx.Type) int {
 		return 8
 	}
 	return t.Size()
+}
+
+// isCTASpecial reports whether special register k changes from CTA to CTA
+// (%ctaid, the cluster ids), so that start refreshes it.
+func isCTASpecial(k int) bool {
+	switch k {
+	case spCtaidX, spCtaidY, spCtaidZ, spClCtaidX, spClCtaidY, spClCtaidZ, spClIDX, spClIDY, spClIDZ, spClRank:
+		return true
+	}
+	return false
+}
+
+// specialise rewrites the one instruction decoded at pc for src when src
+// is the single definition of its destination (singleDefs) and needs no
+// lane to run it:
+//
+//   - a copy of a fixed slot (a mov of an immediate or a special register,
+//     an ld.param of a scalar kernel parameter, a cvta to the global
+//     window, or a copy of such a register): the register becomes that
+//     slot, and its readers read the slot;
+//   - a comparison of fixed slots that do not change from CTA to CTA
+//     (%tid.x != 0, %tid.x < a kernel parameter): it runs once per warp
+//     when newCTA sets up the register file (Program.hoisted).
+//
+// (Hoisting pure ALU ops of fixed slots the same way measured no gain on
+// the BenchmarkClass kernels and 15% loss on histogram, unexplained.)
+//
+// The instruction stays as a nop, so pcs, error positions and instruction
+// counts do not change. A use that runs before the definition reads an
+// undefined register, so it may read the value early.
+func (dc *decoder) specialise(src *ptx.Instr, sc *scope, pc int) {
+	name := dc.single[src]
+	if name == "" || len(dc.p.code) != pc+1 {
+		return
+	}
+	x := &dc.p.code[pc]
+	s := sc.lookup(name)
+	if x.gp >= 0 || s == nil || s.typ == ptx.B128 || s.slot != x.d {
+		return
+	}
+	switch {
+	case x.op == opMov && s.kind == skReg && dc.fixed[x.a]:
+		s.slot = x.a
+	case x.op >= opCmp && s.kind == skPred && x.fl&(3|setpQ) == 0 && dc.hoistable(x):
+		dc.p.hoisted = append(dc.p.hoisted, *x)
+	default:
+		return
+	}
+	*x = inst{op: opNop, gp: -1}
+}
+
+// hoistable reports whether generated comparison x reads only fixed slots
+// that do not change from CTA to CTA.
+func (dc *decoder) hoistable(x *inst) bool {
+	n := genSrcs()[x.op]
+	if n == 0 {
+		return false
+	}
+	for _, s := range []uint32{x.a, x.b, x.c, x.e}[:n] {
+		if !dc.fixed[s] || dc.perCTA[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// genSrcs is the number of sources (a, b, c, e) of each generated opcode.
+var genSrcs = sync.OnceValue(func() map[opcode]int {
+	n := map[opcode]int{}
+	for _, g := range genOps {
+		n[g.op] = max(n[g.op], len(strings.Split(g.srcs, ",")))
+	}
+	return n
+})
+
+// singleDefs finds the registers of a function body that specialise may
+// fix: it maps a register's one definition to the register's name. Such
+// a register is declared once in the body, written by exactly one
+// instruction, which mentions it only as its first operand and comes
+// before every other mention of it in program text, and it is never a
+// call operand (calls bind their operands' names to parameters).
+//
+// The scan is syntactic and conservative: an instruction writes its first
+// operand's registers, and every register it names unless its opcode is
+// one known to write only its first operand.
+func singleDefs(body *ptx.Block) map[*ptx.Instr]string {
+	type reg struct {
+		decls, defs int
+		def         *ptx.Instr
+		bad         bool // mentioned before its definition, by it as a source, or by a call
+	}
+	regs := map[string]*reg{}
+	get := func(n string) *reg {
+		r := regs[n]
+		if r == nil {
+			r = &reg{}
+			regs[n] = r
+		}
+		return r
+	}
+	var names func(o ptx.Operand, f func(string))
+	names = func(o ptx.Operand, f func(string)) {
+		switch o := o.(type) {
+		case *ptx.Reg:
+			if o.Name != "_" {
+				f(o.Name)
+			}
+		case *ptx.Vec:
+			for _, e := range o.Elems {
+				names(e, f)
+			}
+		case *ptx.List:
+			for _, e := range o.Elems {
+				names(e, f)
+			}
+		case *ptx.Tuple:
+			for _, e := range o.Elems {
+				names(e, f)
+			}
+		case *ptx.Pair:
+			names(o.First, f)
+			names(o.Second, f)
+		case *ptx.Addr:
+			names(o.Base, f)
+		}
+	}
+	var walk func(b *ptx.Block)
+	walk = func(b *ptx.Block) {
+		for _, st := range b.Stmts {
+			switch st := st.(type) {
+			case *ptx.Var:
+				if st.Space != ptx.SpaceReg {
+					continue
+				}
+				if st.Range > 0 {
+					for i := 0; i < st.Range; i++ {
+						get(fmt.Sprintf("%s%d", st.Name, i)).decls++
+					}
+				} else {
+					get(st.Name).decls++
+				}
+			case *ptx.Block:
+				walk(st)
+			case *ptx.Instr:
+				if st.Guard != "" {
+					if r := get(st.Guard); r.defs == 0 || r.def == st {
+						r.bad = true
+					}
+				}
+				for i, o := range st.Operands {
+					names(o, func(n string) {
+						r := get(n)
+						switch {
+						case st.Op == "call":
+							r.bad = true
+						case i == 0 || !writesFirstOnly[st.Op]:
+							r.defs++
+							r.def = st
+						case r.defs == 0 || r.def == st:
+							r.bad = true
+						}
+					})
+				}
+			}
+		}
+	}
+	walk(body)
+	out := map[*ptx.Instr]string{}
+	for n, r := range regs {
+		if r.decls != 1 || r.defs != 1 || r.bad || r.def.Guard != "" {
+			continue
+		}
+		if d, ok := r.def.Operands[0].(*ptx.Reg); ok && d.Name == n {
+			out[r.def] = n
+		}
+	}
+	return out
+}
+
+// writesFirstOnly lists the opcodes that write no register but those of
+// their first operand (singleDefs).
+var writesFirstOnly = map[string]bool{
+	"mov": true, "cvta": true, "ld": true, "ldu": true, "st": true, "cvt": true,
+	"add": true, "sub": true, "mul": true, "mad": true, "fma": true, "div": true, "rem": true,
+	"abs": true, "neg": true, "min": true, "max": true, "shl": true, "shr": true,
+	"and": true, "or": true, "xor": true, "not": true, "cnot": true, "setp": true,
+	"selp": true, "set": true, "slct": true, "rcp": true, "sqrt": true, "rsqrt": true,
+	"ex2": true, "lg2": true, "sin": true, "cos": true, "tanh": true, "bra": true,
+	"bar": true, "barrier": true, "shfl": true, "popc": true, "clz": true, "brev": true,
+	"bfe": true, "bfi": true, "prmt": true, "lop3": true, "mul24": true, "mad24": true,
+	"atom": true, "red": true, "copysign": true, "testp": true, "ret": true, "exit": true,
 }

@@ -218,6 +218,11 @@ func newCTA(l *Launch, smid int) *cta {
 	c.own = cluster{ctas: c.self[:], dim: [3]uint32{1, 1, 1}, size: 1}
 	c.cl = &c.own
 	c.fillSpecials()
+	for _, w := range c.warps {
+		for i := range p.hoisted {
+			w.pr[p.hoisted[i].d] = execCmp(&p.hoisted[i], w.r, fullMask)
+		}
+	}
 	c.checkModes()
 	return c
 }
@@ -369,6 +374,16 @@ func (c *cta) runWarp(w *warp) bool {
 // would catch up with other lanes of the same frame.
 func (c *cta) pick(w *warp, run uint32) (group uint32, pc, stop int32) {
 	if w.calls == 0 {
+		// The common case, converged lanes: one branch-free pass over the
+		// pcs instead of the ordering below.
+		pc = w.pc[bits.TrailingZeros32(run)&31]
+		var diff int32
+		for l, p := range &w.pc {
+			diff |= (p ^ pc) & -int32(run>>l&1)
+		}
+		if diff == 0 {
+			return run, pc, math.MaxInt32
+		}
 		pc, stop = math.MaxInt32, math.MaxInt32
 		for m := run; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
@@ -447,6 +462,12 @@ func (w *warp) sameStack(a, b int) bool {
 
 // setPCs stores pc for every lane of m.
 func (w *warp) setPCs(m uint32, pc int32) {
+	if m == fullMask {
+		for l := range w.pc {
+			w.pc[l] = pc
+		}
+		return
+	}
 	for ; m != 0; m &= m - 1 {
 		w.pc[bits.TrailingZeros32(m)] = pc
 	}

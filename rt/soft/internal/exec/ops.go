@@ -1,5 +1,7 @@
 package exec
 
+import "unsafe"
+
 //go:generate go run ../opgen -o ops_gen.go
 
 // opcode is a bytecode operation. Hand-written ops (control flow, memory,
@@ -87,6 +89,10 @@ type genOp struct {
 
 // lanes is the 32 lane values of the register at offset o.
 func lanes(r []uint64, o uint32) *[32]uint64 { return (*[32]uint64)(r[o : o+32]) }
+
+// quads views a register's lanes four by four (the generated full-warp
+// loops).
+func quads(v *[32]uint64) *[8][4]uint64 { return (*[8][4]uint64)(unsafe.Pointer(v)) }
 
 func satS32(v int64) uint64 {
 	switch {

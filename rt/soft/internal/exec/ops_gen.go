@@ -2691,10 +2691,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(A) + uint16(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(A) + uint16(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(A) + uint16(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(A) + uint16(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(A) + uint16(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2709,10 +2729,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(A) - uint16(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(A) - uint16(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(A) - uint16(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(A) - uint16(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(A) - uint16(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2727,10 +2767,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(A) * uint16(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(A) * uint16(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(A) * uint16(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(A) * uint16(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(A) * uint16(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2746,11 +2806,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint16(A)*uint16(B) + uint16(C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint16(A)*uint16(B) + uint16(C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint16(A)*uint16(B) + uint16(C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint16(A)*uint16(B) + uint16(C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint16(A)*uint16(B) + uint16(C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2766,10 +2850,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(uint16(A)) * uint32(uint16(B)) >> 16)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(uint16(A)) * uint32(uint16(B)) >> 16)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(uint16(A)) * uint32(uint16(B)) >> 16)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(uint16(A)) * uint32(uint16(B)) >> 16)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(uint16(A)) * uint32(uint16(B)) >> 16)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2784,10 +2888,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16((int32(int16(A)) * int32(int16(B))) >> 16))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16((int32(int16(A)) * int32(int16(B))) >> 16))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16((int32(int16(A)) * int32(int16(B))) >> 16))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16((int32(int16(A)) * int32(int16(B))) >> 16))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16((int32(int16(A)) * int32(int16(B))) >> 16))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2803,11 +2927,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint16(uint64(uint32(uint16(A))*uint32(uint16(B))>>16) + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint16(uint64(uint32(uint16(A))*uint32(uint16(B))>>16) + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint16(uint64(uint32(uint16(A))*uint32(uint16(B))>>16) + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint16(uint64(uint32(uint16(A))*uint32(uint16(B))>>16) + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint16(uint64(uint32(uint16(A))*uint32(uint16(B))>>16) + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2824,11 +2972,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint16(uint64(uint16((int32(int16(A))*int32(int16(B)))>>16)) + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint16(uint64(uint16((int32(int16(A))*int32(int16(B)))>>16)) + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint16(uint64(uint16((int32(int16(A))*int32(int16(B)))>>16)) + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint16(uint64(uint16((int32(int16(A))*int32(int16(B)))>>16)) + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint16(uint64(uint16((int32(int16(A))*int32(int16(B)))>>16)) + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2844,10 +3016,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(uint16(A)) * uint32(uint16(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(uint16(A)) * uint32(uint16(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(uint16(A)) * uint32(uint16(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(uint16(A)) * uint32(uint16(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(uint16(A)) * uint32(uint16(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2862,10 +3054,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(int32(int16(A)) * int32(int16(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(int32(int16(A)) * int32(int16(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(int32(int16(A)) * int32(int16(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(int32(int16(A)) * int32(int16(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(int32(int16(A)) * int32(int16(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2881,11 +3093,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint32(uint64(uint32(uint16(A))*uint32(uint16(B))) + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(uint64(uint32(uint16(A))*uint32(uint16(B))) + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(uint64(uint32(uint16(A))*uint32(uint16(B))) + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(uint64(uint32(uint16(A))*uint32(uint16(B))) + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(uint64(uint32(uint16(A))*uint32(uint16(B))) + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2902,11 +3138,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint32(uint64(uint32(int32(int16(A))*int32(int16(B)))) + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(uint64(uint32(int32(int16(A))*int32(int16(B)))) + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(uint64(uint32(int32(int16(A))*int32(int16(B)))) + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(uint64(uint32(int32(int16(A))*int32(int16(B)))) + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(uint64(uint32(int32(int16(A))*int32(int16(B)))) + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2922,10 +3182,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.DivU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.DivU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.DivU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.DivU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.DivU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2940,10 +3220,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.DivS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.DivS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.DivS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.DivS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.DivS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2958,10 +3258,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.RemU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.RemU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.RemU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.RemU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.RemU(uint64(uint16(A)), uint64(uint16(B)), gpumath.Mask(16))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2976,10 +3296,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.RemS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.RemS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.RemS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.RemS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.RemS(int64(int16(A)), int64(int16(B)), gpumath.Mask(16))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -2993,9 +3333,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(uint16(gpumath.AbsI(int64(int16(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint16(gpumath.AbsI(int64(int16(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint16(gpumath.AbsI(int64(int16(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint16(gpumath.AbsI(int64(int16(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint16(gpumath.AbsI(int64(int16(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3008,9 +3364,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(uint16(-int16(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint16(-int16(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint16(-int16(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint16(-int16(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint16(-int16(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3024,10 +3396,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(min(uint16(A), uint16(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(min(uint16(A), uint16(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(min(uint16(A), uint16(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(min(uint16(A), uint16(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(min(uint16(A), uint16(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3042,10 +3434,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(max(uint16(A), uint16(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(max(uint16(A), uint16(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(max(uint16(A), uint16(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(max(uint16(A), uint16(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(max(uint16(A), uint16(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3060,10 +3472,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(min(int16(A), int16(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(min(int16(A), int16(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(min(int16(A), int16(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(min(int16(A), int16(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(min(int16(A), int16(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3078,10 +3510,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(max(int16(A), int16(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(max(int16(A), int16(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(max(int16(A), int16(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(max(int16(A), int16(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(max(int16(A), int16(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3096,10 +3548,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(A) & uint16(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(A) & uint16(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(A) & uint16(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(A) & uint16(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(A) & uint16(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3114,10 +3586,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(A) | uint16(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(A) | uint16(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(A) | uint16(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(A) | uint16(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(A) | uint16(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3132,10 +3624,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(A) ^ uint16(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(A) ^ uint16(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(A) ^ uint16(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(A) ^ uint16(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(A) ^ uint16(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3149,9 +3661,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(^uint16(A))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(^uint16(A))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(^uint16(A))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(^uint16(A))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(^uint16(A))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3164,9 +3692,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.B2U(uint16(A) == 0)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.B2U(uint16(A) == 0)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.B2U(uint16(A) == 0)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.B2U(uint16(A) == 0)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.B2U(uint16(A) == 0)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3180,10 +3724,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(A) << uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(A) << uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(A) << uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(A) << uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(A) << uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3198,10 +3762,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(A) >> uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(A) >> uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(A) >> uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(A) >> uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(A) >> uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3216,10 +3800,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint16(int16(A) >> uint32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint16(int16(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint16(int16(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint16(int16(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint16(int16(A) >> uint32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3234,10 +3838,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A) + uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A) + uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A) + uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A) + uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A) + uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3252,10 +3876,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A) - uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A) - uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A) - uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A) - uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A) - uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3270,10 +3914,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A) * uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A) * uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A) * uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A) * uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A) * uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3289,11 +3953,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint32(A)*uint32(B) + uint32(C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(A)*uint32(B) + uint32(C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(A)*uint32(B) + uint32(C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(A)*uint32(B) + uint32(C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(A)*uint32(B) + uint32(C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3309,10 +3997,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A)) * uint64(uint32(B)) >> 32
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A)) * uint64(uint32(B)) >> 32
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A)) * uint64(uint32(B)) >> 32
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A)) * uint64(uint32(B)) >> 32
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A)) * uint64(uint32(B)) >> 32
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3327,10 +4035,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32((int64(int32(A)) * int64(int32(B))) >> 32))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32((int64(int32(A)) * int64(int32(B))) >> 32))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32((int64(int32(A)) * int64(int32(B))) >> 32))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32((int64(int32(A)) * int64(int32(B))) >> 32))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32((int64(int32(A)) * int64(int32(B))) >> 32))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3346,11 +4074,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint32(uint64(uint32(A))*uint64(uint32(B))>>32 + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(uint64(uint32(A))*uint64(uint32(B))>>32 + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(uint64(uint32(A))*uint64(uint32(B))>>32 + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(uint64(uint32(A))*uint64(uint32(B))>>32 + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(uint64(uint32(A))*uint64(uint32(B))>>32 + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3367,11 +4119,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint32(uint64(uint32((int64(int32(A))*int64(int32(B)))>>32)) + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(uint64(uint32((int64(int32(A))*int64(int32(B)))>>32)) + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(uint64(uint32((int64(int32(A))*int64(int32(B)))>>32)) + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(uint64(uint32((int64(int32(A))*int64(int32(B)))>>32)) + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(uint64(uint32((int64(int32(A))*int64(int32(B)))>>32)) + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3387,10 +4163,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A)) * uint64(uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A)) * uint64(uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A)) * uint64(uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A)) * uint64(uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A)) * uint64(uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3405,10 +4201,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(int64(int32(A)) * int64(int32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(int64(int32(A)) * int64(int32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(int64(int32(A)) * int64(int32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(int64(int32(A)) * int64(int32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(int64(int32(A)) * int64(int32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3424,11 +4240,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint64(uint64(uint32(A))*uint64(uint32(B)) + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint64(uint64(uint32(A))*uint64(uint32(B)) + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint64(uint64(uint32(A))*uint64(uint32(B)) + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint64(uint64(uint32(A))*uint64(uint32(B)) + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint64(uint64(uint32(A))*uint64(uint32(B)) + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3445,11 +4285,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint64(uint64(int64(int32(A))*int64(int32(B))) + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint64(uint64(int64(int32(A))*int64(int32(B))) + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint64(uint64(int64(int32(A))*int64(int32(B))) + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint64(uint64(int64(int32(A))*int64(int32(B))) + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint64(uint64(int64(int32(A))*int64(int32(B))) + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3465,10 +4329,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.DivU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.DivU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.DivU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.DivU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.DivU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3483,10 +4367,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.DivS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.DivS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.DivS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.DivS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.DivS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3501,10 +4405,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.RemU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.RemU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.RemU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.RemU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.RemU(uint64(uint32(A)), uint64(uint32(B)), gpumath.Mask(32))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3519,10 +4443,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.RemS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.RemS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.RemS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.RemS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.RemS(int64(int32(A)), int64(int32(B)), gpumath.Mask(32))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3536,9 +4480,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(uint32(gpumath.AbsI(int64(int32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(gpumath.AbsI(int64(int32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(gpumath.AbsI(int64(int32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(gpumath.AbsI(int64(int32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(gpumath.AbsI(int64(int32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3551,9 +4511,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(uint32(-int32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(-int32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(-int32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(-int32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(-int32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3567,10 +4543,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(min(uint32(A), uint32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(min(uint32(A), uint32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(min(uint32(A), uint32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(min(uint32(A), uint32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(min(uint32(A), uint32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3585,10 +4581,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(max(uint32(A), uint32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(max(uint32(A), uint32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(max(uint32(A), uint32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(max(uint32(A), uint32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(max(uint32(A), uint32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3603,10 +4619,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(min(int32(A), int32(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(min(int32(A), int32(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(min(int32(A), int32(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(min(int32(A), int32(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(min(int32(A), int32(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3621,10 +4657,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(max(int32(A), int32(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(max(int32(A), int32(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(max(int32(A), int32(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(max(int32(A), int32(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(max(int32(A), int32(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3639,10 +4695,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A) & uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A) & uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A) & uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A) & uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A) & uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3657,10 +4733,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A) | uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A) | uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A) | uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A) | uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A) | uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3675,10 +4771,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A) ^ uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A) ^ uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A) ^ uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A) ^ uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A) ^ uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3692,9 +4808,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(^uint32(A))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(^uint32(A))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(^uint32(A))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(^uint32(A))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(^uint32(A))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3707,9 +4839,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.B2U(uint32(A) == 0)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.B2U(uint32(A) == 0)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.B2U(uint32(A) == 0)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.B2U(uint32(A) == 0)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.B2U(uint32(A) == 0)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3723,10 +4871,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A) << uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A) << uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A) << uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A) << uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A) << uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3741,10 +4909,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A) >> uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A) >> uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A) >> uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A) >> uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A) >> uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3759,10 +4947,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(int32(A) >> uint32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(int32(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(int32(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(int32(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(int32(A) >> uint32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3776,9 +4984,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(bits.OnesCount32(uint32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(bits.OnesCount32(uint32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(bits.OnesCount32(uint32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(bits.OnesCount32(uint32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(bits.OnesCount32(uint32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3791,9 +5015,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(bits.LeadingZeros32(uint32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(bits.LeadingZeros32(uint32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(bits.LeadingZeros32(uint32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(bits.LeadingZeros32(uint32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(bits.LeadingZeros32(uint32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3806,9 +5046,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(bits.Reverse32(uint32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(bits.Reverse32(uint32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(bits.Reverse32(uint32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(bits.Reverse32(uint32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(bits.Reverse32(uint32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3821,9 +5077,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Bfind(A, 32, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Bfind(A, 32, false, false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Bfind(A, 32, false, false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Bfind(A, 32, false, false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Bfind(A, 32, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3836,9 +5108,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Bfind(A, 32, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Bfind(A, 32, true, false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Bfind(A, 32, true, false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Bfind(A, 32, true, false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Bfind(A, 32, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3851,9 +5139,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Bfind(A, 32, false, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Bfind(A, 32, false, true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Bfind(A, 32, false, true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Bfind(A, 32, false, true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Bfind(A, 32, false, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3866,9 +5170,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Bfind(A, 32, true, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Bfind(A, 32, true, true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Bfind(A, 32, true, true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Bfind(A, 32, true, true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Bfind(A, 32, true, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3883,11 +5203,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Bfe(A, B, C, 32, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Bfe(A, B, C, 32, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Bfe(A, B, C, 32, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Bfe(A, B, C, 32, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Bfe(A, B, C, 32, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3904,11 +5248,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Bfe(A, B, C, 32, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Bfe(A, B, C, 32, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Bfe(A, B, C, 32, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Bfe(A, B, C, 32, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Bfe(A, B, C, 32, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3926,12 +5294,40 @@ func execALU(in *inst, r []uint64, m uint32) {
 		c := lanes(r, in.c)
 		e := lanes(r, in.e)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				E := e[l]
-				d[l] = gpumath.Bfi(A, B, C, E, 32)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			e4 := quads(e)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					E := e4[i][0]
+					d4[i][0] = gpumath.Bfi(A, B, C, E, 32)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					E := e4[i][1]
+					d4[i][1] = gpumath.Bfi(A, B, C, E, 32)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					E := e4[i][2]
+					d4[i][2] = gpumath.Bfi(A, B, C, E, 32)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					E := e4[i][3]
+					d4[i][3] = gpumath.Bfi(A, B, C, E, 32)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3948,10 +5344,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(A) + uint64(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(A) + uint64(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(A) + uint64(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(A) + uint64(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(A) + uint64(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3966,10 +5382,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(A) - uint64(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(A) - uint64(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(A) - uint64(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(A) - uint64(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(A) - uint64(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -3984,10 +5420,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(A) * uint64(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(A) * uint64(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(A) * uint64(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(A) * uint64(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(A) * uint64(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4003,11 +5459,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint64(A)*uint64(B) + uint64(C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint64(A)*uint64(B) + uint64(C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint64(A)*uint64(B) + uint64(C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint64(A)*uint64(B) + uint64(C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint64(A)*uint64(B) + uint64(C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4023,10 +5503,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.MulHiU64(A, B)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.MulHiU64(A, B)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.MulHiU64(A, B)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.MulHiU64(A, B)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.MulHiU64(A, B)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4041,10 +5541,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.MulHiS64(int64(A), int64(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.MulHiS64(int64(A), int64(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.MulHiS64(int64(A), int64(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.MulHiS64(int64(A), int64(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.MulHiS64(int64(A), int64(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4060,11 +5580,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint64(gpumath.MulHiU64(A, B) + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint64(gpumath.MulHiU64(A, B) + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint64(gpumath.MulHiU64(A, B) + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint64(gpumath.MulHiU64(A, B) + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint64(gpumath.MulHiU64(A, B) + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4081,11 +5625,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint64(gpumath.MulHiS64(int64(A), int64(B)) + C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint64(gpumath.MulHiS64(int64(A), int64(B)) + C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint64(gpumath.MulHiS64(int64(A), int64(B)) + C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint64(gpumath.MulHiS64(int64(A), int64(B)) + C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint64(gpumath.MulHiS64(int64(A), int64(B)) + C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4101,10 +5669,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.DivU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.DivU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.DivU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.DivU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.DivU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4119,10 +5707,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.DivS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.DivS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.DivS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.DivS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.DivS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4137,10 +5745,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.RemU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.RemU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.RemU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.RemU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.RemU(uint64(uint64(A)), uint64(uint64(B)), gpumath.Mask(64))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4155,10 +5783,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.RemS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.RemS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.RemS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.RemS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.RemS(int64(int64(A)), int64(int64(B)), gpumath.Mask(64))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4172,9 +5820,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(uint64(gpumath.AbsI(int64(int64(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint64(gpumath.AbsI(int64(int64(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint64(gpumath.AbsI(int64(int64(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint64(gpumath.AbsI(int64(int64(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint64(gpumath.AbsI(int64(int64(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4187,9 +5851,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(uint64(-int64(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint64(-int64(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint64(-int64(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint64(-int64(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint64(-int64(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4203,10 +5883,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(min(uint64(A), uint64(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(min(uint64(A), uint64(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(min(uint64(A), uint64(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(min(uint64(A), uint64(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(min(uint64(A), uint64(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4221,10 +5921,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(max(uint64(A), uint64(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(max(uint64(A), uint64(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(max(uint64(A), uint64(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(max(uint64(A), uint64(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(max(uint64(A), uint64(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4239,10 +5959,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(min(int64(A), int64(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(min(int64(A), int64(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(min(int64(A), int64(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(min(int64(A), int64(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(min(int64(A), int64(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4257,10 +5997,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(max(int64(A), int64(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(max(int64(A), int64(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(max(int64(A), int64(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(max(int64(A), int64(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(max(int64(A), int64(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4275,10 +6035,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(A) & uint64(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(A) & uint64(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(A) & uint64(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(A) & uint64(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(A) & uint64(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4293,10 +6073,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(A) | uint64(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(A) | uint64(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(A) | uint64(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(A) | uint64(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(A) | uint64(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4311,10 +6111,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(A) ^ uint64(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(A) ^ uint64(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(A) ^ uint64(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(A) ^ uint64(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(A) ^ uint64(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4328,9 +6148,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(^uint64(A))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(^uint64(A))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(^uint64(A))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(^uint64(A))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(^uint64(A))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4343,9 +6179,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.B2U(uint64(A) == 0)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.B2U(uint64(A) == 0)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.B2U(uint64(A) == 0)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.B2U(uint64(A) == 0)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.B2U(uint64(A) == 0)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4359,10 +6211,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(A) << uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(A) << uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(A) << uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(A) << uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(A) << uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4377,10 +6249,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(A) >> uint32(B))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(A) >> uint32(B))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(A) >> uint32(B))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(A) >> uint32(B))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(A) >> uint32(B))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4395,10 +6287,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint64(int64(A) >> uint32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint64(int64(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint64(int64(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint64(int64(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint64(int64(A) >> uint32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4412,9 +6324,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(bits.OnesCount64(uint64(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(bits.OnesCount64(uint64(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(bits.OnesCount64(uint64(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(bits.OnesCount64(uint64(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(bits.OnesCount64(uint64(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4427,9 +6355,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(bits.LeadingZeros64(uint64(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(bits.LeadingZeros64(uint64(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(bits.LeadingZeros64(uint64(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(bits.LeadingZeros64(uint64(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(bits.LeadingZeros64(uint64(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4442,9 +6386,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = uint64(bits.Reverse64(uint64(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(bits.Reverse64(uint64(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(bits.Reverse64(uint64(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(bits.Reverse64(uint64(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(bits.Reverse64(uint64(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4457,9 +6417,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Bfind(A, 64, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Bfind(A, 64, false, false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Bfind(A, 64, false, false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Bfind(A, 64, false, false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Bfind(A, 64, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4472,9 +6448,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Bfind(A, 64, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Bfind(A, 64, true, false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Bfind(A, 64, true, false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Bfind(A, 64, true, false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Bfind(A, 64, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4487,9 +6479,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Bfind(A, 64, false, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Bfind(A, 64, false, true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Bfind(A, 64, false, true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Bfind(A, 64, false, true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Bfind(A, 64, false, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4502,9 +6510,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Bfind(A, 64, true, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Bfind(A, 64, true, true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Bfind(A, 64, true, true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Bfind(A, 64, true, true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Bfind(A, 64, true, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4519,11 +6543,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Bfe(A, B, C, 64, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Bfe(A, B, C, 64, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Bfe(A, B, C, 64, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Bfe(A, B, C, 64, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Bfe(A, B, C, 64, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4540,11 +6588,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Bfe(A, B, C, 64, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Bfe(A, B, C, 64, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Bfe(A, B, C, 64, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Bfe(A, B, C, 64, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Bfe(A, B, C, 64, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4562,12 +6634,40 @@ func execALU(in *inst, r []uint64, m uint32) {
 		c := lanes(r, in.c)
 		e := lanes(r, in.e)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				E := e[l]
-				d[l] = gpumath.Bfi(A, B, C, E, 64)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			e4 := quads(e)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					E := e4[i][0]
+					d4[i][0] = gpumath.Bfi(A, B, C, E, 64)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					E := e4[i][1]
+					d4[i][1] = gpumath.Bfi(A, B, C, E, 64)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					E := e4[i][2]
+					d4[i][2] = gpumath.Bfi(A, B, C, E, 64)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					E := e4[i][3]
+					d4[i][3] = gpumath.Bfi(A, B, C, E, 64)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4585,11 +6685,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Prmt(A, B, C, in.fl)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Prmt(A, B, C, in.fl)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Prmt(A, B, C, in.fl)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Prmt(A, B, C, in.fl)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Prmt(A, B, C, in.fl)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4606,11 +6730,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Lop3(A, B, C, uint64(in.imm))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Lop3(A, B, C, uint64(in.imm))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Lop3(A, B, C, uint64(in.imm))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Lop3(A, B, C, uint64(in.imm))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Lop3(A, B, C, uint64(in.imm))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4627,11 +6775,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Shf(A, B, C, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Shf(A, B, C, true, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Shf(A, B, C, true, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Shf(A, B, C, true, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Shf(A, B, C, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4648,11 +6820,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Shf(A, B, C, true, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Shf(A, B, C, true, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Shf(A, B, C, true, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Shf(A, B, C, true, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Shf(A, B, C, true, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4669,11 +6865,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Shf(A, B, C, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Shf(A, B, C, false, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Shf(A, B, C, false, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Shf(A, B, C, false, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Shf(A, B, C, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4690,11 +6910,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Shf(A, B, C, false, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Shf(A, B, C, false, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Shf(A, B, C, false, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Shf(A, B, C, false, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Shf(A, B, C, false, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4710,10 +6954,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(A&0xffffff) * uint32(B&0xffffff))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(A&0xffffff) * uint32(B&0xffffff))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(A&0xffffff) * uint32(B&0xffffff))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(A&0xffffff) * uint32(B&0xffffff))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(A&0xffffff) * uint32(B&0xffffff))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4728,10 +6992,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(uint32(int32(gpumath.Sext(A, 24)) * int32(gpumath.Sext(B, 24))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(uint32(int32(gpumath.Sext(A, 24)) * int32(gpumath.Sext(B, 24))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(uint32(int32(gpumath.Sext(A, 24)) * int32(gpumath.Sext(B, 24))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(uint32(int32(gpumath.Sext(A, 24)) * int32(gpumath.Sext(B, 24))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(uint32(int32(gpumath.Sext(A, 24)) * int32(gpumath.Sext(B, 24))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4746,10 +7030,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = (A & 0xffffff) * (B & 0xffffff) >> 16 & 0xffffffff
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = (A & 0xffffff) * (B & 0xffffff) >> 16 & 0xffffffff
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = (A & 0xffffff) * (B & 0xffffff) >> 16 & 0xffffffff
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = (A & 0xffffff) * (B & 0xffffff) >> 16 & 0xffffffff
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = (A & 0xffffff) * (B & 0xffffff) >> 16 & 0xffffffff
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4764,10 +7068,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = uint64(gpumath.Sext(A, 24)*gpumath.Sext(B, 24)) >> 16 & 0xffffffff
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = uint64(gpumath.Sext(A, 24)*gpumath.Sext(B, 24)) >> 16 & 0xffffffff
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = uint64(gpumath.Sext(A, 24)*gpumath.Sext(B, 24)) >> 16 & 0xffffffff
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = uint64(gpumath.Sext(A, 24)*gpumath.Sext(B, 24)) >> 16 & 0xffffffff
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = uint64(gpumath.Sext(A, 24)*gpumath.Sext(B, 24)) >> 16 & 0xffffffff
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4783,11 +7107,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint32(A&0xffffff)*uint32(B&0xffffff) + uint32(C))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(A&0xffffff)*uint32(B&0xffffff) + uint32(C))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(A&0xffffff)*uint32(B&0xffffff) + uint32(C))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(A&0xffffff)*uint32(B&0xffffff) + uint32(C))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(A&0xffffff)*uint32(B&0xffffff) + uint32(C))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4804,11 +7152,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint32(int32(gpumath.Sext(A, 24))*int32(gpumath.Sext(B, 24)) + int32(C)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(int32(gpumath.Sext(A, 24))*int32(gpumath.Sext(B, 24)) + int32(C)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(int32(gpumath.Sext(A, 24))*int32(gpumath.Sext(B, 24)) + int32(C)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(int32(gpumath.Sext(A, 24))*int32(gpumath.Sext(B, 24)) + int32(C)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(int32(gpumath.Sext(A, 24))*int32(gpumath.Sext(B, 24)) + int32(C)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4825,11 +7197,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(uint32(A)), int64(uint32(B)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(uint32(A)), int64(uint32(B)))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(uint32(A)), int64(uint32(B)))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(uint32(A)), int64(uint32(B)))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(uint32(A)), int64(uint32(B)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4846,11 +7242,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(int32(A)), int64(int32(B)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(int32(A)), int64(int32(B)))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(int32(A)), int64(int32(B)))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(int32(A)), int64(int32(B)))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(C) + uint32(gpumath.AbsDiff(int64(int32(A)), int64(int32(B)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4866,10 +7286,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = satS32(int64(int32(A)) + int64(int32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = satS32(int64(int32(A)) + int64(int32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = satS32(int64(int32(A)) + int64(int32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = satS32(int64(int32(A)) + int64(int32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = satS32(int64(int32(A)) + int64(int32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4884,10 +7324,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = satS32(int64(int32(A)) - int64(int32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = satS32(int64(int32(A)) - int64(int32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = satS32(int64(int32(A)) - int64(int32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = satS32(int64(int32(A)) - int64(int32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = satS32(int64(int32(A)) - int64(int32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4902,10 +7362,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = bmsk(A, B, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = bmsk(A, B, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = bmsk(A, B, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = bmsk(A, B, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = bmsk(A, B, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4920,10 +7400,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = szext(A, B, true, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = szext(A, B, true, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = szext(A, B, true, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = szext(A, B, true, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = szext(A, B, true, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4938,10 +7438,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = szext(A, B, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = szext(A, B, true, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = szext(A, B, true, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = szext(A, B, true, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = szext(A, B, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4956,10 +7476,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = bmsk(A, B, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = bmsk(A, B, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = bmsk(A, B, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = bmsk(A, B, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = bmsk(A, B, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4974,10 +7514,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = szext(A, B, false, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = szext(A, B, false, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = szext(A, B, false, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = szext(A, B, false, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = szext(A, B, false, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -4992,10 +7552,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = szext(A, B, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = szext(A, B, false, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = szext(A, B, false, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = szext(A, B, false, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = szext(A, B, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5011,11 +7591,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp4a(A, B, C, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp4a(A, B, C, false, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp4a(A, B, C, false, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp4a(A, B, C, false, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp4a(A, B, C, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5032,11 +7636,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp2a(A, B, C, false, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp2a(A, B, C, false, false, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp2a(A, B, C, false, false, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp2a(A, B, C, false, false, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp2a(A, B, C, false, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5053,11 +7681,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp2a(A, B, C, false, false, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp2a(A, B, C, false, false, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp2a(A, B, C, false, false, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp2a(A, B, C, false, false, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp2a(A, B, C, false, false, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5074,11 +7726,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp4a(A, B, C, false, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp4a(A, B, C, false, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp4a(A, B, C, false, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp4a(A, B, C, false, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp4a(A, B, C, false, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5095,11 +7771,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp2a(A, B, C, false, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp2a(A, B, C, false, true, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp2a(A, B, C, false, true, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp2a(A, B, C, false, true, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp2a(A, B, C, false, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5116,11 +7816,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp2a(A, B, C, false, true, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp2a(A, B, C, false, true, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp2a(A, B, C, false, true, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp2a(A, B, C, false, true, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp2a(A, B, C, false, true, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5137,11 +7861,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp4a(A, B, C, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp4a(A, B, C, true, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp4a(A, B, C, true, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp4a(A, B, C, true, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp4a(A, B, C, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5158,11 +7906,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp2a(A, B, C, true, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp2a(A, B, C, true, false, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp2a(A, B, C, true, false, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp2a(A, B, C, true, false, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp2a(A, B, C, true, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5179,11 +7951,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp2a(A, B, C, true, false, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp2a(A, B, C, true, false, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp2a(A, B, C, true, false, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp2a(A, B, C, true, false, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp2a(A, B, C, true, false, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5200,11 +7996,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp4a(A, B, C, true, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp4a(A, B, C, true, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp4a(A, B, C, true, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp4a(A, B, C, true, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp4a(A, B, C, true, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5221,11 +8041,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp2a(A, B, C, true, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp2a(A, B, C, true, true, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp2a(A, B, C, true, true, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp2a(A, B, C, true, true, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp2a(A, B, C, true, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5242,11 +8086,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = dp2a(A, B, C, true, true, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = dp2a(A, B, C, true, true, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = dp2a(A, B, C, true, true, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = dp2a(A, B, C, true, true, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = dp2a(A, B, C, true, true, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5263,11 +8131,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = fns(A, B, C)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = fns(A, B, C)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = fns(A, B, C)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = fns(A, B, C)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = fns(A, B, C)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5283,10 +8175,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Add, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Add, false, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Add, false, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Add, false, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Add, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5301,10 +8213,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Sub, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Sub, false, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Sub, false, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Sub, false, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Sub, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5319,10 +8251,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Min, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Min, false, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Min, false, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Min, false, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Min, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5337,10 +8289,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Max, false, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Max, false, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Max, false, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Max, false, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Max, false, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5355,10 +8327,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Add, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Add, true, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Add, true, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Add, true, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Add, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5373,10 +8365,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Sub, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Sub, true, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Sub, true, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Sub, true, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Sub, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5391,10 +8403,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Min, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Min, true, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Min, true, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Min, true, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Min, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5409,10 +8441,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Max, true, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Max, true, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Max, true, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Max, true, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Max, true, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5427,10 +8479,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Add, true, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Add, true, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Add, true, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Add, true, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Add, true, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5445,10 +8517,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2op(A, B, x2Sub, true, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2op(A, B, x2Sub, true, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2op(A, B, x2Sub, true, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2op(A, B, x2Sub, true, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2op(A, B, x2Sub, true, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5463,10 +8555,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2relu(x2op(A, B, x2Min, true, false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2relu(x2op(A, B, x2Min, true, false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2relu(x2op(A, B, x2Min, true, false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2relu(x2op(A, B, x2Min, true, false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2relu(x2op(A, B, x2Min, true, false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5481,10 +8593,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = x2relu(x2op(A, B, x2Max, true, false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = x2relu(x2op(A, B, x2Max, true, false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = x2relu(x2op(A, B, x2Max, true, false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = x2relu(x2op(A, B, x2Max, true, false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = x2relu(x2op(A, B, x2Max, true, false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5500,11 +8632,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = video(A, B, C, in.fl)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = video(A, B, C, in.fl)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = video(A, B, C, in.fl)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = video(A, B, C, in.fl)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = video(A, B, C, in.fl)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5521,11 +8677,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = extFns[in.aux](A, B, C, in.imm)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = extFns[in.aux](A, B, C, in.imm)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = extFns[in.aux](A, B, C, in.imm)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = extFns[in.aux](A, B, C, in.imm)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = extFns[in.aux](A, B, C, in.imm)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5541,10 +8721,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5559,10 +8759,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5577,10 +8797,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5596,17 +8836,59 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
-				fs := float64(fx)*float64(fy) + float64(fz)
-				fr := float32(fs)
-				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
-					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][0] = gpumath.R32(fr)
 				}
-				d[l] = gpumath.R32(fr)
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][1] = gpumath.R32(fr)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][2] = gpumath.R32(fr)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][3] = gpumath.R32(fr)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5628,10 +8910,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5645,9 +8947,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5660,9 +8978,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5676,10 +9010,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5694,10 +9048,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5712,10 +9086,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5731,11 +9125,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5751,10 +9169,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5768,9 +9206,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5783,9 +9237,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5799,10 +9269,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5817,10 +9307,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5835,10 +9345,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5854,11 +9384,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5874,10 +9428,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5891,9 +9465,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5906,9 +9496,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5922,10 +9528,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5940,10 +9566,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5958,10 +9604,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5977,11 +9643,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -5997,10 +9687,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6014,9 +9724,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6029,9 +9755,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6045,10 +9787,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6063,10 +9825,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6080,9 +9862,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6095,9 +9893,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6110,9 +9924,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6125,9 +9955,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6140,9 +9986,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6155,9 +10017,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6170,9 +10048,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6185,9 +10079,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6200,9 +10110,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6215,9 +10141,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6231,10 +10173,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6249,10 +10211,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6267,10 +10249,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6285,10 +10287,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6303,10 +10325,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6321,10 +10363,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6339,10 +10401,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6358,17 +10440,59 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
-				fs := float64(fx)*float64(fy) + float64(fz)
-				fr := float32(fs)
-				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
-					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][0] = gpumath.R32(gpumath.Sat32(fr))
 				}
-				d[l] = gpumath.R32(gpumath.Sat32(fr))
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][1] = gpumath.R32(gpumath.Sat32(fr))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][2] = gpumath.R32(gpumath.Sat32(fr))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][3] = gpumath.R32(gpumath.Sat32(fr))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6390,10 +10514,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6408,10 +10552,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6426,10 +10590,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6445,11 +10629,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6465,10 +10673,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6483,10 +10711,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6501,10 +10749,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6520,11 +10788,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6540,10 +10832,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6558,10 +10870,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6576,10 +10908,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6595,11 +10947,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6615,10 +10991,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6633,10 +11029,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6651,10 +11067,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6670,17 +11106,59 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
-				fs := float64(fx)*float64(fy) + float64(fz)
-				fr := float32(fs)
-				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
-					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(fr))
 				}
-				d[l] = gpumath.R32(gpumath.Ftz32(fr))
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(fr))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(fr))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(fr))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6702,10 +11180,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6719,9 +11217,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6734,9 +11248,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6750,10 +11280,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6768,10 +11318,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6786,10 +11356,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6805,11 +11395,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6825,10 +11439,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6842,9 +11476,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6857,9 +11507,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6873,10 +11539,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6891,10 +11577,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6909,10 +11615,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6928,11 +11654,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6948,10 +11698,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6965,9 +11735,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6980,9 +11766,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -6996,10 +11798,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7014,10 +11836,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7032,10 +11874,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7051,11 +11913,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7071,10 +11957,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7088,9 +11994,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7103,9 +12025,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7119,10 +12057,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7137,10 +12095,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7154,9 +12132,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7169,9 +12163,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7184,9 +12194,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7199,9 +12225,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7214,9 +12256,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7229,9 +12287,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7244,9 +12318,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7259,9 +12349,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7274,9 +12380,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7289,9 +12411,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7305,10 +12443,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7323,10 +12481,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7341,10 +12519,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7359,10 +12557,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7377,10 +12595,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7395,10 +12633,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7413,10 +12671,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7432,17 +12710,59 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
-				fs := float64(fx)*float64(fy) + float64(fz)
-				fr := float32(fs)
-				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
-					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
 				}
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7464,10 +12784,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7482,10 +12822,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7500,10 +12860,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7519,11 +12899,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7539,10 +12943,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7557,10 +12981,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7575,10 +13019,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7594,11 +13058,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7614,10 +13102,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7632,10 +13140,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7650,10 +13178,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7669,11 +13217,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7689,10 +13261,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = B&0x7fffffff | A&0x80000000
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = B&0x7fffffff | A&0x80000000
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = B&0x7fffffff | A&0x80000000
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = B&0x7fffffff | A&0x80000000
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = B&0x7fffffff | A&0x80000000
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7707,10 +13299,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7725,10 +13337,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RN), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RN), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RN), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RN), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RN), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7743,10 +13375,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7762,11 +13414,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RN), B, C, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RN), B, C, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RN), B, C, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RN), B, C, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RN), B, C, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7782,10 +13458,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), A, B)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), A, B)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), A, B)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), A, B)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RN), A, B)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7799,9 +13495,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RN), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RN), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RN), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RN), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RN), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7814,9 +13526,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RN), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RN), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RN), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RN), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RN), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7830,10 +13558,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7848,10 +13596,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RZ), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RZ), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RZ), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RZ), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RZ), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7866,10 +13634,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7885,11 +13673,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RZ), B, C, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RZ), B, C, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RZ), B, C, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RZ), B, C, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RZ), B, C, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7905,10 +13717,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), A, B)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), A, B)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), A, B)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), A, B)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RZ), A, B)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7922,9 +13754,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RZ), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RZ), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RZ), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RZ), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RZ), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7937,9 +13785,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RZ), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RZ), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RZ), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RZ), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RZ), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7953,10 +13817,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7971,10 +13855,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RM), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RM), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RM), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RM), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RM), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -7989,10 +13893,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8008,11 +13932,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RM), B, C, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RM), B, C, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RM), B, C, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RM), B, C, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RM), B, C, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8028,10 +13976,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), A, B)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), A, B)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), A, B)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), A, B)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RM), A, B)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8045,9 +14013,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RM), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RM), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RM), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RM), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RM), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8060,9 +14044,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RM), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RM), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RM), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RM), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RM), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8076,10 +14076,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8094,10 +14114,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RP), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RP), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RP), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RP), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Add64(gpumath.F64(A), -gpumath.F64(B), gpumath.RP), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8112,10 +14152,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Mul64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8131,11 +14191,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RP), B, C, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RP), B, C, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RP), B, C, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RP), B, C, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.NaN3(gpumath.Fma64(gpumath.F64(A), gpumath.F64(B), gpumath.F64(C), gpumath.RP), B, C, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8151,10 +14235,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), A, B)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), A, B)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), A, B)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), A, B)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Div64(gpumath.F64(A), gpumath.F64(B), gpumath.RP), A, B)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8168,9 +14272,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RP), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RP), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RP), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RP), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Div64(1, gpumath.F64(A), gpumath.RP), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8183,9 +14303,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RP), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RP), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RP), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RP), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Sqrt64(gpumath.F64(A), gpumath.RP), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8198,9 +14334,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.RcpApproxFtz64(A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.RcpApproxFtz64(A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.RcpApproxFtz64(A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.RcpApproxFtz64(A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.RcpApproxFtz64(A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8213,9 +14365,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.RsqrtApproxFtz64(A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.RsqrtApproxFtz64(A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.RsqrtApproxFtz64(A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.RsqrtApproxFtz64(A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.RsqrtApproxFtz64(A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8228,9 +14396,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.RsqrtApprox64(A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.RsqrtApprox64(A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.RsqrtApprox64(A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.RsqrtApprox64(A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.RsqrtApprox64(A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8243,9 +14427,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegF64(A, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegF64(A, false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegF64(A, false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegF64(A, false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegF64(A, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8258,9 +14458,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegF64(A, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegF64(A, true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegF64(A, true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegF64(A, true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegF64(A, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8274,10 +14490,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = B&^(1<<63) | A&(1<<63)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = B&^(1<<63) | A&(1<<63)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = B&^(1<<63) | A&(1<<63)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = B&^(1<<63) | A&(1<<63)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = B&^(1<<63) | A&(1<<63)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8292,10 +14528,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8310,10 +14566,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), false), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8328,10 +14604,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Min64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8346,10 +14642,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.NaN2(gpumath.Max64(gpumath.F64(A), gpumath.F64(B), true), B, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8364,10 +14680,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hadd(gpumath.F16, A, B, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hadd(gpumath.F16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hadd(gpumath.F16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hadd(gpumath.F16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hadd(gpumath.F16, A, B, gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8382,10 +14718,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hsub(gpumath.F16, A, B, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hsub(gpumath.F16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hsub(gpumath.F16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hsub(gpumath.F16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hsub(gpumath.F16, A, B, gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8400,10 +14756,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmul(gpumath.F16, A, B, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmul(gpumath.F16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmul(gpumath.F16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmul(gpumath.F16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmul(gpumath.F16, A, B, gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8419,11 +14795,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8439,10 +14839,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, A, B, gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, A, B, gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, A, B, gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, A, B, gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, A, B, gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8457,10 +14877,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, A, B, gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, A, B, gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, A, B, gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, A, B, gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, A, B, gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8475,10 +14915,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, A, B, gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, A, B, gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, A, B, gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, A, B, gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, A, B, gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8494,11 +14954,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, A, B, C, gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8514,10 +14998,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmin(gpumath.F16, A, B, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmin(gpumath.F16, A, B, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmin(gpumath.F16, A, B, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmin(gpumath.F16, A, B, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmin(gpumath.F16, A, B, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8532,10 +15036,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmax(gpumath.F16, A, B, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmax(gpumath.F16, A, B, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmax(gpumath.F16, A, B, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmax(gpumath.F16, A, B, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmax(gpumath.F16, A, B, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8550,10 +15074,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmin(gpumath.F16, A, B, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmin(gpumath.F16, A, B, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmin(gpumath.F16, A, B, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmin(gpumath.F16, A, B, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmin(gpumath.F16, A, B, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8568,10 +15112,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmax(gpumath.F16, A, B, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmax(gpumath.F16, A, B, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmax(gpumath.F16, A, B, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmax(gpumath.F16, A, B, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmax(gpumath.F16, A, B, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8585,9 +15149,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNeg16(gpumath.F16, A, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNeg16(gpumath.F16, A, true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNeg16(gpumath.F16, A, true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNeg16(gpumath.F16, A, true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNeg16(gpumath.F16, A, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8600,9 +15180,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNeg16(gpumath.F16, A, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNeg16(gpumath.F16, A, false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNeg16(gpumath.F16, A, false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNeg16(gpumath.F16, A, false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNeg16(gpumath.F16, A, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8616,10 +15212,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8634,10 +15250,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8652,10 +15288,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8671,11 +15327,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8691,10 +15371,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8709,10 +15409,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8727,10 +15447,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8746,11 +15486,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), gpumath.Ftz16(C), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8766,10 +15530,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8784,10 +15568,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8802,10 +15606,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmin(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8820,10 +15644,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmax(gpumath.F16, gpumath.Ftz16(A), gpumath.Ftz16(B), true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8837,9 +15681,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8852,9 +15712,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNeg16(gpumath.F16, gpumath.Ftz16(A), false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8867,9 +15743,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.MufuHalf(gpumath.HalfEx2F16, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.MufuHalf(gpumath.HalfEx2F16, A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.MufuHalf(gpumath.HalfEx2F16, A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.MufuHalf(gpumath.HalfEx2F16, A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.MufuHalf(gpumath.HalfEx2F16, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8882,9 +15774,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.MufuHalf(gpumath.HalfTanhF16, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.MufuHalf(gpumath.HalfTanhF16, A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.MufuHalf(gpumath.HalfTanhF16, A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.MufuHalf(gpumath.HalfTanhF16, A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.MufuHalf(gpumath.HalfTanhF16, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8898,10 +15806,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8916,10 +15844,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8934,10 +15882,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8953,11 +15921,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Pack16(gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8973,10 +15965,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hadd(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -8991,10 +16003,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hsub(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9009,10 +16041,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hmul(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9028,11 +16080,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN)), gpumath.Hsat(gpumath.F16, gpumath.Hfma(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9048,10 +16124,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9066,10 +16162,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9084,10 +16200,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9102,10 +16238,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.F16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9119,9 +16275,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegX2(gpumath.F16, A, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegX2(gpumath.F16, A, true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegX2(gpumath.F16, A, true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegX2(gpumath.F16, A, true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegX2(gpumath.F16, A, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9134,9 +16306,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegX2(gpumath.F16, A, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegX2(gpumath.F16, A, false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegX2(gpumath.F16, A, false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegX2(gpumath.F16, A, false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegX2(gpumath.F16, A, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9150,10 +16338,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9168,10 +16376,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9186,10 +16414,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN)), gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9205,11 +16453,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN)), gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN)), gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN)), gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN)), gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN)), gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9225,10 +16497,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hadd(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9243,10 +16535,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hsub(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9261,10 +16573,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hmul(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.RN))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9280,11 +16612,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN))))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN))))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN))))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN))))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), gpumath.Ftz16(gpumath.Lo16(C)), gpumath.RN))), gpumath.Hsat(gpumath.F16, gpumath.Ftz16(gpumath.Hfma(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), gpumath.Ftz16(gpumath.Hi16(C)), gpumath.RN))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9300,10 +16656,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9318,10 +16694,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), false), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9336,10 +16732,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmin(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9354,10 +16770,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Lo16(B)), true), gpumath.Hmax(gpumath.F16, gpumath.Ftz16(gpumath.Hi16(A)), gpumath.Ftz16(gpumath.Hi16(B)), true))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9371,9 +16807,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9386,9 +16838,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegX2(gpumath.F16, gpumath.Pack16(gpumath.Ftz16(gpumath.Lo16(A)), gpumath.Ftz16(gpumath.Hi16(A))), false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9401,9 +16869,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Hi16(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2F16, gpumath.Hi16(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9416,9 +16900,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Hi16(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhF16, gpumath.Hi16(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9432,10 +16932,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hadd(gpumath.BF16, A, B, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hadd(gpumath.BF16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hadd(gpumath.BF16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hadd(gpumath.BF16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hadd(gpumath.BF16, A, B, gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9450,10 +16970,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hsub(gpumath.BF16, A, B, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hsub(gpumath.BF16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hsub(gpumath.BF16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hsub(gpumath.BF16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hsub(gpumath.BF16, A, B, gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9468,10 +17008,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmul(gpumath.BF16, A, B, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmul(gpumath.BF16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmul(gpumath.BF16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmul(gpumath.BF16, A, B, gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmul(gpumath.BF16, A, B, gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9487,11 +17047,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Hfma(gpumath.BF16, A, B, C, gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Hfma(gpumath.BF16, A, B, C, gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Hfma(gpumath.BF16, A, B, C, gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Hfma(gpumath.BF16, A, B, C, gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Hfma(gpumath.BF16, A, B, C, gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9507,10 +17091,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmin(gpumath.BF16, A, B, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmin(gpumath.BF16, A, B, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmin(gpumath.BF16, A, B, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmin(gpumath.BF16, A, B, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmin(gpumath.BF16, A, B, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9525,10 +17129,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmax(gpumath.BF16, A, B, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmax(gpumath.BF16, A, B, false)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmax(gpumath.BF16, A, B, false)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmax(gpumath.BF16, A, B, false)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmax(gpumath.BF16, A, B, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9543,10 +17167,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmin(gpumath.BF16, A, B, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmin(gpumath.BF16, A, B, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmin(gpumath.BF16, A, B, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmin(gpumath.BF16, A, B, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmin(gpumath.BF16, A, B, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9561,10 +17205,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Hmax(gpumath.BF16, A, B, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Hmax(gpumath.BF16, A, B, true)
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Hmax(gpumath.BF16, A, B, true)
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Hmax(gpumath.BF16, A, B, true)
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Hmax(gpumath.BF16, A, B, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9578,9 +17242,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNeg16(gpumath.BF16, A, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNeg16(gpumath.BF16, A, true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNeg16(gpumath.BF16, A, true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNeg16(gpumath.BF16, A, true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNeg16(gpumath.BF16, A, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9593,9 +17273,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNeg16(gpumath.BF16, A, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNeg16(gpumath.BF16, A, false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNeg16(gpumath.BF16, A, false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNeg16(gpumath.BF16, A, false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNeg16(gpumath.BF16, A, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9608,9 +17304,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.MufuHalf(gpumath.HalfEx2BF16, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.MufuHalf(gpumath.HalfEx2BF16, A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.MufuHalf(gpumath.HalfEx2BF16, A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.MufuHalf(gpumath.HalfEx2BF16, A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.MufuHalf(gpumath.HalfEx2BF16, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9623,9 +17335,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.MufuHalf(gpumath.HalfTanhBF16, A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.MufuHalf(gpumath.HalfTanhBF16, A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.MufuHalf(gpumath.HalfTanhBF16, A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.MufuHalf(gpumath.HalfTanhBF16, A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.MufuHalf(gpumath.HalfTanhBF16, A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9639,10 +17367,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hadd(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hadd(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hadd(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hadd(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hadd(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hadd(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9657,10 +17405,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hsub(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hsub(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hsub(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hsub(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hsub(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hsub(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9675,10 +17443,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmul(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmul(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmul(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmul(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmul(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.RN), gpumath.Hmul(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9694,11 +17482,35 @@ func execALU(in *inst, r []uint64, m uint32) {
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.Pack16(gpumath.Hfma(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					C := c4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hfma(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					C := c4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hfma(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					C := c4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hfma(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					C := c4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hfma(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), gpumath.Lo16(C), gpumath.RN), gpumath.Hfma(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), gpumath.Hi16(C), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9714,10 +17526,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9732,10 +17564,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), false), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), false))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9750,10 +17602,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmin(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmin(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9768,10 +17640,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.Hmax(gpumath.BF16, gpumath.Lo16(A), gpumath.Lo16(B), true), gpumath.Hmax(gpumath.BF16, gpumath.Hi16(A), gpumath.Hi16(B), true))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9785,9 +17677,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegX2(gpumath.BF16, A, true)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegX2(gpumath.BF16, A, true)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegX2(gpumath.BF16, A, true)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegX2(gpumath.BF16, A, true)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegX2(gpumath.BF16, A, true)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9800,9 +17708,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.AbsNegX2(gpumath.BF16, A, false)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.AbsNegX2(gpumath.BF16, A, false)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.AbsNegX2(gpumath.BF16, A, false)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.AbsNegX2(gpumath.BF16, A, false)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.AbsNegX2(gpumath.BF16, A, false)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9815,9 +17739,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Hi16(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfEx2BF16, gpumath.Hi16(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9830,9 +17770,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Hi16(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Hi16(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Lo16(A)), gpumath.MufuHalf(gpumath.HalfTanhBF16, gpumath.Hi16(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9845,9 +17801,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9860,9 +17832,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9875,9 +17863,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9890,9 +17894,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9905,9 +17925,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9920,9 +17956,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9935,9 +17987,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9950,9 +18018,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9965,9 +18049,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9980,9 +18080,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9995,9 +18111,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10010,9 +18142,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10025,9 +18173,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10040,9 +18204,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10055,9 +18235,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10070,9 +18266,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10085,9 +18297,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10100,9 +18328,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10115,9 +18359,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10130,9 +18390,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10145,9 +18421,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10160,9 +18452,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10175,9 +18483,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10190,9 +18514,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10205,9 +18545,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.S2F32(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10220,9 +18576,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R64(gpumath.S2F64(gpumath.Sext(A, uint(in.fl)), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10235,9 +18607,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10250,9 +18638,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Odd64S(gpumath.Sext(A, uint(in.fl))), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10265,9 +18669,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.U2F32(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10280,9 +18700,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R64(gpumath.U2F64(A&gpumath.Mask(uint(in.fl)), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10295,9 +18731,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10310,9 +18762,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Odd64U(A&gpumath.Mask(uint(in.fl))), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10325,9 +18793,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10340,9 +18824,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10355,9 +18855,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10370,9 +18886,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10385,9 +18917,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.F64(A), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.F64(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.F64(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.F64(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.F64(A), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10400,9 +18948,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.F64(A), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.F64(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.F64(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.F64(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.F64(A), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10415,9 +18979,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10430,9 +19010,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.H2F(A), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10445,9 +19041,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10460,9 +19072,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10475,9 +19103,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10490,9 +19134,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.BH2F(A), gpumath.RN, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10505,9 +19165,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10520,9 +19196,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10535,9 +19227,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10550,9 +19258,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10565,9 +19289,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10580,9 +19320,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.F64(A), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10595,9 +19351,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10610,9 +19382,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.H2F(A), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10625,9 +19413,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10640,9 +19444,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10655,9 +19475,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10670,9 +19506,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.BH2F(A), gpumath.RZ, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10685,9 +19537,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10700,9 +19568,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10715,9 +19599,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10730,9 +19630,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10745,9 +19661,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.F64(A), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.F64(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.F64(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.F64(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.F64(A), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10760,9 +19692,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.F64(A), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.F64(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.F64(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.F64(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.F64(A), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10775,9 +19723,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10790,9 +19754,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.H2F(A), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10805,9 +19785,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10820,9 +19816,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10835,9 +19847,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10850,9 +19878,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.BH2F(A), gpumath.RM, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10865,9 +19909,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10880,9 +19940,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10895,9 +19971,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10910,9 +20002,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10925,9 +20033,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.F64(A), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.F64(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.F64(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.F64(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.F64(A), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10940,9 +20064,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.F64(A), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.F64(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.F64(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.F64(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.F64(A), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10955,9 +20095,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10970,9 +20126,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.H2F(A), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -10985,9 +20157,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11000,9 +20188,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11015,9 +20219,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2S(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2S(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2S(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2S(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2S(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11030,9 +20250,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F2U(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F2U(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F2U(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F2U(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F2U(gpumath.BH2F(A), gpumath.RP, uint(in.fl))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11045,9 +20281,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11060,9 +20312,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.F32(A))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.F32(A))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.F32(A))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.F32(A))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.F32(A))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11075,9 +20343,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11090,9 +20374,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11105,9 +20405,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11120,9 +20436,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11135,9 +20467,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11150,9 +20498,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RN), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RN), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RN), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RN), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RN), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11165,9 +20529,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11180,9 +20560,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11195,9 +20591,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11210,9 +20622,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RM), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RM), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RM), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RM), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RM), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11225,9 +20653,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11240,9 +20684,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RP), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RP), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RP), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RP), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.RoundInt(gpumath.F64(A), gpumath.RP), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11255,9 +20715,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11270,9 +20746,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11285,9 +20777,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11300,9 +20808,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11315,9 +20839,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11330,9 +20870,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11345,9 +20901,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RN)), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RN)), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RN)), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RN)), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RN)), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11360,9 +20932,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11375,9 +20963,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ)), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ)), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ)), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ)), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RZ)), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11390,9 +20994,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11405,9 +21025,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RM)), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RM)), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RM)), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RM)), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RM)), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11420,9 +21056,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11435,9 +21087,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RP)), A)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RP)), A)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RP)), A)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RP)), A)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaN1(gpumath.Sat64(gpumath.RoundInt(gpumath.F64(A), gpumath.RP)), A)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11450,9 +21118,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11465,9 +21149,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11480,9 +21180,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RN))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11495,9 +21211,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RZ))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11510,9 +21242,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RM))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11525,9 +21273,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NF32, gpumath.R32(gpumath.Ftz32(gpumath.Round32(gpumath.F64(A), 0, gpumath.RP))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11540,9 +21304,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11555,9 +21335,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11570,9 +21366,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11585,9 +21397,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11600,9 +21428,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11615,9 +21459,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RN))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11630,9 +21490,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RZ))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11645,9 +21521,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RM))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11660,9 +21552,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Round32(gpumath.Sat64(gpumath.F64(A)), 0, gpumath.RP))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11675,9 +21583,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11690,9 +21614,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11705,9 +21645,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11720,9 +21676,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11735,9 +21707,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11750,9 +21738,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11766,10 +21770,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11783,9 +21807,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11798,9 +21838,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11814,10 +21870,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11831,9 +21907,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11846,9 +21938,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11862,10 +21970,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11879,9 +22007,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11894,9 +22038,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11910,10 +22070,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11927,9 +22107,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11942,9 +22138,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11958,10 +22170,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11975,9 +22207,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11990,9 +22238,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12006,10 +22270,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12023,9 +22307,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12038,9 +22338,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12054,10 +22370,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12071,9 +22407,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12086,9 +22438,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RZ)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12102,10 +22470,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12119,9 +22507,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12134,9 +22538,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12150,10 +22570,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12167,9 +22607,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12182,9 +22638,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12198,10 +22670,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12215,9 +22707,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12230,9 +22738,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12246,10 +22770,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12263,9 +22807,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12278,9 +22838,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RM)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12294,10 +22870,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12311,9 +22907,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12326,9 +22938,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.F16), gpumath.F16.Round(gpumath.F64(A), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12342,10 +22970,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12359,9 +23007,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12374,9 +23038,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF64, gpumath.NaNFmt(gpumath.BF16), gpumath.BF16.Round(gpumath.F64(A), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12390,10 +23070,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12407,9 +23107,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12422,9 +23138,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12438,10 +23170,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12455,9 +23207,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12470,9 +23238,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(gpumath.F64(A)), gpumath.RP)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12486,10 +23270,30 @@ func execALU(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+			d4 := quads(d)
+			a4 := quads(a)
+			b4 := quads(b)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					B := b4[i][0]
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				}
+				{
+					A := a4[i][1]
+					B := b4[i][1]
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				}
+				{
+					A := a4[i][2]
+					B := b4[i][2]
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				}
+				{
+					A := a4[i][3]
+					B := b4[i][3]
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12503,9 +23307,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(float32(gpumath.H2F(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(float32(gpumath.H2F(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(float32(gpumath.H2F(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(float32(gpumath.H2F(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(float32(gpumath.H2F(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12518,9 +23338,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A&0xffff, gpumath.NF16, gpumath.NF64, gpumath.R64(gpumath.H2F(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A&0xffff, gpumath.NF16, gpumath.NF64, gpumath.R64(gpumath.H2F(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A&0xffff, gpumath.NF16, gpumath.NF64, gpumath.R64(gpumath.H2F(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A&0xffff, gpumath.NF16, gpumath.NF64, gpumath.R64(gpumath.H2F(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A&0xffff, gpumath.NF16, gpumath.NF64, gpumath.R64(gpumath.H2F(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12533,9 +23369,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RN), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RN), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RN), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RN), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RN), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12548,9 +23400,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RZ), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RZ), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RZ), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RZ), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RZ), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12563,9 +23431,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RM), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RM), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RM), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RM), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RM), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12578,9 +23462,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RP), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RP), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RP), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RP), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(A), gpumath.RP), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12593,9 +23493,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.H2F(gpumath.Ftz16(A)))))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.H2F(gpumath.Ftz16(A)))))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.H2F(gpumath.Ftz16(A)))))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.H2F(gpumath.Ftz16(A)))))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.H2F(gpumath.Ftz16(A)))))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12608,9 +23524,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.R64(gpumath.H2F(gpumath.Ftz16(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R64(gpumath.H2F(gpumath.Ftz16(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R64(gpumath.H2F(gpumath.Ftz16(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R64(gpumath.H2F(gpumath.Ftz16(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R64(gpumath.H2F(gpumath.Ftz16(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12623,9 +23555,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RN), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12638,9 +23586,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RZ), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12653,9 +23617,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RM), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12668,9 +23648,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.F16.Round(gpumath.RoundInt(gpumath.H2F(gpumath.Ftz16(A)), gpumath.RP), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12683,9 +23679,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RN), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RN), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RN), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RN), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RN), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12698,9 +23710,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RZ), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RZ), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RZ), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RZ), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RZ), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12713,9 +23741,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RM), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RM), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RM), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RM), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RM), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12728,9 +23772,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RP), gpumath.RN)
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RP), gpumath.RN)
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RP), gpumath.RN)
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RP), gpumath.RN)
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.BF16.Round(gpumath.RoundInt(gpumath.BH2F(A), gpumath.RP), gpumath.RN)
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12743,9 +23803,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = A & 0xffff << 16
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = A & 0xffff << 16
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = A & 0xffff << 16
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = A & 0xffff << 16
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = A & 0xffff << 16
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12758,9 +23834,25 @@ func execALU(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
-				A := a[l]
-				d[l] = gpumath.NaNCvt(A&0xffff, gpumath.NFBF16, gpumath.NF64, gpumath.R64(gpumath.BH2F(A)))
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.NaNCvt(A&0xffff, gpumath.NFBF16, gpumath.NF64, gpumath.R64(gpumath.BH2F(A)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.NaNCvt(A&0xffff, gpumath.NFBF16, gpumath.NF64, gpumath.R64(gpumath.BH2F(A)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.NaNCvt(A&0xffff, gpumath.NFBF16, gpumath.NF64, gpumath.R64(gpumath.BH2F(A)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.NaNCvt(A&0xffff, gpumath.NFBF16, gpumath.NF64, gpumath.R64(gpumath.BH2F(A)))
+				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -12780,14 +23872,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) == uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -12805,14 +23897,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) != uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -12830,14 +23922,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int16(A) < int16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -12855,14 +23947,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) < uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -12880,14 +23972,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int16(A) <= int16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -12905,14 +23997,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) <= uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -12930,14 +24022,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int16(A) > int16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -12955,14 +24047,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) > uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -12980,14 +24072,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int16(A) >= int16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13005,14 +24097,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) >= uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13030,14 +24122,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) < uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13055,14 +24147,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) <= uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13080,14 +24172,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) > uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13105,14 +24197,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint16(A) >= uint16(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13130,14 +24222,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) == uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13155,14 +24247,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) != uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13180,14 +24272,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int32(A) < int32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13205,14 +24297,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) < uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13230,14 +24322,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int32(A) <= int32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13255,14 +24347,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) <= uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13280,14 +24372,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int32(A) > int32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13305,14 +24397,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) > uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13330,14 +24422,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int32(A) >= int32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13355,14 +24447,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) >= uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13380,14 +24472,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) < uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13405,14 +24497,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) <= uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13430,14 +24522,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) > uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13455,14 +24547,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint32(A) >= uint32(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13480,14 +24572,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) == uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13505,14 +24597,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) != uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13530,14 +24622,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int64(A) < int64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13555,14 +24647,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) < uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13580,14 +24672,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int64(A) <= int64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13605,14 +24697,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) <= uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13630,14 +24722,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int64(A) > int64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13655,14 +24747,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) > uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13680,14 +24772,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if int64(A) >= int64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13705,14 +24797,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) >= uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13730,14 +24822,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) < uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13755,14 +24847,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) <= uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13780,14 +24872,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) > uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13805,14 +24897,14 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				var v uint32
 				if uint64(A) >= uint64(B) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13830,7 +24922,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -13838,7 +24930,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13857,7 +24949,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -13865,7 +24957,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13884,7 +24976,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -13892,7 +24984,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13911,7 +25003,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -13919,7 +25011,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13938,7 +25030,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -13946,7 +25038,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13965,7 +25057,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -13973,7 +25065,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -13992,7 +25084,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -14000,7 +25092,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14019,7 +25111,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -14027,7 +25119,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14046,7 +25138,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -14054,7 +25146,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14073,7 +25165,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -14081,7 +25173,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14100,7 +25192,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -14108,7 +25200,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14127,7 +25219,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -14135,7 +25227,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14154,7 +25246,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -14162,7 +25254,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14181,7 +25273,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F32(A), gpumath.F32(B)
@@ -14189,7 +25281,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14207,13 +25299,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpFiniteF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.F32(A), 0) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14229,13 +25321,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpInfiniteF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.F32(A), 1) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14251,13 +25343,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNumberF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.F32(A), 2) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14273,13 +25365,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNotanumberF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.F32(A), 3) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14295,13 +25387,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNormalF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.F32(A), 4) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14317,13 +25409,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpSubnormalF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.F32(A), 5) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14340,7 +25432,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14348,7 +25440,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14367,7 +25459,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14375,7 +25467,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14394,7 +25486,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14402,7 +25494,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14421,7 +25513,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14429,7 +25521,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14448,7 +25540,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14456,7 +25548,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14475,7 +25567,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14483,7 +25575,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14502,7 +25594,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14510,7 +25602,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14529,7 +25621,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14537,7 +25629,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14556,7 +25648,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14564,7 +25656,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14583,7 +25675,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14591,7 +25683,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14610,7 +25702,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14618,7 +25710,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14637,7 +25729,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14645,7 +25737,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14664,7 +25756,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14672,7 +25764,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14691,7 +25783,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
@@ -14699,7 +25791,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14717,13 +25809,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpFiniteF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14739,13 +25831,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpInfiniteF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14761,13 +25853,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNumberF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14783,13 +25875,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNotanumberF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14805,13 +25897,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNormalF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14827,13 +25919,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpSubnormalF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14850,7 +25942,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -14858,7 +25950,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14877,7 +25969,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -14885,7 +25977,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14904,7 +25996,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -14912,7 +26004,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14931,7 +26023,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -14939,7 +26031,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14958,7 +26050,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -14966,7 +26058,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -14985,7 +26077,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -14993,7 +26085,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15012,7 +26104,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -15020,7 +26112,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15039,7 +26131,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -15047,7 +26139,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15066,7 +26158,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -15074,7 +26166,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15093,7 +26185,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -15101,7 +26193,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15120,7 +26212,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -15128,7 +26220,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15147,7 +26239,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -15155,7 +26247,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15174,7 +26266,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -15182,7 +26274,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15201,7 +26293,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F64(A), gpumath.F64(B)
@@ -15209,7 +26301,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15227,13 +26319,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpFiniteF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp64(gpumath.F64(A), 0, false) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15249,13 +26341,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpInfiniteF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp64(gpumath.F64(A), 1, false) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15271,13 +26363,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNumberF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp64(gpumath.F64(A), 2, false) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15293,13 +26385,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNotanumberF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp64(gpumath.F64(A), 3, false) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15315,13 +26407,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNormalF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp64(gpumath.F64(A), 4, false) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15337,13 +26429,13 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpSubnormalF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				var v uint32
 				if gpumath.Testp64(gpumath.F64(A), 5, false) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15360,7 +26452,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15368,7 +26460,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15387,7 +26479,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15395,7 +26487,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15414,7 +26506,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15422,7 +26514,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15441,7 +26533,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15449,7 +26541,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15468,7 +26560,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15476,7 +26568,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15495,7 +26587,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15503,7 +26595,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15522,7 +26614,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15530,7 +26622,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15549,7 +26641,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15557,7 +26649,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15576,7 +26668,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15584,7 +26676,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15603,7 +26695,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15611,7 +26703,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15630,7 +26722,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15638,7 +26730,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15657,7 +26749,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15665,7 +26757,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15684,7 +26776,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15692,7 +26784,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15711,7 +26803,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
@@ -15719,7 +26811,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15738,7 +26830,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15746,7 +26838,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15765,7 +26857,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15773,7 +26865,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15792,7 +26884,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15800,7 +26892,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15819,7 +26911,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15827,7 +26919,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15846,7 +26938,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15854,7 +26946,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15873,7 +26965,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15881,7 +26973,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15900,7 +26992,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15908,7 +27000,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15927,7 +27019,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15935,7 +27027,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15954,7 +27046,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15962,7 +27054,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -15981,7 +27073,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -15989,7 +27081,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16008,7 +27100,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -16016,7 +27108,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16035,7 +27127,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -16043,7 +27135,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16062,7 +27154,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -16070,7 +27162,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16089,7 +27181,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
@@ -16097,7 +27189,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16116,7 +27208,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16124,7 +27216,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16143,7 +27235,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16151,7 +27243,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16170,7 +27262,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16178,7 +27270,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16197,7 +27289,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16205,7 +27297,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16224,7 +27316,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16232,7 +27324,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16251,7 +27343,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16259,7 +27351,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16278,7 +27370,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16286,7 +27378,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16305,7 +27397,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16313,7 +27405,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16332,7 +27424,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16340,7 +27432,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16359,7 +27451,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16367,7 +27459,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16386,7 +27478,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16394,7 +27486,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16413,7 +27505,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16421,7 +27513,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16440,7 +27532,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16448,7 +27540,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16467,7 +27559,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
@@ -16475,7 +27567,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16494,7 +27586,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16502,7 +27594,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16521,7 +27613,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16529,7 +27621,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16548,7 +27640,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16556,7 +27648,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16575,7 +27667,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16583,7 +27675,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16602,7 +27694,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16610,7 +27702,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16629,7 +27721,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16637,7 +27729,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16656,7 +27748,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16664,7 +27756,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16683,7 +27775,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16691,7 +27783,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16710,7 +27802,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16718,7 +27810,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16737,7 +27829,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16745,7 +27837,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16764,7 +27856,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16772,7 +27864,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16791,7 +27883,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16799,7 +27891,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16818,7 +27910,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16826,7 +27918,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16845,7 +27937,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
@@ -16853,7 +27945,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16872,7 +27964,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -16880,7 +27972,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16899,7 +27991,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -16907,7 +27999,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16926,7 +28018,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -16934,7 +28026,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16953,7 +28045,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -16961,7 +28053,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -16980,7 +28072,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -16988,7 +28080,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17007,7 +28099,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -17015,7 +28107,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17034,7 +28126,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -17042,7 +28134,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17061,7 +28153,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -17069,7 +28161,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17088,7 +28180,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -17096,7 +28188,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17115,7 +28207,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -17123,7 +28215,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17142,7 +28234,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -17150,7 +28242,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17169,7 +28261,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -17177,7 +28269,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17196,7 +28288,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -17204,7 +28296,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17223,7 +28315,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
@@ -17231,7 +28323,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17250,7 +28342,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17258,7 +28350,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17277,7 +28369,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17285,7 +28377,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17304,7 +28396,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17312,7 +28404,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17331,7 +28423,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17339,7 +28431,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17358,7 +28450,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17366,7 +28458,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17385,7 +28477,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17393,7 +28485,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17412,7 +28504,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17420,7 +28512,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17439,7 +28531,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17447,7 +28539,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17466,7 +28558,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17474,7 +28566,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17493,7 +28585,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17501,7 +28593,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17520,7 +28612,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17528,7 +28620,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17547,7 +28639,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17555,7 +28647,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17574,7 +28666,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17582,7 +28674,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17601,7 +28693,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
@@ -17609,7 +28701,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17628,7 +28720,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17636,7 +28728,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17655,7 +28747,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17663,7 +28755,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17682,7 +28774,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17690,7 +28782,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17709,7 +28801,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17717,7 +28809,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17736,7 +28828,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17744,7 +28836,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17763,7 +28855,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17771,7 +28863,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17790,7 +28882,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17798,7 +28890,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17817,7 +28909,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17825,7 +28917,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17844,7 +28936,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17852,7 +28944,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17871,7 +28963,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17879,7 +28971,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17898,7 +28990,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17906,7 +28998,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17925,7 +29017,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17933,7 +29025,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17952,7 +29044,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17960,7 +29052,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -17979,7 +29071,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
@@ -17987,7 +29079,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18006,7 +29098,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18014,7 +29106,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18033,7 +29125,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18041,7 +29133,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18060,7 +29152,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18068,7 +29160,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18087,7 +29179,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18095,7 +29187,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18114,7 +29206,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18122,7 +29214,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18141,7 +29233,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18149,7 +29241,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18168,7 +29260,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18176,7 +29268,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18195,7 +29287,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18203,7 +29295,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18222,7 +29314,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18230,7 +29322,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18249,7 +29341,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18257,7 +29349,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18276,7 +29368,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18284,7 +29376,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18303,7 +29395,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18311,7 +29403,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18330,7 +29422,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18338,7 +29430,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18357,7 +29449,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
@@ -18365,7 +29457,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18384,7 +29476,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18392,7 +29484,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18411,7 +29503,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18419,7 +29511,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y && x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18438,7 +29530,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18446,7 +29538,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x < y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18465,7 +29557,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18473,7 +29565,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x <= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18492,7 +29584,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18500,7 +29592,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x > y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18519,7 +29611,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18527,7 +29619,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x >= y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18546,7 +29638,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18554,7 +29646,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y || x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18573,7 +29665,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18581,7 +29673,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18600,7 +29692,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18608,7 +29700,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x >= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18627,7 +29719,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18635,7 +29727,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x > y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18654,7 +29746,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18662,7 +29754,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x <= y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18681,7 +29773,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18689,7 +29781,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if !(x < y) {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18708,7 +29800,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18716,7 +29808,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x == x && y == y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}
@@ -18735,7 +29827,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 0; l < 32; l++ {
+			for l := 31; l >= 0; l-- {
 				A := a[l]
 				B := b[l]
 				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
@@ -18743,7 +29835,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 				if x != x || y != y {
 					v = 1
 				}
-				t |= v << l
+				t = t<<1 | v
 			}
 			return t
 		}

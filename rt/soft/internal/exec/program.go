@@ -38,11 +38,14 @@ type Program struct {
 	// ctaSpecials are the specials that change from CTA to CTA (%ctaid,
 	// the cluster ids), which start refreshes.
 	ctaSpecials []slotVal
-	kparams     []kparam   // slots holding scalar kernel parameters, per launch
-	vec         []uint32   // vector operand register lists
-	tc          tensorOps  // tensor-core instructions' forms (tensor_decode.go)
-	bulks       []bulkOp   // bulk and tensor copies (bulk.go), by opBulk's aux
-	texs        []texInstr // texture and surface instructions (texinstr.go), by opTex's aux
+	kparams     []kparam // slots holding scalar kernel parameters, per launch
+	// hoisted are the comparisons of fixed slots that newCTA runs on each
+	// warp after filling those slots (decoder.specialise).
+	hoisted []inst
+	vec     []uint32   // vector operand register lists
+	tc      tensorOps  // tensor-core instructions' forms (tensor_decode.go)
+	bulks   []bulkOp   // bulk and tensor copies (bulk.go), by opBulk's aux
+	texs    []texInstr // texture and surface instructions (texinstr.go), by opTex's aux
 
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2

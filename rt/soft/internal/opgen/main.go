@@ -777,7 +777,29 @@ func main() {
 			load += "\n\t\t\t\t" + o.pre
 		}
 		body := fmt.Sprintf("%s\n\t\t\t\td[l] = %s\n", load, o.expr)
-		p("\t\tif m == fullMask {\n\t\t\tfor l := 0; l < 32; l++ {\n\t\t\t\t%s\t\t\t}\n", body)
+		// The full warp runs four lanes an iteration over the registers
+		// viewed as [8][4]uint64: a quarter of the loop's own count,
+		// compare and branch, and no bounds checks.
+		p("\t\tif m == fullMask {\n\t\t\td4 := quads(d)\n")
+		for i := range vars {
+			p("\t\t\t%s4 := quads(%s)\n", strings.ToLower(vars[i]), strings.ToLower(vars[i]))
+		}
+		p("\t\t\tfor i := range d4 {\n")
+		for k := 0; k < 4; k++ {
+			q := strings.NewReplacer("d[l]", fmt.Sprintf("d4[i][%d]", k))
+			ld := ""
+			for j, v := range vars {
+				if j > 0 {
+					ld += "; "
+				}
+				ld += fmt.Sprintf("%s := %s4[i][%d]", v, strings.ToLower(v), k)
+			}
+			if o.pre != "" {
+				ld += "\n" + o.pre
+			}
+			p("\t\t\t\t{\n%s\n%s\n}\n", ld, q.Replace(fmt.Sprintf("d[l] = %s", o.expr)))
+		}
+		p("\t\t\t}\n")
 		p("\t\t} else {\n\t\t\tfor ; m != 0; m &= m - 1 {\n\t\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t\t%s\t\t\t}\n\t\t}\n", body)
 	}
 	p("\t}\n}\n\n")
@@ -804,7 +826,10 @@ func main() {
 		}
 		// Branch-free bit setting: the comparison outcome is data dependent.
 		body := fmt.Sprintf("%s\n\t\t\t\tvar v uint32\n\t\t\t\tif %s {\n\t\t\t\t\tv = 1\n\t\t\t\t}\n\t\t\t\tt |= v << l\n", load, expr)
-		p("\t\tif m == fullMask {\n\t\t\tfor l := 0; l < 32; l++ {\n\t\t\t\t%s\t\t\t}\n\t\t\treturn t\n\t\t}\n", body)
+		// The full warp goes from lane 31 down and shifts t, which needs
+		// no variable shift count (and no register juggling for it).
+		full := strings.Replace(body, "t |= v << l", "t = t<<1 | v", 1)
+		p("\t\tif m == fullMask {\n\t\t\tfor l := 31; l >= 0; l-- {\n\t\t\t\t%s\t\t\t}\n\t\t\treturn t\n\t\t}\n", full)
 		p("\t\tfor ; m != 0; m &= m - 1 {\n\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t\t%s\t\t}\n", body)
 	}
 	p("\t}\n\treturn t\n}\n")
