@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/gopool"
 )
 
 // Launch is one grid to run: a kernel, its shape and parameters, and the
@@ -66,6 +67,9 @@ type Launch struct {
 	// constantly (Program, Grid, Params, ...) off its cache line.
 	total   uint64
 	coop    bool
+	crew    helper         // the other workers' job
+	smids   atomic.Int32   // the workers started so far, the launching one not counted
+	crewWG  sync.WaitGroup // the other workers, running
 	_       [64]byte
 	next    atomic.Uint64
 	stop    atomic.Bool
@@ -110,22 +114,37 @@ func (l *Launch) Run() error {
 	if workers <= 1 {
 		l.work(0)
 	} else {
-		// The launching goroutine is worker 0.
-		var wg sync.WaitGroup
+		// The launching goroutine is worker 0; the others are the
+		// crew's parked goroutines, so that a launch starts them without
+		// allocating.
+		l.crew.l = l
+		l.smids.Store(0)
+		l.crewWG.Add(workers - 1)
 		for i := 1; i < workers; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				l.work(i)
-			}(i)
+			crew.Go(&l.crew)
 		}
 		l.work(0)
-		wg.Wait()
+		l.crewWG.Wait()
+		l.crew.l = nil
 	}
 	if l.first != nil {
 		return l.first
 	}
 	return l.runChildren()
+}
+
+// crew runs the workers of launches other than the launching goroutine
+// (a cooperative launch's CTAs among them).
+var crew = gopool.New(256)
+
+// helper is a launch's job for the crew: one worker.
+type helper struct{ l *Launch }
+
+func (h *helper) Run(w *gopool.Worker) {
+	l := h.l
+	l.work(int(l.smids.Add(1)))
+	w.Free()
+	l.crewWG.Done()
 }
 
 // fail records the fault e of CTA id: the launch reports the lowest
