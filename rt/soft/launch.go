@@ -175,6 +175,11 @@ func checkNTID(p *exec.Program, b rt.Dim3) error {
 func (d *Driver) run(l *exec.Launch) error {
 	err := l.Run()
 	d.instrCount.Add(l.Executed())
+	workers, wall, late, early := l.Spread()
+	d.runTime.Add(int64(wall))
+	d.workerTime.Add(int64(workers) * int64(wall))
+	d.lateTime.Add(int64(late))
+	d.earlyTime.Add(int64(early))
 	if err != nil {
 		l.Host.(*context).poison(err)
 	}

@@ -94,6 +94,7 @@ func softBench(b *testing.B, e *env, k rt.KernelHandle, grid, block rt.Dim3, sme
 	}
 	var instr uint64
 	b.ResetTimer()
+	run0, wt0, late0, early0 := e.d.runTime.Load(), e.d.workerTime.Load(), e.d.lateTime.Load(), e.d.earlyTime.Load()
 	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < b.N; i++ {
 		before := e.d.instrCount.Load()
@@ -104,6 +105,16 @@ func softBench(b *testing.B, e *env, k rt.KernelHandle, grid, block rt.Dim3, sme
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(instr)/cpu.Seconds()/1e9, "Gthread-instr/cpu-s")
 	b.ReportMetric(float64(instr)/el.Seconds()/1e9, "Gthread-instr/s")
+	// What keeps a grid from scaling over the workers, besides each CTA
+	// running slower (exec.Launch.Spread): the share of the wall time
+	// spent outside the grid's run (the launch and the sync), and the
+	// share of the run's worker-time lost waking the workers and in the
+	// grid's tail.
+	b.ReportMetric(100*(1-float64(e.d.runTime.Load()-run0)/float64(el)), "outside-%")
+	if wt := float64(e.d.workerTime.Load() - wt0); wt > 0 {
+		b.ReportMetric(100*float64(e.d.lateTime.Load()-late0)/wt, "late-%")
+		b.ReportMetric(100*float64(e.d.earlyTime.Load()-early0)/wt, "early-%")
+	}
 }
 
 func matmulInputs() (A, B, C []float32) {

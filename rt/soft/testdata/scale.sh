@@ -3,36 +3,55 @@
 # large-grid kernel classes (BenchmarkScale in speed_bench_test.go).
 # Build the binary where Go is (from the repository root):
 #
-#   go test -c -o .gpu/softscale.test ./rt/soft
+#   go test -c -trimpath -ldflags='-s -w' -o .gpu/softscale.test ./rt/soft && xz -9e -kf .gpu/softscale.test
 #
-# and run, from the repository root, on the machine with the cores:
+# (about 10 MB packed: without symbols, which profiles do not need, as Go
+# writes them symbolized)
+# and run, from the repository root, on the machine with the cores (the
+# .xz is unpacked when only it is there):
 #
 #   rt/soft/testdata/scale.sh [.gpu/softscale.test] [workers...]   (default 1 2 4 8 16)
 #
-# It prints per class the wall time per launch (median of 3 rounds) and
-# the speedup over 1 worker. Needs only sh, awk and sort.
+# It prints the CPUs (and how many hardware threads share a core: 16
+# threads on 8 cores scale like 8 cores), then per class and worker count
+# the wall time per launch (median of 3 rounds), the speedup over 1 worker,
+# the CPU time per launch (growing with the workers: each CTA runs slower,
+# from memory, caches or shared cores) and where the wall time went
+# (exec.Launch.Spread): outside the grid's run (launch and sync), and of
+# the run's worker-time, lost waking the workers (late) and in the grid's
+# tail (early). Needs only sh, awk and sort (and xz for a packed binary).
 set -e
 bin=${1:-.gpu/softscale.test}
 [ $# -gt 0 ] && shift
 ws=${*:-1 2 4 8 16}
 case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
+if [ ! -x "$bin" ] && [ -f "$bin.xz" ]; then
+	xz -dkf "$bin.xz"
+	chmod +x "$bin"
+fi
 cd "$(dirname "$0")/.."   # rt/soft: the benchmarks read testdata/
+echo "cpus: $(getconf _NPROCESSORS_ONLN), hardware threads per core: $(awk -F'[,-]' '{ print NF }' /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null || echo '?')"
 out=$(mktemp)
 for w in $ws; do
 	for r in 1 2 3; do
 		GOMAXPROCS=$w "$bin" -test.run '^$' -test.bench '^BenchmarkScale$' -test.benchtime 5x -test.count 1 -soft.workers "$w" |
-			awk -v w="$w" '/^BenchmarkScale\// { n=$1; sub(/^BenchmarkScale\//, "", n); sub(/-[0-9]+$/, "", n); print n, w, $3 }' >> "$out"
+			awk -v w="$w" '/^BenchmarkScale\// {
+				n=$1; sub(/^BenchmarkScale\//, "", n); sub(/-[0-9]+$/, "", n)
+				for (i=5; i<NF; i+=2) m[$(i+1)]=$i
+				print n, w, $3, m["cpu-ns/op"], m["outside-%"], m["late-%"], m["early-%"]
+			}' >> "$out"
 	done
 	echo "workers=$w done" >&2
 done
 sort -k1,1 -k2,2n -k3,3n "$out" | awk '
-	{ k=$1" "$2; v[k, ++c[k]]=$3; if (!(k in seen)) { seen[k]=1; keys[++nk]=k } }
+	{ k=$1" "$2; line[k, ++c[k]]=$0; if (!(k in seen)) { seen[k]=1; keys[++nk]=k } }
 	END {
-		printf "%-12s %8s %12s %8s\n", "class", "workers", "ms/launch", "speedup"
+		printf "%-12s %8s %10s %8s %10s %9s %7s %7s\n", "class", "workers", "ms/launch", "speedup", "cpu-ms", "outside%", "late%", "early%"
 		for (i=1; i<=nk; i++) {
-			k=keys[i]; split(k, p, " "); m=v[k, int((c[k]+1)/2)]/1e6
-			if (p[2]==1 || !(p[1] in base)) base[p[1]]=m
-			printf "%-12s %8d %12.2f %7.2fx\n", p[1], p[2], m, base[p[1]]/m
+			k=keys[i]; split(line[k, int((c[k]+1)/2)], f, " ")   # the median round
+			m=f[3]/1e6
+			if (f[2]==1 || !(f[1] in base)) base[f[1]]=m
+			printf "%-12s %8d %10.2f %7.2fx %10.2f %9.1f %7.1f %7.1f\n", f[1], f[2], m, base[f[1]]/m, f[4]/1e6, f[5], f[6], f[7]
 		}
 	}'
 rm -f "$out"

@@ -44,6 +44,12 @@ type Launch struct {
 	executed atomic.Uint64 // thread-instructions run, children's included
 	gridID   uint64
 	start    time.Time
+	// Where the workers' time went (Spread): how many ran, Run's wall
+	// time, and the sums over them of the time from Run's start to their
+	// first CTA and to their leaving.
+	workers       int
+	wall          time.Duration
+	late, leaving atomic.Int64
 	deadline time.Time // start + Config.Timeout, or zero (interrupt.go)
 	maxDepth int       // call frames a thread may have (interrupt.go)
 
@@ -108,6 +114,9 @@ func (l *Launch) Run() error {
 		workers = int(total)
 	}
 	l.total, l.coop = total, coop
+	l.workers = max(workers, 1)
+	l.late.Store(0)
+	l.leaving.Store(0)
 	l.next.Store(0)
 	l.stop.Store(false)
 	l.first, l.firstID = nil, 0
@@ -127,6 +136,7 @@ func (l *Launch) Run() error {
 		l.crewWG.Wait()
 		l.crew.l = nil
 	}
+	l.wall = time.Since(l.start)
 	if l.first != nil {
 		return l.first
 	}
@@ -161,10 +171,12 @@ func (l *Launch) fail(e *rt.Error, id uint64) {
 // work is one worker: it runs the next CTA (or cluster) until none is
 // left or one faulted.
 func (l *Launch) work(smid int) {
+	l.late.Add(int64(time.Since(l.start)))
 	total, coop := l.total, l.coop
 	u := l.newRunner(smid)
 	var id uint64
 	defer func() {
+		l.leaving.Add(int64(time.Since(l.start)))
 		l.executed.Add(u.ran())
 		if r := recover(); r != nil {
 			c, cid := u.at(id)
@@ -202,6 +214,16 @@ func (l *Launch) work(smid int) {
 			return
 		}
 	}
+}
+
+// Spread is where the workers' time went in Run: how many workers ran
+// the grid, Run's wall time, and the worker-time lost before the workers
+// started their first CTA (late: waking them) and after they found no CTA
+// left (early: the last CTAs' tail), each summed over the workers. What
+// stops a grid from scaling over the cores is either these or each CTA
+// running slower with more workers (memory, caches, shared cores).
+func (l *Launch) Spread() (workers int, wall, late, early time.Duration) {
+	return l.workers, l.wall, time.Duration(l.late.Load()), time.Duration(int64(l.workers)*int64(l.wall) - l.leaving.Load())
 }
 
 // Executed is the thread-instructions the launch ran (a lane executing one
