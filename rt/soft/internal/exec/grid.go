@@ -50,6 +50,7 @@ type Launch struct {
 	workers       int
 	wall          time.Duration
 	late, leaving atomic.Int64
+
 	deadline time.Time // start + Config.Timeout, or zero (interrupt.go)
 	maxDepth int       // call frames a thread may have (interrupt.go)
 
