@@ -162,9 +162,6 @@ var cpuTime = softtest.CPUTime
 // on a non-blocking stream (rt.Context.NewStream's kind, whose work the
 // hazard check tracks) synchronised once, of an empty kernel and of vadd.
 func TestLaunchAllocs(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates for its own bookkeeping in sync operations")
-	}
 	for _, workers := range []int{1, 4} {
 		e := newEnv(t, Options{Workers: workers})
 		lib := e.load("typical_sm90.ptx")

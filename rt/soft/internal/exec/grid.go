@@ -172,12 +172,18 @@ func (l *Launch) fail(e *rt.Error, id uint64) {
 // work is one worker: it runs the next CTA (or cluster) until none is
 // left or one faulted.
 func (l *Launch) work(smid int) {
-	l.late.Add(int64(time.Since(l.start)))
+	// A lone worker loses nothing to the others: it reads no clock.
+	timed := l.workers > 1
+	if timed {
+		l.late.Add(int64(time.Since(l.start)))
+	}
 	total, coop := l.total, l.coop
 	u := l.newRunner(smid)
 	var id uint64
 	defer func() {
-		l.leaving.Add(int64(time.Since(l.start)))
+		if timed {
+			l.leaving.Add(int64(time.Since(l.start)))
+		}
 		l.executed.Add(u.ran())
 		if r := recover(); r != nil {
 			c, cid := u.at(id)
@@ -224,6 +230,9 @@ func (l *Launch) work(smid int) {
 // stops a grid from scaling over the cores is either these or each CTA
 // running slower with more workers (memory, caches, shared cores).
 func (l *Launch) Spread() (workers int, wall, late, early time.Duration) {
+	if l.workers <= 1 {
+		return l.workers, l.wall, 0, 0
+	}
 	return l.workers, l.wall, time.Duration(l.late.Load()), time.Duration(int64(l.workers)*int64(l.wall) - l.leaving.Load())
 }
 
