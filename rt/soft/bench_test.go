@@ -142,38 +142,75 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 	e := newEnv(b, Options{})
 	lib := e.loadSrc("empty.ptx", kernelSrc("", "ret;"))
 	k := e.kernel(lib, "k")
+	e.launch(k, rt.D1(1), rt.D1(32), 0)
+	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		e.launch(k, rt.D1(1), rt.D1(32), 0)
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 var cpuTime = softtest.CPUTime
 
-// TestLaunchAllocs: a steady-state launch and sync allocates a small fixed
-// number of objects (at most 10: the stream's op and its goroutine, the parameter copy,
-// the exec.Launch), however large the grid: the CTAs' registers, shared and
-// local memory are those of an earlier launch's CTAs.
+// TestLaunchAllocs: a steady-state launch allocates nothing, however large
+// the grid and however many workers run it: the stream's queued operation,
+// the parameter copy and the executor's launch are those of an earlier
+// launch, the CTAs' registers, shared and local memory those of an earlier
+// launch's CTAs, and the workers parked goroutines. It holds for launches
+// on the NULL stream synchronised one by one and for a burst of launches
+// on a non-blocking stream (rt.Context.NewStream's kind, whose work the
+// hazard check tracks) synchronised once, of an empty kernel and of vadd.
 func TestLaunchAllocs(t *testing.T) {
-	e := newEnv(t, Options{Workers: 1})
-	k := e.kernel(e.load("typical_sm90.ptx"), "_Z4vaddPKfS0_Pfi")
-	n := 1 << 14
-	pa, pb, pc := e.buf(make([]float32, n)), e.buf(make([]float32, n)), e.buf(make([]float32, n))
-	p := params(pa, pb, pc, n)
-	allocs := func(grid int) float64 {
-		la := rt.LaunchArgs{Ctx: e.ctx, Grid: rt.D1(grid), Block: rt.D1(256), Params: unsafe.Pointer(&p[0]), ParamSize: uintptr(len(p))}
-		return testing.AllocsPerRun(50, func() {
-			if err := e.d.Launch(k, la); err != nil {
-				t.Fatal(err)
+	for _, workers := range []int{1, 4} {
+		e := newEnv(t, Options{Workers: workers})
+		lib := e.load("typical_sm90.ptx")
+		vadd := e.kernel(lib, "_Z4vaddPKfS0_Pfi")
+		empty := e.kernel(e.loadSrc("empty.ptx", kernelSrc("", "ret;")), "k")
+		n := 1 << 14
+		pa, pb, pc := e.buf(make([]float32, n)), e.buf(make([]float32, n)), e.buf(make([]float32, n))
+		p := params(pa, pb, pc, n)
+		sh, err := e.d.StreamCreate(e.ctx, streamNonBlocking, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []struct {
+			name string
+			h    rt.KernelHandle
+		}{{"empty", empty}, {"vadd", vadd}} {
+			for _, grid := range []int{1, n / 256} {
+				la := rt.LaunchArgs{Ctx: e.ctx, Grid: rt.D1(grid), Block: rt.D1(256), Params: unsafe.Pointer(&p[0]), ParamSize: uintptr(len(p))}
+				sync := func() {
+					if err := e.d.Launch(k.h, la); err != nil {
+						t.Fatal(err)
+					}
+					if err := e.d.CtxSynchronize(e.ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				async := func() {
+					la := la
+					la.Stream = sh
+					for range 10 {
+						if err := e.d.Launch(k.h, la); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := e.d.StreamSynchronize(e.ctx, sh); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, c := range []struct {
+					name string
+					f    func()
+				}{{"launch+CtxSynchronize", sync}, {"10 launches on a stream+StreamSynchronize", async}} {
+					c.f() // warm up
+					if a := testing.AllocsPerRun(20, c.f); a != 0 {
+						t.Errorf("%d workers, %s, %d CTAs, %s: %v allocations, want 0", workers, k.name, grid, c.name, a)
+					}
+				}
 			}
-			if err := e.d.CtxSynchronize(e.ctx); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-	small, large := allocs(1), allocs(n/256)
-	t.Logf("allocations per launch+sync: %v (1 CTA), %v (%d CTAs)", small, large, n/256)
-	if large > small || small > 10 {
-		t.Errorf("a launch allocates %v times (1 CTA) and %v (%d CTAs): want at most 10, independent of the grid", small, large, n/256)
+		}
 	}
 }
 
@@ -207,6 +244,35 @@ func TestFirstUseCosts(t *testing.T) {
 	lap("first launch using MUFU (mathk)")
 	e.launch(e.kernel(lib, "_Z5mathkPfPd"), rt.D1(1), rt.D1(32), 0, x, y)
 	lap("second launch (mathk)")
+}
+
+// BenchmarkLaunchAsync1000 is 1,000 launches of an empty kernel on a
+// non-blocking stream, then one synchronisation: what queuing costs.
+func BenchmarkLaunchAsync1000(b *testing.B) {
+	e := newEnv(b, Options{})
+	k := e.kernel(e.loadSrc("empty.ptx", kernelSrc("", "ret;")), "k")
+	sh, err := e.d.StreamCreate(e.ctx, streamNonBlocking, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	la := rt.LaunchArgs{Ctx: e.ctx, Stream: sh, Grid: rt.D1(1), Block: rt.D1(32)}
+	round := func() {
+		for range 1000 {
+			if err := e.d.Launch(k, la); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := e.d.StreamSynchronize(e.ctx, sh); err != nil {
+			b.Fatal(err)
+		}
+	}
+	round()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		round()
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkLaunchGrid16K is BenchmarkLaunchEmpty with 16,384 threads (64

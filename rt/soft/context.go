@@ -33,7 +33,7 @@ type context struct {
 func (d *Driver) newContext(dv *device, primary bool) *context {
 	c := &context{d: d, dev: dv, primary: primary,
 		streams: map[*stream]struct{}{}, allocs: map[uint64]*exec.Alloc{}, insts: map[*library]*instance{}}
-	c.null = &stream{ctx: c}
+	c.null = newStream(c, 0, 0, 0)
 	d.mu.Lock()
 	c.h = rt.CtxHandle(d.handle())
 	d.ctxs[c.h] = c
@@ -174,6 +174,12 @@ func (d *Driver) destroy(c *context) {
 	// everything of a destroyed context), so a careless program's
 	// forgotten textures and unsynchronized work do not pile up.
 	d.synced(c, nil, ^uint64(0))
+	d.hz.mu.Lock()
+	for s := range streams {
+		delete(d.hz.streams, s)
+	}
+	delete(d.hz.streams, c.null)
+	d.hz.mu.Unlock()
 	d.hostSynced(c, nil, true)
 	d.forgetTextures(c)
 	for lib := range insts {
@@ -254,8 +260,9 @@ func (d *Driver) CtxSynchronize(h rt.CtxHandle) error {
 // synchronize waits for all streams and collects (and clears) their
 // pending asynchronous errors, returning the first.
 func (c *context) synchronize() error {
+	var buf [16]*stream // a synchronisation allocates nothing for the usual few streams
 	c.mu.Lock()
-	list := []*stream{c.null}
+	list := append(buf[:0], c.null)
 	for s := range c.streams {
 		list = append(list, s)
 	}
@@ -272,8 +279,9 @@ func (c *context) synchronize() error {
 // blockingPending takes the first pending error of the context's blocking
 // streams whose queued work has finished.
 func (c *context) blockingPending() error {
+	var buf [16]*stream
 	c.mu.Lock()
-	var list []*stream
+	list := buf[:0]
 	for s := range c.streams {
 		if s.flags&streamNonBlocking == 0 {
 			list = append(list, s)

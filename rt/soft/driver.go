@@ -126,6 +126,12 @@ type Driver struct {
 	// executed (a lane executing one instruction counts one): the
 	// benchmarks' measure of throughput.
 	instrCount atomic.Uint64
+	// runTime, workerTime, lateTime and earlyTime sum exec.Launch.Spread
+	// over all launches, in nanoseconds: their wall time, the worker-time
+	// they had (workers × wall time) and what of it was lost before the
+	// workers' first CTA and after their last (BenchmarkScale's measure of
+	// what keeps a grid from scaling).
+	runTime, workerTime, lateTime, earlyTime atomic.Int64
 
 	// fault is the first sticky kernel fault in any context (sticky.go).
 	fault atomic.Pointer[rt.Error]

@@ -354,30 +354,39 @@ func (d *Driver) streamCaptured(op string, ch rt.CtxHandle, sh rt.StreamHandle) 
 
 // submit queues fn on s as the work of node n (a kernel's, or the node
 // type fn's work makes), or, while s is being captured, adds n, doing fn,
-// to the capture. It returns the queued op, or nil if the work was
+// to the capture. It returns the queued op's mark, or none if the work was
 // captured. A captured copy of host memory reads or writes it at each
 // launch of the graph, page-locked or not, as CUDA's does (rt refuses Go
 // memory there: see rt.Stream.captureHost).
-func (d *Driver) submit(op string, s *stream, n *snode, fn func() error) (*op, error) {
+func (d *Driver) submit(op string, s *stream, n *snode, fn func() error) (mark, error) {
+	w := s.take()
+	w.fn = fn
+	return d.submitWork(op, s, n, w)
+}
+
+// submitWork is submit of w; n nil is w's launch as a kernel node.
+func (d *Driver) submitWork(op string, s *stream, n *snode, w *work) (mark, error) {
 	d.gx.mu.Lock()
 	if cp := s.capt; cp != nil {
 		defer d.gx.mu.Unlock()
 		if cp.err != nil {
-			return nil, rt.Errorf(op, rt.ErrStreamCaptureInvalidated, "the capture of stream %#x failed earlier: %v", uintptr(s.h), cp.err)
+			return mark{}, rt.Errorf(op, rt.ErrStreamCaptureInvalidated, "the capture of stream %#x failed earlier: %v", uintptr(s.h), cp.err)
 		}
-		if n.typ != rt.NodeKernel {
-			n.run = fn
+		if n == nil {
+			n = launchNode(&w.l)
+		} else if n.typ != rt.NodeKernel {
+			n.run = w.fn
 		}
 		d.addNode(cp.g, n, s.ctail)
 		s.ctail = append(s.ctail[:0], n)
-		return nil, nil
+		return mark{}, nil
 	}
 	if err := d.legacyImplicit(op, s); err != nil {
 		d.gx.mu.Unlock()
-		return nil, err
+		return mark{}, err
 	}
 	d.gx.mu.Unlock()
-	return s.ctx.enqueue(s, fn), nil
+	return s.ctx.push(s, w), nil
 }
 
 // legacyImplicit fails work on a context's NULL stream while one of its

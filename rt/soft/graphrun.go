@@ -26,7 +26,7 @@ type sexec struct {
 	conds  map[rt.ConditionalHandle]*condValue
 
 	mu   sync.Mutex // guards g's kernel nodes against updates during a snapshot, and last
-	last *op        // the latest launch: launches of one graph run one after another
+	last mark       // the latest launch: launches of one graph run one after another
 }
 
 // condValue is a condition's value in one instantiated graph.
@@ -166,9 +166,7 @@ func (d *Driver) GraphLaunch(ch rt.CtxHandle, xh rt.GraphExecHandle, sh rt.Strea
 	rs := newRunState(d, x)
 	prev := x.last
 	o, err := d.submit(op, s, &snode{typ: rt.NodeGraph}, func() error {
-		if prev != nil {
-			<-prev.done
-		}
+		prev.wait()
 		return rs.run()
 	})
 	if err != nil {
@@ -263,20 +261,20 @@ type runState struct {
 	x       *sexec
 	plan    *sgraph
 	records map[*snode]*recording
-	waits   map[*snode]*op
+	waits   map[*snode]mark
 }
 
 func newRunState(d *Driver, x *sexec) *runState {
-	rs := &runState{d: d, x: x, plan: d.cloneGraph(x.g, nil, nil), records: map[*snode]*recording{}, waits: map[*snode]*op{}}
+	rs := &runState{d: d, x: x, plan: d.cloneGraph(x.g, nil, nil), records: map[*snode]*recording{}, waits: map[*snode]mark{}}
 	rs.prepare(rs.plan)
 	return rs
 }
 
 // recording is an event record node's record in one launch.
 type recording struct {
-	o    *op
+	done chan struct{} // closed when the record has run (or will not)
 	gen  int
-	done bool
+	ran  bool
 }
 
 // prepare makes the launch's event records (the event's most recent
@@ -289,8 +287,8 @@ func (rs *runState) prepare(g *sgraph) {
 			e := n.ev
 			e.mu.Lock()
 			e.gen++
-			r := &recording{o: &op{done: make(chan struct{})}, gen: e.gen}
-			e.at, e.t = r.o, time.Time{}
+			r := &recording{done: make(chan struct{}), gen: e.gen}
+			e.at, e.t = mark{rec: r.done}, time.Time{}
 			e.mu.Unlock()
 			rs.records[n] = r
 		case rt.NodeWaitEvent:
@@ -308,9 +306,9 @@ func (rs *runState) prepare(g *sgraph) {
 // stopped the graph), so that nothing waits for them forever.
 func (rs *runState) finish() {
 	for _, r := range rs.records {
-		if !r.done {
-			r.done = true
-			close(r.o.done)
+		if !r.ran {
+			r.ran = true
+			close(r.done)
 		}
 	}
 }
@@ -353,13 +351,11 @@ func (rs *runState) runNode(n *snode) error {
 			n.ev.t = now
 		}
 		n.ev.mu.Unlock()
-		r.done = true
-		close(r.o.done)
+		r.ran = true
+		close(r.done)
 		return nil
 	case rt.NodeWaitEvent:
-		if w := rs.waits[n]; w != nil {
-			<-w.done
-		}
+		rs.waits[n].wait()
 		return nil
 	case rt.NodeConditional:
 		v := rs.x.conds[n.cond.h]

@@ -51,7 +51,19 @@ type touch struct {
 	lo, hi uint64 // the bytes, merged over the work
 	write  bool
 	seq    uint64 // the latest work's
-	what   string // the latest work, for the report
+	// The latest work, for the report: the kernel p, or the async copy or
+	// memset op (described only when reported, so that recording a launch
+	// allocates nothing).
+	p  *exec.Program
+	op string
+}
+
+// describe is the work of t, done on s, as a report names it.
+func (t *touch) describe(s *stream) string {
+	if t.p != nil {
+		return fmt.Sprintf("%s, launched on stream %#x of context %#x", kernelDesc(t.p), uintptr(s.h), uintptr(s.ctx.h))
+	}
+	return fmt.Sprintf("%sAsync on stream %#x of context %#x", t.op, uintptr(s.h), uintptr(s.ctx.h))
 }
 
 // eventMark is where an event was last recorded: its stream and the
@@ -65,7 +77,7 @@ type eventMark struct {
 type hazards struct {
 	mu      sync.Mutex
 	seq     uint64
-	streams map[*stream]map[*exec.Alloc]*touch
+	streams map[*stream]map[*exec.Alloc]touch // kept when empty, for the stream's next work
 	events  map[*event]eventMark
 	writes  sync.Map // *program → writeSet
 }
@@ -77,50 +89,51 @@ func (hz *hazards) now() uint64 {
 	return hz.seq
 }
 
-// add records that work on s touches bytes [lo, hi) of a.
-func (hz *hazards) add(s *stream, a *exec.Alloc, lo, hi uint64, write bool, what string) {
+// add records that work on s (the kernel p, or op) touches bytes [lo, hi)
+// of a.
+func (hz *hazards) add(s *stream, a *exec.Alloc, lo, hi uint64, write bool, p *exec.Program, op string) {
 	if hz.streams == nil {
-		hz.streams = map[*stream]map[*exec.Alloc]*touch{}
+		hz.streams = map[*stream]map[*exec.Alloc]touch{}
 	}
 	m := hz.streams[s]
 	if m == nil {
-		m = map[*exec.Alloc]*touch{}
+		m = map[*exec.Alloc]touch{}
 		hz.streams[s] = m
 	}
-	t := m[a]
-	if t == nil {
-		m[a] = &touch{lo: lo, hi: hi, write: write, seq: hz.seq, what: what}
+	t, ok := m[a]
+	if !ok {
+		m[a] = touch{lo: lo, hi: hi, write: write, seq: hz.seq, p: p, op: op}
 		return
 	}
-	t.lo, t.hi, t.write, t.seq, t.what = min(t.lo, lo), max(t.hi, hi), t.write || write, hz.seq, what
+	m[a] = touch{lo: min(t.lo, lo), hi: max(t.hi, hi), write: t.write || write, seq: hz.seq, p: p, op: op}
 }
 
 // tracked says whether work on s is tracked.
 func tracked(s *stream) bool { return s != nil && s.flags&streamNonBlocking != 0 }
 
-// launched records the memory a launch on s touches.
-func (d *Driver) launched(s *stream, l *exec.Launch) {
+// launched records the memory a launch of p on s with params and module
+// variables vars touches.
+func (d *Driver) launched(s *stream, p *exec.Program, params []byte, vars []uint64) {
 	if !tracked(s) {
 		return
 	}
-	ws := d.kernelWrites(l.Program)
-	what := fmt.Sprintf("%s, launched on stream %#x of context %#x", kernelDesc(l.Program), uintptr(s.h), uintptr(s.ctx.h))
+	ws := d.kernelWrites(p)
 	hz := &d.hz
 	hz.mu.Lock()
 	defer hz.mu.Unlock()
 	hz.seq++
-	for i := 0; i+8 <= len(l.Params); i += 8 {
-		v := binary.LittleEndian.Uint64(l.Params[i:])
+	for i := 0; i+8 <= len(params); i += 8 {
+		v := binary.LittleEndian.Uint64(params[i:])
 		if v < exec.ManagedBase || v >= exec.GlobalBase+uint64(len(d.devices))<<40 {
 			continue
 		}
 		if a := d.mem.Live(v, 1); a != nil {
-			hz.add(s, a, a.Base, a.Base+a.Size, ws.unknown || ws.slot(i/8), what)
+			hz.add(s, a, a.Base, a.Base+a.Size, ws.unknown || ws.slot(i/8), p, "")
 		}
 	}
-	for _, v := range l.Vars {
+	for _, v := range vars {
 		if a := d.mem.Live(v, 1); a != nil {
-			hz.add(s, a, a.Base, a.Base+a.Size, ws.unknown || ws.vars, what)
+			hz.add(s, a, a.Base, a.Base+a.Size, ws.unknown || ws.vars, p, "")
 		}
 	}
 }
@@ -162,7 +175,6 @@ func (d *Driver) copied(op string, s *stream, m memOp) {
 	hz.mu.Lock()
 	defer hz.mu.Unlock()
 	hz.seq++
-	what := fmt.Sprintf("%sAsync on stream %#x of context %#x", op, uintptr(s.h), uintptr(s.ctx.h))
 	for _, r := range []struct {
 		devRange
 		write bool
@@ -171,7 +183,7 @@ func (d *Driver) copied(op string, s *stream, m memOp) {
 			continue
 		}
 		if a := d.mem.Live(r.lo, r.n); a != nil {
-			hz.add(s, a, r.lo, r.lo+r.n, r.write, what)
+			hz.add(s, a, r.lo, r.lo+r.n, r.write, nil, op)
 		}
 	}
 }
@@ -201,8 +213,8 @@ func (d *Driver) checkHost(op string, c *context, m memOp) error {
 			if a == nil {
 				continue
 			}
-			t := touches[a]
-			if t == nil || r.lo >= t.hi || r.lo+r.n <= t.lo || !r.write && !t.write {
+			t, ok := touches[a]
+			if !ok || r.lo >= t.hi || r.lo+r.n <= t.lo || !r.write && !t.write {
 				continue
 			}
 			verb, theirs := "reads", "may write"
@@ -214,7 +226,7 @@ func (d *Driver) checkHost(op string, c *context, m memOp) error {
 			}
 			return rt.Errorf(op, rt.ErrIllegalState,
 				"host/device hazard: this synchronous call %s [%#x, %#x) of the %d-byte allocation at %#x (%s) in context %#x, which %s, not synchronized with since, %s; synchronize that stream (or wait for an event recorded after the work) first",
-				verb, r.lo, r.lo+r.n, a.Size, a.Base, a.What, uintptr(c.h), t.what, theirs)
+				verb, r.lo, r.lo+r.n, a.Size, a.Base, a.What, uintptr(c.h), t.describe(s), theirs)
 		}
 	}
 	return nil
@@ -234,9 +246,6 @@ func (d *Driver) synced(c *context, s *stream, seq uint64) {
 			if x.seq <= seq {
 				delete(touches, a)
 			}
-		}
-		if len(touches) == 0 {
-			delete(hz.streams, t)
 		}
 	}
 }

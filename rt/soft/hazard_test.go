@@ -38,7 +38,7 @@ func TestHostHazards(t *testing.T) {
 
 	launch()
 	// Done or not, the host has not synchronized with it.
-	<-e.d.streams[s].last().done
+	e.d.streams[s].last().wait()
 	wantErr(t, readC(), rt.ErrIllegalState, `host/device hazard: this synchronous call reads \[0x[0-9a-f]+, 0x[0-9a-f]+\) of the 16384-byte allocation at 0x[0-9a-f]+ \(cuMemAlloc\) in context 0x[0-9a-f]+, which kernel _Z4vaddPKfS0_Pfi, launched on stream 0x[0-9a-f]+ of context 0x[0-9a-f]+, not synchronized with since, may write`)
 	wantErr(t, e.d.MemsetD8(e.ctx, c+8, 0, 4, 0, false), rt.ErrIllegalState, `writes .* may write`)
 	// vadd only reads a: the host may read it, not write it.

@@ -39,37 +39,45 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 	if err := d.checkLaunch(op, p, c, la); err != nil {
 		return err
 	}
-	g, b := la.Grid, la.Block
-	pbuf := make([]uint64, la.ParamSize/8+1)
-	params := unsafe.Slice((*byte)(unsafe.Pointer(&pbuf[0])), la.ParamSize)
-	if la.ParamSize > 0 {
-		copy(params, unsafe.Slice((*byte)(la.Params), la.ParamSize))
-	}
 	d.mu.Lock()
 	lib := d.modLibs[p.Module]
 	d.mu.Unlock()
 	if lib == nil {
 		return rt.Errorf(op, rt.ErrInvalidHandle, "kernel %s: its library was unloaded", p.Name)
 	}
-	l := &exec.Launch{Program: p, Host: c, Mem: d.mem, Config: &d.cfg, Grid: g, Block: b, Cluster: la.Cluster,
-		DynShared: la.SharedMem, Params: params, Cooperative: la.Cooperative}
+	var vars []uint64
 	if p.UsesVars {
 		in, err := lib.instance(c)
 		if err != nil {
 			return err
 		}
-		l.Vars = in.addr
+		vars = in.addr
 	}
-	if err := d.orderStreams(op, s, d.launchSpans(l), kernelDesc(p), false); err != nil {
+	args := unsafe.Slice((*byte)(la.Params), la.ParamSize)
+	if d.raceStreams() {
+		if err := d.orderStreams(op, s, d.launchSpans(p, args, vars), kernelDesc(p), false); err != nil {
+			return err
+		}
+	}
+	// The launch is built in a work of s's, reused from an earlier one
+	// with its parameter buffer: a steady stream of launches allocates
+	// nothing.
+	w := s.take()
+	n := int(la.ParamSize/8 + 1)
+	if cap(w.pbuf) < n {
+		w.pbuf = make([]uint64, n)
+	}
+	params := unsafe.Slice((*byte)(unsafe.Pointer(&w.pbuf[0])), la.ParamSize)
+	copy(params, args)
+	w.l = exec.Launch{Program: p, Host: c, Mem: d.mem, Config: &d.cfg, Grid: la.Grid, Block: la.Block, Cluster: la.Cluster,
+		DynShared: la.SharedMem, Params: params, Vars: vars, Cooperative: la.Cooperative}
+	o, err := d.submitWork(op, s, nil, w)
+	if err != nil || o.none() { // failed, or captured
 		return err
 	}
-	o, err := d.submit(op, s, launchNode(l), func() error { return d.run(l) })
-	if err != nil || o == nil { // failed, or captured
-		return err
-	}
-	d.launched(s, l)
+	d.launched(s, p, args, vars)
 	if d.opt.LaunchBlocking {
-		<-o.done
+		o.wait()
 		if err := s.wait(); err != nil {
 			if e, ok := err.(*rt.Error); ok {
 				e2 := *e
@@ -167,6 +175,11 @@ func checkNTID(p *exec.Program, b rt.Dim3) error {
 func (d *Driver) run(l *exec.Launch) error {
 	err := l.Run()
 	d.instrCount.Add(l.Executed())
+	workers, wall, late, early := l.Spread()
+	d.runTime.Add(int64(wall))
+	d.workerTime.Add(int64(workers) * int64(wall))
+	d.lateTime.Add(int64(late))
+	d.earlyTime.Add(int64(early))
 	if err != nil {
 		l.Host.(*context).poison(err)
 	}

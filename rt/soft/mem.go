@@ -166,13 +166,13 @@ func (d *Driver) copyOp(op string, ch rt.CtxHandle, sh rt.StreamHandle, async bo
 		own = fn()
 		return own
 	})
-	if err != nil || o == nil { // failed, or captured
+	if err != nil || o.none() { // failed, or captured
 		return err
 	}
 	if async {
 		d.copied(op, s, m)
 		if m.toHost && !d.isPinned(m.host, m.hostLen) {
-			<-o.done
+			o.wait()
 		}
 		return nil
 	}

@@ -119,7 +119,7 @@ func (d *Driver) MemFreeAsync(ch rt.CtxHandle, ptr rt.DevPtr, sh rt.StreamHandle
 	}
 	captured := false
 	o, err := d.submit(op, s, &snode{typ: rt.NodeMemFree}, func() error { return d.freeAsync(op, ptr) })
-	if o == nil && err == nil {
+	if o.none() && err == nil {
 		captured = true // the graph owns the memory now; it stays
 	}
 	if err != nil || captured {

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,6 +96,7 @@ func softBench(b *testing.B, e *env, k rt.KernelHandle, grid, block rt.Dim3, sme
 	}
 	var instr uint64
 	b.ResetTimer()
+	run0, wt0, late0, early0 := e.d.runTime.Load(), e.d.workerTime.Load(), e.d.lateTime.Load(), e.d.earlyTime.Load()
 	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < b.N; i++ {
 		before := e.d.instrCount.Load()
@@ -104,6 +107,16 @@ func softBench(b *testing.B, e *env, k rt.KernelHandle, grid, block rt.Dim3, sme
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(instr)/cpu.Seconds()/1e9, "Gthread-instr/cpu-s")
 	b.ReportMetric(float64(instr)/el.Seconds()/1e9, "Gthread-instr/s")
+	// What keeps a grid from scaling over the workers, besides each CTA
+	// running slower (exec.Launch.Spread): the share of the wall time
+	// spent outside the grid's run (the launch and the sync), and the
+	// share of the run's worker-time lost waking the workers and in the
+	// grid's tail.
+	b.ReportMetric(100*(1-float64(e.d.runTime.Load()-run0)/float64(el)), "outside-%")
+	if wt := float64(e.d.workerTime.Load() - wt0); wt > 0 {
+		b.ReportMetric(100*float64(e.d.lateTime.Load()-late0)/wt, "late-%")
+		b.ReportMetric(100*float64(e.d.earlyTime.Load()-early0)/wt, "early-%")
+	}
 }
 
 func matmulInputs() (A, B, C []float32) {
@@ -375,6 +388,99 @@ func BenchmarkScale(b *testing.B) {
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) { c.run(b, Options{Workers: *scaleWorkers}) })
+	}
+}
+
+// BenchmarkScaleGo is BenchmarkScale's classes in plain Go split over
+// -soft.workers goroutines (0: GOMAXPROCS), each its share of the rows,
+// blocks or tiles: the machine's own scaling (memory bandwidth, shared
+// cores), the ceiling for soft's (testdata/scale.sh prints both). The
+// stencil is left out (its Go loop does not split), and treereduce's Go is
+// blockreduce's.
+func BenchmarkScaleGo(b *testing.B) {
+	workers := *scaleWorkers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// split runs part(lo, hi) over [0, n) in workers pieces at once.
+	split := func(n int, part func(lo, hi int)) {
+		var wg sync.WaitGroup
+		for w := range workers {
+			lo, hi := n*w/workers, n*(w+1)/workers
+			wg.Add(1)
+			go func() { defer wg.Done(); part(lo, hi) }()
+		}
+		wg.Wait()
+	}
+	for _, c := range []struct {
+		name  string
+		setup func() func()
+	}{
+		{"matmul256", func() func() {
+			A, B, C := matmulInputs()
+			return func() {
+				split(16*16, func(lo, hi int) {
+					for t := lo; t < hi; t++ {
+						matmulTileGo(A, B, C, 256, t%16, t/16)
+					}
+				})
+			}
+		}},
+		{"softmax", func() func() {
+			x := softmaxInput()
+			y := make([]float32, len(x))
+			return func() {
+				split(softmaxRows, func(lo, hi int) {
+					softmaxGo(x[lo*softmaxCols:hi*softmaxCols], y[lo*softmaxCols:hi*softmaxCols], softmaxCols)
+				})
+			}
+		}},
+		{"blockreduce", func() func() {
+			in := bredInput()
+			out := make([]float32, len(in)/256)
+			return func() { split(len(out), func(lo, hi int) { blockSumGo(in[lo*256:hi*256], out[lo:hi], 256) }) }
+		}},
+		{"vadd1M", func() func() {
+			x, y := vaddInputs()
+			z := make([]float32, len(x))
+			return func() { split(len(x), func(lo, hi int) { vaddGo(x[lo:hi], y[lo:hi], z[lo:hi]) }) }
+		}},
+		{"histogram", func() func() {
+			d := histInput()
+			hs := make([][]uint32, workers)
+			for i := range hs {
+				hs[i] = make([]uint32, 256)
+			}
+			return func() {
+				split(workers, func(lo, hi int) {
+					for w := lo; w < hi; w++ {
+						clear(hs[w])
+						histGo(d[len(d)*w/workers:len(d)*(w+1)/workers], hs[w])
+					}
+				})
+				for _, h := range hs[1:] {
+					for i, v := range h {
+						hs[0][i] += v
+					}
+				}
+			}
+		}},
+		{"treereduce", func() func() {
+			in := treeInput()
+			out := make([]float32, len(in)/256)
+			return func() { split(len(out), func(lo, hi int) { blockSumGo(in[lo*256:hi*256], out[lo:hi], 256) }) }
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			f := c.setup()
+			f()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				f()
+			}
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
 	}
 }
 

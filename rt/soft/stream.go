@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
+	"github.com/cugen/cugen/rt/soft/internal/gopool"
 )
 
 // Stream flags (CUstream_flags).
@@ -14,11 +16,60 @@ const streamNonBlocking = 1
 // Event flags (CUevent_flags).
 const eventDisableTiming = 2
 
-// op is one queued piece of stream work. Each op runs on its own goroutine
-// once its predecessor in the stream and its cross-stream dependencies are
-// done; done is closed when it has finished (or was skipped).
-type op struct {
-	done chan struct{}
+// A stream's work runs in order on a goroutine of runners while the stream
+// has any queued (soft's CUDA stream engine); each operation is a work,
+// reused once it has run, so queuing a launch allocates nothing. Where an
+// operation stands is a mark.
+
+// work is one queued operation: fn, or, with fn nil, the kernel launch l.
+type work struct {
+	fn   func() error
+	l    exec.Launch
+	pbuf []uint64 // l.Params's storage, kept for the next launch
+	deps []mark   // other streams' work to wait for (enqueue)
+}
+
+// mark is a point in a stream's work, reached once the stream has
+// finished its first seq operations; or an event record node of a graph
+// launch, reached when rec is closed (graphrun.go). The zero mark is
+// reached.
+type mark struct {
+	s   *stream
+	seq uint64
+	rec chan struct{}
+}
+
+// none reports whether m is the zero mark.
+func (m mark) none() bool { return m.s == nil && m.rec == nil }
+
+// wait blocks until m is reached.
+func (m mark) wait() {
+	if s := m.s; s != nil {
+		s.mu.Lock()
+		for s.finished < m.seq {
+			s.progress.Wait()
+		}
+		s.mu.Unlock()
+	} else if m.rec != nil {
+		<-m.rec
+	}
+}
+
+// reached reports whether m is, without waiting.
+func (m mark) reached() bool {
+	if s := m.s; s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.finished >= m.seq
+	}
+	if m.rec != nil {
+		select {
+		case <-m.rec:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // stream is an ordered FIFO of asynchronous work.
@@ -33,76 +84,164 @@ type stream struct {
 	capt  *capture
 	ctail []*snode
 
-	mu      sync.Mutex
-	tail    *op
-	pending error // first failure not yet reported by a synchronising call
+	mu       sync.Mutex
+	progress sync.Cond // broadcast when finished grows
+	queued   uint64    // operations ever queued
+	finished uint64    // operations ever run (or skipped)
+	q        []*work   // q[head:] is queued, not yet run
+	head     int
+	free     []*work // run, for reuse
+	running  bool    // a runner owns q
+	pending  error   // first failure not yet reported by a synchronising call
 }
 
-// enqueue appends fn to s, honouring the legacy NULL stream's implicit
+// runners run the streams that have work queued.
+var runners = gopool.New(64)
+
+// maxFree bounds a stream's works kept for reuse: enough for a burst of
+// launches between synchronisations.
+const maxFree = 1024
+
+func newStream(c *context, h rt.StreamHandle, flags uint32, priority int) *stream {
+	s := &stream{ctx: c, h: h, flags: flags, priority: priority}
+	s.progress.L = &s.mu
+	return s
+}
+
+// take is a work for s, to fill and enqueue.
+func (s *stream) take() *work {
+	s.mu.Lock()
+	n := len(s.free)
+	if n == 0 {
+		s.mu.Unlock()
+		return &work{}
+	}
+	w := s.free[n-1]
+	s.free[n-1] = nil
+	s.free = s.free[:n-1]
+	s.mu.Unlock()
+	return w
+}
+
+// last is the mark of the work queued on s so far.
+func (s *stream) last() mark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return mark{s: s, seq: s.queued}
+}
+
+// enqueue appends fn to s.
+func (c *context) enqueue(s *stream, fn func() error) mark {
+	w := s.take()
+	w.fn = fn
+	return c.push(s, w)
+}
+
+// push appends w to s, honouring the legacy NULL stream's implicit
 // synchronisation: NULL-stream work waits for all blocking streams of the
 // context, and blocking-stream work waits for the NULL stream.
-func (c *context) enqueue(s *stream, fn func() error) *op {
-	o := &op{done: make(chan struct{})}
-	var deps []*op
+func (c *context) push(s *stream, w *work) mark {
+	w.deps = w.deps[:0]
+	dep := func(t *stream) {
+		if m := t.last(); !m.reached() {
+			w.deps = append(w.deps, m)
+		}
+	}
 	c.mu.Lock()
 	if s == c.null {
 		for t := range c.streams {
 			if t.flags&streamNonBlocking == 0 {
-				if p := t.last(); p != nil {
-					deps = append(deps, p)
-				}
+				dep(t)
 			}
 		}
 	} else if s.flags&streamNonBlocking == 0 {
-		if p := c.null.last(); p != nil {
-			deps = append(deps, p)
-		}
+		dep(c.null)
 	}
 	s.mu.Lock()
-	if s.tail != nil {
-		deps = append(deps, s.tail)
-	}
-	s.tail = o
+	s.queued++
+	m := mark{s: s, seq: s.queued}
+	s.q = append(s.q, w)
+	start := !s.running
+	s.running = true
 	s.mu.Unlock()
 	c.mu.Unlock()
-	go func() {
-		for _, p := range deps {
-			<-p.done
-		}
-		s.mu.Lock()
-		poisoned := s.pending != nil || c.d.fault.Load() != nil
-		s.mu.Unlock()
-		// Work queued behind a failed operation, or after a kernel
-		// faulted anywhere in the process, does not run, as on a GPU; the
-		// failure is reported at the next sync.
-		if !poisoned {
-			if err := fn(); err != nil {
-				s.mu.Lock()
-				if s.pending == nil {
-					s.pending = err
-				}
-				s.mu.Unlock()
-			}
-		}
-		close(o.done)
-	}()
-	return o
+	if start {
+		runners.Go(s)
+	}
+	return m
 }
 
-func (s *stream) last() *op {
+// Run runs s's queued work in order until none is left (a gopool.Job).
+// Work queued behind a failed operation, or after a kernel faulted
+// anywhere in the process, does not run, as on a GPU; the failure is
+// reported at the next sync.
+func (s *stream) Run(r *gopool.Worker) {
+	d := s.ctx.d
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tail
+	for {
+		w := s.q[s.head]
+		s.q[s.head] = nil
+		s.head++
+		s.mu.Unlock()
+		for _, m := range w.deps {
+			m.wait()
+		}
+		s.mu.Lock()
+		poisoned := s.pending != nil || d.fault.Load() != nil
+		s.mu.Unlock()
+		var err error
+		if !poisoned {
+			if w.fn != nil {
+				err = w.fn()
+			} else {
+				err = d.run(&w.l)
+			}
+		}
+		w.done()
+		s.mu.Lock()
+		if err != nil && s.pending == nil {
+			s.pending = err
+		}
+		s.finished++
+		if len(s.free) < maxFree {
+			s.free = append(s.free, w)
+		}
+		if s.head == len(s.q) {
+			s.q, s.head = s.q[:0], 0
+			r.Free()
+			s.running = false
+			s.progress.Broadcast()
+			s.mu.Unlock()
+			return
+		}
+		if s.head >= 64 && s.head*2 >= len(s.q) {
+			n := copy(s.q, s.q[s.head:])
+			clear(s.q[n:])
+			s.q, s.head = s.q[:n], 0
+		}
+		s.progress.Broadcast()
+	}
+}
+
+// done drops what w's operation referred to, so that a work kept for
+// reuse keeps nothing alive.
+func (w *work) done() {
+	w.fn = nil
+	w.l = exec.Launch{}
+	clear(w.deps)
+	if cap(w.pbuf) > 512 {
+		w.pbuf = nil
+	}
 }
 
 // wait blocks until everything queued so far is done and returns (and
 // clears) the stream's pending error.
 func (s *stream) wait() error {
-	if t := s.last(); t != nil {
-		<-t.done
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for end := s.queued; s.finished < end; {
+		s.progress.Wait()
+	}
 	err := s.pending
 	s.pending = nil
 	return err
@@ -110,12 +249,11 @@ func (s *stream) wait() error {
 
 // query reports whether the stream is idle without waiting.
 func (s *stream) query() (bool, error) {
-	if t := s.last(); t != nil {
-		select {
-		case <-t.done:
-		default:
-			return false, nil
-		}
+	s.mu.Lock()
+	busy := s.finished < s.queued
+	s.mu.Unlock()
+	if busy {
+		return false, nil
 	}
 	return true, s.wait()
 }
@@ -180,7 +318,7 @@ func (d *Driver) StreamCreate(ch rt.CtxHandle, flags uint32, priority int) (rt.S
 	if flags&^streamNonBlocking != 0 {
 		return 0, rt.Errorf("cuStreamCreate", rt.ErrInvalidValue, "unknown stream flags %#x", flags)
 	}
-	s := &stream{ctx: c, flags: flags, priority: clampPriority(priority)}
+	s := newStream(c, 0, flags, clampPriority(priority))
 	d.mu.Lock()
 	s.h = rt.StreamHandle(d.handle())
 	for s.h <= rt.StreamPerThread { // CUDA's special handles are no stream's
@@ -212,6 +350,11 @@ func (d *Driver) StreamDestroy(ch rt.CtxHandle, sh rt.StreamHandle) error {
 		s.ctx.mu.Lock()
 		delete(s.ctx.streams, s)
 		s.ctx.mu.Unlock()
+		d.hz.mu.Lock()
+		if len(d.hz.streams[s]) == 0 {
+			delete(d.hz.streams, s) // nothing the host must still synchronize with
+		}
+		d.hz.mu.Unlock()
 	}()
 	return nil
 }
@@ -255,7 +398,7 @@ type event struct {
 	flags uint32
 
 	mu  sync.Mutex
-	at  *op       // the recording op, nil if never recorded
+	at  mark      // the recording op, none if never recorded
 	t   time.Time // set when at has run
 	gen int       // bumped on every record, so a stale op does not set t
 
@@ -348,9 +491,7 @@ func (d *Driver) EventSynchronize(ch rt.CtxHandle, eh rt.EventHandle) error {
 	e.mu.Lock()
 	at := e.at
 	e.mu.Unlock()
-	if at != nil {
-		<-at.done
-	}
+	at.wait()
 	d.eventDone(e)
 	d.eventSeenRace(e, false)
 	return e.ctx.unusable("cuEventSynchronize")
@@ -390,12 +531,10 @@ func (d *Driver) EventElapsed(ch rt.CtxHandle, start, end rt.EventHandle) (float
 func (e *event) stamp() (t time.Time, done, recorded bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.at == nil {
+	if e.at.none() {
 		return t, false, false
 	}
-	select {
-	case <-e.at.done:
-	default:
+	if !e.at.reached() {
 		return t, false, true
 	}
 	return e.t, !e.t.IsZero(), true
@@ -424,7 +563,7 @@ func (c *context) perThread() *stream {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ptds == nil {
-		c.ptds = &stream{ctx: c, h: rt.StreamPerThread}
+		c.ptds = newStream(c, rt.StreamPerThread, 0, 0)
 		c.streams[c.ptds] = struct{}{}
 	}
 	return c.ptds

@@ -39,14 +39,14 @@ func (d *Driver) StreamWaitEvent(ch rt.CtxHandle, sh rt.StreamHandle, eh rt.Even
 	e.mu.Lock()
 	at := e.at
 	e.mu.Unlock()
-	if at == nil {
+	if at.none() {
 		return nil
 	}
 	o, err := d.submit(op, s, &snode{typ: rt.NodeWaitEvent, ev: e}, func() error {
-		<-at.done
+		at.wait()
 		return nil
 	})
-	if o != nil {
+	if !o.none() {
 		d.eventWaited(s, e)
 		d.eventWaitedRace(s, e)
 	}
@@ -75,17 +75,12 @@ func (d *Driver) EventQuery(ch rt.CtxHandle, eh rt.EventHandle) (bool, error) {
 	e.mu.Lock()
 	at := e.at
 	e.mu.Unlock()
-	if at == nil {
-		return true, nil
-	}
-	select {
-	case <-at.done:
-		d.eventDone(e)
-		d.eventSeenRace(e, false)
-		return true, nil
-	default:
+	if !at.reached() {
 		return false, nil
 	}
+	d.eventDone(e)
+	d.eventSeenRace(e, false)
+	return true, nil
 }
 
 // LaunchHostFunc is cuLaunchHostFunc: fn runs on the goroutine that runs

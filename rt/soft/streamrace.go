@@ -32,6 +32,7 @@
 package soft
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 
@@ -286,13 +287,14 @@ func (d *Driver) eventSeenRace(e *event, gone bool) {
 	}
 }
 
-// launchSpans is what a launch touches (hazard.go's reading of it).
-func (d *Driver) launchSpans(l *exec.Launch) []span {
+// launchSpans is what a launch of p with params and module variables vars
+// touches (hazard.go's reading of it).
+func (d *Driver) launchSpans(p *exec.Program, params []byte, vars []uint64) []span {
 	if !d.raceStreams() {
 		return nil
 	}
 	var out []span
-	ws := d.kernelWrites(l.Program)
+	ws := d.kernelWrites(p)
 	add := func(v uint64, write, whole bool) {
 		if v < exec.ManagedBase || v >= exec.GlobalBase+uint64(len(d.devices))<<40 {
 			return
@@ -311,12 +313,10 @@ func (d *Driver) launchSpans(l *exec.Launch) []span {
 			out = append(out, sp)
 		}
 	}
-	for i := 0; i+8 <= len(l.Params); i += 8 {
-		add(uint64(l.Params[i])|uint64(l.Params[i+1])<<8|uint64(l.Params[i+2])<<16|uint64(l.Params[i+3])<<24|
-			uint64(l.Params[i+4])<<32|uint64(l.Params[i+5])<<40|uint64(l.Params[i+6])<<48|uint64(l.Params[i+7])<<56,
-			ws.unknown || ws.slot(i/8), false)
+	for i := 0; i+8 <= len(params); i += 8 {
+		add(binary.LittleEndian.Uint64(params[i:]), ws.unknown || ws.slot(i/8), false)
 	}
-	for _, v := range l.Vars {
+	for _, v := range vars {
 		add(v, ws.unknown || ws.vars, true)
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/gopool"
 )
 
 // Launch is one grid to run: a kernel, its shape and parameters, and the
@@ -43,6 +44,13 @@ type Launch struct {
 	executed atomic.Uint64 // thread-instructions run, children's included
 	gridID   uint64
 	start    time.Time
+	// Where the workers' time went (Spread): how many ran, Run's wall
+	// time, and the sums over them of the time from Run's start to their
+	// first CTA and to their leaving.
+	workers       int
+	wall          time.Duration
+	late, leaving atomic.Int64
+
 	deadline time.Time // start + Config.Timeout, or zero (interrupt.go)
 	maxDepth int       // call frames a thread may have (interrupt.go)
 
@@ -66,6 +74,9 @@ type Launch struct {
 	// constantly (Program, Grid, Params, ...) off its cache line.
 	total   uint64
 	coop    bool
+	crew    helper         // the other workers' job
+	smids   atomic.Int32   // the workers started so far, the launching one not counted
+	crewWG  sync.WaitGroup // the other workers, running
 	_       [64]byte
 	next    atomic.Uint64
 	stop    atomic.Bool
@@ -104,28 +115,47 @@ func (l *Launch) Run() error {
 		workers = int(total)
 	}
 	l.total, l.coop = total, coop
+	l.workers = max(workers, 1)
+	l.late.Store(0)
+	l.leaving.Store(0)
 	l.next.Store(0)
 	l.stop.Store(false)
 	l.first, l.firstID = nil, 0
 	if workers <= 1 {
 		l.work(0)
 	} else {
-		// The launching goroutine is worker 0.
-		var wg sync.WaitGroup
+		// The launching goroutine is worker 0; the others are the
+		// crew's parked goroutines, so that a launch starts them without
+		// allocating.
+		l.crew.l = l
+		l.smids.Store(0)
+		l.crewWG.Add(workers - 1)
 		for i := 1; i < workers; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				l.work(i)
-			}(i)
+			crew.Go(&l.crew)
 		}
 		l.work(0)
-		wg.Wait()
+		l.crewWG.Wait()
+		l.crew.l = nil
 	}
+	l.wall = time.Since(l.start)
 	if l.first != nil {
 		return l.first
 	}
 	return l.runChildren()
+}
+
+// crew runs the workers of launches other than the launching goroutine
+// (a cooperative launch's CTAs among them).
+var crew = gopool.New(256)
+
+// helper is a launch's job for the crew: one worker.
+type helper struct{ l *Launch }
+
+func (h *helper) Run(w *gopool.Worker) {
+	l := h.l
+	l.work(int(l.smids.Add(1)))
+	w.Free()
+	l.crewWG.Done()
 }
 
 // fail records the fault e of CTA id: the launch reports the lowest
@@ -142,10 +172,18 @@ func (l *Launch) fail(e *rt.Error, id uint64) {
 // work is one worker: it runs the next CTA (or cluster) until none is
 // left or one faulted.
 func (l *Launch) work(smid int) {
+	// A lone worker loses nothing to the others: it reads no clock.
+	timed := l.workers > 1
+	if timed {
+		l.late.Add(int64(time.Since(l.start)))
+	}
 	total, coop := l.total, l.coop
 	u := l.newRunner(smid)
 	var id uint64
 	defer func() {
+		if timed {
+			l.leaving.Add(int64(time.Since(l.start)))
+		}
 		l.executed.Add(u.ran())
 		if r := recover(); r != nil {
 			c, cid := u.at(id)
@@ -183,6 +221,19 @@ func (l *Launch) work(smid int) {
 			return
 		}
 	}
+}
+
+// Spread is where the workers' time went in Run: how many workers ran
+// the grid, Run's wall time, and the worker-time lost before the workers
+// started their first CTA (late: waking them) and after they found no CTA
+// left (early: the last CTAs' tail), each summed over the workers. What
+// stops a grid from scaling over the cores is either these or each CTA
+// running slower with more workers (memory, caches, shared cores).
+func (l *Launch) Spread() (workers int, wall, late, early time.Duration) {
+	if l.workers <= 1 {
+		return l.workers, l.wall, 0, 0
+	}
+	return l.workers, l.wall, time.Duration(l.late.Load()), time.Duration(int64(l.workers)*int64(l.wall) - l.leaving.Load())
 }
 
 // Executed is the thread-instructions the launch ran (a lane executing one
