@@ -80,9 +80,9 @@ func (s *Surface) Destroy() error {
 // ArrayResource is the resource of array a.
 func ArrayResource(a *Array) rt.ResourceDesc { return rt.ArrayResource(a.impl()) }
 
-// LinearResource is n elements of format×channels (channels 0: the
-// format's own) at p, 512-byte aligned (tex.TextureAlign) as rt.Alloc
-// gives.
+// LinearResource is n elements of format×channels at p (channels 0 for a
+// format that carries its own, tex.FormatUnorm8X4 …), 512-byte aligned
+// (tex.TextureAlign) as rt.Alloc gives.
 func LinearResource(p rt.DevPtr, format tex.ArrayFormat, channels int, n int) rt.ResourceDesc {
 	return rt.LinearResource(p, format, channels, n)
 }
