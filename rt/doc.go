@@ -50,24 +50,28 @@
 //   - Interop: AdoptContext, AdoptStream, AdoptBuffer and Native share
 //     contexts, streams and memory with other CUDA code (cuBLAS, PyTorch
 //     through cgo) in both directions.
-//   - Arrays, textures and surfaces: Array, Texture, Surface, Copy3D and
-//     ResourceDesc, and the handles kernels take (TextureObject,
-//     SurfaceObject); their formats, shapes, sampling modes and limits are
-//     package rt/tex's.
+//   - Arrays, textures and surfaces, at the driver level: the handles
+//     kernels take (TextureObject, SurfaceObject), ArrayHandle, the Texturer
+//     capability and what it passes (ResourceDesc; Copy3D, which also copies
+//     between host and device memory). The objects themselves are
+//     rt/tex/texobj's (below).
 //   - Errors: every failure is an *Error carrying the CUresult (Result,
 //     CodeOf); kernel faults are sticky, as in CUDA.
 //
 // Families of their own live in packages beside rt:
 //
 //   - rt/tex: the vocabulary of CUDA arrays and texture objects (formats,
-//     shapes, sampling, limits).
+//     shapes, sampling, limits), which imports nothing of rt.
+//   - rt/tex/texobj: the arrays, texture objects and surface objects of a
+//     context (texobj.NewArray, texobj.NewTexture, texobj.NewSurface) and
+//     the copies to and from arrays (texobj.CopyToArray, …).
 //   - rt/tensormap: Hopper's tensor maps (TMA), encoded from a description
 //     of the tensor (tensormap.EncodeTiled, tensormap.EncodeIm2col); rt
 //     keeps TensorMap, the type generated code passes, as an alias.
 //   - rt/nccl: NCCL's collectives on rt's buffers and streams.
 //
-// rt's older names for what moved out (rt.ArrayDesc, rt.EncodeTiled, …) are
-// deprecated forwarders; see each. Beside rt as well: rt/cgo and rt/soft
+// rt's older names for what moved out (rt.ArrayDesc, rt.NewArray,
+// rt.EncodeTiled, …) are deprecated forwarders; see each. Beside rt as well: rt/cgo and rt/soft
 // are the backends, and rt/rttest the conformance suite every backend runs
 // (and a fake driver for tests).
 package rt

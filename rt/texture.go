@@ -7,25 +7,20 @@ import (
 	"github.com/cugen/cugen/rt/tex"
 )
 
-// CUDA arrays, texture objects and surface objects.
-//
-// A CUDA array (cuArray3DCreate) is device memory in a layout only the
-// texture units know: 1-D, 2-D or 3-D, layered, or a cube map, of elements
-// of 1, 2 or 4 channels of one tex.ArrayFormat. Host and device memory reach
-// it by copies (Copy3D). A texture object (cuTexObjectCreate) samples an
-// array, a pitched 2-D region or linear device memory with the addressing,
-// filtering and conversion a tex.TextureDesc sets; a surface object
-// (cuSurfObjectCreate) reads and writes an array made with
-// tex.ArraySurfaceLoadStore. Kernels receive both as 64-bit handles:
+// The driver level of CUDA arrays, texture objects and surface objects: the
+// handles kernels take, the Texturer capability the backends implement, and
+// the descriptions it passes (ResourceDesc, Copy3D). Kernels receive
+// texture and surface objects as 64-bit handles:
 //
 //	__global__ void k(cudaTextureObject_t tex, cudaSurfaceObject_t surf, ...)
 //
-// for which generated code takes an rt.TextureObject and an rt.SurfaceObject.
-// Make them with NewArray, NewTexture and NewSurface (Array, Texture and
-// Surface keep the handle with its context and destroy it); the driver-level
-// calls are the Texturer capability. The formats, shapes, sampling modes
-// and limits these take are package rt/tex's: rt imports it, and it needs
-// nothing of rt, so a backend or a tool can use them alone.
+// for which generated code takes an rt.TextureObject and an
+// rt.SurfaceObject. The objects users make (arrays, textures, surfaces of a
+// context) are package rt/tex/texobj's; the formats, shapes, sampling modes
+// and limits they take are rt/tex's, which imports nothing of rt. Array,
+// NewArray, Texture, NewTexture, Surface, NewSurface, the array copies and
+// the resource constructors below are the implementation texobj forwards
+// to, deprecated as rt's names until it moves there.
 
 // ArrayHandle is a CUDA array (CUarray); 0 is never a valid one.
 type ArrayHandle uintptr
@@ -44,10 +39,9 @@ type SurfaceObject uint64
 // calling thread's current context); objects and arrays belong to the
 // context they were made in.
 //
-// rt's helpers (NewArray, NewTexture, NewSurface, Copy3D.Run) validate a
-// description with its Validate method before they pass it on; a backend
-// validates again for callers that come to it directly, with the same rules
-// and codes.
+// rt/tex/texobj's constructors and Copy3D.Run validate a description with
+// its Validate method before they pass it on; a backend validates again for
+// callers that come to it directly, with the same rules and codes.
 type Texturer interface {
 	// ArrayCreate is cuArray3DCreate.
 	ArrayCreate(ctx CtxHandle, d *tex.ArrayDesc) (ArrayHandle, error)
@@ -222,6 +216,8 @@ func (c *Context) texturer(op string) (Texturer, error) {
 }
 
 // Array is a CUDA array of one context.
+//
+// Deprecated: use texobj.Array (rt/tex/texobj).
 type Array struct {
 	h    ArrayHandle
 	desc tex.ArrayDesc
@@ -230,6 +226,8 @@ type Array struct {
 }
 
 // NewArray creates an array (cuArray3DCreate); its contents are undefined.
+//
+// Deprecated: use texobj.NewArray.
 func NewArray(ctx *Context, d tex.ArrayDesc) (*Array, error) {
 	if err := ctx.check("rt.NewArray"); err != nil {
 		return nil, err
@@ -279,7 +277,7 @@ func (a *Array) Context() *Context {
 func (a *Array) check(op string) error {
 	switch {
 	case a == nil || a.t == nil:
-		return Errorf(op, ErrInvalidHandle, "a nil or zero rt.Array (arrays come from NewArray)")
+		return Errorf(op, ErrInvalidHandle, "a nil or zero array (arrays come from texobj.NewArray)")
 	case a.h == 0:
 		return Errorf(op, ErrInvalidHandle, "the array was destroyed")
 	}
@@ -338,6 +336,8 @@ func (a *Array) hostCopy(op string, p unsafe.Pointer, n uint64, toArray bool) (C
 // its context (see Buffer). T's size times len(src) must be the array's
 // bytes: a []float32 for a 1-channel f32 array, a []Uchar4 or []uint8
 // (4 per element) for a 4-channel u8 one.
+//
+// Deprecated: use texobj.CopyToArray.
 func CopyToArray[T any](a *Array, src []T) error {
 	n, err := bytesOf("rt.CopyToArray", len(src), sizeOf[T]())
 	if err != nil {
@@ -352,6 +352,8 @@ func CopyToArray[T any](a *Array, src []T) error {
 
 // CopyFromArray copies a into dst, densely packed, synchronously with
 // respect to all work in a's context (see Buffer).
+//
+// Deprecated: use texobj.CopyFromArray.
 func CopyFromArray[T any](a *Array, dst []T) error {
 	n, err := bytesOf("rt.CopyFromArray", len(dst), sizeOf[T]())
 	if err != nil {
@@ -365,6 +367,8 @@ func CopyFromArray[T any](a *Array, dst []T) error {
 }
 
 // CopyToArrayAsync is CopyToArray in s's order (see Buffer.CopyFromAsync).
+//
+// Deprecated: use texobj.CopyToArrayAsync.
 func CopyToArrayAsync[T any](s *Stream, a *Array, src []T) error {
 	c, err := a.hostCopy("rt.CopyToArrayAsync", unsafe.Pointer(unsafe.SliceData(src)), uint64(len(src))*sizeOf[T](), true)
 	if err == nil {
@@ -378,6 +382,8 @@ func CopyToArrayAsync[T any](s *Stream, a *Array, src []T) error {
 
 // CopyFromArrayAsync is CopyFromArray in s's order (see
 // Buffer.CopyToAsync): dst holds the copy once s has passed it.
+//
+// Deprecated: use texobj.CopyFromArrayAsync.
 func CopyFromArrayAsync[T any](s *Stream, a *Array, dst []T) error {
 	c, err := a.hostCopy("rt.CopyFromArrayAsync", unsafe.Pointer(unsafe.SliceData(dst)), uint64(len(dst))*sizeOf[T](), false)
 	if err == nil {
@@ -493,6 +499,8 @@ func (c Copy3D) RunAsync(s *Stream) error {
 }
 
 // Texture is a texture object of one context.
+//
+// Deprecated: use texobj.Texture (rt/tex/texobj).
 type Texture struct {
 	Object TextureObject
 	ctx    *Context
@@ -500,6 +508,8 @@ type Texture struct {
 }
 
 // NewTexture creates a texture object over r (cuTexObjectCreate).
+//
+// Deprecated: use texobj.NewTexture.
 func NewTexture(ctx *Context, r ResourceDesc, d tex.TextureDesc) (*Texture, error) {
 	const op = "cuTexObjectCreate"
 	if err := ctx.check(op); err != nil {
@@ -523,11 +533,15 @@ func NewTexture(ctx *Context, r ResourceDesc, d tex.TextureDesc) (*Texture, erro
 }
 
 // ArrayResource is the resource of array a.
+//
+// Deprecated: use texobj.ArrayResource.
 func ArrayResource(a *Array) ResourceDesc {
 	return ResourceDesc{Kind: tex.ResourceArray, Array: a.Handle()}
 }
 
 // LinearResource is n elements of format×channels at p.
+//
+// Deprecated: use texobj.LinearResource.
 func LinearResource(p DevPtr, format tex.ArrayFormat, channels int, n int) ResourceDesc {
 	if channels == 0 {
 		channels = format.Channels()
@@ -539,6 +553,8 @@ func LinearResource(p DevPtr, format tex.ArrayFormat, channels int, n int) Resou
 // PitchedResource is the pitched array p, whose T is channels channels of
 // format (a Pitched[float32] is FormatFloat, 1; a Pitched[Float4]
 // FormatFloat, 4).
+//
+// Deprecated: use texobj.PitchedResource.
 func PitchedResource[T any](p Pitched[T], format tex.ArrayFormat, channels int) ResourceDesc {
 	if channels == 0 {
 		channels = format.Channels()
@@ -552,7 +568,7 @@ func PitchedResource[T any](p Pitched[T], format tex.ArrayFormat, channels int) 
 func (t *Texture) Desc() (ResourceDesc, tex.TextureDesc, error) {
 	const op = "rt.Texture.Desc"
 	if t == nil || t.t == nil {
-		return ResourceDesc{}, tex.TextureDesc{}, Errorf(op, ErrInvalidHandle, "a nil or zero rt.Texture (textures come from NewTexture)")
+		return ResourceDesc{}, tex.TextureDesc{}, Errorf(op, ErrInvalidHandle, "a nil or zero texture (textures come from texobj.NewTexture)")
 	}
 	if t.Object == 0 {
 		return ResourceDesc{}, tex.TextureDesc{}, Errorf(op, ErrInvalidHandle, "the texture was destroyed")
@@ -566,7 +582,7 @@ func (t *Texture) Desc() (ResourceDesc, tex.TextureDesc, error) {
 // Destroy destroys the texture object (cuTexObjectDestroy).
 func (t *Texture) Destroy() error {
 	if t == nil || t.t == nil {
-		return Errorf("rt.Texture.Destroy", ErrInvalidHandle, "a nil or zero rt.Texture (textures come from NewTexture)")
+		return Errorf("rt.Texture.Destroy", ErrInvalidHandle, "a nil or zero texture (textures come from texobj.NewTexture)")
 	}
 	if t.Object == 0 {
 		return nil
@@ -580,6 +596,8 @@ func (t *Texture) Destroy() error {
 }
 
 // Surface is a surface object of one context.
+//
+// Deprecated: use texobj.Surface (rt/tex/texobj).
 type Surface struct {
 	Object SurfaceObject
 	ctx    *Context
@@ -588,6 +606,8 @@ type Surface struct {
 
 // NewSurface creates a surface object over a, which must have been made
 // with ArraySurfaceLoadStore (cuSurfObjectCreate).
+//
+// Deprecated: use texobj.NewSurface.
 func NewSurface(a *Array) (*Surface, error) {
 	const op = "cuSurfObjectCreate"
 	if err := a.check(op); err != nil {
@@ -611,7 +631,7 @@ func NewSurface(a *Array) (*Surface, error) {
 // Destroy destroys the surface object (cuSurfObjectDestroy).
 func (s *Surface) Destroy() error {
 	if s == nil || s.t == nil {
-		return Errorf("rt.Surface.Destroy", ErrInvalidHandle, "a nil or zero rt.Surface (surfaces come from NewSurface)")
+		return Errorf("rt.Surface.Destroy", ErrInvalidHandle, "a nil or zero surface (surfaces come from texobj.NewSurface)")
 	}
 	if s.Object == 0 {
 		return nil

@@ -17,17 +17,17 @@ import (
 
 // usedPkgs are the packages whose every exported name must be used by
 // generated code, an example or a test (TestEveryNameUsed).
-var usedPkgs = []string{"rt", "rt/tex", "rt/tensormap"}
+var usedPkgs = []string{"rt", "rt/tex", "rt/tex/texobj", "rt/tensormap"}
 
 // implicit are methods the standard library calls through its interfaces
 // (fmt's Stringer and error, errors.Is and Unwrap): a test that formats or
 // compares a value uses them without naming them.
 var implicit = map[string]bool{"String": true, "Error": true, "Is": true, "Unwrap": true, "GoString": true, "Format": true}
 
-// TestEveryNameUsed: each exported name of rt, rt/tex and rt/tensormap (package-level
-// names, methods and struct fields) is referenced from generated code
-// (golden/), an example (examples/), rt/rttest's suites or a _test.go file
-// of any package, or is deprecated. A name nothing outside its own package
+// TestEveryNameUsed: each exported name of usedPkgs (package-level names,
+// methods and struct fields) is referenced from generated code (golden/),
+// an example (examples/), rt/rttest's suites or a _test.go file of any
+// package, or is deprecated. A name nothing outside its own package
 // exercises fails here: test it, or deprecate it.
 func TestEveryNameUsed(t *testing.T) {
 	if testing.Short() {

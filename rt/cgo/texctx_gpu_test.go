@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // fetchPTX reads a linear u32 texture: res[i] = tex1Dfetch(tex, i).
@@ -120,16 +121,16 @@ func texCtxProbe(t *testing.T, which string) string {
 	params := []rt.ParamSpec{{Offset: 0, Size: 8}, {Offset: 8, Size: 8}}
 	if which == "surface-in-other-context" {
 		k := rt.NewLibrary("bump.ptx", []byte(bumpPTX+"\x00")).Kernel("bump1d", params...)
-		arr, err := rt.NewArray(a, rt.ArrayDesc{Width: 4, Height: 0, Format: rt.FormatUint32, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
+		arr, err := texobj.NewArray(a, rt.ArrayDesc{Width: 4, Height: 0, Format: rt.FormatUint32, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
 		must(t, err)
-		must(t, rt.CopyToArray(arr, []uint32{7, 8, 9, 10}))
-		surf, err := rt.NewSurface(arr)
+		must(t, texobj.CopyToArray(arr, []uint32{7, 8, 9, 10}))
+		surf, err := texobj.NewSurface(arr)
 		must(t, err)
 		own := run(k, a, uint64(surf.Object))
 		other := run(k, b, uint64(surf.Object))
 		back := make([]uint32, 4)
 		after := "array after: "
-		if err := rt.CopyFromArray(arr, back); err != nil {
+		if err := texobj.CopyFromArray(arr, back); err != nil {
 			after += err.Error()
 		} else {
 			after += fmt.Sprint(back)
@@ -139,7 +140,7 @@ func texCtxProbe(t *testing.T, which string) string {
 	k := rt.NewLibrary("fetch.ptx", []byte(fetchPTX+"\x00")).Kernel("fetch1d", params...)
 	texels, err := rt.AllocFrom(a, []uint32{7, 8, 9, 10})
 	must(t, err)
-	tex, err := rt.NewTexture(a, rt.LinearResource(texels.Ptr.Addr(), rt.FormatUint32, 1, 4), rt.TextureDesc{})
+	tex, err := texobj.NewTexture(a, texobj.LinearResource(texels.Ptr.Addr(), rt.FormatUint32, 1, 4), rt.TextureDesc{})
 	must(t, err)
 	switch which {
 	case "texture-in-other-context":

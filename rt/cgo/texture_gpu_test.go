@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 //go:embed testdata/texture.ptx
@@ -41,17 +42,17 @@ func TestTextureKernels(t *testing.T) {
 	for i := range vals {
 		vals[i] = float32(i%w) + 100*float32(i/w)
 	}
-	arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: w, Height: h, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
+	arr, err := texobj.NewArray(ctx, rt.ArrayDesc{Width: w, Height: h, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
 	must(t, err)
 	defer arr.Destroy()
-	must(t, rt.CopyToArray(arr, vals))
+	must(t, texobj.CopyToArray(arr, vals))
 	out, err := rt.Alloc[float32](ctx, w*h)
 	must(t, err)
 	defer out.Free()
 
 	read := func(d rt.TextureDesc, dx float32) []float32 {
 		t.Helper()
-		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), d)
+		tex, err := texobj.NewTexture(ctx, texobj.ArrayResource(arr), d)
 		must(t, err)
 		defer tex.Destroy()
 		var buf [24]byte
@@ -84,7 +85,7 @@ func TestTextureKernels(t *testing.T) {
 	lin, err := rt.AllocFrom(ctx, vals)
 	must(t, err)
 	defer lin.Free()
-	ltex, err := rt.NewTexture(ctx, rt.LinearResource(lin.Ptr.Addr(), rt.FormatFloat, 1, len(vals)), rt.TextureDesc{})
+	ltex, err := texobj.NewTexture(ctx, texobj.LinearResource(lin.Ptr.Addr(), rt.FormatFloat, 1, len(vals)), rt.TextureDesc{})
 	must(t, err)
 	defer ltex.Destroy()
 	var lbuf [20]byte
@@ -101,7 +102,7 @@ func TestTextureKernels(t *testing.T) {
 		}
 	}
 
-	surf, err := rt.NewSurface(arr)
+	surf, err := texobj.NewSurface(arr)
 	must(t, err)
 	defer surf.Destroy()
 	var sbuf [12]byte
@@ -109,7 +110,7 @@ func TestTextureKernels(t *testing.T) {
 	putU32(sbuf[8:], w)
 	must(t, surfDouble.Launch(rt.Config{Grid: rt.D1(h), Block: rt.D1(w), Stream: st}, sbuf[:]))
 	back := make([]float32, w*h)
-	must(t, rt.CopyFromArray(arr, back))
+	must(t, texobj.CopyFromArray(arr, back))
 	for i := range vals {
 		if back[i] != 2*vals[i] {
 			t.Fatalf("surface element %d is %v after doubling, want %v", i, back[i], 2*vals[i])

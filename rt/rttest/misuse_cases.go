@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // The misuse cases, by the argument they get wrong. The generators below
@@ -196,18 +197,18 @@ func newPool(e *misuseEnv) (*rt.MemPool, error) { return e.devs[0].NewMemPool(0)
 
 var arrayDesc = rt.ArrayDesc{Width: 16, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArraySurfaceLoadStore}
 
-func newArray(e *misuseEnv) (*rt.Array, error) { return rt.NewArray(e.ctx, arrayDesc) }
+func newArray(e *misuseEnv) (*texobj.Array, error) { return texobj.NewArray(e.ctx, arrayDesc) }
 
-func newTexture(e *misuseEnv) (*rt.Texture, error) {
-	return rt.NewTexture(e.ctx, rt.LinearResource(e.buf.Ptr.Addr(), rt.FormatFloat, 1, e.buf.Len), rt.TextureDesc{})
+func newTexture(e *misuseEnv) (*texobj.Texture, error) {
+	return texobj.NewTexture(e.ctx, texobj.LinearResource(e.buf.Ptr.Addr(), rt.FormatFloat, 1, e.buf.Len), rt.TextureDesc{})
 }
 
-func newSurface(e *misuseEnv) (*rt.Surface, error) {
+func newSurface(e *misuseEnv) (*texobj.Surface, error) {
 	a, err := newArray(e)
 	if err != nil {
 		return nil, err
 	}
-	return rt.NewSurface(a)
+	return texobj.NewSurface(a)
 }
 
 var four = make([]float32, 4)
@@ -247,9 +248,9 @@ func contextCases() []misuseCase {
 		ctxArg("Copy3D.Run", func(e *misuseEnv, c *rt.Context) error {
 			return rt.Copy3D{Src: rt.CopySide{Host: unsafe.Pointer(&four[0]), Pitch: 16, Height: 1}, Dst: rt.DeviceSide(e.buf.Ptr.Addr(), 16, 1), WidthBytes: 16, Height: 1, Depth: 1}.Run(c)
 		}),
-		ctxArg("NewArray", func(e *misuseEnv, c *rt.Context) error { _, err := rt.NewArray(c, arrayDesc); return err }),
+		ctxArg("NewArray", func(e *misuseEnv, c *rt.Context) error { _, err := texobj.NewArray(c, arrayDesc); return err }),
 		ctxArg("NewTexture", func(e *misuseEnv, c *rt.Context) error {
-			_, err := rt.NewTexture(c, rt.LinearResource(e.buf.Ptr.Addr(), rt.FormatFloat, 1, e.buf.Len), rt.TextureDesc{})
+			_, err := texobj.NewTexture(c, texobj.LinearResource(e.buf.Ptr.Addr(), rt.FormatFloat, 1, e.buf.Len), rt.TextureDesc{})
 			return err
 		}),
 		[]misuseCase{
@@ -1014,36 +1015,42 @@ func variableCases() []misuseCase {
 }
 
 func textureCases() []misuseCase {
-	a := func(api string, call func(e *misuseEnv, a *rt.Array) error) []misuseCase {
-		return handleRecv(api, needsTex, newArray, (*rt.Array).Destroy, call)
+	a := func(api string, call func(e *misuseEnv, a *texobj.Array) error) []misuseCase {
+		return handleRecv(api, needsTex, newArray, (*texobj.Array).Destroy, call)
 	}
 	dev := rt.DeviceSide(0, 0, 0)
 	sixteen := make([]float32, 16)
 	return cat(
-		a("Array.CopyFromDevice", func(e *misuseEnv, a *rt.Array) error { return a.CopyFromDevice(rt.DeviceSide(e.buf.Ptr.Addr(), 0, 0)) }),
-		a("Array.CopyToDevice", func(e *misuseEnv, a *rt.Array) error { return a.CopyToDevice(rt.DeviceSide(e.buf.Ptr.Addr(), 0, 0)) }),
-		a("Array.CopyFromDeviceAsync", func(e *misuseEnv, a *rt.Array) error {
+		a("Array.CopyFromDevice", func(e *misuseEnv, a *texobj.Array) error {
+			return a.CopyFromDevice(rt.DeviceSide(e.buf.Ptr.Addr(), 0, 0))
+		}),
+		a("Array.CopyToDevice", func(e *misuseEnv, a *texobj.Array) error {
+			return a.CopyToDevice(rt.DeviceSide(e.buf.Ptr.Addr(), 0, 0))
+		}),
+		a("Array.CopyFromDeviceAsync", func(e *misuseEnv, a *texobj.Array) error {
 			return a.CopyFromDeviceAsync(e.s, rt.DeviceSide(e.buf.Ptr.Addr(), 0, 0))
 		}),
-		a("Array.CopyToDeviceAsync", func(e *misuseEnv, a *rt.Array) error {
+		a("Array.CopyToDeviceAsync", func(e *misuseEnv, a *texobj.Array) error {
 			return a.CopyToDeviceAsync(e.s, rt.DeviceSide(e.buf.Ptr.Addr(), 0, 0))
 		}),
-		a("CopyToArray", func(e *misuseEnv, a *rt.Array) error { return rt.CopyToArray(a, sixteen) }),
-		a("CopyFromArray", func(e *misuseEnv, a *rt.Array) error { return rt.CopyFromArray(a, sixteen) }),
-		a("CopyToArrayAsync", func(e *misuseEnv, a *rt.Array) error { return rt.CopyToArrayAsync(e.s, a, sixteen) }),
-		a("CopyFromArrayAsync", func(e *misuseEnv, a *rt.Array) error { return rt.CopyFromArrayAsync(e.s, a, make([]float32, 16)) }),
-		a("NewSurface", func(e *misuseEnv, a *rt.Array) error { _, err := rt.NewSurface(a); return err }),
-		handleRecv("Texture.Desc", needsTex, newTexture, (*rt.Texture).Destroy, func(e *misuseEnv, t *rt.Texture) error { _, _, err := t.Desc(); return err }),
+		a("CopyToArray", func(e *misuseEnv, a *texobj.Array) error { return texobj.CopyToArray(a, sixteen) }),
+		a("CopyFromArray", func(e *misuseEnv, a *texobj.Array) error { return texobj.CopyFromArray(a, sixteen) }),
+		a("CopyToArrayAsync", func(e *misuseEnv, a *texobj.Array) error { return texobj.CopyToArrayAsync(e.s, a, sixteen) }),
+		a("CopyFromArrayAsync", func(e *misuseEnv, a *texobj.Array) error {
+			return texobj.CopyFromArrayAsync(e.s, a, make([]float32, 16))
+		}),
+		a("NewSurface", func(e *misuseEnv, a *texobj.Array) error { _, err := texobj.NewSurface(a); return err }),
+		handleRecv("Texture.Desc", needsTex, newTexture, (*texobj.Texture).Destroy, func(e *misuseEnv, t *texobj.Texture) error { _, _, err := t.Desc(); return err }),
 		// Destroying one again is a no-op (Object is 0 after Destroy).
-		expect(handleRecv("Texture.Destroy", needsTex, newTexture, (*rt.Texture).Destroy, func(e *misuseEnv, t *rt.Texture) error { return t.Destroy() }), "destroyed", okay),
-		expect(handleRecv("Surface.Destroy", needsTex, newSurface, (*rt.Surface).Destroy, func(e *misuseEnv, s *rt.Surface) error { return s.Destroy() }), "destroyed", okay),
+		expect(handleRecv("Texture.Destroy", needsTex, newTexture, (*texobj.Texture).Destroy, func(e *misuseEnv, t *texobj.Texture) error { return t.Destroy() }), "destroyed", okay),
+		expect(handleRecv("Surface.Destroy", needsTex, newSurface, (*texobj.Surface).Destroy, func(e *misuseEnv, s *texobj.Surface) error { return s.Destroy() }), "destroyed", okay),
 		needing(needsTex, streamArg("CopyToArrayAsync", func(e *misuseEnv, s *rt.Stream) error {
 			a, err := newArray(e)
 			if err != nil {
 				return err
 			}
 			defer a.Destroy()
-			return rt.CopyToArrayAsync(s, a, sixteen)
+			return texobj.CopyToArrayAsync(s, a, sixteen)
 		})),
 		needing(needsTex, streamArg("CopyFromArrayAsync", func(e *misuseEnv, s *rt.Stream) error {
 			a, err := newArray(e)
@@ -1051,7 +1058,7 @@ func textureCases() []misuseCase {
 				return err
 			}
 			defer a.Destroy()
-			err = rt.CopyFromArrayAsync(s, a, make([]float32, 16))
+			err = texobj.CopyFromArrayAsync(s, a, make([]float32, 16))
 			if err == nil {
 				err = e.ctx.Synchronize()
 			}
@@ -1088,14 +1095,14 @@ func textureCases() []misuseCase {
 				}
 				return a.Destroy() // documented: 0 after Destroy, and a no-op
 			}},
-			{api: "Array.Destroy", what: "nil array", want: badHandle, run: func(e *misuseEnv) error { return (*rt.Array)(nil).Destroy() }},
+			{api: "Array.Destroy", what: "nil array", want: badHandle, run: func(e *misuseEnv) error { return (*texobj.Array)(nil).Destroy() }},
 			{api: "CopyToArray", what: "the wrong number of bytes", want: badValue, needs: needsTex, run: func(e *misuseEnv) error {
 				a, err := newArray(e)
 				if err != nil {
 					return err
 				}
 				defer a.Destroy()
-				return rt.CopyToArray(a, four)
+				return texobj.CopyToArray(a, four)
 			}},
 			{api: "Array.CopyFromDevice", what: "device memory that is not allocated", want: badValue, needs: needsTex, run: func(e *misuseEnv) error {
 				a, err := newArray(e)
@@ -1105,16 +1112,16 @@ func textureCases() []misuseCase {
 				defer a.Destroy()
 				return a.CopyFromDevice(dev)
 			}},
-			noPanic("Array.Context", "nil array", func(e *misuseEnv) { (*rt.Array)(nil).Context() }),
-			noPanic("Array.Desc", "nil array", func(e *misuseEnv) { (*rt.Array)(nil).Desc() }),
-			noPanic("Array.Handle", "nil array", func(e *misuseEnv) { (*rt.Array)(nil).Handle() }),
-			noPanic("ArrayResource", "nil array", func(e *misuseEnv) { rt.ArrayResource(nil) }),
+			noPanic("Array.Context", "nil array", func(e *misuseEnv) { (*texobj.Array)(nil).Context() }),
+			noPanic("Array.Desc", "nil array", func(e *misuseEnv) { (*texobj.Array)(nil).Desc() }),
+			noPanic("Array.Handle", "nil array", func(e *misuseEnv) { (*texobj.Array)(nil).Handle() }),
+			noPanic("ArrayResource", "nil array", func(e *misuseEnv) { texobj.ArrayResource(nil) }),
 			{api: "NewTexture", what: "an array resource of a nil array", want: badValue, needs: needsTex, run: func(e *misuseEnv) error {
-				_, err := rt.NewTexture(e.ctx, rt.ArrayResource(nil), rt.TextureDesc{})
+				_, err := texobj.NewTexture(e.ctx, texobj.ArrayResource(nil), rt.TextureDesc{})
 				return err
 			}},
-			noPanic("LinearResource", "no memory", func(e *misuseEnv) { rt.LinearResource(0, rt.FormatFloat, 0, -1) }),
-			noPanic("PitchedResource", "zero Pitched", func(e *misuseEnv) { rt.PitchedResource(rt.Pitched[float32]{}, rt.FormatFloat, 0) }),
+			noPanic("LinearResource", "no memory", func(e *misuseEnv) { texobj.LinearResource(0, rt.FormatFloat, 0, -1) }),
+			noPanic("PitchedResource", "zero Pitched", func(e *misuseEnv) { texobj.PitchedResource(rt.Pitched[float32]{}, rt.FormatFloat, 0) }),
 			noPanic("DeviceSide", "no memory", func(e *misuseEnv) { rt.DeviceSide(0, 0, 0) }),
 			{api: "Copy3D.Run", what: "no sides", want: badValue, needs: needsTex, run: func(e *misuseEnv) error {
 				return rt.Copy3D{WidthBytes: 4, Height: 1, Depth: 1}.Run(e.ctx)

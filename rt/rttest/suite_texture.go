@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // textures checks rt.Texturer: arrays of every format, channel count and
@@ -75,7 +76,7 @@ func (s *suite) texArrays(t *testing.T) {
 				}
 				desc := rt.ArrayDesc{Width: sh.width, Height: sh.height, Depth: sh.depth, Format: f.f, Channels: ch, Flags: flags}
 				name := fmt.Sprintf("%v×%d %s", f.f, ch, sh.name)
-				a, err := rt.NewArray(s.a, desc)
+				a, err := texobj.NewArray(s.a, desc)
 				if err != nil {
 					t.Errorf("%s: NewArray: %v", name, err)
 					continue
@@ -88,9 +89,9 @@ func (s *suite) texArrays(t *testing.T) {
 				}
 				in := pattern(int(desc.Bytes()), byte(ch))
 				out := make([]byte, len(in))
-				if err := rt.CopyToArray(a, in); err != nil {
+				if err := texobj.CopyToArray(a, in); err != nil {
 					t.Errorf("%s: CopyToArray: %v", name, err)
-				} else if err := rt.CopyFromArray(a, out); err != nil {
+				} else if err := texobj.CopyFromArray(a, out); err != nil {
 					t.Errorf("%s: CopyFromArray: %v", name, err)
 				} else if !bytes.Equal(in, out) {
 					t.Errorf("%s: the bytes read back differ from the bytes written", name)
@@ -107,15 +108,15 @@ func (s *suite) texArrays(t *testing.T) {
 // whole and in part, synchronously and on a stream.
 func (s *suite) texArrayCopies(t *testing.T) {
 	desc := rt.ArrayDesc{Width: 37, Height: 9, Depth: 4, Format: rt.FormatFloat, Channels: 2, Flags: rt.ArrayLayered}
-	a, err := rt.NewArray(s.a, desc)
+	a, err := texobj.NewArray(s.a, desc)
 	must(t, err)
 	defer a.Destroy()
-	b, err := rt.NewArray(s.a, desc)
+	b, err := texobj.NewArray(s.a, desc)
 	must(t, err)
 	defer b.Destroy()
 	row, rows, slices := desc.Extent()
 	in := pattern(int(desc.Bytes()), 3)
-	must(t, rt.CopyToArray(a, in))
+	must(t, texobj.CopyToArray(a, in))
 
 	// Array to pitched device memory (rows 512 bytes apart, slices 11 rows
 	// apart), to the second array, and back to the host.
@@ -140,7 +141,7 @@ func (s *suite) texArrayCopies(t *testing.T) {
 	}
 	must(t, b.CopyFromDevice(rt.DeviceSide(dev.Ptr.Addr(), pitch, height)))
 	out := make([]byte, len(in))
-	must(t, rt.CopyFromArray(b, out))
+	must(t, texobj.CopyFromArray(b, out))
 	if !bytes.Equal(in, out) {
 		t.Errorf("array → device → array: the bytes differ")
 	}
@@ -169,10 +170,10 @@ func (s *suite) texArrayCopies(t *testing.T) {
 	defer st.Destroy()
 	in2 := pattern(len(in), 9)
 	out2 := make([]byte, len(in))
-	must(t, rt.CopyToArrayAsync(st, b, in2))
+	must(t, texobj.CopyToArrayAsync(st, b, in2))
 	must(t, b.CopyToDeviceAsync(st, rt.DeviceSide(dev.Ptr.Addr(), pitch, height)))
 	must(t, a.CopyFromDeviceAsync(st, rt.DeviceSide(dev.Ptr.Addr(), pitch, height)))
-	must(t, rt.CopyFromArrayAsync(st, a, out2))
+	must(t, texobj.CopyFromArrayAsync(st, a, out2))
 	must(t, st.Synchronize())
 	if !bytes.Equal(in2, out2) {
 		t.Errorf("stream-ordered host → array → device → array → host: the bytes differ")
@@ -184,7 +185,7 @@ func (s *suite) texArrayCopies(t *testing.T) {
 // destroys them.
 func (s *suite) texObjects(t *testing.T) {
 	tx := s.d.(rt.Texturer)
-	arr, err := rt.NewArray(s.a, rt.ArrayDesc{Width: 16, Height: 8, Format: rt.FormatUint8, Channels: 4, Flags: rt.ArraySurfaceLoadStore})
+	arr, err := texobj.NewArray(s.a, rt.ArrayDesc{Width: 16, Height: 8, Format: rt.FormatUint8, Channels: 4, Flags: rt.ArraySurfaceLoadStore})
 	must(t, err)
 	defer arr.Destroy()
 	lin, err := rt.Alloc[float32](s.a, 1000)
@@ -204,15 +205,15 @@ func (s *suite) texObjects(t *testing.T) {
 		r    rt.ResourceDesc
 		d    rt.TextureDesc
 	}{
-		{"array", rt.ArrayResource(arr), td},
-		{"array-srgb", rt.ArrayResource(arr), tdLinear.SRGB(true)},
-		{"linear", rt.LinearResource(lin.Ptr.Addr(), rt.FormatFloat, 1, lin.Len), tdPoint},
-		{"pitched", rt.PitchedResource(pit, rt.FormatFloat, 1), tdLinear},
+		{"array", texobj.ArrayResource(arr), td},
+		{"array-srgb", texobj.ArrayResource(arr), tdLinear.SRGB(true)},
+		{"linear", texobj.LinearResource(lin.Ptr.Addr(), rt.FormatFloat, 1, lin.Len), tdPoint},
+		{"pitched", texobj.PitchedResource(pit, rt.FormatFloat, 1), tdLinear},
 	}
 	// Live objects have distinct handles (a destroyed one's may be reused:
 	// the H100's driver does).
 	live := map[rt.TextureObject]string{}
-	var texs []*rt.Texture
+	var texs []*texobj.Texture
 	defer func() {
 		for _, tex := range texs {
 			if err := tex.Destroy(); err != nil {
@@ -221,7 +222,7 @@ func (s *suite) texObjects(t *testing.T) {
 		}
 	}()
 	for _, c := range cases {
-		tex, err := rt.NewTexture(s.a, c.r, c.d)
+		tex, err := texobj.NewTexture(s.a, c.r, c.d)
 		if err != nil {
 			t.Errorf("%s: NewTexture: %v", c.name, err)
 			continue
@@ -248,7 +249,7 @@ func (s *suite) texObjects(t *testing.T) {
 		}
 	}
 
-	surf, err := rt.NewSurface(arr)
+	surf, err := texobj.NewSurface(arr)
 	must(t, err)
 	if surf.Object == 0 {
 		t.Errorf("surface object 0")
@@ -256,8 +257,8 @@ func (s *suite) texObjects(t *testing.T) {
 	r, err := tx.SurfObjectDesc(s.a.Handle(), surf.Object)
 	if err != nil {
 		t.Errorf("SurfObjectDesc: %v", err)
-	} else if r != rt.ArrayResource(arr) {
-		t.Errorf("surface resource read back %+v, want %+v", r, rt.ArrayResource(arr))
+	} else if r != texobj.ArrayResource(arr) {
+		t.Errorf("surface resource read back %+v, want %+v", r, texobj.ArrayResource(arr))
 	}
 	must(t, surf.Destroy())
 }
@@ -281,18 +282,18 @@ func (s *suite) texErrors(t *testing.T) {
 	} {
 		_, err := tx.ArrayCreate(ctx, &c.d)
 		wantCode(t, "ArrayCreate, "+c.what, err, rt.ErrInvalidValue)
-		_, err = rt.NewArray(s.a, c.d)
+		_, err = texobj.NewArray(s.a, c.d)
 		wantCode(t, "NewArray, "+c.what, err, rt.ErrInvalidValue)
 	}
 
-	plain, err := rt.NewArray(s.a, rt.ArrayDesc{Width: 8, Height: 8, Format: rt.FormatFloat, Channels: 1})
+	plain, err := texobj.NewArray(s.a, rt.ArrayDesc{Width: 8, Height: 8, Format: rt.FormatFloat, Channels: 1})
 	must(t, err)
 	defer plain.Destroy()
-	_, err = rt.NewSurface(plain)
+	_, err = texobj.NewSurface(plain)
 	wantCode(t, "NewSurface over an array without ArraySurfaceLoadStore", err, rt.ErrInvalidValue)
 	// The driver itself makes one (measured: the H100, CUDA 13.0): only rt
 	// refuses it.
-	r := rt.ArrayResource(plain)
+	r := texobj.ArrayResource(plain)
 	if so, err := tx.SurfObjectCreate(ctx, &r); err != nil {
 		t.Errorf("SurfObjectCreate over an array without ArraySurfaceLoadStore: %v, want a surface as CUDA 13.0 makes", err)
 	} else {
@@ -301,7 +302,7 @@ func (s *suite) texErrors(t *testing.T) {
 
 	// Copies that do not fit.
 	wrong := make([]float32, 8*8-1)
-	wantCode(t, "CopyToArray of too few elements", rt.CopyToArray(plain, wrong), rt.ErrInvalidValue)
+	wantCode(t, "CopyToArray of too few elements", texobj.CopyToArray(plain, wrong), rt.ErrInvalidValue)
 	host := make([]float32, 8*8)
 	c := rt.Copy3D{Src: rt.CopySide{Host: unsafe.Pointer(&host[0]), Pitch: 32, Height: 8},
 		Dst: rt.CopySide{Array: plain.Handle(), X: 4, Y: 0}, WidthBytes: 32, Height: 8, Depth: 1}
@@ -321,16 +322,16 @@ func (s *suite) texErrors(t *testing.T) {
 		r    rt.ResourceDesc
 		d    rt.TextureDesc
 	}{
-		{"filter mode 7", rt.ArrayResource(plain), rt.TextureDesc{Filter: 7}},
-		{"address mode 9", rt.ArrayResource(plain), rt.TextureDesc{AddressMode: [3]rt.AddressMode{9, 0, 0}}},
-		{"misaligned linear memory", rt.LinearResource(buf.Ptr.Addr()+4, rt.FormatFloat, 1, 100), rt.TextureDesc{}},
-		{"linear memory of 3 channels", rt.LinearResource(buf.Ptr.Addr(), rt.FormatFloat, 3, 100), rt.TextureDesc{}},
+		{"filter mode 7", texobj.ArrayResource(plain), rt.TextureDesc{Filter: 7}},
+		{"address mode 9", texobj.ArrayResource(plain), rt.TextureDesc{AddressMode: [3]rt.AddressMode{9, 0, 0}}},
+		{"misaligned linear memory", texobj.LinearResource(buf.Ptr.Addr()+4, rt.FormatFloat, 1, 100), rt.TextureDesc{}},
+		{"linear memory of 3 channels", texobj.LinearResource(buf.Ptr.Addr(), rt.FormatFloat, 3, 100), rt.TextureDesc{}},
 		{"pitch not a multiple of 32", rt.ResourceDesc{Kind: rt.ResourcePitch2D, Ptr: buf.Ptr.Addr(), Format: rt.FormatFloat,
 			Channels: 1, Width: 10, Height: 10, Pitch: 48}, rt.TextureDesc{}},
 		{"pitch less than a row", rt.ResourceDesc{Kind: rt.ResourcePitch2D, Ptr: buf.Ptr.Addr(), Format: rt.FormatFloat,
 			Channels: 1, Width: 10, Height: 10, Pitch: 32}, rt.TextureDesc{}},
 	} {
-		_, err := rt.NewTexture(s.a, c.r, c.d)
+		_, err := texobj.NewTexture(s.a, c.r, c.d)
 		wantCode(t, "NewTexture, "+c.what, err, rt.ErrInvalidValue)
 		_, err = tx.TexObjectCreate(ctx, &c.r, &c.d)
 		wantCode(t, "TexObjectCreate, "+c.what, err, rt.ErrInvalidValue)

@@ -13,6 +13,7 @@ import (
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/exec"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // The soak test: a long-running process's churn of drivers, libraries,
@@ -174,7 +175,7 @@ func soakRound(d *Driver, i int) error {
 	if err := by.ZeroAsync(s); err != nil {
 		return err
 	}
-	tex, err := rt.NewTexture(ctx, rt.LinearResource(bx.Ptr.Addr(), rt.FormatFloat, 1, n), rt.TextureDesc{})
+	tex, err := texobj.NewTexture(ctx, texobj.LinearResource(bx.Ptr.Addr(), rt.FormatFloat, 1, n), rt.TextureDesc{})
 	if err != nil {
 		return err
 	}
@@ -270,7 +271,7 @@ func carelessRound(d *Driver) error {
 	if err != nil {
 		return err
 	}
-	if _, err := rt.NewTexture(ctx, rt.LinearResource(b.Ptr.Addr(), rt.FormatFloat, 1, 1024), rt.TextureDesc{}); err != nil {
+	if _, err := texobj.NewTexture(ctx, texobj.LinearResource(b.Ptr.Addr(), rt.FormatFloat, 1, 1024), rt.TextureDesc{}); err != nil {
 		return err
 	}
 	var p [32]byte

@@ -13,6 +13,7 @@ import (
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // Kernels that run the H100's recorded formatted stores and reductions
@@ -184,10 +185,10 @@ func TestSurfKernels(t *testing.T) {
 			if r.tag == surfRecRed2 {
 				height = 0 // surf4, surf5, surf6: 1-D arrays
 			}
-			arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: int(h[4]), Height: height, Format: f, Channels: int(h[3]), Flags: rt.ArraySurfaceLoadStore})
+			arr, err := texobj.NewArray(ctx, rt.ArrayDesc{Width: int(h[4]), Height: height, Format: f, Channels: int(h[3]), Flags: rt.ArraySurfaceLoadStore})
 			mustT(t, err)
-			mustT(t, rt.CopyToArray(arr, r.img))
-			surf, err := rt.NewSurface(arr)
+			mustT(t, texobj.CopyToArray(arr, r.img))
+			surf, err := texobj.NewSurface(arr)
 			mustT(t, err)
 			n := len(r.coords)
 			crd, vals := make([]uint32, 4*n), make([]uint32, 4*n)
@@ -213,7 +214,7 @@ func TestSurfKernels(t *testing.T) {
 			// give the same image)
 			mustT(t, k.Launch(cfg, b[:]))
 			got := make([]byte, len(r.after))
-			mustT(t, rt.CopyFromArray(arr, got))
+			mustT(t, texobj.CopyFromArray(arr, got))
 			tag := map[uint32]string{surfRecStoreP: "sust.p", surfRecRed: "sured", surfRecRed2: "sured.p (" + strings.TrimSuffix(file, ".bin.zst") + ")"}[r.tag]
 			if r.tag == surfRecRed2 && h[8] < 1000 {
 				tag = "sured.b (" + strings.TrimSuffix(file, ".bin.zst") + ")" // surf6 redb
@@ -313,7 +314,7 @@ func surfTrapKernels(t *testing.T) {
 		p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
 		k := lib.Kernel(c.kernel, p(0, 8), p(8, 8), p(16, 8), p(24, 4))
 		f := map[string]rt.ArrayFormat{"u8x1": rt.FormatUint8, "u16x1": rt.FormatUint16}[c.fmt]
-		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: c.w, Format: f, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
+		arr, err := texobj.NewArray(ctx, rt.ArrayDesc{Width: c.w, Format: f, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
 		mustT(t, err)
 		img := make([]byte, c.w*f.Size())
 		crd, val := []uint32{uint32(int32(c.x)), 0, 0, 0}, []uint32{5, 0, 0, 0} // surf3.cu: value 5
@@ -321,8 +322,8 @@ func surfTrapKernels(t *testing.T) {
 			img = c.recorded.img
 			copy(val, c.recorded.res[0][:])
 		}
-		mustT(t, rt.CopyToArray(arr, img))
-		surf, err := rt.NewSurface(arr)
+		mustT(t, texobj.CopyToArray(arr, img))
+		surf, err := texobj.NewSurface(arr)
 		mustT(t, err)
 		cb, err := rt.AllocFrom(ctx, crd)
 		mustT(t, err)
@@ -349,7 +350,7 @@ func surfTrapKernels(t *testing.T) {
 			continue
 		}
 		got := make([]byte, len(img))
-		mustT(t, rt.CopyFromArray(arr, got))
+		mustT(t, texobj.CopyFromArray(arr, got))
 		if d := imageDiff(got, c.recorded.after); d != "" {
 			t.Errorf("%s: image differs %s", name, d)
 		}
@@ -412,10 +413,10 @@ func TestSurfEdges(t *testing.T) {
 		_, ctx, s := graphEnv(t, Options{})
 		lib := rt.NewLibrary("edge.ptx", []byte(surfEdgePTX))
 		k := lib.Kernel(c.kernel, rt.ParamSpec{Offset: 0, Size: 8}, rt.ParamSpec{Offset: 8, Size: 4}, rt.ParamSpec{Offset: 12, Size: 4})
-		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: 4, Height: 1, Format: c.format, Channels: max(c.format.Channels(), 1), Flags: rt.ArraySurfaceLoadStore})
+		arr, err := texobj.NewArray(ctx, rt.ArrayDesc{Width: 4, Height: 1, Format: c.format, Channels: max(c.format.Channels(), 1), Flags: rt.ArraySurfaceLoadStore})
 		mustT(t, err)
-		mustT(t, rt.CopyToArray(arr, make([]byte, 16)))
-		surf, err := rt.NewSurface(arr)
+		mustT(t, texobj.CopyToArray(arr, make([]byte, 16)))
+		surf, err := texobj.NewSurface(arr)
 		mustT(t, err)
 		var b [16]byte
 		binary.LittleEndian.PutUint64(b[0:], uint64(surf.Object))
@@ -433,7 +434,7 @@ func TestSurfEdges(t *testing.T) {
 		}
 		mustT(t, err)
 		got := make([]byte, 16)
-		mustT(t, rt.CopyFromArray(arr, got))
+		mustT(t, texobj.CopyFromArray(arr, got))
 		want := append(c.want, make([]byte, 16-len(c.want))...)
 		if d := imageDiff(got, want); d != "" {
 			t.Errorf("%s: image differs %s", name, d)

@@ -11,6 +11,7 @@ import (
 	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // Cube-map kernels: tex.cube and tex.acube read a direction (and a layer)
@@ -134,9 +135,9 @@ func TestTexCubeKernels(t *testing.T) {
 		if layered {
 			ad.Flags |= rt.ArrayLayered
 		}
-		arr, err := rt.NewArray(ctx, ad)
+		arr, err := texobj.NewArray(ctx, ad)
 		mustT(t, err)
-		mustT(t, rt.CopyToArray(arr, r.texels))
+		mustT(t, texobj.CopyToArray(arr, r.texels))
 		td := rt.TextureDesc{Filter: rt.FilterMode(h[13])}
 		for i := range td.AddressMode {
 			td.AddressMode[i] = rt.AddressMode(h[10+i])
@@ -149,7 +150,7 @@ func TestTexCubeKernels(t *testing.T) {
 		for i := range td.BorderColor {
 			td.BorderColor[i] = mathF32(h[17+i])
 		}
-		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td)
+		tex, err := texobj.NewTexture(ctx, texobj.ArrayResource(arr), td)
 		mustT(t, err)
 		n := len(r.coords)
 		crd := make([]uint32, 4*n)
@@ -256,9 +257,9 @@ func TestTexCubeSeamless(t *testing.T) {
 		{Width: 4, Height: 4, Depth: 12, Format: rt.FormatFloat, Channels: 1, Flags: rt.ArrayCubemap | rt.ArrayLayered},
 		{Width: 4, Height: 4, Format: rt.FormatFloat, Channels: 1},
 	} {
-		arr, err := rt.NewArray(ctx, ad)
+		arr, err := texobj.NewArray(ctx, ad)
 		mustT(t, err)
-		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), seamless)
+		tex, err := texobj.NewTexture(ctx, texobj.ArrayResource(arr), seamless)
 		if err != nil {
 			t.Errorf("%v with TexSeamlessCubemap: %v, want a texture", ad, err)
 		} else {

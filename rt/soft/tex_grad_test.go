@@ -11,6 +11,7 @@ import (
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
 	"github.com/cugen/cugen/rt/soft/loadcheck"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // texGradPTX is a module of kernels that sample with tex.grad and, at the
@@ -94,7 +95,7 @@ func TestTexGrad(t *testing.T) {
 	}
 	// run launches grad_g over coordinates crd and gradients grd and
 	// returns the tex.grad and plain tex results.
-	run := func(g string, tex *rt.Texture, crd [][4]uint32, grd [][8]uint32) (gr, pl [][4]uint32) {
+	run := func(g string, tex *texobj.Texture, crd [][4]uint32, grd [][8]uint32) (gr, pl [][4]uint32) {
 		t.Helper()
 		n := len(crd)
 		cw := make([]uint32, 0, 4*n)
@@ -160,14 +161,14 @@ func TestTexGrad(t *testing.T) {
 		case "cube":
 			ad.Height, ad.Depth, ad.Flags = int(h[6]), int(h[8]), rt.ArrayCubemap
 		}
-		arr, err := rt.NewArray(ctx, ad)
+		arr, err := texobj.NewArray(ctx, ad)
 		mustT(t, err)
-		mustT(t, rt.CopyToArray(arr, r.texels))
+		mustT(t, texobj.CopyToArray(arr, r.texels))
 		td := rt.TextureDesc{Filter: rt.FilterMode(h[13])}
 		for i := range td.AddressMode {
 			td.AddressMode[i] = rt.AddressMode(h[10+i])
 		}
-		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td.Normalized(h[15] != 0).Read(rt.ReadMode(h[14])))
+		tex, err := texobj.NewTexture(ctx, texobj.ArrayResource(arr), td.Normalized(h[15] != 0).Read(rt.ReadMode(h[14])))
 		mustT(t, err)
 		crd := make([][4]uint32, len(r.coords))
 		grd := make([][8]uint32, len(r.coords))
@@ -240,13 +241,13 @@ func TestTexGrad(t *testing.T) {
 		for _, x := range texels[1:] {
 			v.Data = binary.LittleEndian.AppendUint32(v.Data, x)
 		}
-		arr, err := rt.NewArray(ctx, ad)
+		arr, err := texobj.NewArray(ctx, ad)
 		mustT(t, err)
-		mustT(t, rt.CopyToArray(arr, texels))
+		mustT(t, texobj.CopyToArray(arr, texels))
 		for mode := rt.AddressWrap; mode <= rt.AddressBorder; mode++ {
 			td := rt.TextureDesc{Filter: rt.FilterLinear, AddressMode: [3]rt.AddressMode{mode, mode, mode},
 				BorderColor: [4]float32{0.25, 0, 0, 0}}.Normalized(mode == rt.AddressWrap || mode == rt.AddressMirror)
-			tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td)
+			tex, err := texobj.NewTexture(ctx, texobj.ArrayResource(arr), td)
 			mustT(t, err)
 			v.Linear, v.Norm, v.Addr, v.Border = true, td.Flags&rt.TexNormalizedCoords != 0, [3]int{int(mode), int(mode), int(mode)}, [4]uint32{math.Float32bits(0.25)}
 			const n = 500

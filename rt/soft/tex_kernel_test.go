@@ -8,6 +8,7 @@ import (
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // Kernels that use the texture and surface instructions, run end to end
@@ -84,9 +85,9 @@ func TestTexKernels(t *testing.T) {
 		for i := range texels {
 			texels[i] = binary.LittleEndian.Uint32(r.texels[4*i:])
 		}
-		arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: int(h[5]), Height: int(h[6]), Format: rt.FormatFloat, Channels: int(h[4])})
+		arr, err := texobj.NewArray(ctx, rt.ArrayDesc{Width: int(h[5]), Height: int(h[6]), Format: rt.FormatFloat, Channels: int(h[4])})
 		mustT(t, err)
-		mustT(t, rt.CopyToArray(arr, texels))
+		mustT(t, texobj.CopyToArray(arr, texels))
 		td := rt.TextureDesc{Filter: rt.FilterMode(h[13])}
 		for i := range td.AddressMode {
 			td.AddressMode[i] = rt.AddressMode(h[10+i])
@@ -95,7 +96,7 @@ func TestTexKernels(t *testing.T) {
 		for i := range td.BorderColor {
 			td.BorderColor[i] = mathF32(h[17+i])
 		}
-		tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td)
+		tex, err := texobj.NewTexture(ctx, texobj.ArrayResource(arr), td)
 		mustT(t, err)
 		n := len(r.coords)
 		crd := make([]uint32, 4*n)
@@ -145,7 +146,7 @@ func TestTexKernels(t *testing.T) {
 	}
 	lin, err := rt.AllocFrom(ctx, vals)
 	mustT(t, err)
-	tex, err := rt.NewTexture(ctx, rt.LinearResource(lin.Ptr.Addr(), rt.FormatUint32, 1, n), rt.TextureDesc{}.Read(rt.ReadElementType))
+	tex, err := texobj.NewTexture(ctx, texobj.LinearResource(lin.Ptr.Addr(), rt.FormatUint32, 1, n), rt.TextureDesc{}.Read(rt.ReadElementType))
 	mustT(t, err)
 	res, err := rt.Alloc[uint32](ctx, n+8)
 	mustT(t, err)
@@ -175,18 +176,18 @@ func TestTexKernels(t *testing.T) {
 
 	// Surface loads and stores.
 	const w, hgt = 6, 3
-	arr, err := rt.NewArray(ctx, rt.ArrayDesc{Width: w, Height: hgt, Format: rt.FormatUint32, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
+	arr, err := texobj.NewArray(ctx, rt.ArrayDesc{Width: w, Height: hgt, Format: rt.FormatUint32, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
 	mustT(t, err)
 	init := make([]uint32, w*hgt)
 	for i := range init {
 		init[i] = uint32(100 * i)
 	}
-	mustT(t, rt.CopyToArray(arr, init))
-	surf, err := rt.NewSurface(arr)
+	mustT(t, texobj.CopyToArray(arr, init))
+	surf, err := texobj.NewSurface(arr)
 	mustT(t, err)
 	mustT(t, bump.Launch(rt.Config{Grid: rt.D1(hgt), Block: rt.D1(w + 1), Stream: s}, binary.LittleEndian.AppendUint64(nil, uint64(surf.Object))))
 	back := make([]uint32, w*hgt)
-	mustT(t, rt.CopyFromArray(arr, back))
+	mustT(t, texobj.CopyFromArray(arr, back))
 	for i := range back {
 		// x = -1 clamps to x = 0: element 0 of each row is bumped by two
 		// threads that both read the old value, so it ends one up.

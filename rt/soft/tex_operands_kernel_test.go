@@ -11,6 +11,7 @@ import (
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
 	"github.com/cugen/cugen/rt/soft/internal/texunit"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // texForms3 are the recorder's round-3 and round-4 forms
@@ -179,18 +180,18 @@ func TestTexForms3Kernels(t *testing.T) {
 			t.Fatalf("%s: a texel format this test does not make", texRecKey(h))
 		}
 		var res rt.ResourceDesc
-		var arr *rt.Array
+		var arr *texobj.Array
 		var lin rt.Buffer[byte]
 		if h[0] == 1 {
 			// linear memory (tex1Dfetch)
 			lin, err = rt.AllocFrom(ctx, r.texels)
 			mustT(t, err)
-			res = rt.LinearResource(rt.DevPtr(lin.Ptr), ad.Format, ad.Channels, ad.Width)
+			res = texobj.LinearResource(rt.DevPtr(lin.Ptr), ad.Format, ad.Channels, ad.Width)
 		} else {
-			arr, err = rt.NewArray(ctx, ad)
+			arr, err = texobj.NewArray(ctx, ad)
 			mustT(t, err)
-			mustT(t, rt.CopyToArray(arr, r.texels))
-			res = rt.ArrayResource(arr)
+			mustT(t, texobj.CopyToArray(arr, r.texels))
+			res = texobj.ArrayResource(arr)
 		}
 		td := rt.TextureDesc{Filter: rt.FilterMode(h[13])}
 		if len(h) > 23 && h[23] != 0 {
@@ -203,7 +204,7 @@ func TestTexForms3Kernels(t *testing.T) {
 		for i := range td.BorderColor {
 			td.BorderColor[i] = mathF32(h[17+i])
 		}
-		tex, err := rt.NewTexture(ctx, res, td)
+		tex, err := texobj.NewTexture(ctx, res, td)
 		mustT(t, err)
 		n := len(coords)
 		crd := make([]uint32, 4*n)
@@ -480,11 +481,11 @@ func texSeamlessCornerGather(t *testing.T, format rt.ArrayFormat, texels []byte)
 	p := func(off, size uint32) rt.ParamSpec { return rt.ParamSpec{Offset: off, Size: size} }
 	k := lib.Kernel("f112", p(0, 8), p(8, 8), p(16, 8), p(24, 4))
 	ad := rt.ArrayDesc{Width: 2, Height: 2, Depth: 6, Format: format, Channels: 1, Flags: rt.ArrayCubemap}
-	arr, err := rt.NewArray(ctx, ad)
+	arr, err := texobj.NewArray(ctx, ad)
 	mustT(t, err)
-	mustT(t, rt.CopyToArray(arr, texels))
+	mustT(t, texobj.CopyToArray(arr, texels))
 	td := rt.TextureDesc{Flags: rt.TexSeamlessCubemap}.Normalized(true).Read(rt.ReadElementType)
-	tex, err := rt.NewTexture(ctx, rt.ArrayResource(arr), td)
+	tex, err := texobj.NewTexture(ctx, texobj.ArrayResource(arr), td)
 	mustT(t, err)
 	in, err := rt.AllocFrom(ctx, []float32{1, 0.9, 0.9, 0.9})
 	mustT(t, err)

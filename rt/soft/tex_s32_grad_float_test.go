@@ -12,6 +12,7 @@ import (
 
 	"github.com/cugen/cugen/rt"
 	"github.com/cugen/cugen/rt/soft/internal/softtest"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // probe8 (testdata/tex/probe8.cu; the H100's answers in probe8.txt.gz):
@@ -193,17 +194,17 @@ func TestTexProbe8(t *testing.T) {
 			binary.LittleEndian.PutUint32(texels[4*i:], math.Float32bits(float32(i+1)))
 		}
 		var res rt.ResourceDesc
-		var arr *rt.Array
+		var arr *texobj.Array
 		var lin rt.Buffer[byte]
 		if c.geom == "1d-linear" {
 			lin, err = rt.AllocFrom(ctx, texels)
 			mustT(t, err)
-			res = rt.LinearResource(rt.DevPtr(lin.Ptr), ad.Format, 1, ad.Width)
+			res = texobj.LinearResource(rt.DevPtr(lin.Ptr), ad.Format, 1, ad.Width)
 		} else {
-			arr, err = rt.NewArray(ctx, ad)
+			arr, err = texobj.NewArray(ctx, ad)
 			mustT(t, err)
-			mustT(t, rt.CopyToArray(arr, texels))
-			res = rt.ArrayResource(arr)
+			mustT(t, texobj.CopyToArray(arr, texels))
+			res = texobj.ArrayResource(arr)
 		}
 		td := rt.TextureDesc{Filter: rt.FilterPoint}
 		if c.linear {
@@ -213,7 +214,7 @@ func TestTexProbe8(t *testing.T) {
 			td.AddressMode[i] = c.addr
 		}
 		td = td.Normalized(c.norm).Read(rt.ReadElementType)
-		tex, err := rt.NewTexture(ctx, res, td)
+		tex, err := texobj.NewTexture(ctx, res, td)
 		mustT(t, err)
 		n := len(c.samples)
 		words := make([]uint32, 8*n)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/tex/texobj"
 )
 
 // TestTextureOfAnotherContext: a texture or surface object belongs to the
@@ -32,7 +33,7 @@ func TestTextureOfAnotherContext(t *testing.T) {
 		own, other := setup(t)
 		texels, err := rt.AllocFrom(own, []uint32{7, 8, 9, 10})
 		mustT(t, err)
-		tex, err := rt.NewTexture(own, rt.LinearResource(texels.Ptr.Addr(), rt.FormatUint32, 1, 4), rt.TextureDesc{})
+		tex, err := texobj.NewTexture(own, texobj.LinearResource(texels.Ptr.Addr(), rt.FormatUint32, 1, 4), rt.TextureDesc{})
 		mustT(t, err)
 		launch := func(c *rt.Context) ([]uint32, error) {
 			res, err := rt.Alloc[uint32](c, 4)
@@ -64,20 +65,20 @@ func TestTextureOfAnotherContext(t *testing.T) {
 	})
 	t.Run("surface", func(t *testing.T) {
 		own, other := setup(t)
-		arr, err := rt.NewArray(own, rt.ArrayDesc{Width: 4, Height: 1, Format: rt.FormatUint32, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
+		arr, err := texobj.NewArray(own, rt.ArrayDesc{Width: 4, Height: 1, Format: rt.FormatUint32, Channels: 1, Flags: rt.ArraySurfaceLoadStore})
 		mustT(t, err)
-		surf, err := rt.NewSurface(arr)
+		surf, err := texobj.NewSurface(arr)
 		mustT(t, err)
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], uint64(surf.Object))
 		mustT(t, bump.Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(4), Stream: own.NullStream()}, b[:]))
 		mustT(t, own.Synchronize())
 		back := make([]uint32, 4)
-		mustT(t, rt.CopyFromArray(arr, back))
+		mustT(t, texobj.CopyFromArray(arr, back))
 		mustT(t, bump.Launch(rt.Config{Grid: rt.D1(1), Block: rt.D1(4), Stream: other.NullStream()}, b[:]))
 		mustT(t, other.Synchronize())
 		after := make([]uint32, 4)
-		mustT(t, rt.CopyFromArray(arr, after))
+		mustT(t, texobj.CopyFromArray(arr, after))
 		if after != nil && (after[0] != back[0] || after[1] != back[1] || after[2] != back[2] || after[3] != back[3]) {
 			t.Fatalf("another context's bump changed the surface: %v, then %v; its stores are dropped on the H200", back, after)
 		}

@@ -467,7 +467,7 @@ func (dc *decoder) asyncStoreInstr(in *ptx.Instr, sc *scope, m modset, x inst) {
 // it.
 func (dc *decoder) tensormapInstr(in *ptx.Instr, sc *scope, m modset, x inst) {
 	if !m.flags["cp_fenceproxy"] {
-		dc.failIn(in, "tensormap.replace is not supported by the soft backend; build the map on the host with rt.EncodeTiled")
+		dc.failIn(in, "tensormap.replace is not supported by the soft backend; build the map on the host with tensormap.EncodeTiled")
 	}
 	if !m.flags["global"] || !m.flags["shared::cta"] {
 		dc.failIn(in, "expected .global.shared::cta")
