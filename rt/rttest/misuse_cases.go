@@ -404,8 +404,28 @@ func eventCases() []misuseCase {
 				_, err := rt.Elapsed(e.event(e.ctx), e.event(e.fake))
 				return err
 			}},
+			// cuEventCreate's flags: an interprocess event has no timing, and
+			// bits CUDA does not define are refused.
+			{api: "Context.NewEvent", what: "EventInterprocess without EventDisableTiming", want: badValue, run: func(e *misuseEnv) error {
+				return newEvent(e, rt.EventInterprocess)
+			}},
+			{api: "Context.NewEvent", what: "a flag bit CUDA does not define (8)", want: badValue, run: func(e *misuseEnv) error {
+				return newEvent(e, 8)
+			}},
+			{api: "Context.NewEvent", what: "EventInterprocess with EventDisableTiming (legal)", want: okay, run: func(e *misuseEnv) error {
+				return newEvent(e, rt.EventInterprocess|rt.EventDisableTiming)
+			}},
 		},
 	)
+}
+
+// newEvent makes an event with flags in e's context and destroys it.
+func newEvent(e *misuseEnv, flags uint32) error {
+	ev, err := e.ctx.NewEvent(flags)
+	if err == nil {
+		err = ev.Destroy()
+	}
+	return err
 }
 
 func memoryCases() []misuseCase {

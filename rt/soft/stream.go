@@ -13,9 +13,6 @@ import (
 // Stream flags (CUstream_flags).
 const streamNonBlocking = 1
 
-// Event flags (CUevent_flags).
-const eventDisableTiming = 2
-
 // A stream's work runs in order on a goroutine of runners while the stream
 // has any queued (soft's CUDA stream engine); each operation is a work,
 // reused once it has run, so queuing a launch allocates nothing. Where an
@@ -424,6 +421,12 @@ func (d *Driver) EventCreate(ch rt.CtxHandle, flags uint32) (rt.EventHandle, err
 	if err != nil {
 		return 0, err
 	}
+	switch {
+	case flags&^(rt.EventBlockingSync|rt.EventDisableTiming|rt.EventInterprocess) != 0:
+		return 0, rt.Errorf("cuEventCreate", rt.ErrInvalidValue, "flags %#x: bits CUDA does not define", flags)
+	case flags&rt.EventInterprocess != 0 && flags&rt.EventDisableTiming == 0:
+		return 0, rt.Errorf("cuEventCreate", rt.ErrInvalidValue, "an interprocess event (EventInterprocess) must also be EventDisableTiming")
+	}
 	e := &event{ctx: c, flags: flags}
 	d.mu.Lock()
 	h := rt.EventHandle(d.handle())
@@ -514,7 +517,7 @@ func (d *Driver) EventElapsed(ch rt.CtxHandle, start, end rt.EventHandle) (float
 	if err := d.capturedEvent(op, b); err != nil {
 		return 0, err
 	}
-	if a.flags&eventDisableTiming != 0 || b.flags&eventDisableTiming != 0 {
+	if a.flags&rt.EventDisableTiming != 0 || b.flags&rt.EventDisableTiming != 0 {
 		return 0, rt.Errorf(op, rt.ErrInvalidHandle, "event created with CU_EVENT_DISABLE_TIMING")
 	}
 	ta, okA, recA := a.stamp()
