@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,7 +144,6 @@ func TestEveryNameUsed(t *testing.T) {
 		return false
 	}
 	var missing []string
-	gaps := maps.Clone(knownGaps)
 	for _, rel := range usedPkgs {
 		p := api[rel]
 		deprecated := deprecations(p)
@@ -183,20 +181,6 @@ func TestEveryNameUsed(t *testing.T) {
 			}
 		}
 	}
-	var gone []string
-	for _, n := range missing {
-		if knownGaps[n] {
-			delete(gaps, n)
-		}
-	}
-	missing = slices.DeleteFunc(missing, func(n string) bool { return knownGaps[n] })
-	for n := range gaps {
-		gone = append(gone, n)
-	}
-	slices.Sort(gone)
-	if len(gone) > 0 {
-		t.Errorf("used now, take them out of knownGaps:\n\t%s", strings.Join(gone, "\n\t"))
-	}
 	if len(missing) > 0 {
 		t.Errorf("%d exported names no generated code, example or test uses (test them, or deprecate them):\n\t%s", len(missing), strings.Join(missing, "\n\t"))
 	}
@@ -221,20 +205,3 @@ func vectorType(p *packages.Package, tn *types.TypeName) bool {
 }
 
 func cfgFset(pkgs []*packages.Package) *token.FileSet { return pkgs[0].Fset }
-
-// knownGaps are the names TestEveryNameUsed found unused when it was
-// written (issue 26): driver attributes, graph, pool and link enums,
-// handle types and capability interfaces that only rt itself or a backend
-// names. The list only shrinks: a name here that a test starts to use
-// fails until it is taken out, and a new unused name is not added here but
-// tested.
-var knownGaps = map[string]bool{}
-
-func init() {
-	for _, n := range []string{
-		"rt.EventInterprocess", "rt.LinkCubin", "rt.LinkFatbin", "rt.LinkInputKind", "rt.LinkLibrary",
-		"rt.LinkObject", "rt.LinkOptions.Target", "rt.Linker",
-	} {
-		knownGaps[n] = true
-	}
-}
