@@ -153,7 +153,7 @@ func (d *Driver) badKernel(h rt.KernelHandle, k *kernel) error {
 func (d *Driver) legacyLaunchFunc(k *kernel, l rt.LaunchArgs) (C.CUfunction, error) {
 	var ctx C.CUcontext
 	switch {
-	case l.Stream != 0:
+	case l.Stream > rt.StreamPerThread: // CUDA's default streams have no context of their own: Ctx's or the current one
 		if rc := C.cg_stream_ctx(cstream(l.Stream), &ctx); rc != 0 {
 			return nil, check("cuStreamGetCtx", rc)
 		}

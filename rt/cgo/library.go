@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/cugen/cugen/parse/fatbin"
 	"github.com/cugen/cugen/rt"
 )
 
@@ -107,6 +108,17 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 	if len(image) == 0 {
 		return 0, rt.Errorf("cuLibraryLoadData", rt.ErrInvalidImage, "empty image")
 	}
+	legacy := opts.Legacy || d.forceLegacy || !d.hasLibrary
+	if legacy {
+		// The legacy path loads the image in a context only at first use, so
+		// a refusal would come late (at a launch, seen on the H200); the
+		// driver takes these three forms and nothing else.
+		switch f := fatbin.Sniff(image); f {
+		case fatbin.FormatPTX, fatbin.FormatCubin, fatbin.FormatFatbin:
+		default:
+			return 0, rt.Errorf("cuModuleLoadData", rt.ErrInvalidImage, "%d bytes that are not PTX, a cubin or a fatbin (%v)", len(image), f)
+		}
+	}
 	n := len(image)
 	if image[n-1] == 0 {
 		n-- // already NUL-terminated
@@ -115,7 +127,7 @@ func (d *Driver) LibraryLoad(image []byte, opts rt.LoadOptions) (rt.LibHandle, e
 	C.memcpy(img, unsafe.Pointer(&image[0]), C.size_t(n))
 	*(*byte)(unsafe.Add(img, n)) = 0
 	l := &library{
-		legacy:  opts.Legacy || d.forceLegacy || !d.hasLibrary,
+		legacy:  legacy,
 		image:   img,
 		log:     (*C.char)(C.calloc(jitLogSize+1, 1)),
 		info:    (*C.char)(C.calloc(jitLogSize+1, 1)),

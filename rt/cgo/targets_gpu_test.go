@@ -80,10 +80,14 @@ func TestImageChoiceGPU(t *testing.T) {
 		}
 		m := combine(t, cubin, ptx)
 		ka := attributes(t, ctx, m, "madd3", rt.LoadOptions{})
-		fmt.Printf("IMAGE-CHOICE-GPU: sm_%d loads madd3 from an sm_%d cubin of compute_75 beside compute_80 PTX: PTX version %d, binary version %d (want 75, %d)\n",
+		fmt.Printf("IMAGE-CHOICE-GPU: sm_%d loads madd3 from an sm_%d cubin of compute_75 beside compute_80 PTX: PTX version %d, binary version %d (H200: 80, %d)\n",
 			cc, cc, ka.PTXVersion, ka.BinaryVersion, cc)
-		if ka.PTXVersion != 75 {
-			t.Errorf("PTX version %d: the driver did not load the cubin (compute_75) over the compute_80 PTX", ka.PTXVersion)
+		// The H200 (driver 580.159.04, CUDA 13.0) JIT-compiles the newer
+		// PTX here rather than load the sm_90 cubin built from compute_75:
+		// PTX version 80, binary version 90. fatbin.Select does not model
+		// that exception (its doc says so); this records what the driver does.
+		if ka.PTXVersion != 80 || ka.BinaryVersion != cc {
+			t.Errorf("PTX version %d, binary version %d: the driver no longer prefers the compute_80 PTX over an sm_%d cubin of compute_75 (seen on the H200)", ka.PTXVersion, ka.BinaryVersion, cc)
 		}
 	})
 }
