@@ -374,6 +374,11 @@ func (c *cta) runWarp(w *warp) bool {
 // would catch up with other lanes of the same frame.
 func (c *cta) pick(w *warp, run uint32) (group uint32, pc, stop int32) {
 	if w.calls == 0 {
+		if run == fullMask && *(*[31]int32)(w.pc[1:]) == *(*[31]int32)(w.pc[:31]) {
+			// A converged full warp: every pc equals its neighbour's, one
+			// block comparison instead of a pass over the lanes.
+			return run, w.pc[0], math.MaxInt32
+		}
 		// The common case, converged lanes: one branch-free pass over the
 		// pcs instead of the ordering below.
 		pc = w.pc[bits.TrailingZeros32(run)&31]
