@@ -911,6 +911,9 @@ func (c *cta) exit(w *warp, m uint32) {
 	c.barDirty = true
 	w.exited |= m
 	c.exits += bits.OnesCount32(m)
+	if w.calls == 0 {
+		return // no lane has frames to drop
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		if len(w.frames[l]) > 0 {
