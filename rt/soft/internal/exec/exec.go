@@ -374,6 +374,11 @@ func (c *cta) runWarp(w *warp) bool {
 // would catch up with other lanes of the same frame.
 func (c *cta) pick(w *warp, run uint32) (group uint32, pc, stop int32) {
 	if w.calls == 0 {
+		if run == fullMask && *(*[31]int32)(w.pc[1:]) == *(*[31]int32)(w.pc[:31]) {
+			// A converged full warp: every pc equals its neighbour's, one
+			// block comparison instead of a pass over the lanes.
+			return run, w.pc[0], math.MaxInt32
+		}
 		// The common case, converged lanes: one branch-free pass over the
 		// pcs instead of the ordering below.
 		pc = w.pc[bits.TrailingZeros32(run)&31]
@@ -906,6 +911,9 @@ func (c *cta) exit(w *warp, m uint32) {
 	c.barDirty = true
 	w.exited |= m
 	c.exits += bits.OnesCount32(m)
+	if w.calls == 0 {
+		return // no lane has frames to drop
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		if len(w.frames[l]) > 0 {
