@@ -728,38 +728,41 @@ func destRegs(out []string, in *ptx.Instr) []string {
 	return out
 }
 
+// eachReg calls f with the name of every register o names, through
+// vectors, lists, tuples, pairs and an address's base.
+func eachReg(o ptx.Operand, f func(name string)) {
+	switch o := o.(type) {
+	case *ptx.Reg:
+		f(o.Name)
+	case *ptx.Addr:
+		if o.Base != nil {
+			eachReg(o.Base, f)
+		}
+	case *ptx.Vec:
+		for _, e := range o.Elems {
+			eachReg(e, f)
+		}
+	case *ptx.List:
+		for _, e := range o.Elems {
+			eachReg(e, f)
+		}
+	case *ptx.Tuple:
+		for _, e := range o.Elems {
+			eachReg(e, f)
+		}
+	case *ptx.Pair:
+		eachReg(o.First, f)
+		eachReg(o.Second, f)
+	}
+}
+
 // srcRegs appends the registers an instruction reads to out, once per
 // mention.
 func srcRegs(out []string, in *ptx.Instr) []string {
 	if in.Guard != "" {
 		out = append(out, in.Guard)
 	}
-	var add func(o ptx.Operand)
-	add = func(o ptx.Operand) {
-		switch o := o.(type) {
-		case *ptx.Reg:
-			out = append(out, o.Name)
-		case *ptx.Addr:
-			if o.Base != nil {
-				add(o.Base)
-			}
-		case *ptx.Vec:
-			for _, e := range o.Elems {
-				add(e)
-			}
-		case *ptx.List:
-			for _, e := range o.Elems {
-				add(e)
-			}
-		case *ptx.Tuple:
-			for _, e := range o.Elems {
-				add(e)
-			}
-		case *ptx.Pair:
-			add(o.First)
-			add(o.Second)
-		}
-	}
+	add := func(o ptx.Operand) { eachReg(o, func(n string) { out = append(out, n) }) }
 	ops := in.Operands
 	if in.Op == "call" && len(ops) > 0 {
 		if _, ok := ops[0].(*ptx.List); ok {

@@ -1291,32 +1291,6 @@ func singleDefs(body *ptx.Block) map[*ptx.Instr]string {
 		}
 		return r
 	}
-	var names func(o ptx.Operand, f func(string))
-	names = func(o ptx.Operand, f func(string)) {
-		switch o := o.(type) {
-		case *ptx.Reg:
-			if o.Name != "_" {
-				f(o.Name)
-			}
-		case *ptx.Vec:
-			for _, e := range o.Elems {
-				names(e, f)
-			}
-		case *ptx.List:
-			for _, e := range o.Elems {
-				names(e, f)
-			}
-		case *ptx.Tuple:
-			for _, e := range o.Elems {
-				names(e, f)
-			}
-		case *ptx.Pair:
-			names(o.First, f)
-			names(o.Second, f)
-		case *ptx.Addr:
-			names(o.Base, f)
-		}
-	}
 	var walk func(b *ptx.Block)
 	walk = func(b *ptx.Block) {
 		for _, st := range b.Stmts {
@@ -1341,7 +1315,10 @@ func singleDefs(body *ptx.Block) map[*ptx.Instr]string {
 					}
 				}
 				for i, o := range st.Operands {
-					names(o, func(n string) {
+					eachReg(o, func(n string) {
+						if n == "_" {
+							return
+						}
 						r := get(n)
 						switch {
 						case st.Op == "call":
