@@ -558,18 +558,7 @@ func TestLink(t *testing.T) {
 	if len(image) < 4 || string(image[:4]) != "\x7fELF" {
 		t.Fatalf("link result is not an ELF cubin: % x", image[:min(len(image), 8)])
 	}
-	lib, err := d.LibraryLoad(image, rt.LoadOptions{})
-	must(t, err)
-	defer d.LibraryUnload(lib)
-	out, err := d.MemAlloc(f.a, 4)
-	must(t, err)
-	defer d.MemFree(f.a, out)
-	p := &packer{}
-	p.u64(0, uint64(out))
-	p.u32(8, 21)
-	launch(t, d, kernelOf(t, d, lib, "callTwice"), rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1)}, p)
-	must(t, d.CtxSynchronize(f.a))
-	if got := download[uint32](t, d, f.a, out, 1)[0]; got != 42 {
+	if got := callTwice(t, f, image, 21); got != 42 {
 		t.Fatalf("callTwice(21) = %d, want 42", got)
 	}
 
@@ -582,6 +571,24 @@ func TestLink(t *testing.T) {
 	if !strings.Contains(err.Error(), "twice") {
 		t.Errorf("link error does not name the missing symbol: %v", err)
 	}
+}
+
+// callTwice loads a linked image of link_a.ptx's callTwice and returns
+// what it writes for v.
+func callTwice(t *testing.T, f *fixture, image []byte, v uint32) uint32 {
+	t.Helper()
+	lib, err := f.d.LibraryLoad(image, rt.LoadOptions{})
+	must(t, err)
+	defer f.d.LibraryUnload(lib)
+	out, err := f.d.MemAlloc(f.a, 4)
+	must(t, err)
+	defer f.d.MemFree(f.a, out)
+	p := &packer{}
+	p.u64(0, uint64(out))
+	p.u32(8, v)
+	launch(t, f.d, kernelOf(t, f.d, lib, "callTwice"), rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1)}, p)
+	must(t, f.d.CtxSynchronize(f.a))
+	return download[uint32](t, f.d, f.a, out, 1)[0]
 }
 
 // TestCluster checks the hardware's cluster geometry exactly (the

@@ -45,18 +45,7 @@ func TestLinkInputKinds(t *testing.T) {
 			image, log, err := link(90)
 			must(t, err)
 			t.Logf("LINK %s: %d-byte image; info log %q", in.file, len(image), strings.TrimSpace(log))
-			lib, err := f.d.LibraryLoad(image, rt.LoadOptions{})
-			must(t, err)
-			defer f.d.LibraryUnload(lib)
-			out, err := f.d.MemAlloc(f.a, 4)
-			must(t, err)
-			defer f.d.MemFree(f.a, out)
-			p := &packer{}
-			p.u64(0, uint64(out))
-			p.u32(8, 21)
-			launch(t, f.d, kernelOf(t, f.d, lib, "callTwice"), rt.LaunchArgs{Ctx: f.a, Grid: rt.D1(1), Block: rt.D1(1)}, p)
-			must(t, f.d.CtxSynchronize(f.a))
-			if got := download[uint32](t, f.d, f.a, out, 1)[0]; got != 42 {
+			if got := callTwice(t, f, image, 21); got != 42 {
 				t.Fatalf("callTwice(21) linked with %s = %d, want 42", in.file, got)
 			}
 			if _, _, err := link(80); err == nil {
