@@ -73,6 +73,8 @@ func (d *Driver) Launch(k rt.KernelHandle, la rt.LaunchArgs) error {
 		DynShared: la.SharedMem, Params: params, Vars: vars, Cooperative: la.Cooperative}
 	o, err := d.submitWork(op, s, nil, w)
 	if err != nil || o.none() { // failed, or captured
+		// w is not given back for reuse: a captured kernel node keeps
+		// w.pbuf as its parameters.
 		return err
 	}
 	d.launched(s, p, args, vars)
