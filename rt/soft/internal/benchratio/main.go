@@ -5,11 +5,19 @@
 // per file and the speedup of the last over the first. Gi/s is soft's
 // thread-instructions per CPU-second, in billions.
 //
-//	go run ./rt/soft/internal/benchratio before.txt after.txt
+// With -goals (class=ratio pairs; * for every other class; by default
+// issue 27's: matmul256 within 3× of plain Go, every other class 10×) it
+// adds, for the last file, the goal and the rate soft would need to meet
+// it executing the same thread-instructions: Gi/s × (soft/go) / goal. The
+// gap between that and Gi/s says whether a class can reach its goal by
+// running instructions faster or only by running fewer of them.
+//
+//	go run ./rt/soft/internal/benchratio [-goals matmul256=3,*=10] before.txt after.txt
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,14 +31,26 @@ import (
 type samples map[string]map[string][]float64
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchratio bench-output.txt...")
+	goalFlag := flag.String("goals", "matmul256=3,*=10", "soft/go goal per class (class=ratio,…; * for the rest; empty: none)")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: benchratio [-goals class=ratio,...] bench-output.txt...")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() < 1 {
+		flag.Usage()
 		os.Exit(2)
 	}
+	goals, err := parseGoals(*goalFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchratio:", err)
+		os.Exit(2)
+	}
+	files := flag.Args()
 	var all []samples
 	var order []string
 	seen := map[string]bool{}
-	for _, f := range os.Args[1:] {
+	for _, f := range files {
 		s, names, err := read(f)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "benchratio:", err)
@@ -45,16 +65,25 @@ func main() {
 		all = append(all, s)
 	}
 	fmt.Printf("%-12s", "class")
-	for _, f := range os.Args[1:] {
+	for _, f := range files {
 		fmt.Printf(" | %34s", trim(strings.TrimSuffix(filepath.Base(f), ".txt"), 34))
 	}
 	if len(all) > 1 {
 		fmt.Printf(" | %8s", "speedup")
 	}
+	if goals != nil {
+		fmt.Printf(" | %5s %10s", "goal", "need Gi/s")
+	}
 	fmt.Println()
 	fmt.Printf("%-12s", "")
 	for range all {
 		fmt.Printf(" | %9s %9s %8s %5s", "soft ms", "go ms", "soft/go", "Gi/s")
+	}
+	if len(all) > 1 {
+		fmt.Printf(" | %8s", "")
+	}
+	if goals != nil {
+		fmt.Printf(" | %5s %10s", "", "")
 	}
 	fmt.Println()
 	for _, c := range order {
@@ -71,8 +100,49 @@ func main() {
 		if len(all) > 1 {
 			fmt.Printf(" | %7.2f×", first/last)
 		}
+		if g, ok := goals.of(c); ok {
+			s := all[len(all)-1][c]
+			fmt.Printf(" | %4.0f× %10.2f", g, needRate(median(s["rate"]), median(s["soft"]), median(s["go"]), g))
+		}
 		fmt.Println()
 	}
+}
+
+// goalSet maps a class (or "*") to its soft/go goal.
+type goalSet map[string]float64
+
+func (g goalSet) of(class string) (float64, bool) {
+	if v, ok := g[class]; ok {
+		return v, true
+	}
+	v, ok := g["*"]
+	return v, ok
+}
+
+func parseGoals(s string) (goalSet, error) {
+	if s == "" {
+		return nil, nil
+	}
+	g := goalSet{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		r, err := strconv.ParseFloat(v, 64)
+		if !ok || k == "" || err != nil || r <= 0 {
+			return nil, fmt.Errorf("-goals: %q is not class=ratio with a ratio above 0", kv)
+		}
+		g[k] = r
+	}
+	return g, nil
+}
+
+// needRate is the thread-instructions per CPU-second (in the unit of rate)
+// at which soft would take goal times the Go time, executing the
+// instructions it executes now at rate in softNs: rate·softNs/(goal·goNs).
+func needRate(rate, softNs, goNs, goal float64) float64 {
+	if goNs <= 0 || goal <= 0 {
+		return 0
+	}
+	return rate * softNs / (goal * goNs)
 }
 
 func read(name string) (samples, []string, error) {
