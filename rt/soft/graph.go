@@ -69,6 +69,7 @@ type kernelNode struct {
 	params      []byte // 8-byte aligned (its backing array is []uint64)
 	vars        []uint64
 	coop        bool
+	l           *exec.Launch // the last run's launch, reused by the next (launch)
 }
 
 // scond is a conditional handle of a graph.
@@ -759,6 +760,7 @@ func (d *Driver) cloneGraph(g *sgraph, owner *snode, byOrig map[*snode]*snode) *
 func (k *kernelNode) clone() *kernelNode {
 	c := *k
 	c.params = alignedCopy(k.params)
+	c.l = nil
 	return &c
 }
 

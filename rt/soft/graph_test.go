@@ -289,3 +289,70 @@ func TestCapturedClusterLaunch(t *testing.T) {
 		}
 	}
 }
+
+// Replaying an instantiated graph allocates nothing once warm, as a plain
+// launch does (TestLaunchAllocs): the launch reuses its run state, the
+// graph's snapshot (until a node update) and its kernel nodes' launches.
+// A node update still applies from the next launch on, and the replays
+// after it allocate nothing either.
+func TestGraphReplayAllocs(t *testing.T) {
+	for _, workers := range []int{1, 4} {
+		_, ctx, s := graphEnv(t, Options{Workers: workers})
+		cnt, err := rt.AllocFrom(ctx, []uint32{0})
+		mustT(t, err)
+		one := rt.Config{Grid: rt.D1(1), Block: rt.D1(1)}
+		for _, nodes := range []int{1, 10} {
+			var first rt.GraphNode
+			g, err := s.Capture(func(s *rt.Stream) error {
+				for i := range nodes {
+					if err := addTo(one.On(s), cnt.Ptr, 1); err != nil {
+						return err
+					}
+					if i == 0 {
+						if first, err = s.CapturedNode(); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+			mustT(t, err)
+			x, err := g.Instantiate()
+			mustT(t, err)
+			replay := func() {
+				mustT(t, x.Launch(s))
+				mustT(t, s.Synchronize())
+			}
+			queued := func() {
+				for range 5 {
+					mustT(t, x.Launch(s))
+				}
+				mustT(t, s.Synchronize())
+			}
+			mustT(t, cnt.CopyFrom([]uint32{0}))
+			replay()
+			queued()
+			if got, _ := cnt.ToHost(); got[0] != uint32(6*nodes) {
+				t.Fatalf("%d workers, %d nodes: 6 replays counted %d, want %d", workers, nodes, got[0], 6*nodes)
+			}
+			for _, c := range []struct {
+				name string
+				f    func()
+			}{{"replay+Synchronize", replay}, {"5 queued replays+Synchronize", queued}} {
+				if a := testing.AllocsPerRun(20, c.f); a != 0 {
+					t.Errorf("%d workers, %d nodes, %s: %v allocations, want 0", workers, nodes, c.name, a)
+				}
+			}
+			mustT(t, addToNode(x.KernelNode(first), one, cnt.Ptr, 100))
+			mustT(t, cnt.CopyFrom([]uint32{0}))
+			replay()
+			replay()
+			if got, _ := cnt.ToHost(); got[0] != uint32(2*(100+nodes-1)) {
+				t.Errorf("%d workers, %d nodes: 2 replays after a node update counted %d, want %d", workers, nodes, got[0], 2*(100+nodes-1))
+			}
+			if a := testing.AllocsPerRun(20, replay); a != 0 {
+				t.Errorf("%d workers, %d nodes: a replay after a node update allocates %v times, want 0", workers, nodes, a)
+			}
+		}
+	}
+}

@@ -19,14 +19,28 @@ import (
 
 // sexec is an instantiated graph.
 type sexec struct {
+	d      *Driver
 	h      rt.GraphExecHandle
 	ctx    *context
 	g      *sgraph
 	byOrig map[*snode]*snode // the graph's nodes (bodies included) → their copies
 	conds  map[rt.ConditionalHandle]*condValue
+	// setConditionalFn is setConditional as the func its kernels' launches
+	// take, made once.
+	setConditionalFn func(h uint64, value uint32) string
 
-	mu   sync.Mutex // guards g's kernel nodes against updates during a snapshot, and last
+	mu   sync.Mutex // guards g's kernel nodes against updates during a snapshot, last and plan
 	last mark       // the latest launch: launches of one graph run one after another
+	// plan is the snapshot of g that launches run, taken at the first
+	// launch after an update (nil until then): a node update changes g,
+	// never a plan a queued launch holds, so launches share one until
+	// the next update. Launches of one graph run one after another, so
+	// the plan's nodes (their exec.Launch included) are used by one at a
+	// time.
+	plan *sgraph
+
+	freeMu sync.Mutex
+	free   []*runState // finished launches' run states, for the next ones
 }
 
 // condValue is a condition's value in one instantiated graph.
@@ -64,7 +78,8 @@ func (d *Driver) GraphInstantiate(ch rt.CtxHandle, gh rt.GraphHandle, flags uint
 	if err := checkGraph(op, g, false); err != nil {
 		return 0, err
 	}
-	x := &sexec{h: rt.GraphExecHandle(d.newHandle()), ctx: g.ctx, byOrig: map[*snode]*snode{}, conds: map[rt.ConditionalHandle]*condValue{}}
+	x := &sexec{d: d, h: rt.GraphExecHandle(d.newHandle()), ctx: g.ctx, byOrig: map[*snode]*snode{}, conds: map[rt.ConditionalHandle]*condValue{}}
+	x.setConditionalFn = x.setConditional
 	x.g = d.cloneGraph(g, nil, x.byOrig)
 	for _, c := range g.conds {
 		v := &condValue{c: c}
@@ -163,15 +178,22 @@ func (d *Driver) GraphLaunch(ch rt.CtxHandle, xh rt.GraphExecHandle, sh rt.Strea
 	d.gx.mu.Unlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	rs := newRunState(d, x)
-	prev := x.last
-	o, err := d.submit(op, s, &snode{typ: rt.NodeGraph}, func() error {
-		prev.wait()
-		return rs.run()
-	})
+	if x.plan == nil {
+		x.plan = d.cloneGraph(x.g, nil, nil)
+	}
+	rs := x.runState(x.plan)
+	rs.prev = x.last
+	rs.node = snode{typ: rt.NodeGraph}
+	o, err := d.submit(op, s, &rs.node, rs.queued)
 	if err != nil {
 		rs.finish()
+		x.release(rs)
 		return err
+	}
+	if o.none() {
+		// A capture that began after the check above took the launch
+		// as a node (submitWork): the node keeps rs.
+		rs.pinned = true
 	}
 	x.last = o
 	return nil
@@ -231,6 +253,7 @@ func (d *Driver) GraphExecKernelNodeSetParams(xh rt.GraphExecHandle, nh rt.Graph
 	} else {
 		kn.params = alignedCopy(unsafe.Slice((*byte)(l.Params), l.ParamSize))
 	}
+	x.plan = nil // the next launch snapshots the update
 	return nil
 }
 
@@ -248,26 +271,68 @@ func launchNode(l *exec.Launch) *snode {
 		cluster: l.Cluster, dynShared: l.DynShared, params: l.Params, vars: l.Vars, coop: l.Cooperative}}
 }
 
-// launch is one run of the node's kernel in x.
+// launch is one run of the node's kernel in x: a node of a plan (sexec)
+// runs in one launch at a time, so it reuses its exec.Launch.
 func (k *kernelNode) launch(d *Driver, x *sexec) *exec.Launch {
-	return &exec.Launch{Program: k.p, Host: k.ctx, Mem: d.mem, Config: &d.cfg, Grid: k.grid, Block: k.block, Cluster: k.cluster, DynShared: k.dynShared,
-		Params: k.params, Vars: k.vars, Cooperative: k.coop, SetConditional: x.setConditional}
+	if k.l == nil {
+		k.l = new(exec.Launch)
+	}
+	*k.l = exec.Launch{Program: k.p, Host: k.ctx, Mem: d.mem, Config: &d.cfg, Grid: k.grid, Block: k.block, Cluster: k.cluster, DynShared: k.dynShared,
+		Params: k.params, Vars: k.vars, Cooperative: k.coop, SetConditional: x.setConditionalFn}
+	return k.l
 }
 
-// runState is one launch of an instantiated graph: its snapshot and the
-// events its record and wait nodes use.
+// runState is one launch of an instantiated graph: its plan and the
+// events its record and wait nodes use. A finished one is reused by a
+// later launch of the same graph (sexec.free), so that replaying a graph
+// without event nodes allocates nothing.
 type runState struct {
 	d       *Driver
 	x       *sexec
 	plan    *sgraph
 	records map[*snode]*recording
 	waits   map[*snode]mark
+
+	prev   mark         // the graph's previous launch, which this one waits for
+	node   snode        // the launch as a node, should a capture take it
+	queued func() error // the stream's work: wait for prev, then run
+	pinned bool         // a capture holds it: never reused
 }
 
-func newRunState(d *Driver, x *sexec) *runState {
-	rs := &runState{d: d, x: x, plan: d.cloneGraph(x.g, nil, nil), records: map[*snode]*recording{}, waits: map[*snode]mark{}}
-	rs.prepare(rs.plan)
+// runState is a run state for a launch of plan, a reused one if any.
+// x.mu must be held.
+func (x *sexec) runState(plan *sgraph) *runState {
+	x.freeMu.Lock()
+	var rs *runState
+	if n := len(x.free); n > 0 {
+		rs, x.free = x.free[n-1], x.free[:n-1]
+	}
+	x.freeMu.Unlock()
+	if rs == nil {
+		rs = &runState{d: x.d, x: x, records: map[*snode]*recording{}, waits: map[*snode]mark{}}
+		rs.queued = func() error {
+			rs.prev.wait()
+			err := rs.run()
+			rs.x.release(rs)
+			return err
+		}
+	}
+	clear(rs.records)
+	clear(rs.waits)
+	rs.plan = plan
+	rs.prepare(plan)
 	return rs
+}
+
+// release keeps a finished run state for the next launch.
+func (x *sexec) release(rs *runState) {
+	if rs.pinned {
+		return
+	}
+	rs.prev, rs.plan = mark{}, nil
+	x.freeMu.Lock()
+	x.free = append(x.free, rs)
+	x.freeMu.Unlock()
 }
 
 // recording is an event record node's record in one launch.
