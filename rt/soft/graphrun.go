@@ -331,9 +331,15 @@ func (x *sexec) release(rs *runState) {
 	}
 	rs.prev, rs.plan = mark{}, nil
 	x.freeMu.Lock()
-	x.free = append(x.free, rs)
+	if len(x.free) < maxFreeRuns {
+		x.free = append(x.free, rs)
+	}
 	x.freeMu.Unlock()
 }
+
+// maxFreeRuns bounds the run states a graph keeps: as many as launches
+// queued at once in a steady loop, not as many as a burst ever queued.
+const maxFreeRuns = 16
 
 // recording is an event record node's record in one launch.
 type recording struct {
