@@ -172,27 +172,73 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 		c.ldChainKeep(w, ch, m)
 		return true
 	}
+	// Triple by triple, each over the lanes: the lanes' sums are
+	// independent, so their fmas overlap (one lane's triples in a row
+	// would wait on each other's roundings).
 	sh := c.shPtr
-	o1, o2, s1, s2 := uint64(ch.o1), uint64(ch.o2), uint64(ch.s1), uint64(ch.s2)
-	k := int(ch.n / 3)
+	var acc [32]float32
 	cs, ds := lanes(r, ch.c), lanes(r, ch.d)
-	swap := ch.swap
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
-		x, y := a[l]+o1, b[l]+o2
-		acc := uint32(cs[l])
-		for range k {
-			v1, v2 := *(*uint32)(unsafe.Add(sh, x)), *(*uint32)(unsafe.Add(sh, y))
-			x, y = x+s1, y+s2
-			if swap {
-				acc = fmaRN32(v1, v2, acc)
-			} else {
-				acc = fmaRN32(v2, v1, acc)
+		acc[l] = math.Float32frombits(uint32(cs[l]))
+	}
+	o1, o2 := uint64(ch.o1), uint64(ch.o2)
+	for range ch.n / 3 {
+		if m == fullMask {
+			chainStep(sh, a, b, o1, o2, &acc, ch.swap)
+		} else {
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm) & 31
+				acc[l] = chainFma(sh, a[l]+o1, b[l]+o2, acc[l], ch.swap)
 			}
 		}
-		ds[l] = uint64(acc)
+		o1, o2 = o1+uint64(ch.s1), o2+uint64(ch.s2)
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		ds[l] = uint64(math.Float32bits(acc[l]))
 	}
 	return true
+}
+
+// chainStep runs one triple of a chain for a full warp: lane l's sum
+// acc[l] += [sh+a[l]+o1]·[sh+b[l]+o2].
+func chainStep(sh unsafe.Pointer, a, b *[32]uint64, o1, o2 uint64, acc *[32]float32, swap bool) {
+	// fmaRN32 by hand (it is too big to inline); the operand order
+	// matters to its slow path only. The lanes that need that run after
+	// the loop, so that it holds no call (with one, the compiler keeps the
+	// loop's variables on the stack).
+	// (The lanes are read through unsafe.Add, which the compiler does not
+	// nil-check in the loop as it does a, b and acc.)
+	var slow uint32
+	pa, pb, pacc := unsafe.Pointer(a), unsafe.Pointer(b), unsafe.Pointer(acc)
+	for l := range 32 {
+		x, y := *(*uint64)(unsafe.Add(pa, l*8)), *(*uint64)(unsafe.Add(pb, l*8))
+		v1, v2 := *(*float32)(unsafe.Add(sh, x+o1)), *(*float32)(unsafe.Add(sh, y+o2))
+		sum := (*float32)(unsafe.Add(pacc, l*4))
+		fs := float64(v1)*float64(v2) + float64(*sum)
+		if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || uint32(bs>>32)<<1-0x381<<21 >= (0x47f-0x381)<<21 {
+			slow |= 1 << l
+			continue
+		}
+		*sum = float32(fs)
+	}
+	for ; slow != 0; slow &= slow - 1 {
+		l := bits.TrailingZeros32(slow) & 31
+		acc[l] = chainFma(sh, a[l]+o1, b[l]+o2, acc[l], swap)
+	}
+}
+
+// chainFma is one lane's triple: the sum acc plus the values at sh+x and
+// sh+y.
+//
+//go:noinline
+func chainFma(sh unsafe.Pointer, x, y uint64, acc float32, swap bool) float32 {
+	v1, v2 := *(*uint32)(unsafe.Add(sh, x)), *(*uint32)(unsafe.Add(sh, y))
+	if swap {
+		return math.Float32frombits(fmaRN32(v1, v2, math.Float32bits(acc)))
+	}
+	return math.Float32frombits(fmaRN32(v2, v1, math.Float32bits(acc)))
 }
 
 // ldChainKeep is ldChain's loop for a chain with registers to write.
@@ -220,13 +266,17 @@ func (c *cta) ldChainKeep(w *warp, ch *ldChain, m uint32) {
 
 // fmaRN32 is fma.rn.f32 on register bits: x*y+z rounded once.
 func fmaRN32(x, y, z uint32) uint32 {
-	fx, fy, fz := math.Float32frombits(x), math.Float32frombits(y), math.Float32frombits(z)
-	fs := float64(fx)*float64(fy) + float64(fz)
+	fs := float64(math.Float32frombits(x))*float64(math.Float32frombits(y)) + float64(math.Float32frombits(z))
 	// The product is exact in float64; a normal float32 result whose
 	// float64 sum is not a float32 rounding midpoint rounds correctly (and
 	// is no NaN).
 	if bs := math.Float64bits(fs); bs&0x1fffffff != 0x10000000 && (bs>>52&0x7ff)-0x381 <= 0x47e-0x381 {
 		return math.Float32bits(float32(fs))
 	}
-	return uint32(gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
+	return fmaRN32Slow(x, y, z)
+}
+
+//go:noinline
+func fmaRN32Slow(x, y, z uint32) uint32 {
+	return uint32(gpumath.R32(gpumath.Fma32(math.Float32frombits(x), math.Float32frombits(y), math.Float32frombits(z), gpumath.RN)))
 }
