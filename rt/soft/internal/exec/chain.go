@@ -160,10 +160,17 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	a, b := lanes(r, ch.a), lanes(r, ch.b)
 	lim1, lim2 := n-4-ch.sp1, n-4-ch.sp2
 	ok := true
-	for mm := m; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm) & 31
-		x, y := a[l]+ch.lo1, b[l]+ch.lo2
-		ok = ok && x <= lim1 && x&3 == 0 && y <= lim2 && y&3 == 0
+	if m == fullMask {
+		for l := range 32 {
+			x, y := a[l]+ch.lo1, b[l]+ch.lo2
+			ok = ok && x <= lim1 && x&3 == 0 && y <= lim2 && y&3 == 0
+		}
+	} else {
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			x, y := a[l]+ch.lo1, b[l]+ch.lo2
+			ok = ok && x <= lim1 && x&3 == 0 && y <= lim2 && y&3 == 0
+		}
 	}
 	if !ok {
 		return false
@@ -178,19 +185,28 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	sh := c.shPtr
 	var acc [32]float32
 	cs, ds := lanes(r, ch.c), lanes(r, ch.d)
+	o1, o2 := uint64(ch.o1), uint64(ch.o2)
+	if m == fullMask {
+		for l := range 32 {
+			acc[l] = math.Float32frombits(uint32(cs[l]))
+		}
+		for range ch.n / 3 {
+			chainStep(sh, a, b, o1, o2, &acc, ch.swap)
+			o1, o2 = o1+uint64(ch.s1), o2+uint64(ch.s2)
+		}
+		for l := range 32 {
+			ds[l] = uint64(math.Float32bits(acc[l]))
+		}
+		return true
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		acc[l] = math.Float32frombits(uint32(cs[l]))
 	}
-	o1, o2 := uint64(ch.o1), uint64(ch.o2)
 	for range ch.n / 3 {
-		if m == fullMask {
-			chainStep(sh, a, b, o1, o2, &acc, ch.swap)
-		} else {
-			for mm := m; mm != 0; mm &= mm - 1 {
-				l := bits.TrailingZeros32(mm) & 31
-				acc[l] = chainFma(sh, a[l]+o1, b[l]+o2, acc[l], ch.swap)
-			}
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			acc[l] = chainFma(sh, a[l]+o1, b[l]+o2, acc[l], ch.swap)
 		}
 		o1, o2 = o1+uint64(ch.s1), o2+uint64(ch.s2)
 	}
@@ -217,7 +233,11 @@ func chainStep(sh unsafe.Pointer, a, b *[32]uint64, o1, o2 uint64, acc *[32]floa
 		v1, v2 := *(*float32)(unsafe.Add(sh, x+o1)), *(*float32)(unsafe.Add(sh, y+o2))
 		sum := (*float32)(unsafe.Add(pacc, l*4))
 		fs := float64(v1)*float64(v2) + float64(*sum)
-		if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || uint32(bs>>32)<<1-0x381<<21 >= (0x47f-0x381)<<21 {
+		// The midpoint and range tests of fmaRN32: the xor leaves the
+		// exponent alone, and bs>>31 is the exponent and mantissa without
+		// the sign, whose one mantissa bit at the bottom cannot move it
+		// across a multiple of 1<<21.
+		if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
 			slow |= 1 << l
 			continue
 		}
