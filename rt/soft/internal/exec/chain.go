@@ -190,9 +190,11 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 		for l := range 32 {
 			acc[l] = math.Float32frombits(uint32(cs[l]))
 		}
-		for range ch.n / 3 {
-			chainStep(sh, a, b, o1, o2, &acc, ch.swap)
-			o1, o2 = o1+uint64(ch.s1), o2+uint64(ch.s2)
+		s1, s2 := uint64(ch.s1), uint64(ch.s2)
+		for k := int(ch.n / 3); k > 0; k -= 2 {
+			q := min(k, 2)
+			chainSteps(sh, a, b, o1, o2, s1, s2, q, &acc, ch.swap)
+			o1, o2 = o1+uint64(q)*s1, o2+uint64(q)*s2
 		}
 		for l := range 32 {
 			ds[l] = uint64(math.Float32bits(acc[l]))
@@ -217,35 +219,60 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	return true
 }
 
-// chainStep runs one triple of a chain for a full warp: lane l's sum
-// acc[l] += [sh+a[l]+o1]·[sh+b[l]+o2].
-func chainStep(sh unsafe.Pointer, a, b *[32]uint64, o1, o2 uint64, acc *[32]float32, swap bool) {
+// chainSteps runs q (1 or 2) triples of a chain for a full warp from the
+// offsets o1 and o2 on: lane l's sum acc[l] += [sh+a[l]+o1]·[sh+b[l]+o2],
+// then again with o1+s1 and o2+s2. Two triples per lane keep the sum in a
+// register between them; more would make the lanes' roundings wait on
+// each other's rather than overlap (and, here, run out of registers).
+func chainSteps(sh unsafe.Pointer, a, b *[32]uint64, o1, o2, s1, s2 uint64, q int, acc *[32]float32, swap bool) {
 	// fmaRN32 by hand (it is too big to inline); the operand order
-	// matters to its slow path only. The lanes that need that run after
-	// the loop, so that it holds no call (with one, the compiler keeps the
-	// loop's variables on the stack).
-	// (The lanes are read through unsafe.Add, which the compiler does not
-	// nil-check in the loop as it does a, b and acc.)
+	// matters to its slow path only. The lanes that need that redo their
+	// triples after the loop, so that it holds no call (with one, the
+	// compiler keeps the loop's variables on the stack). The lanes are
+	// read through unsafe.Add, which the compiler does not nil-check in
+	// the loop as it does a, b and acc.
+	//
+	// The tests of fmaRN32: the xor leaves the exponent alone, and bs>>31
+	// is the exponent and mantissa without the sign, whose one mantissa
+	// bit at the bottom cannot move it across a multiple of 1<<21.
 	var slow uint32
 	pa, pb, pacc := unsafe.Pointer(a), unsafe.Pointer(b), unsafe.Pointer(acc)
-	for l := range 32 {
-		x, y := *(*uint64)(unsafe.Add(pa, l*8)), *(*uint64)(unsafe.Add(pb, l*8))
-		v1, v2 := *(*float32)(unsafe.Add(sh, x+o1)), *(*float32)(unsafe.Add(sh, y+o2))
-		sum := (*float32)(unsafe.Add(pacc, l*4))
-		fs := float64(v1)*float64(v2) + float64(*sum)
-		// The midpoint and range tests of fmaRN32: the xor leaves the
-		// exponent alone, and bs>>31 is the exponent and mantissa without
-		// the sign, whose one mantissa bit at the bottom cannot move it
-		// across a multiple of 1<<21.
-		if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
-			slow |= 1 << l
-			continue
+	if q == 2 {
+		for l := range 32 {
+			x, y := *(*uint64)(unsafe.Add(pa, l*8))+o1, *(*uint64)(unsafe.Add(pb, l*8))+o2
+			sum := (*float32)(unsafe.Add(pacc, l*4))
+			fs := float64(*(*float32)(unsafe.Add(sh, x)))*float64(*(*float32)(unsafe.Add(sh, y))) + float64(*sum)
+			if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
+				slow |= 1 << l
+				continue
+			}
+			x, y = x+s1, y+s2
+			fs = float64(*(*float32)(unsafe.Add(sh, x)))*float64(*(*float32)(unsafe.Add(sh, y))) + float64(float32(fs))
+			if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
+				slow |= 1 << l
+				continue
+			}
+			*sum = float32(fs)
 		}
-		*sum = float32(fs)
+	} else {
+		for l := range 32 {
+			x, y := *(*uint64)(unsafe.Add(pa, l*8))+o1, *(*uint64)(unsafe.Add(pb, l*8))+o2
+			sum := (*float32)(unsafe.Add(pacc, l*4))
+			fs := float64(*(*float32)(unsafe.Add(sh, x)))*float64(*(*float32)(unsafe.Add(sh, y))) + float64(*sum)
+			if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
+				slow |= 1 << l
+				continue
+			}
+			*sum = float32(fs)
+		}
 	}
 	for ; slow != 0; slow &= slow - 1 {
 		l := bits.TrailingZeros32(slow) & 31
-		acc[l] = chainFma(sh, a[l]+o1, b[l]+o2, acc[l], swap)
+		x, y := a[l]+o1, b[l]+o2
+		for range q {
+			acc[l] = chainFma(sh, x, y, acc[l], swap)
+			x, y = x+s1, y+s2
+		}
 	}
 }
 
