@@ -14,18 +14,20 @@ import (
 // base registers with offsets growing by a fixed stride, each fma adding to
 // the previous one's result. The decoder marks the run's first load
 // opLdChain (each triple stays an opLdLdFma, and every instruction keeps its
-// pc). A lane then checks the run's whole address range once, keeps the sum
-// in a local across the triples, and writes only the registers something
-// else reads: the last sum always, a loaded value or an intermediate sum
-// only if the function mentions it anywhere but in its definition and its
-// one use in the run.
+// pc). The warp then checks each lane's whole address range for the run
+// once, keeps the sums in a local array across the triples, and writes only
+// the registers something else reads: the last sum always, a loaded value
+// or an intermediate sum only if the function mentions it anywhere but in
+// its definition and its one use in the run.
 //
 // The triples touch nothing but their lane's registers and read shared
-// memory nobody writes meanwhile, so running them lane by lane gives each
-// register what running them instruction by instruction gives. If any lane's
-// range is out of the window or misaligned, nothing has been written yet and
-// the run goes instruction by instruction as without the chain (the fault,
-// if there is one, is the one those instructions report).
+// memory nobody writes meanwhile, so any order that keeps each lane's
+// triples in order gives each register what running them instruction by
+// instruction gives. If any lane's range is out of the window or
+// misaligned, nothing has been written yet and the run goes instruction by
+// instruction as without the chain (the fault, if there is one, is the one
+// those instructions report). Racecheck, which records every access, runs
+// them one by one (instrument).
 
 // ldChain is one run of k ≥ 2 chained triples.
 type ldChain struct {
