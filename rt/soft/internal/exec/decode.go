@@ -644,16 +644,17 @@ func (dc *decoder) decodeFunc(fi *funcInfo) {
 			dc.p.code[fx.pc].aux = t
 		}
 	}
-	dc.fuse(fi.entry)
+	dc.fuse(fi.entry, f)
 	dc.fi = nil
 }
 
-// fuse marks superinstructions in the function starting at pc start: the
+// fuse marks superinstructions in the function f starting at pc start: the
 // tiled-matmul inner loop's "ld.shared, ld.shared, fma" runs as one
-// dispatch. The original instructions stay in place (the fused op reads
+// dispatch, and a run of them chained through the sum as one more
+// (chain.go). The original instructions stay in place (the fused op reads
 // its partners at pc+1 and pc+2), so branch targets, error positions and
 // the fallback path are unchanged.
-func (dc *decoder) fuse(start int32) {
+func (dc *decoder) fuse(start int32, f *ptx.Func) {
 	targets := map[int32]bool{}
 	for _, pc := range dc.labels {
 		targets[pc] = true
@@ -662,11 +663,12 @@ func (dc *decoder) fuse(start int32) {
 	for i := int(start); i+2 < len(code); i++ {
 		a, b, f := &code[i], &code[i+1], &code[i+2]
 		if a.op != opLdS32 || b.op != opLdS32 || f.op != opFmaF32Rn || a.gp >= 0 || b.gp >= 0 || f.gp >= 0 ||
-			targets[int32(i+1)] || targets[int32(i+2)] || a.d == a.a || b.d == b.a || b.a == a.d {
+			targets[int32(i+1)] || targets[int32(i+2)] || a.d == a.a || b.d == b.a || b.a == a.d || a.d == b.d {
 			continue
 		}
 		a.op = opLdLdFma
 	}
+	dc.chains(start, f, targets)
 }
 
 func (dc *decoder) block(b *ptx.Block, parent *scope) {

@@ -764,7 +764,18 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 		case opLdParam:
 			c.ldParam(w, in, m)
-		case opLdLdFma:
+		case opLdChain, opLdLdFma:
+			if op == opLdChain {
+				if ch := &c.p.chains[in.aux]; pc+ch.n <= stop && c.ldChain(w, ch, m) {
+					n += uint64(ch.n-1) * gpop
+					pc += ch.n
+					if pc >= stop {
+						w.setPCs(group, pc)
+						return c.done(n, true)
+					}
+					continue
+				}
+			}
 			if m == fullMask && pc+2 < stop {
 				if !c.ldLdFma(w, in, &code[pc+1], &code[pc+2]) {
 					return c.done(n, false)

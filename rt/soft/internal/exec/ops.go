@@ -49,6 +49,7 @@ const (
 	opStG32    // st.global of one 32-bit value
 	opStS32    // st.shared of one 32-bit value
 	opLdLdFma  // superinstruction: opLdS32, opLdS32, fma.rn.f32 at pc, pc+1, pc+2
+	opLdChain  // superinstruction: opLdLdFma triples chained through the sum (chain.go), aux = program.chains index
 	opCpAsync  // cp.async: shared [a+imm] ← global [b+c], fl bytes, d: source size
 	opTensor   // tensor-core instruction: fl = kind (tensor_decode.go), aux = its form
 	opCluster  // mapa, getctarank, barrier.cluster (cluster.go): fl = clMapa…

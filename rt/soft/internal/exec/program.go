@@ -46,6 +46,7 @@ type Program struct {
 	tc      tensorOps  // tensor-core instructions' forms (tensor_decode.go)
 	bulks   []bulkOp   // bulk and tensor copies (bulk.go), by opBulk's aux
 	texs    []texInstr // texture and surface instructions (texinstr.go), by opTex's aux
+	chains  []ldChain  // ld-ld-fma chains (chain.go), by opLdChain's aux
 
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2

@@ -63,7 +63,7 @@ const (
 // memory instructions. They are numbered apart from ops.go's list, and the
 // default executor never sees them.
 const (
-	opLdRC       opcode = opALU - 16 + iota // opLd, opLdG32, opLdS32, opLdLdFma
+	opLdRC       opcode = opALU - 16 + iota // opLd, opLdG32, opLdS32, opLdLdFma, opLdChain
 	opStRC                                  // opSt, opStG32, opStS32
 	opAtomRC                                // opAtom
 	opCpAsyncRC                             // opCpAsync
@@ -73,13 +73,13 @@ const (
 )
 
 // instrument rewrites p's memory instructions and warp barriers to their
-// racecheck forms. The fused ld-ld-fma becomes a plain load: its partners
-// stay in place and run one by one.
+// racecheck forms. The fused ld-ld-fma and the chains of them become plain
+// loads: their partners stay in place and run one by one.
 func instrument(p *Program) {
 	for i := range p.code {
 		in := &p.code[i]
 		switch in.op {
-		case opLd, opLdG32, opLdS32, opLdLdFma:
+		case opLd, opLdG32, opLdS32, opLdLdFma, opLdChain:
 			in.op = opLdRC
 		case opSt, opStG32, opStS32:
 			in.op = opStRC

@@ -1,0 +1,331 @@
+package exec
+
+import (
+	"math"
+	"math/bits"
+	"unsafe"
+
+	"github.com/cugen/cugen/parse/ptx"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
+)
+
+// A tiled matmul's inner loop is a run of "ld.shared.f32 x, [A+i];
+// ld.shared.f32 y, [B+j]; fma.rn.f32 s', x, y, s" triples: the same two
+// base registers with offsets growing by a fixed stride, each fma adding to
+// the previous one's result. The decoder marks the run's first load
+// opLdChain (each triple stays an opLdLdFma, and every instruction keeps its
+// pc). The warp then checks each lane's whole address range for the run
+// once, keeps the sums in a local array across the triples, and writes only
+// the registers something else reads: the last sum always, a loaded value
+// or an intermediate sum only if the function mentions it anywhere but in
+// its definition and its one use in the run.
+//
+// The triples touch nothing but their lane's registers and read shared
+// memory nobody writes meanwhile, so any order that keeps each lane's
+// triples in order gives each register what running them instruction by
+// instruction gives. If any lane's range is out of the window or
+// misaligned, nothing has been written yet and the run goes instruction by
+// instruction as without the chain (the fault, if there is one, is the one
+// those instructions report). Racecheck, which records every access, runs
+// them one by one (instrument).
+
+// ldChain is one run of k ≥ 2 chained triples.
+type ldChain struct {
+	n        int32  // instructions: 3k
+	a, b     uint32 // the first and second loads' base registers
+	o1, o2   int64  // the first triple's offsets
+	s1, s2   int64  // the offsets' strides
+	lo1, lo2 uint64 // the lowest offsets, as added to a base
+	sp1, sp2 uint64 // the highest offset less the lowest
+	swap     bool   // the fma's first operand is the first load's value
+	c, d     uint32 // the first fma's addend, the last fma's destination
+	// keep is, per triple, the registers of the first load, the second
+	// load and the fma that must be written (0, the junk slot: none), or
+	// nil when only d is.
+	keep [][3]uint32
+}
+
+// chains finds the runs in the function at code[start:], whose body is f,
+// after fuse has marked the single triples.
+func (dc *decoder) chains(start int32, f *ptx.Func, targets map[int32]bool) {
+	code := dc.p.code
+	var mentions map[string]int
+	for i := int(start); i+5 < len(code); i++ {
+		h := &code[i]
+		if h.op != opLdLdFma {
+			continue
+		}
+		f0 := &code[i+2]
+		swap := f0.a == h.d && f0.b == code[i+1].d
+		ch := ldChain{a: h.a, b: code[i+1].a, o1: h.imm, o2: code[i+1].imm, swap: swap, c: f0.c}
+		dests := map[uint32]bool{}
+		k := 0
+		for j := i; j+2 < len(code); j += 3 {
+			x, y, fm := &code[j], &code[j+1], &code[j+2]
+			ok := x.op == opLdLdFma && x.a == ch.a && y.a == ch.b && x.d != y.d && fm.d != x.d && fm.d != y.d &&
+				(swap && fm.a == x.d && fm.b == y.d || !swap && fm.a == y.d && fm.b == x.d)
+			if k == 0 {
+				ok = ok && fm.c != x.d && fm.c != y.d
+			} else {
+				if k == 1 {
+					ch.s1, ch.s2 = x.imm-h.imm, y.imm-code[i+1].imm
+				}
+				ok = ok && !targets[int32(j)] && fm.c == code[j-1].d &&
+					x.imm-code[j-3].imm == ch.s1 && y.imm-code[j-2].imm == ch.s2
+			}
+			for _, r := range [3]uint32{x.d, y.d, fm.d} {
+				ok = ok && !dests[r] && r != ch.a && r != ch.b
+			}
+			if !ok {
+				break
+			}
+			dests[x.d], dests[y.d], dests[fm.d] = true, true, true
+			k++
+		}
+		if k < 2 || ch.s1%4 != 0 || ch.s2%4 != 0 || absStride(ch.s1) > 1<<20 || absStride(ch.s2) > 1<<20 {
+			continue
+		}
+		ch.n = int32(3 * k)
+		ch.d = code[i+3*k-1].d
+		ch.lo1, ch.sp1 = span(ch.o1, ch.s1, k)
+		ch.lo2, ch.sp2 = span(ch.o2, ch.s2, k)
+		if mentions == nil {
+			mentions = regMentions(f)
+		}
+		keep := make([][3]uint32, k)
+		any := false
+		for t := range k {
+			for u := range 3 {
+				pc := i + 3*t + u
+				if u == 2 && t == k-1 {
+					continue // d: always written
+				}
+				// Mentioned by its definition and its one use here only.
+				if src := dc.p.src[pc]; src != nil && len(src.Operands) > 0 {
+					if d, ok := src.Operands[0].(*ptx.Reg); ok && mentions[d.Name] == 2 {
+						continue
+					}
+				}
+				keep[t][u] = code[pc].d
+				any = true
+			}
+		}
+		if any {
+			ch.keep = keep
+		}
+		h.op, h.aux = opLdChain, int32(len(dc.p.chains))
+		dc.p.chains = append(dc.p.chains, ch)
+		i += 3*k - 1
+	}
+}
+
+func absStride(s int64) int64 { return max(s, -s) }
+
+// span is the lowest of the k offsets o, o+s, … and the distance to the
+// highest.
+func span(o, s int64, k int) (lo, sp uint64) {
+	last := o + s*int64(k-1)
+	return uint64(min(o, last)), uint64(absStride(s) * int64(k-1))
+}
+
+// regMentions counts each register name's mentions in f's body, as a
+// source, a destination or a guard.
+func regMentions(f *ptx.Func) map[string]int {
+	var stmts []ptx.Stmt
+	flattenCode(f.Body, &stmts)
+	n := map[string]int{}
+	count := func(name string) { n[name]++ }
+	for _, s := range stmts {
+		in, ok := s.(*ptx.Instr)
+		if !ok {
+			continue
+		}
+		if in.Guard != "" {
+			n[in.Guard]++
+		}
+		for _, o := range in.Operands {
+			eachReg(o, count)
+		}
+	}
+	return n
+}
+
+// ldChain runs chain ch for lanes m and reports whether it did: false if
+// some lane's addresses leave the shared window or are misaligned, with
+// nothing written.
+func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
+	n := c.shLen
+	if n < 4 || n-4 < ch.sp1 || n-4 < ch.sp2 {
+		return false
+	}
+	r := w.r
+	a, b := lanes(r, ch.a), lanes(r, ch.b)
+	lim1, lim2 := n-4-ch.sp1, n-4-ch.sp2
+	ok := true
+	if m == fullMask {
+		for l := range 32 {
+			x, y := a[l]+ch.lo1, b[l]+ch.lo2
+			ok = ok && x <= lim1 && x&3 == 0 && y <= lim2 && y&3 == 0
+		}
+	} else {
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			x, y := a[l]+ch.lo1, b[l]+ch.lo2
+			ok = ok && x <= lim1 && x&3 == 0 && y <= lim2 && y&3 == 0
+		}
+	}
+	if !ok {
+		return false
+	}
+	if ch.keep != nil {
+		c.ldChainKeep(w, ch, m)
+		return true
+	}
+	// Triple by triple, each over the lanes: the lanes' sums are
+	// independent, so their fmas overlap (one lane's triples in a row
+	// would wait on each other's roundings).
+	sh := c.shPtr
+	var acc [32]float32
+	cs, ds := lanes(r, ch.c), lanes(r, ch.d)
+	o1, o2 := uint64(ch.o1), uint64(ch.o2)
+	if m == fullMask {
+		for l := range 32 {
+			acc[l] = math.Float32frombits(uint32(cs[l]))
+		}
+		s1, s2 := uint64(ch.s1), uint64(ch.s2)
+		for k := int(ch.n / 3); k > 0; k -= 2 {
+			q := min(k, 2)
+			chainSteps(sh, a, b, o1, o2, s1, s2, q, &acc, ch.swap)
+			o1, o2 = o1+uint64(q)*s1, o2+uint64(q)*s2
+		}
+		for l := range 32 {
+			ds[l] = uint64(math.Float32bits(acc[l]))
+		}
+		return true
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		acc[l] = math.Float32frombits(uint32(cs[l]))
+	}
+	for range ch.n / 3 {
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm) & 31
+			acc[l] = chainFma(sh, a[l]+o1, b[l]+o2, acc[l], ch.swap)
+		}
+		o1, o2 = o1+uint64(ch.s1), o2+uint64(ch.s2)
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		ds[l] = uint64(math.Float32bits(acc[l]))
+	}
+	return true
+}
+
+// chainSteps runs q (1 or 2) triples of a chain for a full warp from the
+// offsets o1 and o2 on: lane l's sum acc[l] += [sh+a[l]+o1]·[sh+b[l]+o2],
+// then again with o1+s1 and o2+s2. Two triples per lane keep the sum in a
+// register between them; more would make the lanes' roundings wait on
+// each other's rather than overlap (and, here, run out of registers).
+func chainSteps(sh unsafe.Pointer, a, b *[32]uint64, o1, o2, s1, s2 uint64, q int, acc *[32]float32, swap bool) {
+	// fmaRN32 by hand (it is too big to inline); the operand order
+	// matters to its slow path only. The lanes that need that redo their
+	// triples after the loop, so that it holds no call (with one, the
+	// compiler keeps the loop's variables on the stack). The lanes are
+	// read through unsafe.Add, which the compiler does not nil-check in
+	// the loop as it does a, b and acc.
+	//
+	// The tests of fmaRN32: the xor leaves the exponent alone, and bs>>31
+	// is the exponent and mantissa without the sign, whose one mantissa
+	// bit at the bottom cannot move it across a multiple of 1<<21.
+	var slow uint32
+	pa, pb, pacc := unsafe.Pointer(a), unsafe.Pointer(b), unsafe.Pointer(acc)
+	if q == 2 {
+		for l := range 32 {
+			x, y := *(*uint64)(unsafe.Add(pa, l*8))+o1, *(*uint64)(unsafe.Add(pb, l*8))+o2
+			sum := (*float32)(unsafe.Add(pacc, l*4))
+			fs := float64(*(*float32)(unsafe.Add(sh, x)))*float64(*(*float32)(unsafe.Add(sh, y))) + float64(*sum)
+			if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
+				slow |= 1 << l
+				continue
+			}
+			x, y = x+s1, y+s2
+			fs = float64(*(*float32)(unsafe.Add(sh, x)))*float64(*(*float32)(unsafe.Add(sh, y))) + float64(float32(fs))
+			if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
+				slow |= 1 << l
+				continue
+			}
+			*sum = float32(fs)
+		}
+	} else {
+		for l := range 32 {
+			x, y := *(*uint64)(unsafe.Add(pa, l*8))+o1, *(*uint64)(unsafe.Add(pb, l*8))+o2
+			sum := (*float32)(unsafe.Add(pacc, l*4))
+			fs := float64(*(*float32)(unsafe.Add(sh, x)))*float64(*(*float32)(unsafe.Add(sh, y))) + float64(*sum)
+			if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
+				slow |= 1 << l
+				continue
+			}
+			*sum = float32(fs)
+		}
+	}
+	for ; slow != 0; slow &= slow - 1 {
+		l := bits.TrailingZeros32(slow) & 31
+		x, y := a[l]+o1, b[l]+o2
+		for range q {
+			acc[l] = chainFma(sh, x, y, acc[l], swap)
+			x, y = x+s1, y+s2
+		}
+	}
+}
+
+// chainFma is one lane's triple: the sum acc plus the values at sh+x and
+// sh+y.
+//
+//go:noinline
+func chainFma(sh unsafe.Pointer, x, y uint64, acc float32, swap bool) float32 {
+	v1, v2 := *(*uint32)(unsafe.Add(sh, x)), *(*uint32)(unsafe.Add(sh, y))
+	if swap {
+		return math.Float32frombits(fmaRN32(v1, v2, math.Float32bits(acc)))
+	}
+	return math.Float32frombits(fmaRN32(v2, v1, math.Float32bits(acc)))
+}
+
+// ldChainKeep is ldChain's loop for a chain with registers to write.
+func (c *cta) ldChainKeep(w *warp, ch *ldChain, m uint32) {
+	r := w.r
+	a, b := lanes(r, ch.a), lanes(r, ch.b)
+	cs, ds := lanes(r, ch.c), lanes(r, ch.d)
+	sh := c.shPtr
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := uint32(bits.TrailingZeros32(mm) & 31)
+		acc := uint32(cs[l])
+		for t, kp := range ch.keep {
+			v1 := *(*uint32)(unsafe.Add(sh, a[l]+uint64(ch.o1+int64(t)*ch.s1)))
+			v2 := *(*uint32)(unsafe.Add(sh, b[l]+uint64(ch.o2+int64(t)*ch.s2)))
+			if ch.swap {
+				acc = fmaRN32(v1, v2, acc)
+			} else {
+				acc = fmaRN32(v2, v1, acc)
+			}
+			r[kp[0]+l], r[kp[1]+l], r[kp[2]+l] = uint64(v1), uint64(v2), uint64(acc)
+		}
+		ds[l] = uint64(acc)
+	}
+}
+
+// fmaRN32 is fma.rn.f32 on register bits: x*y+z rounded once.
+func fmaRN32(x, y, z uint32) uint32 {
+	fs := float64(math.Float32frombits(x))*float64(math.Float32frombits(y)) + float64(math.Float32frombits(z))
+	// The product is exact in float64; a normal float32 result whose
+	// float64 sum is not a float32 rounding midpoint rounds correctly (and
+	// is no NaN).
+	if bs := math.Float64bits(fs); bs&0x1fffffff != 0x10000000 && (bs>>52&0x7ff)-0x381 <= 0x47e-0x381 {
+		return math.Float32bits(float32(fs))
+	}
+	return fmaRN32Slow(x, y, z)
+}
+
+//go:noinline
+func fmaRN32Slow(x, y, z uint32) uint32 {
+	return uint32(gpumath.R32(gpumath.Fma32(math.Float32frombits(x), math.Float32frombits(y), math.Float32frombits(z), gpumath.RN)))
+}
