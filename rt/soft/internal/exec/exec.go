@@ -27,6 +27,7 @@ type warp struct {
 	r       []uint64
 	pr      []uint32 // predicate p of lane l is bit l of pr[p]
 	pc      [32]int32
+	same    bool   // every live lane's pc is pc[0] (a store to one lane's pc clears it)
 	live    uint32 // lanes that exist (a CTA's last warp may be partial)
 	exited  uint32
 	waiting uint32     // parked at a barrier
@@ -93,6 +94,9 @@ type cta struct {
 	// barDirty is set when a barrier gained arrivals or a thread exited
 	// since the last release check.
 	barDirty bool
+	// barActive has bit id set while barrier id has arrivals, so that
+	// release looks at those alone.
+	barActive uint16
 
 	// Clusters and the asynchronous machinery (cluster.go, mbarrier.go):
 	// the CTA's cluster and rank in it, the lanes waiting on mbarriers,
@@ -164,7 +168,7 @@ func newCTA(l *Launch, smid int) *cta {
 			clear(local)
 			*w = warp{id: i, r: r, pr: pr, local: local}
 		} else {
-			w = &warp{id: i, r: make([]uint64, p.NSlots*32), pr: make([]uint32, p.npreds)}
+			w = &warp{id: i, r: make([]uint64, p.NSlots*32), pr: newPreds(p.npreds)}
 		}
 		live := l.nthreads - 32*i
 		if live >= 32 {
@@ -227,6 +231,15 @@ func newCTA(l *Launch, smid int) *cta {
 	return c
 }
 
+// newPreds allocates a warp's n predicate masks in cache lines of their
+// own: a few masks are a small allocation that would otherwise share a line
+// with another warp's, which another worker writes, and every setp would
+// wait for the line to come back.
+func newPreds(n int) []uint32 {
+	const line = 64 / 4
+	return make([]uint32, (n+line-1)/line*line)[:n]
+}
+
 // recycle lends c's buffers to the next launch of its program (newCTA).
 func (c *cta) recycle() {
 	c.l, c.fault, c.w, c.rc, c.shuf, c.lastErrs, c.mbw = nil, nil, nil, nil, nil, nil, nil
@@ -279,12 +292,14 @@ func (c *cta) start(id uint64) {
 	g := l.Grid
 	c.ctaid = [3]uint32{uint32(id % uint64(g.X)), uint32(id / uint64(g.X) % uint64(g.Y)), uint32(id / (uint64(g.X) * uint64(g.Y)))}
 	c.bars = [16]barrier{}
+	c.barActive = 0
 	c.exits = 0
 	c.resetAsync()
 	for _, w := range c.warps {
 		w.exited, w.waiting, w.cc, w.clArr, w.clWait = 0, 0, 0, 0, 0
 		w.barMask = [16]uint32{}
 		w.pc = [32]int32{}
+		w.same = true
 		w.wg = nil
 		if w.calls > 0 {
 			for i := range w.frames {
@@ -374,19 +389,18 @@ func (c *cta) runWarp(w *warp) bool {
 // would catch up with other lanes of the same frame.
 func (c *cta) pick(w *warp, run uint32) (group uint32, pc, stop int32) {
 	if w.calls == 0 {
-		if run == fullMask && *(*[31]int32)(w.pc[1:]) == *(*[31]int32)(w.pc[:31]) {
-			// A converged full warp: every pc equals its neighbour's, one
-			// block comparison instead of a pass over the lanes.
+		if w.same {
 			return run, w.pc[0], math.MaxInt32
 		}
-		// The common case, converged lanes: one branch-free pass over the
-		// pcs instead of the ordering below.
+		// Converged lanes are still the common case: one branch-free pass
+		// over the pcs instead of the ordering below.
 		pc = w.pc[bits.TrailingZeros32(run)&31]
 		var diff int32
 		for l, p := range &w.pc {
 			diff |= (p ^ pc) & -int32(run>>l&1)
 		}
 		if diff == 0 {
+			w.same = run == w.live
 			return run, pc, math.MaxInt32
 		}
 		pc, stop = math.MaxInt32, math.MaxInt32
@@ -467,12 +481,17 @@ func (w *warp) sameStack(a, b int) bool {
 
 // setPCs stores pc for every lane of m.
 func (w *warp) setPCs(m uint32, pc int32) {
-	if m == fullMask {
-		for l := range w.pc {
-			w.pc[l] = pc
+	if m&w.live == w.live {
+		// Two pcs a store: half the stores of a lane-by-lane fill.
+		v := uint64(uint32(pc)) * (1<<32 | 1)
+		p := (*[16]uint64)(unsafe.Pointer(&w.pc))
+		for i := range p {
+			p[i] = v
 		}
+		w.same = true
 		return
 	}
+	w.same = false
 	for ; m != 0; m &= m - 1 {
 		w.pc[bits.TrailingZeros32(m)] = pc
 	}
