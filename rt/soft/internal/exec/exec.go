@@ -168,7 +168,7 @@ func newCTA(l *Launch, smid int) *cta {
 			clear(local)
 			*w = warp{id: i, r: r, pr: pr, local: local}
 		} else {
-			w = &warp{id: i, r: make([]uint64, p.NSlots*32), pr: newPreds(p.npreds)}
+			w = &warp{id: i, r: make([]uint64, p.NSlots*32), pr: make([]uint32, p.npreds)}
 		}
 		live := l.nthreads - 32*i
 		if live >= 32 {
@@ -229,15 +229,6 @@ func newCTA(l *Launch, smid int) *cta {
 	}
 	c.checkModes()
 	return c
-}
-
-// newPreds allocates a warp's n predicate masks in cache lines of their
-// own: a few masks are a small allocation that would otherwise share a line
-// with another warp's, which another worker writes, and every setp would
-// wait for the line to come back.
-func newPreds(n int) []uint32 {
-	const line = 64 / 4
-	return make([]uint32, (n+line-1)/line*line)[:n]
 }
 
 // recycle lends c's buffers to the next launch of its program (newCTA).
