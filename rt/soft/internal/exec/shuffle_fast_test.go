@@ -3,6 +3,8 @@ package exec
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/cugen/cugen/rt"
 )
 
 // TestShflFullMatchesLanes: the full-warp shfl fast path gives the per-lane
@@ -25,7 +27,8 @@ func TestShflFullMatchesLanes(t *testing.T) {
 				var want, got [32]uint64
 				wantP := shflLanes(mode, &vals, &b, &c, &want, fullMask)
 				gotP := ^uint32(0) - 5
-				if !shflFull(mode, &vals, &b, &c, &got, &gotP) {
+				known := bv%2 == 0 // b and c are uniform either way: say so half the time
+				if !shflFull(mode, known, &vals, &b, &c, &got, &gotP) {
 					continue
 				}
 				fast++
@@ -61,7 +64,7 @@ func TestShflFullInPlace(t *testing.T) {
 				wantP := shflLanes(mode, &vals, &b, &c, &want, fullMask)
 				got := vals
 				var gotP uint32
-				if !shflFull(mode, &got, &b, &c, &got, &gotP) {
+				if !shflFull(mode, bv%2 == 0, &got, &b, &c, &got, &gotP) {
 					continue
 				}
 				fast++
@@ -100,6 +103,9 @@ func TestShflAliased(t *testing.T) {
 					want := *lanes(w.r, dst)
 					wantP := shflLanes(mode, &a, &b, &cc, &want, m)
 					in := &inst{op: opShfl, fl: mode, d: dst, a: sa, b: sb, c: sc, aux: 1}
+					if uniform {
+						in.fl |= shflUniform
+					}
 					var c cta
 					c.shfl(w, in, m)
 					if got := *lanes(w.r, dst); got != want || w.pr[1] != wantP&m {
@@ -107,6 +113,57 @@ func TestShflAliased(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestShflUniformDecode: a shfl whose lane and clamp operands are
+// immediates is marked shflUniform, one with a register operand is not,
+// and both compute what the per-lane meaning gives.
+func TestShflUniformDecode(t *testing.T) {
+	src := ptxHeader + `
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %t, %v, %x, %y, %n;
+	.reg .b64 %o, %q;
+	mov.u32 %t, %tid.x;
+	mul.lo.u32 %v, %t, 3;
+	shfl.sync.down.b32 %x, %v, 5, 31, -1;
+	and.b32 %n, %t, 7;
+	shfl.sync.down.b32 %y, %v, %n, 31, -1;
+	add.u32 %x, %x, %y;
+	ld.param.u64 %o, [out];
+	mul.wide.u32 %q, %t, 4;
+	add.s64 %o, %o, %q;
+	st.global.u32 [%o], %x;
+	ret;
+}
+`
+	e := newEnv(t, Config{})
+	k := e.kernel(e.loadSrc("shfl.ptx", src), "k")
+	var marks []bool
+	for _, in := range e.kernels[k].code {
+		if in.op == opShfl {
+			marks = append(marks, in.fl&shflUniform != 0)
+		}
+	}
+	if len(marks) != 2 || !marks[0] || marks[1] {
+		t.Fatalf("shfl instructions marked uniform: %v, want [true false]", marks)
+	}
+	out := e.buf(make([]uint32, 32))
+	e.launch(k, rt.D1(1), rt.D1(32), 0, out)
+	got := make([]uint32, 32)
+	e.get(out, got)
+	for l, v := range got {
+		x, y := l, l
+		if l+5 <= 31 {
+			x = l + 5
+		}
+		if l+l&7 <= 31 {
+			y = l + l&7
+		}
+		if want := uint32(3*x + 3*y); v != want {
+			t.Fatalf("lane %d: %d, want %d", l, v, want)
 		}
 	}
 }
