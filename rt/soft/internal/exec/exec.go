@@ -521,6 +521,11 @@ func (c *cta) charge(n uint64) bool {
 	return true
 }
 
+// splitInline lets exec go on with one side of a divergent branch when no
+// other lane of the warp runs, as the scheduler would pick it; tests turn
+// it off to compare with the way through the scheduler.
+var splitInline = true
+
 // exec runs group from pc until it diverges, blocks, exits, calls or
 // returns with other lanes waiting, or reaches stop (where other lanes of
 // its frame wait to be merged).
@@ -530,6 +535,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 	gpop := uint64(bits.OnesCount32(group))
 	var n uint64
 	others := w.runnable() &^ group
+	// join is the pc where every lane of others waits after a split that
+	// exec went on from (opBra), or -1: reaching it, the group takes them
+	// in, as pick would.
+	join := int32(-1)
 	for {
 		in := &code[pc]
 		c.pc = pc
@@ -540,8 +549,16 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if m == 0 {
 				pc++
 				if pc >= stop {
-					w.setPCs(group, pc)
-					return c.done(n, true)
+					if pc == join {
+						if !c.charge(n) {
+							return false
+						}
+						n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
+						gpop = uint64(bits.OnesCount32(group))
+					} else {
+						w.setPCs(group, pc)
+						return c.done(n, true)
+					}
 				}
 				continue
 			}
@@ -574,8 +591,16 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 			pc++
 			if pc >= stop {
-				w.setPCs(group, pc)
-				return c.done(n, true)
+				if pc == join {
+					if !c.charge(n) {
+						return false
+					}
+					n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
+					gpop = uint64(bits.OnesCount32(group))
+				} else {
+					w.setPCs(group, pc)
+					return c.done(n, true)
+				}
 			}
 			continue
 		}
@@ -601,7 +626,24 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if m != group {
 				w.setPCs(m, in.aux)
 				w.setPCs(group&^m, pc+1)
-				return c.done(n, true)
+				if others != 0 || w.calls != 0 || in.aux == pc+1 || c.rc != nil || c.shuf != nil || !splitInline {
+					return c.done(n, true)
+				}
+				// The group splits in two and no other lane runs: pick
+				// would choose the side at the lower pc, to stop where the
+				// other waits. Go on with it here instead.
+				if !c.charge(n) {
+					return false
+				}
+				n = 0
+				lo, hi, side := pc+1, in.aux, group&^m
+				if in.aux < pc+1 {
+					lo, hi, side = in.aux, pc+1, m
+				}
+				others = group &^ side
+				group, pc, stop, join = side, lo, hi, hi
+				gpop = uint64(bits.OnesCount32(group))
+				continue
 			}
 			if in.aux <= pc {
 				// Backward branches bound runaway loops.
@@ -612,8 +654,16 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 			pc = in.aux
 			if pc >= stop {
-				w.setPCs(group, pc)
-				return c.done(n, true)
+				if pc == join {
+					if !c.charge(n) {
+						return false
+					}
+					n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
+					gpop = uint64(bits.OnesCount32(group))
+				} else {
+					w.setPCs(group, pc)
+					return c.done(n, true)
+				}
 			}
 			continue
 		case opExit:
@@ -911,8 +961,16 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 		}
 		pc++
 		if pc >= stop {
-			w.setPCs(group, pc)
-			return c.done(n, true)
+			if pc == join {
+				if !c.charge(n) {
+					return false
+				}
+				n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
+				gpop = uint64(bits.OnesCount32(group))
+			} else {
+				w.setPCs(group, pc)
+				return c.done(n, true)
+			}
 		}
 	}
 }
