@@ -626,21 +626,23 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if m != group {
 				w.setPCs(m, in.aux)
 				w.setPCs(group&^m, pc+1)
-				if others != 0 || w.calls != 0 || in.aux == pc+1 || c.rc != nil || c.shuf != nil || !splitInline {
-					return c.done(n, true)
-				}
-				// The group splits in two and no other lane runs: pick
-				// would choose the side at the lower pc, to stop where the
-				// other waits. Go on with it here instead.
-				if !c.charge(n) {
-					return false
-				}
-				n = 0
 				lo, hi, side := pc+1, in.aux, group&^m
 				if in.aux < pc+1 {
 					lo, hi, side = in.aux, pc+1, m
 				}
-				others = group &^ side
+				if others != 0 && hi != join || w.calls != 0 || in.aux == pc+1 || c.rc != nil || c.shuf != nil || !splitInline {
+					return c.done(n, true)
+				}
+				// The group splits in two and no other lane runs, or the
+				// others all wait where the upper side goes (a loop that
+				// lanes leave one by one): pick would choose the side at the
+				// lower pc, to stop where the rest waits. Go on with it here
+				// instead.
+				if !c.charge(n) {
+					return false
+				}
+				n = 0
+				others |= group &^ side
 				group, pc, stop, join = side, lo, hi, hi
 				gpop = uint64(bits.OnesCount32(group))
 				continue

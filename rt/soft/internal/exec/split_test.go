@@ -13,12 +13,13 @@ import (
 // forward if with a nested if, lanes that exit inside one side, a loop
 // whose trip count depends on the lane (a split at a backward branch),
 // a branch to the next instruction, a guarded skip onto the join, and a
-// barrier after the sides meet, all REPS times over. TRAP, when set,
+// barrier after the sides meet, all REPS times over; activemask shows
+// which lanes run together where sides meet. TRAP, when set,
 // faults one lane inside a side.
 const splitSrc = ptxHeader + `
 .visible .entry k(.param .u64 out)
 {
-	.reg .b32 %t, %l, %v, %i, %n, %g, %k;
+	.reg .b32 %t, %l, %v, %i, %n, %g, %k, %am;
 	.reg .b64 %o, %q;
 	.reg .pred %p, %r, %s;
 	mov.u32 %t, %tid.x;
@@ -33,6 +34,8 @@ TOP:
 	@%r bra INNER;
 	add.u32 %v, %v, 100;
 INNER:
+	activemask.b32 %am;
+	xor.b32 %v, %v, %am;
 	TRAP
 	mul.lo.u32 %v, %v, 3;
 SKIP:
@@ -48,6 +51,8 @@ LOOP:
 	add.u32 %i, %i, 1;
 	setp.le.u32 %r, %i, %n;
 	@%r bra LOOP;
+	activemask.b32 %am;
+	xor.b32 %v, %v, %am;
 	setp.lt.u32 %p, %l, 16;
 	@%p bra JOIN;
 	add.u32 %v, %v, 1000;
