@@ -29,17 +29,21 @@ func (c *cta) atom(w *warp, in *inst, m uint32) bool {
 		// The CTA's own shared memory is only ever touched by the worker
 		// running the CTA: an integer add needs no atomic instruction.
 		// From the first lane outside it on, the general loop goes on.
-		sh, n := c.shPtr, c.shLen
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
-			addr := base[l] + uint64(in.imm)
-			if n < 4 || addr > n-4 || addr&3 != 0 {
-				break
+		// (Operands in locals: the stores through p could alias in and c
+		// as far as the compiler knows, which would reload them per lane.)
+		if sh, n, imm := c.shPtr, c.shLen, uint64(in.imm); n >= 4 {
+			lim := n - 4
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				addr := base[l] + imm
+				if addr > lim || addr&3 != 0 {
+					break
+				}
+				p := (*uint32)(unsafe.Add(sh, addr))
+				old := *p
+				*p = old + uint32(b[l])
+				d[l] = uint64(old)
 			}
-			p := (*uint32)(unsafe.Add(sh, addr))
-			old := *p
-			*p = old + uint32(b[l])
-			d[l] = uint64(old)
 		}
 	}
 	for mm := m; mm != 0; mm &= mm - 1 {

@@ -23,11 +23,9 @@ type barrier struct {
 func (c *cta) release() bool {
 	c.barDirty = false
 	freed := false
-	for id := range c.bars {
+	for act := c.barActive; act != 0; act &= act - 1 {
+		id := bits.TrailingZeros16(act)
 		b := &c.bars[id]
-		if b.arrived == 0 {
-			continue
-		}
 		if b.expect > 0 {
 			if b.arrived < b.expect {
 				continue
@@ -66,6 +64,7 @@ func (c *cta) release() bool {
 			c.rc.phaseDone(id, b.arrived+c.exits >= c.nthr)
 		}
 		*b = barrier{}
+		c.barActive &^= 1 << id
 	}
 	if c.cl.releaseBarrier() {
 		freed = true
@@ -125,6 +124,7 @@ func (c *cta) bar(w *warp, in *inst, m uint32, pc int32) bool {
 		b.and = true
 	}
 	b.arrived += bits.OnesCount32(m)
+	c.barActive |= 1 << id
 	c.barDirty = true
 	if c.rc != nil {
 		c.rc.arrive(w, int(id), m, in.fl&barArrive == 0)

@@ -87,6 +87,7 @@ func (c *cta) brx(w *warp, in *inst, m uint32, pc int32) (target int32, ok bool)
 		}
 		t := tab[i]
 		w.pc[l] = t
+		w.same = false
 		if target < 0 {
 			target = t
 		} else if target != t {

@@ -85,6 +85,7 @@ func (c *cta) ret(w *warp, group, m uint32, pc int32) (target int32, cont bool) 
 		fb[l] = f.fb
 		w.dsp[l] = f.dsp
 		w.pc[l] = f.ret
+		w.same = false
 		if target < 0 {
 			target = f.ret
 		} else if target != f.ret {

@@ -13,13 +13,18 @@ import "math/bits"
 
 func (c *cta) shfl(w *warp, in *inst, m uint32) {
 	r := w.r
-	vals := *lanes(r, in.a)
-	b, cc := lanes(r, in.b), lanes(r, in.c)
+	a, b, cc := lanes(r, in.a), lanes(r, in.b), lanes(r, in.c)
 	d := lanes(r, in.d)
-	if m == fullMask && shflFull(in.fl, &vals, b, cc, d, &w.pr[in.aux]) {
+	mode := in.fl &^ shflUniform
+	if m == fullMask && shflFull(mode, in.fl&shflUniform != 0, a, b, cc, d, &w.pr[in.aux]) {
 		return
 	}
-	w.pr[in.aux] = w.pr[in.aux]&^m | shflLanes(in.fl, &vals, b, cc, d, m)
+	vals := a
+	if in.d == in.a {
+		v := *a
+		vals = &v
+	}
+	w.pr[in.aux] = w.pr[in.aux]&^m | shflLanes(mode, vals, b, cc, d, m)
 }
 
 // shflLanes is shfl lane by lane over the lanes of m; it returns the
@@ -65,11 +70,18 @@ func shflLanes(mode uint16, vals, b, cc, d *[32]uint64, m uint32) uint32 {
 // same in every lane and whose segment is the whole warp (c's mask bits
 // zero: the __shfl*_sync forms of width 32): each lane's source is then a
 // shift of the lane number, copied in blocks. It reports false, doing
-// nothing, for any other case, which the per-lane loop handles.
-func shflFull(mode uint16, vals, b, cc, d *[32]uint64, pred *uint32) bool {
+// nothing, for any other case, which the per-lane loop handles. uniform
+// says that b and cc are known to be the same in every lane (immediates),
+// which it then need not check. d may be vals (or b or cc): every source
+// is read before it is overwritten.
+func shflFull(mode uint16, uniform bool, vals, b, cc, d *[32]uint64, pred *uint32) bool {
 	b0, c0 := b[0], cc[0]
-	for l := 1; l < 32; l++ {
-		if b[l] != b0 || cc[l] != c0 {
+	if !uniform {
+		var diff uint64
+		for l := 1; l < 32; l++ {
+			diff |= (b[l] ^ b0) | (cc[l] ^ c0)
+		}
+		if diff != 0 {
 			return false
 		}
 	}
@@ -107,8 +119,9 @@ func shflFull(mode uint16, vals, b, cc, d *[32]uint64, pred *uint32) bool {
 		if clamp != 31 {
 			return false
 		}
+		src := *vals // lanes swap: d may be vals
 		for l := range d {
-			d[l] = vals[l^bval]
+			d[l] = src[l^bval]
 		}
 		*pred = fullMask
 	default:

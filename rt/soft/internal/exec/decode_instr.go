@@ -1067,7 +1067,21 @@ func (dc *decoder) shfl(in *ptx.Instr, sc *scope, m modset, x inst) {
 	} else {
 		x.e = dc.constSlot(0xffffffff)
 	}
+	if dc.isConstSlot(x.b) && dc.isConstSlot(x.c) {
+		x.fl |= shflUniform
+	}
 	dc.emit(in, x)
+}
+
+// isConstSlot reports whether slot s holds an immediate (constSlot), the
+// same value in every lane, never written.
+func (dc *decoder) isConstSlot(s uint32) bool {
+	for _, cv := range dc.p.consts {
+		if cv.slot == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (dc *decoder) bar(in *ptx.Instr, sc *scope, m modset, x inst) {

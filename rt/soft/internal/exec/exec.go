@@ -27,6 +27,7 @@ type warp struct {
 	r       []uint64
 	pr      []uint32 // predicate p of lane l is bit l of pr[p]
 	pc      [32]int32
+	same    bool   // every live lane's pc is pc[0] (a store to one lane's pc clears it)
 	live    uint32 // lanes that exist (a CTA's last warp may be partial)
 	exited  uint32
 	waiting uint32     // parked at a barrier
@@ -93,6 +94,9 @@ type cta struct {
 	// barDirty is set when a barrier gained arrivals or a thread exited
 	// since the last release check.
 	barDirty bool
+	// barActive has bit id set while barrier id has arrivals, so that
+	// release looks at those alone.
+	barActive uint16
 
 	// Clusters and the asynchronous machinery (cluster.go, mbarrier.go):
 	// the CTA's cluster and rank in it, the lanes waiting on mbarriers,
@@ -279,12 +283,14 @@ func (c *cta) start(id uint64) {
 	g := l.Grid
 	c.ctaid = [3]uint32{uint32(id % uint64(g.X)), uint32(id / uint64(g.X) % uint64(g.Y)), uint32(id / (uint64(g.X) * uint64(g.Y)))}
 	c.bars = [16]barrier{}
+	c.barActive = 0
 	c.exits = 0
 	c.resetAsync()
 	for _, w := range c.warps {
 		w.exited, w.waiting, w.cc, w.clArr, w.clWait = 0, 0, 0, 0, 0
 		w.barMask = [16]uint32{}
 		w.pc = [32]int32{}
+		w.same = true
 		w.wg = nil
 		if w.calls > 0 {
 			for i := range w.frames {
@@ -374,19 +380,18 @@ func (c *cta) runWarp(w *warp) bool {
 // would catch up with other lanes of the same frame.
 func (c *cta) pick(w *warp, run uint32) (group uint32, pc, stop int32) {
 	if w.calls == 0 {
-		if run == fullMask && *(*[31]int32)(w.pc[1:]) == *(*[31]int32)(w.pc[:31]) {
-			// A converged full warp: every pc equals its neighbour's, one
-			// block comparison instead of a pass over the lanes.
+		if w.same {
 			return run, w.pc[0], math.MaxInt32
 		}
-		// The common case, converged lanes: one branch-free pass over the
-		// pcs instead of the ordering below.
+		// Converged lanes are still the common case: one branch-free pass
+		// over the pcs instead of the ordering below.
 		pc = w.pc[bits.TrailingZeros32(run)&31]
 		var diff int32
 		for l, p := range &w.pc {
 			diff |= (p ^ pc) & -int32(run>>l&1)
 		}
 		if diff == 0 {
+			w.same = run == w.live
 			return run, pc, math.MaxInt32
 		}
 		pc, stop = math.MaxInt32, math.MaxInt32
@@ -467,12 +472,17 @@ func (w *warp) sameStack(a, b int) bool {
 
 // setPCs stores pc for every lane of m.
 func (w *warp) setPCs(m uint32, pc int32) {
-	if m == fullMask {
-		for l := range w.pc {
-			w.pc[l] = pc
+	if m&w.live == w.live {
+		// Two pcs a store: half the stores of a lane-by-lane fill.
+		v := uint64(uint32(pc)) * (1<<32 | 1)
+		p := (*[16]uint64)(unsafe.Pointer(&w.pc))
+		for i := range p {
+			p[i] = v
 		}
+		w.same = true
 		return
 	}
+	w.same = false
 	for ; m != 0; m &= m - 1 {
 		w.pc[bits.TrailingZeros32(m)] = pc
 	}
@@ -511,6 +521,11 @@ func (c *cta) charge(n uint64) bool {
 	return true
 }
 
+// splitInline lets exec go on with one side of a divergent branch when no
+// other lane of the warp runs, as the scheduler would pick it; tests turn
+// it off to compare with the way through the scheduler.
+var splitInline = true
+
 // exec runs group from pc until it diverges, blocks, exits, calls or
 // returns with other lanes waiting, or reaches stop (where other lanes of
 // its frame wait to be merged).
@@ -520,6 +535,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 	gpop := uint64(bits.OnesCount32(group))
 	var n uint64
 	others := w.runnable() &^ group
+	// join is the pc where every lane of others waits after a split that
+	// exec went on from (opBra), or -1: reaching it, the group takes them
+	// in, as pick would.
+	join := int32(-1)
 	for {
 		in := &code[pc]
 		c.pc = pc
@@ -530,8 +549,16 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if m == 0 {
 				pc++
 				if pc >= stop {
-					w.setPCs(group, pc)
-					return c.done(n, true)
+					if pc == join {
+						if !c.charge(n) {
+							return false
+						}
+						n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
+						gpop = uint64(bits.OnesCount32(group))
+					} else {
+						w.setPCs(group, pc)
+						return c.done(n, true)
+					}
 				}
 				continue
 			}
@@ -564,8 +591,16 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 			pc++
 			if pc >= stop {
-				w.setPCs(group, pc)
-				return c.done(n, true)
+				if pc == join {
+					if !c.charge(n) {
+						return false
+					}
+					n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
+					gpop = uint64(bits.OnesCount32(group))
+				} else {
+					w.setPCs(group, pc)
+					return c.done(n, true)
+				}
 			}
 			continue
 		}
@@ -591,7 +626,26 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if m != group {
 				w.setPCs(m, in.aux)
 				w.setPCs(group&^m, pc+1)
-				return c.done(n, true)
+				lo, hi, side := pc+1, in.aux, group&^m
+				if in.aux < pc+1 {
+					lo, hi, side = in.aux, pc+1, m
+				}
+				if others != 0 && hi != join || w.calls != 0 || in.aux == pc+1 || c.rc != nil || c.shuf != nil || !splitInline {
+					return c.done(n, true)
+				}
+				// The group splits in two and no other lane runs, or the
+				// others all wait where the upper side goes (a loop that
+				// lanes leave one by one): pick would choose the side at the
+				// lower pc, to stop where the rest waits. Go on with it here
+				// instead.
+				if !c.charge(n) {
+					return false
+				}
+				n = 0
+				others |= group &^ side
+				group, pc, stop, join = side, lo, hi, hi
+				gpop = uint64(bits.OnesCount32(group))
+				continue
 			}
 			if in.aux <= pc {
 				// Backward branches bound runaway loops.
@@ -602,8 +656,16 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 			pc = in.aux
 			if pc >= stop {
-				w.setPCs(group, pc)
-				return c.done(n, true)
+				if pc == join {
+					if !c.charge(n) {
+						return false
+					}
+					n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
+					gpop = uint64(bits.OnesCount32(group))
+				} else {
+					w.setPCs(group, pc)
+					return c.done(n, true)
+				}
 			}
 			continue
 		case opExit:
@@ -912,8 +974,16 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 		}
 		pc++
 		if pc >= stop {
-			w.setPCs(group, pc)
-			return c.done(n, true)
+			if pc == join {
+				if !c.charge(n) {
+					return false
+				}
+				n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
+				gpop = uint64(bits.OnesCount32(group))
+			} else {
+				w.setPCs(group, pc)
+				return c.done(n, true)
+			}
 		}
 	}
 }

@@ -35,7 +35,7 @@ const (
 	opAtom     // atomic; aux2 = space; fl = atomKind; c = size
 	opSpecial  // d = dynamic special register (aux: which)
 	opBar      // barrier; a = id slot, b = count slot (fl&barCount), fl flags
-	opShfl     // fl = mode; d, a (value), b (lane), c (clamp), aux: pred dest
+	opShfl     // fl = mode | shflUniform; d, a (value), b (lane), c (clamp), aux: pred dest
 	opVote     // fl = mode; d (reg or pred), a pred, neg in e, b (membermask)
 	opMatch    // fl = any/all|b64; d, a, aux: pred dest
 	opRedux    // fl = kind; d, a, b (membermask)
@@ -146,6 +146,9 @@ const (
 	shflDown
 	shflBfly
 	shflIdx
+	// shflUniform (a bit beside the mode) says that shfl's lane and clamp
+	// operands are immediates, the same in every lane.
+	shflUniform = 1 << 8
 )
 
 const (
