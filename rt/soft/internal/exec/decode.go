@@ -1212,11 +1212,11 @@ func isCTASpecial(k int) bool {
 //     window, or a copy of such a register): the register becomes that
 //     slot, and its readers read the slot;
 //   - a comparison of fixed slots that do not change from CTA to CTA
-//     (%tid.x != 0, %tid.x < a kernel parameter): it runs once per warp
-//     when newCTA sets up the register file (Program.hoisted).
-//
-// (Hoisting pure ALU ops of fixed slots the same way measured no gain on
-// the BenchmarkClass kernels and 15% loss on histogram, unexplained.)
+//     (%tid.x != 0, %tid.x < a kernel parameter), or integer arithmetic
+//     on them (hoistALU: n-1, n*n, n*4 of a kernel parameter n): it runs
+//     once per warp when newCTA sets up the register file
+//     (Program.hoisted), in program order, so an op may use an earlier
+//     one's result.
 //
 // The instruction stays as a nop, so pcs, error positions and instruction
 // counts do not change. A use that runs before the definition reads an
@@ -1236,16 +1236,58 @@ func (dc *decoder) specialise(src *ptx.Instr, sc *scope, pc int) {
 		s.slot = x.a
 	case x.op >= opCmp && s.kind == skPred && x.fl&(3|setpQ) == 0 && dc.hoistable(x):
 		dc.p.hoisted = append(dc.p.hoisted, *x)
+	case s.kind == skReg && dc.fi != nil && dc.fi.f.Entry && hoistALU(x.op) && dc.hoistable(x):
+		// Its value is the same from the launch's first instruction on:
+		// the register becomes a fixed slot itself, so that the ops
+		// computed from it (n*n, then its shift) are hoisted too.
+		dc.p.hoisted = append(dc.p.hoisted, *x)
+		dc.fixed[x.d] = true
 	default:
 		return
 	}
 	*x = inst{op: opNop, gp: -1}
 }
 
+// hoistALU reports whether op is integer arithmetic that newCTA may run
+// ahead of time for every warp (it is pure and cheap: no division, no
+// table, nothing a kernel might avoid reaching for its cost): the
+// address and size arithmetic compilers derive from kernel parameters.
+func hoistALU(op opcode) bool {
+	if op == opCvtII {
+		return true
+	}
+	if op < opALU || op >= opCmp {
+		return false
+	}
+	return hoistOps()[op]
+}
+
+var hoistOps = sync.OnceValue(func() map[opcode]bool {
+	ok := map[opcode]bool{}
+	for k, g := range genOps {
+		f := strings.Split(k, ".")
+		switch f[0] {
+		case "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "not", "min", "max", "neg":
+		default:
+			continue
+		}
+		switch f[len(f)-1] {
+		case "u16", "u32", "u64", "s16", "s32", "s64", "b16", "b32", "b64":
+			if len(f) == 2 || f[1] == "lo" || f[1] == "wide" {
+				ok[g.op] = true
+			}
+		}
+	}
+	return ok
+})
+
 // hoistable reports whether generated comparison x reads only fixed slots
 // that do not change from CTA to CTA.
 func (dc *decoder) hoistable(x *inst) bool {
 	n := genSrcs()[x.op]
+	if x.op == opCvtII {
+		n = 1
+	}
 	if n == 0 {
 		return false
 	}
