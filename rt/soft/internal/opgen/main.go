@@ -14,6 +14,7 @@ import (
 	"go/format"
 	"log"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -692,6 +693,33 @@ func cvts() {
 	alu("CvtF64BF16", "gpumath.NaNCvt(A&0xffff, gpumath.NFBF16, gpumath.NF64, gpumath.R64(gpumath.BH2F(A)))", []string{"bf16"}, "cvt.f64.bf16")
 }
 
+// pureCalls are the functions a lane-pure expression may call: pure,
+// total (no panic for any operand bits) and without tables.
+var pureCalls = map[string]bool{
+	"uint8": true, "uint16": true, "uint32": true, "uint64": true, "int8": true, "int16": true, "int32": true, "int64": true,
+	"float32": true, "float64": true, "min": true, "max": true, "satS32": true,
+	"gpumath.R32": true, "gpumath.F32": true, "gpumath.R64": true, "gpumath.F64": true, "gpumath.Ftz32": true,
+	"gpumath.Sat32": true, "gpumath.Mask": true, "gpumath.Sext": true, "gpumath.B2U": true, "gpumath.Fma32": true,
+	"math.Float64bits": true, "math.Float32bits": true, "math.Float64frombits": true, "math.Float32frombits": true,
+}
+
+var callRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*)\(`)
+
+// lanePure reports whether o's expression may run on lanes whose operand
+// bits are anything (an inactive lane's stale registers): it reads only
+// its operands and calls only pureCalls.
+func lanePure(o *op) bool {
+	if o.cmp || strings.Contains(o.expr, "in.") || strings.Contains(o.pre, "in.") {
+		return false
+	}
+	for _, m := range callRE.FindAllStringSubmatch(o.expr+" "+o.pre, -1) {
+		if !pureCalls[m[1]] {
+			return false
+		}
+	}
+	return true
+}
+
 func main() {
 	out := flag.String("o", "ops_gen.go", "output file")
 	flag.Parse()
@@ -756,7 +784,20 @@ func main() {
 	}
 	p("}\n\n")
 
-	p("// execALU runs a generated arithmetic op for the lanes in m.\nfunc execALU(in *inst, r []uint64, m uint32) {\n\tswitch in.op {\n")
+	// A warp missing a few lanes (a grid's edge, a bounds test) runs a
+	// lane-pure op's full-warp loop, which needs no lane-by-lane walk
+	// over m, and puts the missing lanes' destination values back
+	// (aluPartial in exec/aluforms.go).
+	p("// aluDense marks the ops that a partial warp may run as a full one,\n// restoring the inactive lanes' destinations (lane-pure: no panic, no\n// table, no state; the opgen function lanePure).\nvar aluDense = [opCmp]bool{\n")
+	for _, o := range alus {
+		if lanePure(o) {
+			p("\top%s: true,\n", o.name)
+		}
+	}
+	p("}\n\n")
+	p("// execALU runs a generated arithmetic op for the lanes in m.\nfunc execALU(in *inst, r []uint64, m uint32) {\n")
+	p("\tif m != fullMask && aluDense[in.op%%opCmp] && bits.OnesCount32(m) >= aluDenseLanes {\n\t\taluPartial(in, r, m)\n\t\treturn\n\t}\n\texecALUMask(in, r, m)\n}\n\n")
+	p("// execALUMask runs a generated arithmetic op for the lanes in m, lane by\n// lane unless m is the full warp.\nfunc execALUMask(in *inst, r []uint64, m uint32) {\n\tswitch in.op {\n")
 	for _, o := range alus {
 		n := len(o.srcs)
 		p("\tcase op%s:\n", o.name)
