@@ -21,7 +21,7 @@ func TestPanicBecomesError(t *testing.T) {
 	k := e.kernel(lib, "k")
 	p := e.kernels[k]
 	for i := range p.code {
-		if p.code[i].op == opAdd32 {
+		if op := p.code[i].op; op == opAdd32 || op == aluUniformB[opAdd32] {
 			p.code[i].a = 1 << 30
 		}
 	}

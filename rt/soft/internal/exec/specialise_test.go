@@ -91,9 +91,10 @@ func specialise(t *testing.T, cfg Config) {
 		"mov %r12 %ctaid": opNop, "mov %r14 %ntid": opNop,
 		// Hoisted into newCTA: a comparison of %tid, and integer ops of
 		// fixed slots (one of them reads the other's result); ops of
-		// %ctaid, which changes from CTA to CTA, stay.
+		// %ctaid, which changes from CTA to CTA, stay (reading their
+		// uniform second operand, 10000 or %ntid, from lane 0).
 		"setp %p2 %r2": opNop, "shl %r10 %r2": opNop, "add %r11 %r10": opNop,
-		"mul %r13 %r12": genOps["mul.lo.u32"].op, "mad %r15 %r12": genOps["mad.lo.u32"].op,
+		"mul %r13 %r12": aluUniformB[genOps["mul.lo.u32"].op], "mad %r15 %r12": aluUniformB[genOps["mad.lo.u32"].op],
 	}
 	seen := 0
 	for pc, src := range p.src {

@@ -29,6 +29,31 @@ type op struct {
 	expr string
 	pre  string // statements run before expr (cmp ops)
 	cmp  bool
+	// ub is the form's twin that reads B once, from lane 0 (the decoder
+	// picks it when the second source is the same in every lane: a
+	// kernel parameter, a constant, %ntid); base is that twin's form.
+	ub, base *op
+}
+
+// uniformB are the forms that get a uniform-B twin: the address and
+// index arithmetic that adds, scales and shifts by parameters and
+// constants.
+var uniformB = []string{"Add32", "Add64", "Sub32", "Sub64", "MulLo32", "MulLo64", "MadLo32", "MadLo64",
+	"MulWideS32", "MulWideU32", "Shl32", "Shl64", "ShrU32", "ShrS32", "ShrU64", "ShrS64", "And32", "And64",
+	"AddF32Rn", "SubF32Rn", "MulF32Rn", "FmaF32Rn"}
+
+// addUniformB makes the uniform-B twins of the uniformB forms.
+func addUniformB() {
+	for _, n := range uniformB {
+		o := byName[n]
+		if o == nil {
+			log.Fatalf("uniformB: no form %s", n)
+		}
+		t := &op{name: n + "UB", srcs: o.srcs, expr: o.expr, pre: o.pre, base: o}
+		o.ub = t
+		ops = append(ops, t)
+		byName[t.name] = t
+	}
 }
 
 var ops []*op
@@ -726,6 +751,7 @@ func main() {
 	ints()
 	floats()
 	cvts()
+	addUniformB()
 
 	var alus, cmps []*op
 	for _, o := range ops {
@@ -780,7 +806,18 @@ func main() {
 	p("}\n\n")
 	p("var genNames = map[opcode]string{\n")
 	for _, o := range ops {
-		p("\top%s: %q,\n", o.name, o.keys[0])
+		if o.base != nil {
+			p("\top%s: %q,\n", o.name, o.base.keys[0]+" (uniform b)")
+		} else {
+			p("\top%s: %q,\n", o.name, o.keys[0])
+		}
+	}
+	p("}\n\n")
+	p("// aluUniformB maps a form to its twin that reads b from lane 0 only.\nvar aluUniformB = map[opcode]opcode{\n")
+	for _, o := range ops {
+		if o.ub != nil {
+			p("\top%s: op%s,\n", o.name, o.ub.name)
+		}
 	}
 	p("}\n\n")
 
@@ -805,11 +842,18 @@ func main() {
 		fields := []string{"in.a", "in.b", "in.c", "in.e"}[:n]
 		p("\t\td := lanes(r, in.d)\n")
 		for i := range vars {
+			if o.base != nil && vars[i] == "B" {
+				p("\t\tB := r[in.b]\n")
+				continue
+			}
 			p("\t\t%s := lanes(r, %s)\n", strings.ToLower(vars[i]), fields[i])
 		}
 		load := ""
-		for i, v := range vars {
-			if i > 0 {
+		for _, v := range vars {
+			if o.base != nil && v == "B" {
+				continue
+			}
+			if load != "" {
 				load += "; "
 			}
 			load += fmt.Sprintf("%s := %s[l]", v, strings.ToLower(v))
@@ -823,14 +867,20 @@ func main() {
 		// compare and branch, and no bounds checks.
 		p("\t\tif m == fullMask {\n\t\t\td4 := quads(d)\n")
 		for i := range vars {
+			if o.base != nil && vars[i] == "B" {
+				continue
+			}
 			p("\t\t\t%s4 := quads(%s)\n", strings.ToLower(vars[i]), strings.ToLower(vars[i]))
 		}
 		p("\t\t\tfor i := range d4 {\n")
 		for k := 0; k < 4; k++ {
 			q := strings.NewReplacer("d[l]", fmt.Sprintf("d4[i][%d]", k))
 			ld := ""
-			for j, v := range vars {
-				if j > 0 {
+			for _, v := range vars {
+				if o.base != nil && v == "B" {
+					continue
+				}
+				if ld != "" {
 					ld += "; "
 				}
 				ld += fmt.Sprintf("%s := %s4[i][%d]", v, strings.ToLower(v), k)
