@@ -80,8 +80,11 @@ type decoder struct {
 	// fixed holds the slots set before a CTA's first instruction runs and
 	// never written by one: the program slots (constants, symbols, special
 	// registers, kernel parameters) and the registers specialise turned
-	// into one. perCTA are those of them that change from CTA to CTA.
-	fixed, perCTA map[uint32]bool
+	// into one. perCTA are those of them that change from CTA to CTA;
+	// uniform those that hold one value in all 32 lanes of a warp (all but
+	// %tid and the like, and what is computed from them), which an op may
+	// read from lane 0 (aluUniformB).
+	fixed, perCTA, uniform map[uint32]bool
 
 	// per function
 	cur    *ptx.Instr            // the instruction being decoded
@@ -541,9 +544,10 @@ func (dc *decoder) programSlot() uint32 {
 	s := uint32(dc.p.NSlots) * 32
 	dc.p.NSlots++
 	if dc.fixed == nil {
-		dc.fixed, dc.perCTA = map[uint32]bool{}, map[uint32]bool{}
+		dc.fixed, dc.perCTA, dc.uniform = map[uint32]bool{}, map[uint32]bool{}, map[uint32]bool{}
 	}
 	dc.fixed[s] = true
+	dc.uniform[s] = true // but for the specials that differ by lane
 	return s
 }
 
@@ -575,6 +579,7 @@ func (dc *decoder) specialSlot(k int) uint32 {
 	s := dc.programSlot()
 	dc.specials[k] = s
 	dc.perCTA[s] = isCTASpecial(k)
+	dc.uniform[s] = warpUniformSpecial(k)
 	dc.p.specials = append(dc.p.specials, slotVal{s, uint64(k)})
 	return s
 }
@@ -1214,16 +1219,57 @@ func isCTASpecial(k int) bool {
 //     window, or a copy of such a register): the register becomes that
 //     slot, and its readers read the slot;
 //   - a comparison of fixed slots that do not change from CTA to CTA
-//     (%tid.x != 0, %tid.x < a kernel parameter): it runs once per warp
-//     when newCTA sets up the register file (Program.hoisted).
-//
-// (Hoisting pure ALU ops of fixed slots the same way measured no gain on
-// the BenchmarkClass kernels and 15% loss on histogram, unexplained.)
+//     (%tid.x != 0, %tid.x < a kernel parameter), or integer arithmetic
+//     on them (hoistALU: n-1, n*n, n*4 of a kernel parameter n): it runs
+//     once per warp when newCTA sets up the register file
+//     (Program.hoisted), in program order, so an op may use an earlier
+//     one's result.
 //
 // The instruction stays as a nop, so pcs, error positions and instruction
 // counts do not change. A use that runs before the definition reads an
 // undefined register, so it may read the value early.
 func (dc *decoder) specialise(src *ptx.Instr, sc *scope, pc int) {
+	dc.hoist(src, sc, pc)
+	if len(dc.p.code) == pc+1 {
+		dc.uniformB(&dc.p.code[pc])
+	}
+}
+
+// uniformB makes the generated op x read its second source from lane 0 when
+// that source is uniform (swapping the sources of a commutative integer op
+// whose first one is).
+func (dc *decoder) uniformB(x *inst) {
+	t, ok := aluUniformB[x.op]
+	if !ok {
+		return
+	}
+	switch {
+	case dc.uniform[x.b]:
+	case dc.uniform[x.a] && commutes[x.op]:
+		x.a, x.b = x.b, x.a
+	default:
+		return
+	}
+	x.op = t
+}
+
+// commutes are the forms with a uniform-B twin whose first two sources
+// may be swapped.
+var commutes = map[opcode]bool{opAdd32: true, opAdd64: true, opMulLo32: true, opMulLo64: true, opMadLo32: true,
+	opMadLo64: true, opMulWideS32: true, opMulWideU32: true, opAnd32: true, opAnd64: true}
+
+// warpUniformSpecial reports whether special register k holds one value
+// in every lane of a warp.
+func warpUniformSpecial(k int) bool {
+	switch k {
+	case spNtidX, spNtidY, spNtidZ, spCtaidX, spCtaidY, spCtaidZ, spNctaidX, spNctaidY, spNctaidZ:
+		return true
+	}
+	return false
+}
+
+// hoist is specialise's rewriting of a single definition.
+func (dc *decoder) hoist(src *ptx.Instr, sc *scope, pc int) {
 	name := dc.single[src]
 	if name == "" || len(dc.p.code) != pc+1 {
 		return
@@ -1238,25 +1284,84 @@ func (dc *decoder) specialise(src *ptx.Instr, sc *scope, pc int) {
 		s.slot = x.a
 	case x.op >= opCmp && s.kind == skPred && x.fl&(3|setpQ) == 0 && dc.hoistable(x):
 		dc.p.hoisted = append(dc.p.hoisted, *x)
+	case s.kind == skReg && dc.fi != nil && dc.fi.f.Entry && hoistALU(x.op) && dc.hoistable(x):
+		// Its value is the same from the launch's first instruction on:
+		// the register becomes a fixed slot itself, so that the ops
+		// computed from it (n*n, then its shift) are hoisted too.
+		dc.p.hoisted = append(dc.p.hoisted, *x)
+		dc.fixed[x.d] = true
+		dc.uniform[x.d] = dc.allUniform(x)
 	default:
 		return
 	}
 	*x = inst{op: opNop, gp: -1}
 }
 
-// hoistable reports whether generated comparison x reads only fixed slots
-// that do not change from CTA to CTA.
-func (dc *decoder) hoistable(x *inst) bool {
-	n := genSrcs()[x.op]
-	if n == 0 {
+// hoistALU reports whether op is integer arithmetic that newCTA may run
+// ahead of time for every warp (it is pure and cheap: no division, no
+// table, nothing a kernel might avoid reaching for its cost): the
+// address and size arithmetic compilers derive from kernel parameters.
+func hoistALU(op opcode) bool {
+	if op == opCvtII {
+		return true
+	}
+	if op < opALU || op >= opCmp {
 		return false
 	}
-	for _, s := range []uint32{x.a, x.b, x.c, x.e}[:n] {
+	return hoistOps()[op]
+}
+
+var hoistOps = sync.OnceValue(func() map[opcode]bool {
+	ok := map[opcode]bool{}
+	for k, g := range genOps {
+		f := strings.Split(k, ".")
+		switch f[0] {
+		case "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "not", "min", "max", "neg":
+		default:
+			continue
+		}
+		switch f[len(f)-1] {
+		case "u16", "u32", "u64", "s16", "s32", "s64", "b16", "b32", "b64":
+			if len(f) == 2 || f[1] == "lo" || f[1] == "wide" {
+				ok[g.op] = true
+			}
+		}
+	}
+	return ok
+})
+
+// hoistable reports whether generated op x (or cvtII) reads only fixed
+// slots that do not change from CTA to CTA.
+func (dc *decoder) hoistable(x *inst) bool {
+	srcs := genSources(x)
+	if len(srcs) == 0 {
+		return false
+	}
+	for _, s := range srcs {
 		if !dc.fixed[s] || dc.perCTA[s] {
 			return false
 		}
 	}
 	return true
+}
+
+// allUniform reports whether every source of x is uniform.
+func (dc *decoder) allUniform(x *inst) bool {
+	for _, s := range genSources(x) {
+		if !dc.uniform[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// genSources are the source registers of generated op x (or cvtII).
+func genSources(x *inst) []uint32 {
+	n := genSrcs()[x.op]
+	if x.op == opCvtII {
+		n = 1
+	}
+	return []uint32{x.a, x.b, x.c, x.e}[:n]
 }
 
 // genSrcs is the number of sources (a, b, c, e) of each generated opcode.

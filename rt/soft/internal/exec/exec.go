@@ -224,7 +224,14 @@ func newCTA(l *Launch, smid int) *cta {
 	c.fillSpecials()
 	for _, w := range c.warps {
 		for i := range p.hoisted {
-			w.pr[p.hoisted[i].d] = execCmp(&p.hoisted[i], w.r, fullMask)
+			switch x := &p.hoisted[i]; {
+			case x.op == opCvtII:
+				cvtII(x, w.r, fullMask)
+			case x.op < opCmp:
+				execALU(x, w.r, fullMask)
+			default:
+				w.pr[x.d] = execCmp(x, w.r, fullMask)
+			}
 		}
 	}
 	c.checkModes()

@@ -370,8 +370,10 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 	e := &c.gc[c.pc]
 	lo, n, p, imm := e.lo, e.n, e.ptr, uint64(in.imm)
 	if m == fullMask && n >= 4 && in.d != in.a {
+		// One pass; a bad lane hands the rest to the general path (the
+		// lanes done so far cannot have changed any address).
 		lim := n - 4
-		for l := 0; l < 32; l++ {
+		for l := range d {
 			off := a[l] + imm - lo
 			if off > lim || off&3 != 0 {
 				return c.ld(w, in, m&^(1<<l-1))
@@ -380,70 +382,66 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 		}
 		return true
 	}
-	if m == fullMask && n >= 4 {
-		lim := n - 4
-		ok := true
-		for l := 0; l < 32; l++ {
-			off := a[l] + imm - lo
-			ok = ok && off <= lim && off&3 == 0
-		}
-		if ok {
-			for l := 0; l < 32; l++ {
-				d[l] = uint64(devmem.Load32(unsafe.Add(p, a[l]+imm-lo)))
-			}
-			return true
-		}
+	if n < 4 || !inCache(a, m, imm-lo, n-4, 3) {
+		return c.ld(w, in, m)
 	}
-	if m != fullMask && n >= 4 && inCache(a, m, imm-lo, n-4, 3) {
-		// A partial warp (a bounds test's edge) within the cached buffer.
-		for mm := m; mm != 0; mm &= mm - 1 {
-			l := bits.TrailingZeros32(mm) & 31
-			d[l] = uint64(devmem.Load32(unsafe.Add(p, a[l]+imm-lo)))
-		}
-		return true
+	// Every lane reads its address before it writes its destination, so a
+	// destination that is also the address register is safe.
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		d[l] = uint64(devmem.Load32(unsafe.Add(p, a[l]+imm-lo)))
 	}
-	return c.ld(w, in, m)
+	return true
 }
 
 // inCache reports whether every lane l of m has an offset a[l]+delta of at
 // most lim with the bits of align clear: each lane's access lies, aligned,
 // in the instruction's cached allocation (whose base is AllocAlign-aligned,
-// so the offset's alignment is the address's).
+// so the offset's alignment is the address's). It visits all 32 lanes
+// without a branch, the inactive ones contributing offset 0, in two
+// independent chains: a lane-by-lane loop over m (or a flag that the
+// compiler keeps on the stack) costs more than the access it guards.
 func inCache(a *[32]uint64, m uint32, delta, lim, align uint64) bool {
-	ok := true
-	for mm := m; mm != 0; mm &= mm - 1 {
-		off := a[bits.TrailingZeros32(mm)&31] + delta
-		ok = ok && off <= lim && off&align == 0
+	var mx0, mx1, or0, or1 uint64
+	mm := uint64(m)
+	for l := 0; l < 32; l += 2 {
+		o0 := (a[l] + delta) & -(mm & 1)
+		o1 := (a[l+1] + delta) & -(mm >> 1 & 1)
+		mm >>= 2
+		mx0, mx1 = max(mx0, o0), max(mx1, o1)
+		or0, or1 = or0|o0, or1|o1
 	}
-	return ok
+	return max(mx0, mx1) <= lim && (or0|or1)&align == 0
 }
 
 func (c *cta) stG32(w *warp, in *inst, m uint32) bool {
 	v, a := lanes(w.r, in.d), lanes(w.r, in.a)
 	e := &c.gc[c.pc]
 	lo, n, p, imm := e.lo, e.n, e.ptr, uint64(in.imm)
-	if m == fullMask && n >= 4 && !e.ro {
-		lim := n - 4
-		ok := true
-		for l := 0; l < 32; l++ {
-			off := a[l] + imm - lo
-			ok = ok && off <= lim && off&3 == 0
-		}
-		if ok {
-			for l := 0; l < 32; l++ {
-				devmem.Store32(unsafe.Add(p, a[l]+imm-lo), uint32(v[l]))
-			}
-			return true
-		}
+	if n < 4 || e.ro {
+		return c.st(w, in, m)
 	}
-	if m != fullMask && n >= 4 && !e.ro && inCache(a, m, imm-lo, n-4, 3) {
-		for mm := m; mm != 0; mm &= mm - 1 {
-			l := bits.TrailingZeros32(mm) & 31
-			devmem.Store32(unsafe.Add(p, a[l]+imm-lo), uint32(v[l]))
+	lim := n - 4
+	if m == fullMask {
+		// One pass; a bad lane hands the rest to the general path, which
+		// stores lane by lane in the same order.
+		for l := range v {
+			off := a[l] + imm - lo
+			if off > lim || off&3 != 0 {
+				return c.st(w, in, m&^(1<<l-1))
+			}
+			devmem.Store32(unsafe.Add(p, off), uint32(v[l]))
 		}
 		return true
 	}
-	return c.st(w, in, m)
+	if !inCache(a, m, imm-lo, lim, 3) {
+		return c.st(w, in, m)
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		devmem.Store32(unsafe.Add(p, a[l]+imm-lo), uint32(v[l]))
+	}
+	return true
 }
 
 // ldLdFma runs the fused "ld.shared.f32 x; ld.shared.f32 y; fma.rn.f32"

@@ -603,6 +603,28 @@ const (
 	opCvtRpiBF16BF16
 	opCvtF32BF16
 	opCvtF64BF16
+	opAdd32UB
+	opAdd64UB
+	opSub32UB
+	opSub64UB
+	opMulLo32UB
+	opMulLo64UB
+	opMadLo32UB
+	opMadLo64UB
+	opMulWideS32UB
+	opMulWideU32UB
+	opShl32UB
+	opShl64UB
+	opShrU32UB
+	opShrS32UB
+	opShrU64UB
+	opShrS64UB
+	opAnd32UB
+	opAnd64UB
+	opAddF32RnUB
+	opSubF32RnUB
+	opMulF32RnUB
+	opFmaF32RnUB
 )
 
 const (
@@ -837,7 +859,7 @@ const (
 	opEnd
 )
 
-const nALU = 590
+const nALU = 612
 
 // genOps maps a canonical PTX form (see decode.go) to its opcode and
 // the PTX types of its sources.
@@ -2681,10 +2703,204 @@ var genNames = map[opcode]string{
 	opCvtRpiBF16BF16:        "cvt.rpi.bf16.bf16",
 	opCvtF32BF16:            "cvt.f32.bf16",
 	opCvtF64BF16:            "cvt.f64.bf16",
+	opAdd32UB:               "add.u32 (uniform b)",
+	opAdd64UB:               "add.u64 (uniform b)",
+	opSub32UB:               "sub.u32 (uniform b)",
+	opSub64UB:               "sub.u64 (uniform b)",
+	opMulLo32UB:             "mul.lo.u32 (uniform b)",
+	opMulLo64UB:             "mul.lo.u64 (uniform b)",
+	opMadLo32UB:             "mad.lo.u32 (uniform b)",
+	opMadLo64UB:             "mad.lo.u64 (uniform b)",
+	opMulWideS32UB:          "mul.wide.s32 (uniform b)",
+	opMulWideU32UB:          "mul.wide.u32 (uniform b)",
+	opShl32UB:               "shl.u32 (uniform b)",
+	opShl64UB:               "shl.u64 (uniform b)",
+	opShrU32UB:              "shr.u32 (uniform b)",
+	opShrS32UB:              "shr.s32 (uniform b)",
+	opShrU64UB:              "shr.u64 (uniform b)",
+	opShrS64UB:              "shr.s64 (uniform b)",
+	opAnd32UB:               "and.u32 (uniform b)",
+	opAnd64UB:               "and.u64 (uniform b)",
+	opAddF32RnUB:            "add.rn.f32 (uniform b)",
+	opSubF32RnUB:            "sub.rn.f32 (uniform b)",
+	opMulF32RnUB:            "mul.rn.f32 (uniform b)",
+	opFmaF32RnUB:            "fma.rn.f32 (uniform b)",
+}
+
+// aluUniformB maps a form to its twin that reads b from lane 0 only.
+var aluUniformB = map[opcode]opcode{
+	opAdd32:      opAdd32UB,
+	opSub32:      opSub32UB,
+	opMulLo32:    opMulLo32UB,
+	opMadLo32:    opMadLo32UB,
+	opMulWideU32: opMulWideU32UB,
+	opMulWideS32: opMulWideS32UB,
+	opAnd32:      opAnd32UB,
+	opShl32:      opShl32UB,
+	opShrU32:     opShrU32UB,
+	opShrS32:     opShrS32UB,
+	opAdd64:      opAdd64UB,
+	opSub64:      opSub64UB,
+	opMulLo64:    opMulLo64UB,
+	opMadLo64:    opMadLo64UB,
+	opAnd64:      opAnd64UB,
+	opShl64:      opShl64UB,
+	opShrU64:     opShrU64UB,
+	opShrS64:     opShrS64UB,
+	opAddF32Rn:   opAddF32RnUB,
+	opSubF32Rn:   opSubF32RnUB,
+	opMulF32Rn:   opMulF32RnUB,
+	opFmaF32Rn:   opFmaF32RnUB,
+}
+
+// aluDense marks the ops that a partial warp may run as a full one,
+// restoring the inactive lanes' destinations (lane-pure: no panic, no
+// table, no state; the opgen function lanePure).
+var aluDense = [opCmp]bool{
+	opAdd16:              true,
+	opSub16:              true,
+	opMulLo16:            true,
+	opMadLo16:            true,
+	opMulHiU16:           true,
+	opMulHiS16:           true,
+	opMadHiU16:           true,
+	opMadHiS16:           true,
+	opMulWideU16:         true,
+	opMulWideS16:         true,
+	opMadWideU16:         true,
+	opMadWideS16:         true,
+	opNegS16:             true,
+	opMinU16:             true,
+	opMaxU16:             true,
+	opMinS16:             true,
+	opMaxS16:             true,
+	opAnd16:              true,
+	opOr16:               true,
+	opXor16:              true,
+	opNot16:              true,
+	opCnot16:             true,
+	opShl16:              true,
+	opShrU16:             true,
+	opShrS16:             true,
+	opAdd32:              true,
+	opSub32:              true,
+	opMulLo32:            true,
+	opMadLo32:            true,
+	opMulHiU32:           true,
+	opMulHiS32:           true,
+	opMadHiU32:           true,
+	opMadHiS32:           true,
+	opMulWideU32:         true,
+	opMulWideS32:         true,
+	opMadWideU32:         true,
+	opMadWideS32:         true,
+	opNegS32:             true,
+	opMinU32:             true,
+	opMaxU32:             true,
+	opMinS32:             true,
+	opMaxS32:             true,
+	opAnd32:              true,
+	opOr32:               true,
+	opXor32:              true,
+	opNot32:              true,
+	opCnot32:             true,
+	opShl32:              true,
+	opShrU32:             true,
+	opShrS32:             true,
+	opAdd64:              true,
+	opSub64:              true,
+	opMulLo64:            true,
+	opMadLo64:            true,
+	opNegS64:             true,
+	opMinU64:             true,
+	opMaxU64:             true,
+	opMinS64:             true,
+	opMaxS64:             true,
+	opAnd64:              true,
+	opOr64:               true,
+	opXor64:              true,
+	opNot64:              true,
+	opCnot64:             true,
+	opShl64:              true,
+	opShrU64:             true,
+	opShrS64:             true,
+	opMul24LoU:           true,
+	opMul24LoS:           true,
+	opMul24HiU:           true,
+	opMul24HiS:           true,
+	opMad24LoU:           true,
+	opMad24LoS:           true,
+	opAddSatS32:          true,
+	opSubSatS32:          true,
+	opAddF32Rn:           true,
+	opSubF32Rn:           true,
+	opMulF32Rn:           true,
+	opFmaF32Rn:           true,
+	opFmaF32Rz:           true,
+	opFmaF32Rm:           true,
+	opFmaF32Rp:           true,
+	opAddF32RnSat:        true,
+	opSubF32RnSat:        true,
+	opMulF32RnSat:        true,
+	opFmaF32RnSat:        true,
+	opFmaF32RzSat:        true,
+	opFmaF32RmSat:        true,
+	opFmaF32RpSat:        true,
+	opAddF32RnFtz:        true,
+	opSubF32RnFtz:        true,
+	opFmaF32RnFtz:        true,
+	opFmaF32RzFtz:        true,
+	opFmaF32RmFtz:        true,
+	opFmaF32RpFtz:        true,
+	opAddF32RnFtzSat:     true,
+	opSubF32RnFtzSat:     true,
+	opFmaF32RnFtzSat:     true,
+	opFmaF32RzFtzSat:     true,
+	opFmaF32RmFtzSat:     true,
+	opFmaF32RpFtzSat:     true,
+	opCopysignF32:        true,
+	opCopysignF64:        true,
+	opCvtSatF32F32:       true,
+	opCvtSatF32F32Sat:    true,
+	opCvtSatF32F32Ftz:    true,
+	opCvtSatF32F32FtzSat: true,
+	opCvtF32BF16:         true,
+	opAdd32UB:            true,
+	opAdd64UB:            true,
+	opSub32UB:            true,
+	opSub64UB:            true,
+	opMulLo32UB:          true,
+	opMulLo64UB:          true,
+	opMadLo32UB:          true,
+	opMadLo64UB:          true,
+	opMulWideS32UB:       true,
+	opMulWideU32UB:       true,
+	opShl32UB:            true,
+	opShl64UB:            true,
+	opShrU32UB:           true,
+	opShrS32UB:           true,
+	opShrU64UB:           true,
+	opShrS64UB:           true,
+	opAnd32UB:            true,
+	opAnd64UB:            true,
+	opAddF32RnUB:         true,
+	opSubF32RnUB:         true,
+	opMulF32RnUB:         true,
+	opFmaF32RnUB:         true,
 }
 
 // execALU runs a generated arithmetic op for the lanes in m.
 func execALU(in *inst, r []uint64, m uint32) {
+	if m != fullMask && aluDense[in.op%opCmp] && bits.OnesCount32(m) >= aluDenseLanes {
+		aluPartial(in, r, m)
+		return
+	}
+	execALUMask(in, r, m)
+}
+
+// execALUMask runs a generated arithmetic op for the lanes in m, lane by
+// lane unless m is the full warp.
+func execALUMask(in *inst, r []uint64, m uint32) {
 	switch in.op {
 	case opAdd16:
 		d := lanes(r, in.d)
@@ -23859,6 +24075,761 @@ func execALU(in *inst, r []uint64, m uint32) {
 				l := bits.TrailingZeros32(m) & 31
 				A := a[l]
 				d[l] = gpumath.NaNCvt(A&0xffff, gpumath.NFBF16, gpumath.NF64, gpumath.R64(gpumath.BH2F(A)))
+			}
+		}
+	case opAdd32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(A) + uint32(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(A) + uint32(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(A) + uint32(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(A) + uint32(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint32(A) + uint32(B))
+			}
+		}
+	case opAdd64UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint64(A) + uint64(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint64(A) + uint64(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint64(A) + uint64(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint64(A) + uint64(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint64(A) + uint64(B))
+			}
+		}
+	case opSub32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(A) - uint32(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(A) - uint32(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(A) - uint32(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(A) - uint32(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint32(A) - uint32(B))
+			}
+		}
+	case opSub64UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint64(A) - uint64(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint64(A) - uint64(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint64(A) - uint64(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint64(A) - uint64(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint64(A) - uint64(B))
+			}
+		}
+	case opMulLo32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(A) * uint32(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(A) * uint32(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(A) * uint32(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(A) * uint32(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint32(A) * uint32(B))
+			}
+		}
+	case opMulLo64UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint64(A) * uint64(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint64(A) * uint64(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint64(A) * uint64(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint64(A) * uint64(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint64(A) * uint64(B))
+			}
+		}
+	case opMadLo32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		c := lanes(r, in.c)
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint32(A)*uint32(B) + uint32(C))
+				}
+				{
+					A := a4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint32(A)*uint32(B) + uint32(C))
+				}
+				{
+					A := a4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint32(A)*uint32(B) + uint32(C))
+				}
+				{
+					A := a4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint32(A)*uint32(B) + uint32(C))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				C := c[l]
+				d[l] = uint64(uint32(A)*uint32(B) + uint32(C))
+			}
+		}
+	case opMadLo64UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		c := lanes(r, in.c)
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					C := c4[i][0]
+					d4[i][0] = uint64(uint64(A)*uint64(B) + uint64(C))
+				}
+				{
+					A := a4[i][1]
+					C := c4[i][1]
+					d4[i][1] = uint64(uint64(A)*uint64(B) + uint64(C))
+				}
+				{
+					A := a4[i][2]
+					C := c4[i][2]
+					d4[i][2] = uint64(uint64(A)*uint64(B) + uint64(C))
+				}
+				{
+					A := a4[i][3]
+					C := c4[i][3]
+					d4[i][3] = uint64(uint64(A)*uint64(B) + uint64(C))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				C := c[l]
+				d[l] = uint64(uint64(A)*uint64(B) + uint64(C))
+			}
+		}
+	case opMulWideS32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(int64(int32(A)) * int64(int32(B)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(int64(int32(A)) * int64(int32(B)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(int64(int32(A)) * int64(int32(B)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(int64(int32(A)) * int64(int32(B)))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(int64(int32(A)) * int64(int32(B)))
+			}
+		}
+	case opMulWideU32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(A)) * uint64(uint32(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(A)) * uint64(uint32(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(A)) * uint64(uint32(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(A)) * uint64(uint32(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint32(A)) * uint64(uint32(B))
+			}
+		}
+	case opShl32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(A) << uint32(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(A) << uint32(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(A) << uint32(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(A) << uint32(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint32(A) << uint32(B))
+			}
+		}
+	case opShl64UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint64(A) << uint32(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint64(A) << uint32(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint64(A) << uint32(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint64(A) << uint32(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint64(A) << uint32(B))
+			}
+		}
+	case opShrU32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(A) >> uint32(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(A) >> uint32(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(A) >> uint32(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(A) >> uint32(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint32(A) >> uint32(B))
+			}
+		}
+	case opShrS32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(int32(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(int32(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(int32(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(int32(A) >> uint32(B)))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint32(int32(A) >> uint32(B)))
+			}
+		}
+	case opShrU64UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint64(A) >> uint32(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint64(A) >> uint32(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint64(A) >> uint32(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint64(A) >> uint32(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint64(A) >> uint32(B))
+			}
+		}
+	case opShrS64UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint64(int64(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint64(int64(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint64(int64(A) >> uint32(B)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint64(int64(A) >> uint32(B)))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint64(int64(A) >> uint32(B)))
+			}
+		}
+	case opAnd32UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint32(A) & uint32(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint32(A) & uint32(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint32(A) & uint32(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint32(A) & uint32(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint32(A) & uint32(B))
+			}
+		}
+	case opAnd64UB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = uint64(uint64(A) & uint64(B))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = uint64(uint64(A) & uint64(B))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = uint64(uint64(A) & uint64(B))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = uint64(uint64(A) & uint64(B))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = uint64(uint64(A) & uint64(B))
+			}
+		}
+	case opAddF32RnUB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+			}
+		}
+	case opSubF32RnUB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+			}
+		}
+	case opMulF32RnUB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					d4[i][0] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				}
+				{
+					A := a4[i][1]
+					d4[i][1] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				}
+				{
+					A := a4[i][2]
+					d4[i][2] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				}
+				{
+					A := a4[i][3]
+					d4[i][3] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				d[l] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+			}
+		}
+	case opFmaF32RnUB:
+		d := lanes(r, in.d)
+		a := lanes(r, in.a)
+		B := r[in.b]
+		c := lanes(r, in.c)
+		if m == fullMask {
+			d4 := quads(d)
+			a4 := quads(a)
+			c4 := quads(c)
+			for i := range d4 {
+				{
+					A := a4[i][0]
+					C := c4[i][0]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][0] = gpumath.R32(fr)
+				}
+				{
+					A := a4[i][1]
+					C := c4[i][1]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][1] = gpumath.R32(fr)
+				}
+				{
+					A := a4[i][2]
+					C := c4[i][2]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][2] = gpumath.R32(fr)
+				}
+				{
+					A := a4[i][3]
+					C := c4[i][3]
+					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fs := float64(fx)*float64(fy) + float64(fz)
+					fr := float32(fs)
+					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					}
+					d4[i][3] = gpumath.R32(fr)
+				}
+			}
+		} else {
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				A := a[l]
+				C := c[l]
+				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+				fs := float64(fx)*float64(fy) + float64(fz)
+				fr := float32(fs)
+				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+				}
+				d[l] = gpumath.R32(fr)
 			}
 		}
 	}

@@ -39,8 +39,9 @@ type Program struct {
 	// the cluster ids), which start refreshes.
 	ctaSpecials []slotVal
 	kparams     []kparam // slots holding scalar kernel parameters, per launch
-	// hoisted are the comparisons of fixed slots that newCTA runs on each
-	// warp after filling those slots (decoder.specialise).
+	// hoisted are the comparisons and integer ops of fixed slots that
+	// newCTA runs, in order, on each warp after filling those slots
+	// (decoder.specialise).
 	hoisted []inst
 	vec     []uint32   // vector operand register lists
 	tc      tensorOps  // tensor-core instructions' forms (tensor_decode.go)

@@ -89,9 +89,12 @@ func specialise(t *testing.T, cfg Config) {
 		"ld %rd1 [out]": opNop, "ld %r1 [n]": opNop, "mov %r2 %tid": opNop, "cvta %rd2 %rd1": opNop,
 		"mov %r3 7": opMov, "mov %r4 100": opMov, "mov %r4 200": opMov, "mov %r5 1000": opMov, "mov %r8 3": opNop,
 		"mov %r12 %ctaid": opNop, "mov %r14 %ntid": opNop,
-		// Hoisted into newCTA: a comparison of %tid; ALU ops stay.
-		"setp %p2 %r2": opNop, "shl %r10 %r2": genOps["shl.b32"].op, "add %r11 %r10": genOps["add.u32"].op,
-		"mul %r13 %r12": genOps["mul.lo.u32"].op, "mad %r15 %r12": genOps["mad.lo.u32"].op,
+		// Hoisted into newCTA: a comparison of %tid, and integer ops of
+		// fixed slots (one of them reads the other's result); ops of
+		// %ctaid, which changes from CTA to CTA, stay (reading their
+		// uniform second operand, 10000 or %ntid, from lane 0).
+		"setp %p2 %r2": opNop, "shl %r10 %r2": opNop, "add %r11 %r10": opNop,
+		"mul %r13 %r12": aluUniformB[genOps["mul.lo.u32"].op], "mad %r15 %r12": aluUniformB[genOps["mad.lo.u32"].op],
 	}
 	seen := 0
 	for pc, src := range p.src {
@@ -144,4 +147,76 @@ func operandString(o ptx.Operand) string {
 		return o.Name
 	}
 	return ""
+}
+
+// hoistPTX derives values from the kernel parameter n and %tid as a
+// compiler's address arithmetic does (a sign extension, n*n, its shift, a
+// chain of three), all of which newCTA hoists, beside the same arithmetic on
+// %ctaid, which it must not.
+const hoistPTX = `
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<12>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %ctaid.x;
+	add.s32 %r4, %r1, -1;
+	cvt.s64.s32 %rd3, %r4;
+	mul.wide.s32 %rd4, %r1, %r1;
+	shl.b64 %rd5, %rd4, 3;
+	sub.s64 %rd6, %rd5, %rd3;
+	cvt.u64.u32 %rd7, %r2;
+	mad.lo.s64 %rd8, %rd7, %rd6, %rd3;
+	mul.wide.u32 %rd9, %r3, 40;
+	add.s64 %rd10, %rd9, %rd7;
+	shl.b64 %rd10, %rd10, 3;
+	add.s64 %rd11, %rd2, %rd10;
+	st.global.u64 [%rd11], %rd8;
+	ret;
+}
+`
+
+// TestHoistALU: the integer ops of fixed slots become nops whose values
+// newCTA computes, those of %ctaid stay, and the kernel stores what the PTX
+// says (a negative n, a partial warp, several CTAs).
+func TestHoistALU(t *testing.T) {
+	for _, cfg := range []Config{{}, {RaceCheck: RaceOn}, {ShuffleSeed: 5}} {
+		e := newEnv(t, cfg)
+		k := e.kernel(e.loadSrc("hoist.ptx", hoistPTX), "k")
+		p := e.kernels[k]
+		want := map[string]bool{ // "op first-operand" → hoisted
+			"add %r4": true, "cvt %rd3": true, "mul %rd4": true, "shl %rd5": true, "sub %rd6": true,
+			"cvt %rd7": true, "mad %rd8": true, "mul %rd9": false, "add %rd10": false,
+		}
+		for pc, src := range p.src {
+			if src == nil || len(src.Operands) == 0 {
+				continue
+			}
+			key := src.Op + " " + operandString(src.Operands[0])
+			if h, ok := want[key]; ok && (p.code[pc].op == opNop) != h {
+				t.Errorf("%s: op %d, want hoisted %v", key, p.code[pc].op, h)
+			}
+		}
+		const threads, ctas = 40, 3
+		for _, n := range []int32{7, -3} {
+			out := e.buf(make([]uint64, threads*ctas))
+			e.launch(k, rt.D1(ctas), rt.D1(threads), 0, out, uint32(n))
+			got := make([]uint64, threads*ctas)
+			e.get(out, got)
+			for i, g := range got {
+				tid := uint64(i % threads)
+				m1 := uint64(int64(n - 1))
+				w := tid*(uint64(int64(n)*int64(n))<<3-m1) + m1
+				if g != w {
+					t.Errorf("%+v n=%d: thread %d: got %#x, want %#x", cfg, n, i, g, w)
+				}
+			}
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"go/format"
 	"log"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -28,6 +29,31 @@ type op struct {
 	expr string
 	pre  string // statements run before expr (cmp ops)
 	cmp  bool
+	// ub is the form's twin that reads B once, from lane 0 (the decoder
+	// picks it when the second source is the same in every lane: a
+	// kernel parameter, a constant, %ntid); base is that twin's form.
+	ub, base *op
+}
+
+// uniformB are the forms that get a uniform-B twin: the address and
+// index arithmetic that adds, scales and shifts by parameters and
+// constants.
+var uniformB = []string{"Add32", "Add64", "Sub32", "Sub64", "MulLo32", "MulLo64", "MadLo32", "MadLo64",
+	"MulWideS32", "MulWideU32", "Shl32", "Shl64", "ShrU32", "ShrS32", "ShrU64", "ShrS64", "And32", "And64",
+	"AddF32Rn", "SubF32Rn", "MulF32Rn", "FmaF32Rn"}
+
+// addUniformB makes the uniform-B twins of the uniformB forms.
+func addUniformB() {
+	for _, n := range uniformB {
+		o := byName[n]
+		if o == nil {
+			log.Fatalf("uniformB: no form %s", n)
+		}
+		t := &op{name: n + "UB", srcs: o.srcs, expr: o.expr, pre: o.pre, base: o}
+		o.ub = t
+		ops = append(ops, t)
+		byName[t.name] = t
+	}
 }
 
 var ops []*op
@@ -692,12 +718,40 @@ func cvts() {
 	alu("CvtF64BF16", "gpumath.NaNCvt(A&0xffff, gpumath.NFBF16, gpumath.NF64, gpumath.R64(gpumath.BH2F(A)))", []string{"bf16"}, "cvt.f64.bf16")
 }
 
+// pureCalls are the functions a lane-pure expression may call: pure,
+// total (no panic for any operand bits) and without tables.
+var pureCalls = map[string]bool{
+	"uint8": true, "uint16": true, "uint32": true, "uint64": true, "int8": true, "int16": true, "int32": true, "int64": true,
+	"float32": true, "float64": true, "min": true, "max": true, "satS32": true,
+	"gpumath.R32": true, "gpumath.F32": true, "gpumath.R64": true, "gpumath.F64": true, "gpumath.Ftz32": true,
+	"gpumath.Sat32": true, "gpumath.Mask": true, "gpumath.Sext": true, "gpumath.B2U": true, "gpumath.Fma32": true,
+	"math.Float64bits": true, "math.Float32bits": true, "math.Float64frombits": true, "math.Float32frombits": true,
+}
+
+var callRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*)\(`)
+
+// lanePure reports whether o's expression may run on lanes whose operand
+// bits are anything (an inactive lane's stale registers): it reads only
+// its operands and calls only pureCalls.
+func lanePure(o *op) bool {
+	if o.cmp || strings.Contains(o.expr, "in.") || strings.Contains(o.pre, "in.") {
+		return false
+	}
+	for _, m := range callRE.FindAllStringSubmatch(o.expr+" "+o.pre, -1) {
+		if !pureCalls[m[1]] {
+			return false
+		}
+	}
+	return true
+}
+
 func main() {
 	out := flag.String("o", "ops_gen.go", "output file")
 	flag.Parse()
 	ints()
 	floats()
 	cvts()
+	addUniformB()
 
 	var alus, cmps []*op
 	for _, o := range ops {
@@ -752,11 +806,35 @@ func main() {
 	p("}\n\n")
 	p("var genNames = map[opcode]string{\n")
 	for _, o := range ops {
-		p("\top%s: %q,\n", o.name, o.keys[0])
+		if o.base != nil {
+			p("\top%s: %q,\n", o.name, o.base.keys[0]+" (uniform b)")
+		} else {
+			p("\top%s: %q,\n", o.name, o.keys[0])
+		}
+	}
+	p("}\n\n")
+	p("// aluUniformB maps a form to its twin that reads b from lane 0 only.\nvar aluUniformB = map[opcode]opcode{\n")
+	for _, o := range ops {
+		if o.ub != nil {
+			p("\top%s: op%s,\n", o.name, o.ub.name)
+		}
 	}
 	p("}\n\n")
 
-	p("// execALU runs a generated arithmetic op for the lanes in m.\nfunc execALU(in *inst, r []uint64, m uint32) {\n\tswitch in.op {\n")
+	// A warp missing a few lanes (a grid's edge, a bounds test) runs a
+	// lane-pure op's full-warp loop, which needs no lane-by-lane walk
+	// over m, and puts the missing lanes' destination values back
+	// (aluPartial in exec/aluforms.go).
+	p("// aluDense marks the ops that a partial warp may run as a full one,\n// restoring the inactive lanes' destinations (lane-pure: no panic, no\n// table, no state; the opgen function lanePure).\nvar aluDense = [opCmp]bool{\n")
+	for _, o := range alus {
+		if lanePure(o) {
+			p("\top%s: true,\n", o.name)
+		}
+	}
+	p("}\n\n")
+	p("// execALU runs a generated arithmetic op for the lanes in m.\nfunc execALU(in *inst, r []uint64, m uint32) {\n")
+	p("\tif m != fullMask && aluDense[in.op%%opCmp] && bits.OnesCount32(m) >= aluDenseLanes {\n\t\taluPartial(in, r, m)\n\t\treturn\n\t}\n\texecALUMask(in, r, m)\n}\n\n")
+	p("// execALUMask runs a generated arithmetic op for the lanes in m, lane by\n// lane unless m is the full warp.\nfunc execALUMask(in *inst, r []uint64, m uint32) {\n\tswitch in.op {\n")
 	for _, o := range alus {
 		n := len(o.srcs)
 		p("\tcase op%s:\n", o.name)
@@ -764,11 +842,18 @@ func main() {
 		fields := []string{"in.a", "in.b", "in.c", "in.e"}[:n]
 		p("\t\td := lanes(r, in.d)\n")
 		for i := range vars {
+			if o.base != nil && vars[i] == "B" {
+				p("\t\tB := r[in.b]\n")
+				continue
+			}
 			p("\t\t%s := lanes(r, %s)\n", strings.ToLower(vars[i]), fields[i])
 		}
 		load := ""
-		for i, v := range vars {
-			if i > 0 {
+		for _, v := range vars {
+			if o.base != nil && v == "B" {
+				continue
+			}
+			if load != "" {
 				load += "; "
 			}
 			load += fmt.Sprintf("%s := %s[l]", v, strings.ToLower(v))
@@ -782,14 +867,20 @@ func main() {
 		// compare and branch, and no bounds checks.
 		p("\t\tif m == fullMask {\n\t\t\td4 := quads(d)\n")
 		for i := range vars {
+			if o.base != nil && vars[i] == "B" {
+				continue
+			}
 			p("\t\t\t%s4 := quads(%s)\n", strings.ToLower(vars[i]), strings.ToLower(vars[i]))
 		}
 		p("\t\t\tfor i := range d4 {\n")
 		for k := 0; k < 4; k++ {
 			q := strings.NewReplacer("d[l]", fmt.Sprintf("d4[i][%d]", k))
 			ld := ""
-			for j, v := range vars {
-				if j > 0 {
+			for _, v := range vars {
+				if o.base != nil && v == "B" {
+					continue
+				}
+				if ld != "" {
 					ld += "; "
 				}
 				ld += fmt.Sprintf("%s := %s4[i][%d]", v, strings.ToLower(v), k)

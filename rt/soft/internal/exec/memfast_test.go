@@ -1,0 +1,158 @@
+package exec
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+// TestGlobal32MatchesGeneral: ldG32 and stG32 (the full-warp pass that hands
+// the rest of the warp to the general path at a bad lane, and the branch-free
+// check of a partial warp against the cached allocation) give what the
+// general ld and st give lane by lane: the same registers, the same memory and
+// the same fault (kind, lane, pc, address, size, space, direction, message),
+// for every mask and address pattern, with the instruction's cache cold, on
+// the buffer, on another buffer or on a read-only one.
+func TestGlobal32MatchesGeneral(t *testing.T) {
+	e := newEnv(t, Config{})
+	const size = 1024
+	alloc := func(n uint64, what string) *Alloc {
+		a, err := e.host.Alloc("cuMemAlloc", n, what)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	buf, other, ro, foreign := alloc(size, "buf"), alloc(256, "other"), alloc(256, "ro"), alloc(256, "foreign")
+	ro.ReadOnly = true
+	foreign.Owner = &testHost{}
+	rnd := rand.New(rand.NewPCG(7, 8))
+	fill := func() {
+		for _, a := range []*Alloc{buf, other, ro, foreign} {
+			b := a.Bytes()
+			for i := range b {
+				b[i] = byte(i*31 + int(a.Base>>12))
+			}
+		}
+	}
+	snapshot := func() []byte {
+		var s []byte
+		for _, a := range []*Alloc{buf, other, ro, foreign} {
+			s = append(s, a.Bytes()...)
+		}
+		return s
+	}
+	// Addresses of lane l, with lane k (and k+3 for "two") made unusual.
+	type pattern struct {
+		name string
+		addr func(l, k int) uint64
+	}
+	seq := func(l int) uint64 { return buf.Base + 64 + 4*uint64(l) }
+	odd := func(k int, bad uint64) func(l, kk int) uint64 {
+		return func(l, kk int) uint64 {
+			if l == kk {
+				return bad
+			}
+			return seq(l)
+		}
+	}
+	patterns := []pattern{
+		{"seq", func(l, k int) uint64 { return seq(l) }},
+		{"scatter", func(l, k int) uint64 { return buf.Base + 4*uint64(l*7%32*9) }},
+		{"same", func(l, k int) uint64 { return buf.Base + 100 }},
+		{"last", func(l, k int) uint64 { return buf.Base + size - 4*uint64(32-l) }},
+		{"past-end", odd(0, buf.Base+size)},
+		{"straddle", odd(0, buf.Base+size-2)},
+		{"misaligned", odd(0, buf.Base+66)},
+		{"other", odd(0, other.Base+8)},
+		{"null", odd(0, 0)},
+		{"ro", odd(0, ro.Base+4)},
+		{"foreign", odd(0, foreign.Base+4)},
+		{"below", odd(0, buf.Base-4)},
+		{"two", func(l, k int) uint64 {
+			switch l {
+			case k:
+				return buf.Base + 65
+			case (k + 3) % 32:
+				return 0
+			}
+			return seq(l)
+		}},
+	}
+	masks := []uint32{fullMask, 0x7ffffffe, 0x80000001, 0xfffffff0, 0xaaaaaaaa, 1, 1 << 31, 1 << 5}
+	caches := []*Alloc{nil, buf, other, ro}
+	checked, fast := 0, 0
+	for _, store := range []bool{false, true} {
+		for _, alias := range []bool{false, true} {
+			if store && alias {
+				continue
+			}
+			for _, p := range patterns {
+				for _, k := range []int{0, 5, 31} {
+					for _, imm := range []int64{0, -4, 8} {
+						for _, m := range masks {
+							for _, ca := range caches {
+								var r [4 * 32]uint64
+								for l := 0; l < 32; l++ {
+									r[32+l] = p.addr(l, k) - uint64(imm)
+									r[64+l] = rnd.Uint64()
+								}
+								in := inst{op: opLdG32, fl: 4, e: 1, gp: -1, d: 64, a: 32, imm: imm, aux2: spGlobal, aux: -1}
+								if store {
+									in.op = opStG32
+								}
+								if alias {
+									in.d = 32
+								}
+								run := func(general bool) (bool, [4 * 32]uint64, []byte, *fault) {
+									fill()
+									c := &cta{l: &Launch{Mem: e.mem, Host: e.host}, gc: make([]gcache, 3), pc: 2}
+									w := &warp{id: 3, r: make([]uint64, len(r))}
+									copy(w.r, r[:])
+									c.w = w
+									if ca != nil {
+										c.gc[2] = gcache{ca.Base, ca.Size, unsafe.Pointer(ca.ptr.Load()), ca.ReadOnly}
+									}
+									var ok bool
+									switch {
+									case general && store:
+										ok = c.st(w, &in, m)
+									case general:
+										ok = c.ld(w, &in, m)
+									case store:
+										ok = c.stG32(w, &in, m)
+									default:
+										ok = c.ldG32(w, &in, m)
+									}
+									var out [4 * 32]uint64
+									copy(out[:], w.r)
+									return ok, out, snapshot(), c.fault
+								}
+								okF, rF, memF, fF := run(false)
+								okG, rG, memG, fG := run(true)
+								what := fmt.Sprintf("store %v alias %v %s k=%d imm=%d mask %#x cache %v", store, alias, p.name, k, imm, m, ca != nil)
+								checked++
+								if okF && ca == buf {
+									fast++
+								}
+								if okF != okG || rF != rG {
+									t.Fatalf("%s: fast path ok=%v, general ok=%v (registers equal: %v)", what, okF, okG, rF == rG)
+								}
+								if string(memF) != string(memG) {
+									t.Fatalf("%s: memory differs from the general path's", what)
+								}
+								if (fF == nil) != (fG == nil) || fF != nil && *fF != *fG {
+									t.Fatalf("%s: fault %+v, general path %+v", what, fF, fG)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if fast < checked/8 {
+		t.Errorf("only %d of %d cases succeeded on the cached buffer", fast, checked)
+	}
+}
