@@ -233,10 +233,6 @@ func chainSteps(sh unsafe.Pointer, a, b *[32]uint64, o1, o2, s1, s2 uint64, q in
 	// compiler keeps the loop's variables on the stack). The lanes are
 	// read through unsafe.Add, which the compiler does not nil-check in
 	// the loop as it does a, b and acc.
-	//
-	// The tests of fmaRN32: the xor leaves the exponent alone, and bs>>31
-	// is the exponent and mantissa without the sign, whose one mantissa
-	// bit at the bottom cannot move it across a multiple of 1<<21.
 	var slow uint32
 	pa, pb, pacc := unsafe.Pointer(a), unsafe.Pointer(b), unsafe.Pointer(acc)
 	if q == 2 {
@@ -244,13 +240,13 @@ func chainSteps(sh unsafe.Pointer, a, b *[32]uint64, o1, o2, s1, s2 uint64, q in
 			x, y := *(*uint64)(unsafe.Add(pa, l*8))+o1, *(*uint64)(unsafe.Add(pb, l*8))+o2
 			sum := (*float32)(unsafe.Add(pacc, l*4))
 			fs := float64(*(*float32)(unsafe.Add(sh, x)))*float64(*(*float32)(unsafe.Add(sh, y))) + float64(*sum)
-			if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
+			if !roundsPlain(fs) {
 				slow |= 1 << l
 				continue
 			}
 			x, y = x+s1, y+s2
 			fs = float64(*(*float32)(unsafe.Add(sh, x)))*float64(*(*float32)(unsafe.Add(sh, y))) + float64(float32(fs))
-			if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
+			if !roundsPlain(fs) {
 				slow |= 1 << l
 				continue
 			}
@@ -261,7 +257,7 @@ func chainSteps(sh unsafe.Pointer, a, b *[32]uint64, o1, o2, s1, s2 uint64, q in
 			x, y := *(*uint64)(unsafe.Add(pa, l*8))+o1, *(*uint64)(unsafe.Add(pb, l*8))+o2
 			sum := (*float32)(unsafe.Add(pacc, l*4))
 			fs := float64(*(*float32)(unsafe.Add(sh, x)))*float64(*(*float32)(unsafe.Add(sh, y))) + float64(*sum)
-			if bs := math.Float64bits(fs) ^ 0x10000000; bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21 {
+			if !roundsPlain(fs) {
 				slow |= 1 << l
 				continue
 			}
@@ -316,13 +312,21 @@ func (c *cta) ldChainKeep(w *warp, ch *ldChain, m uint32) {
 // fmaRN32 is fma.rn.f32 on register bits: x*y+z rounded once.
 func fmaRN32(x, y, z uint32) uint32 {
 	fs := float64(math.Float32frombits(x))*float64(math.Float32frombits(y)) + float64(math.Float32frombits(z))
-	// The product is exact in float64; a normal float32 result whose
-	// float64 sum is not a float32 rounding midpoint rounds correctly (and
-	// is no NaN).
-	if bs := math.Float64bits(fs); bs&0x1fffffff != 0x10000000 && (bs>>52&0x7ff)-0x381 <= 0x47e-0x381 {
+	if roundsPlain(fs) {
 		return math.Float32bits(float32(fs))
 	}
 	return fmaRN32Slow(x, y, z)
+}
+
+// roundsPlain reports whether float32(fs), fs an f32 product (exact in
+// float64) plus an f32, is fma.rn.f32's one rounding: fs is no float32
+// rounding midpoint and its float32 is normal (so no NaN either). The
+// xor leaves the exponent alone, and bs>>31 is the exponent and mantissa
+// without the sign, whose one mantissa bit at the bottom cannot move it
+// across a multiple of 1<<21.
+func roundsPlain(fs float64) bool {
+	bs := math.Float64bits(fs) ^ 0x10000000
+	return bs&0x1fffffff != 0 && uint32(bs>>31)-0x381<<21 < (0x47f-0x381)<<21
 }
 
 //go:noinline

@@ -548,6 +548,7 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 	join := int32(-1)
 	for {
 		in := &code[pc]
+		op := in.op
 		c.pc = pc
 		n += gpop
 		m := group
@@ -556,21 +557,11 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if m == 0 {
 				pc++
 				if pc >= stop {
-					if pc == join {
-						if !c.charge(n) {
-							return false
-						}
-						n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
-						gpop = uint64(bits.OnesCount32(group))
-					} else {
-						w.setPCs(group, pc)
-						return c.done(n, true)
-					}
+					goto reached
 				}
 				continue
 			}
 		}
-		op := in.op
 		if op >= opALU {
 			if op < opCmp {
 				execALU(in, r, m)
@@ -598,16 +589,7 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 			pc++
 			if pc >= stop {
-				if pc == join {
-					if !c.charge(n) {
-						return false
-					}
-					n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
-					gpop = uint64(bits.OnesCount32(group))
-				} else {
-					w.setPCs(group, pc)
-					return c.done(n, true)
-				}
+				goto reached
 			}
 			continue
 		}
@@ -663,16 +645,7 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 			pc = in.aux
 			if pc >= stop {
-				if pc == join {
-					if !c.charge(n) {
-						return false
-					}
-					n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
-					gpop = uint64(bits.OnesCount32(group))
-				} else {
-					w.setPCs(group, pc)
-					return c.done(n, true)
-				}
+				goto reached
 			}
 			continue
 		case opExit:
@@ -980,18 +953,21 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			return c.done(n, false)
 		}
 		pc++
-		if pc >= stop {
-			if pc == join {
-				if !c.charge(n) {
-					return false
-				}
-				n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
-				gpop = uint64(bits.OnesCount32(group))
-			} else {
-				w.setPCs(group, pc)
-				return c.done(n, true)
-			}
+		if pc < stop {
+			continue
 		}
+	reached:
+		// The run reached stop: the end of what pick gave it, or the join
+		// of a split exec went on from, where the waiting lanes come in.
+		if pc != join {
+			w.setPCs(group, pc)
+			return c.done(n, true)
+		}
+		if !c.charge(n) {
+			return false
+		}
+		n, group, others, stop, join = 0, group|others, 0, math.MaxInt32, -1
+		gpop = uint64(bits.OnesCount32(group))
 	}
 }
 

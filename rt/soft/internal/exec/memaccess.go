@@ -479,9 +479,7 @@ func (c *cta) ldLdFma(w *warp, i1, i2, f *inst) bool {
 			fx, fy = fy, fx
 		}
 		fs := float64(fx)*float64(fy) + float64(fz)
-		// Fast path: a normal float32 result whose float64 sum is not a
-		// float32 rounding midpoint rounds correctly (and is no NaN).
-		if bs := math.Float64bits(fs); bs&0x1fffffff != 0x10000000 && (bs>>52&0x7ff)-0x381 <= 0x47e-0x381 {
+		if roundsPlain(fs) {
 			fd[l] = uint64(math.Float32bits(float32(fs)))
 		} else {
 			fd[l] = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))

@@ -2835,26 +2835,22 @@ var aluDense = [opCmp]bool{
 	opAddF32Rn:           true,
 	opSubF32Rn:           true,
 	opMulF32Rn:           true,
-	opFmaF32Rn:           true,
 	opFmaF32Rz:           true,
 	opFmaF32Rm:           true,
 	opFmaF32Rp:           true,
 	opAddF32RnSat:        true,
 	opSubF32RnSat:        true,
 	opMulF32RnSat:        true,
-	opFmaF32RnSat:        true,
 	opFmaF32RzSat:        true,
 	opFmaF32RmSat:        true,
 	opFmaF32RpSat:        true,
 	opAddF32RnFtz:        true,
 	opSubF32RnFtz:        true,
-	opFmaF32RnFtz:        true,
 	opFmaF32RzFtz:        true,
 	opFmaF32RmFtz:        true,
 	opFmaF32RpFtz:        true,
 	opAddF32RnFtzSat:     true,
 	opSubF32RnFtzSat:     true,
-	opFmaF32RnFtzSat:     true,
 	opFmaF32RzFtzSat:     true,
 	opFmaF32RmFtzSat:     true,
 	opFmaF32RpFtzSat:     true,
@@ -2886,7 +2882,6 @@ var aluDense = [opCmp]bool{
 	opAddF32RnUB:         true,
 	opSubF32RnUB:         true,
 	opMulF32RnUB:         true,
-	opFmaF32RnUB:         true,
 }
 
 // execALU runs a generated arithmetic op for the lanes in m.
@@ -9064,7 +9059,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][0] = gpumath.R32(fr)
@@ -9076,7 +9071,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][1] = gpumath.R32(fr)
@@ -9088,7 +9083,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][2] = gpumath.R32(fr)
@@ -9100,7 +9095,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][3] = gpumath.R32(fr)
@@ -9115,7 +9110,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fr := float32(fs)
-				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+				if !roundsPlain(fs) {
 					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 				}
 				d[l] = gpumath.R32(fr)
@@ -10668,7 +10663,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][0] = gpumath.R32(gpumath.Sat32(fr))
@@ -10680,7 +10675,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][1] = gpumath.R32(gpumath.Sat32(fr))
@@ -10692,7 +10687,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][2] = gpumath.R32(gpumath.Sat32(fr))
@@ -10704,7 +10699,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][3] = gpumath.R32(gpumath.Sat32(fr))
@@ -10719,7 +10714,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fr := float32(fs)
-				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+				if !roundsPlain(fs) {
 					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 				}
 				d[l] = gpumath.R32(gpumath.Sat32(fr))
@@ -11334,7 +11329,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][0] = gpumath.R32(gpumath.Ftz32(fr))
@@ -11346,7 +11341,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][1] = gpumath.R32(gpumath.Ftz32(fr))
@@ -11358,7 +11353,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][2] = gpumath.R32(gpumath.Ftz32(fr))
@@ -11370,7 +11365,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][3] = gpumath.R32(gpumath.Ftz32(fr))
@@ -11385,7 +11380,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fr := float32(fs)
-				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+				if !roundsPlain(fs) {
 					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 				}
 				d[l] = gpumath.R32(gpumath.Ftz32(fr))
@@ -12938,7 +12933,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -12950,7 +12945,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -12962,7 +12957,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -12974,7 +12969,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -12989,7 +12984,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fr := float32(fs)
-				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+				if !roundsPlain(fs) {
 					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 				}
 				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -24779,7 +24774,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][0] = gpumath.R32(fr)
@@ -24790,7 +24785,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][1] = gpumath.R32(fr)
@@ -24801,7 +24796,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][2] = gpumath.R32(fr)
@@ -24812,7 +24807,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+					if !roundsPlain(fs) {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][3] = gpumath.R32(fr)
@@ -24826,7 +24821,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fr := float32(fs)
-				if bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {
+				if !roundsPlain(fs) {
 					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 				}
 				d[l] = gpumath.R32(fr)

@@ -315,11 +315,11 @@ func floats() {
 				}
 				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
 				if r == "rn" {
-					// The hot case: fma32's fast path inline (see fma32rn).
+					// The hot case: fma32's fast path inline (roundsPlain).
 					pre := fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
 						"\t\t\t\tfs := float64(fx)*float64(fy) + float64(fz)\n"+
 						"\t\t\t\tfr := float32(fs)\n"+
-						"\t\t\t\tif bs := math.Float64bits(fs); bs&0x1fffffff == 0x10000000 || (bs>>52&0x7ff)-0x381 > 0x47e-0x381 {\n"+
+						"\t\t\t\tif !roundsPlain(fs) {\n"+
 						"\t\t\t\t\tfr = gpumath.Fma32(fx, fy, fz, gpumath.RN)\n"+
 						"\t\t\t\t}", A, B, C)
 					alu("FmaF32"+title(r)+mn, out32("fr", ftz, sat), f3, append(keys("fma"), keys("mad")...)...)
