@@ -162,10 +162,14 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	a, b := lanes(r, ch.a), lanes(r, ch.b)
 	lim1, lim2 := n-4-ch.sp1, n-4-ch.sp2
 	ok := true
+	rowA, rowB := false, false // a's or b's lanes hold one address per half-warp
 	if m == fullMask {
+		rowA, rowB = true, true
 		for l := range 32 {
 			x, y := a[l]+ch.lo1, b[l]+ch.lo2
 			ok = ok && x <= lim1 && x&3 == 0 && y <= lim2 && y&3 == 0
+			rowA = rowA && a[l] == a[l&16]
+			rowB = rowB && b[l] == b[l&16]
 		}
 	} else {
 		for mm := m; mm != 0; mm &= mm - 1 {
@@ -193,6 +197,13 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 			acc[l] = math.Float32frombits(uint32(cs[l]))
 		}
 		s1, s2 := uint64(ch.s1), uint64(ch.s2)
+		if rowA || rowB {
+			chainRows(sh, ch, a, b, rowA, int(ch.n/3), &acc)
+			for l := range 32 {
+				ds[l] = uint64(math.Float32bits(acc[l]))
+			}
+			return true
+		}
 		for k := int(ch.n / 3); k > 0; k -= 2 {
 			q := min(k, 2)
 			chainSteps(sh, a, b, o1, o2, s1, s2, q, &acc, ch.swap)
@@ -272,6 +283,100 @@ func chainSteps(sh unsafe.Pointer, a, b *[32]uint64, o1, o2, s1, s2 uint64, q in
 			x, y = x+s1, y+s2
 		}
 	}
+}
+
+// chainRows runs k triples for a full warp whose loads from one base (a's
+// if rowA, else b's) read one address per half-warp, as a tiled matmul's
+// row operand does: each half-warp reads that operand once per triple and
+// converts it once, and each lane runs four triples in a row, its sum
+// in a register between them.
+func chainRows(sh unsafe.Pointer, ch *ldChain, a, b *[32]uint64, rowA bool, k int, acc *[32]float32) {
+	u, v := a, b
+	ou, ov, su, sv := uint64(ch.o1), uint64(ch.o2), uint64(ch.s1), uint64(ch.s2)
+	if !rowA {
+		u, v = b, a
+		ou, ov, su, sv = ov, ou, sv, su
+	}
+	for h := 0; h < 32; h += 16 {
+		pv, pacc := unsafe.Pointer(&v[h]), unsafe.Pointer(&acc[h])
+		x, y := u[h]+ou, ov // the row's address, the lanes' offset
+		for t := 0; t < k; {
+			q := 1
+			var slow uint32
+			if k-t >= 4 {
+				q = 4
+				slow = chainRow4(sh, pv, pacc, y, sv,
+					float64(*(*float32)(unsafe.Add(sh, x))), float64(*(*float32)(unsafe.Add(sh, x+su))),
+					float64(*(*float32)(unsafe.Add(sh, x+2*su))), float64(*(*float32)(unsafe.Add(sh, x+3*su))))
+			} else {
+				slow = chainRow1(sh, pv, pacc, y, float64(*(*float32)(unsafe.Add(sh, x))))
+			}
+			// The lanes whose fma needs fmaRN32's slow path redo the
+			// group from their sum before it, in the instructions'
+			// operand order.
+			for ; slow != 0; slow &= slow - 1 {
+				l := h + bits.TrailingZeros32(slow)&15
+				xl, yl := x, v[l]+y
+				for range q {
+					if rowA {
+						acc[l] = chainFma(sh, xl, yl, acc[l], ch.swap)
+					} else {
+						acc[l] = chainFma(sh, yl, xl, acc[l], ch.swap)
+					}
+					xl, yl = xl+su, yl+sv
+				}
+			}
+			t += q
+			x, y = x+uint64(q)*su, y+uint64(q)*sv
+		}
+	}
+}
+
+// chainRow4 runs four triples for 16 lanes: lane l's sum acc[l] gets
+// [sh+v[l]+o]·xj added for j = 0…3, o growing by s. It reports the lanes
+// that need fmaRN32's slow path, their sums untouched.
+func chainRow4(sh, v, acc unsafe.Pointer, o, s uint64, x0, x1, x2, x3 float64) (slow uint32) {
+	for l := range 16 {
+		y := *(*uint64)(unsafe.Add(v, l*8)) + o
+		sum := (*float32)(unsafe.Add(acc, l*4))
+		fs := float64(*(*float32)(unsafe.Add(sh, y)))*x0 + float64(*sum)
+		if !roundsPlain(fs) {
+			slow |= 1 << l
+			continue
+		}
+		fs = float64(*(*float32)(unsafe.Add(sh, y+s)))*x1 + float64(float32(fs))
+		if !roundsPlain(fs) {
+			slow |= 1 << l
+			continue
+		}
+		fs = float64(*(*float32)(unsafe.Add(sh, y+2*s)))*x2 + float64(float32(fs))
+		if !roundsPlain(fs) {
+			slow |= 1 << l
+			continue
+		}
+		fs = float64(*(*float32)(unsafe.Add(sh, y+3*s)))*x3 + float64(float32(fs))
+		if !roundsPlain(fs) {
+			slow |= 1 << l
+			continue
+		}
+		*sum = float32(fs)
+	}
+	return slow
+}
+
+// chainRow1 is chainRow4 for one triple.
+func chainRow1(sh, v, acc unsafe.Pointer, o uint64, x0 float64) (slow uint32) {
+	for l := range 16 {
+		y := *(*uint64)(unsafe.Add(v, l*8)) + o
+		sum := (*float32)(unsafe.Add(acc, l*4))
+		fs := float64(*(*float32)(unsafe.Add(sh, y)))*x0 + float64(*sum)
+		if !roundsPlain(fs) {
+			slow |= 1 << l
+			continue
+		}
+		*sum = float32(fs)
+	}
+	return slow
 }
 
 // chainFma is one lane's triple: the sum acc plus the values at sh+x and

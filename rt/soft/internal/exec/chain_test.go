@@ -21,6 +21,10 @@ type chainForm struct {
 	guard int    // this triple's first load is predicated (0: none)
 	bar   int    // a bar.sync before this triple (0: none)
 	extra string // instructions after the run
+	// row16: the sA operand is one row per half-warp, [sA+64(t/16)+4j], as
+	// in a 16×16 tile (chainRows), rather than one per 4 threads.
+	row16    bool
+	rowFirst bool // the sA load comes first in each triple
 }
 
 // chainSrc is a kernel that copies 256 floats of in to sA and the next 256
@@ -67,8 +71,8 @@ $Ldone:
 	mul.wide.u32 %rd7, %r1, 4;
 	add.s64 %rd8, %rd3, %rd7;
 	ld.global.f32 %f0, [%rd8+2048];
-	shr.u32 %r14, %r1, 2;
-	shl.b32 %r15, %r14, 5;
+	shr.u32 %r14, %r1, ROWSHIFT;
+	shl.b32 %r15, %r14, ROWBYTES;
 	add.s32 %r7, %r3, %r15;
 	and.b32 %r16, %r1, 15;
 	shl.b32 %r17, %r16, 2;
@@ -77,6 +81,13 @@ $Ldone:
 	selp.b32 %r8, %r11, %r8, %p1;
 	setp.lt.u32 %p3, %r1, 7;
 `)
+	prologue := b.String()
+	b.Reset()
+	if f.row16 {
+		b.WriteString(strings.NewReplacer("ROWSHIFT", "4", "ROWBYTES", "6").Replace(prologue))
+	} else {
+		b.WriteString(strings.NewReplacer("ROWSHIFT", "2", "ROWBYTES", "5").Replace(prologue))
+	}
 	s := 0
 	for j := range f.steps {
 		if j == f.label && j > 0 {
@@ -90,7 +101,11 @@ $Ldone:
 			g = "@%p3 "
 		}
 		x, y, d := 3*j+1, 3*j+2, 3*j+3
-		fmt.Fprintf(&b, "\t%sld.shared.f32 %%f%d, [%%r8+%d];\n\tld.shared.f32 %%f%d, [%%r7+%d];\n", g, x, 64*j, y, 4*j)
+		if f.rowFirst {
+			fmt.Fprintf(&b, "\t%sld.shared.f32 %%f%d, [%%r7+%d];\n\tld.shared.f32 %%f%d, [%%r8+%d];\n", g, y, 4*j, x, 64*j)
+		} else {
+			fmt.Fprintf(&b, "\t%sld.shared.f32 %%f%d, [%%r8+%d];\n\tld.shared.f32 %%f%d, [%%r7+%d];\n", g, x, 64*j, y, 4*j)
+		}
 		if f.swap {
 			fmt.Fprintf(&b, "\tfma.rn.f32 %%f%d, %%f%d, %%f%d, %%f%d;\n", d, x, y, s)
 		} else {
@@ -218,6 +233,11 @@ func TestLdChainMatchesUnfused(t *testing.T) {
 		{chainForm{steps: 8, bar: 6}, []string{"6 keep=false", "2 keep=false"}},
 		{chainForm{steps: 2}, []string{"2 keep=false"}},
 		{chainForm{steps: 1}, nil},
+		{chainForm{steps: 16, row16: true}, []string{"16 keep=false"}},
+		{chainForm{steps: 16, row16: true, swap: true}, []string{"16 keep=false"}},
+		{chainForm{steps: 8, row16: true, rowFirst: true}, []string{"8 keep=false"}},
+		{chainForm{steps: 8, row16: true, rowFirst: true, swap: true, label: 3}, []string{"3 keep=false", "5 keep=false"}},
+		{chainForm{steps: 7, row16: true, keep: true}, []string{"7 keep=true"}},
 	}
 	r := rand.New(rand.NewPCG(7, 27))
 	const window = ReservedShared + 2048

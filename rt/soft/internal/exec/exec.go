@@ -820,6 +820,7 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 			if m == fullMask && pc+2 < stop {
 				if !c.ldLdFma(w, in, &code[pc+1], &code[pc+2]) {
+					n += uint64(c.pc-pc) * gpop // the second load faulted: it ran, as one by one
 					return c.done(n, false)
 				}
 				n += 2 * gpop
