@@ -162,14 +162,18 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	a, b := lanes(r, ch.a), lanes(r, ch.b)
 	lim1, lim2 := n-4-ch.sp1, n-4-ch.sp2
 	ok := true
-	rowA, rowB := false, false // a's or b's lanes hold one address per half-warp
+	// rowA, rowB: a's or b's lanes hold one address per half-warp;
+	// colA, colB: the half-warps' lanes hold the same addresses.
+	rowA, rowB, colA, colB := false, false, false, false
 	if m == fullMask {
-		rowA, rowB = true, true
+		rowA, rowB, colA, colB = true, true, true, true
 		for l := range 32 {
 			x, y := a[l]+ch.lo1, b[l]+ch.lo2
 			ok = ok && x <= lim1 && x&3 == 0 && y <= lim2 && y&3 == 0
 			rowA = rowA && a[l] == a[l&16]
 			rowB = rowB && b[l] == b[l&16]
+			colA = colA && a[l] == a[l&15]
+			colB = colB && b[l] == b[l&15]
 		}
 	} else {
 		for mm := m; mm != 0; mm &= mm - 1 {
@@ -198,7 +202,7 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 		}
 		s1, s2 := uint64(ch.s1), uint64(ch.s2)
 		if rowA || rowB {
-			chainRows(sh, ch, a, b, rowA, int(ch.n/3), &acc)
+			chainRows(sh, ch, a, b, rowA, rowA && colB || rowB && colA, int(ch.n/3), &acc)
 			for l := range 32 {
 				ds[l] = uint64(math.Float32bits(acc[l]))
 			}
@@ -289,18 +293,52 @@ func chainSteps(sh unsafe.Pointer, a, b *[32]uint64, o1, o2, s1, s2 uint64, q in
 // if rowA, else b's) read one address per half-warp, as a tiled matmul's
 // row operand does: each half-warp reads that operand once per triple and
 // converts it once, and each lane runs four triples in a row, its sum
-// in a register between them.
-func chainRows(sh unsafe.Pointer, ch *ldChain, a, b *[32]uint64, rowA bool, k int, acc *[32]float32) {
+// in a register between them. If the other operand's half-warps read the
+// same addresses (col: As[ty][k]·Bs[k][tx] with two rows of threads a
+// warp), lanes l and l+16 run together, sharing their second loads.
+func chainRows(sh unsafe.Pointer, ch *ldChain, a, b *[32]uint64, rowA, col bool, k int, acc *[32]float32) {
 	u, v := a, b
 	ou, ov, su, sv := uint64(ch.o1), uint64(ch.o2), uint64(ch.s1), uint64(ch.s2)
 	if !rowA {
 		u, v = b, a
 		ou, ov, su, sv = ov, ou, sv, su
 	}
+	redo := func(l int, x, y uint64, q int) {
+		xl, yl := x, v[l]+y
+		for range q {
+			if rowA {
+				acc[l] = chainFma(sh, xl, yl, acc[l], ch.swap)
+			} else {
+				acc[l] = chainFma(sh, yl, xl, acc[l], ch.swap)
+			}
+			xl, yl = xl+su, yl+sv
+		}
+	}
+	t := 0
+	if col {
+		// Two lanes' sums, each a chain of roundings, side by side.
+		pv, pacc := unsafe.Pointer(v), unsafe.Pointer(acc)
+		x, z, y := u[0]+ou, u[16]+ou, ov
+		for ; k-t >= 4; t += 4 {
+			ld := func(x uint64) float64 { return float64(*(*float32)(unsafe.Add(sh, x))) }
+			slow := chainRow4x2(sh, pv, pacc, y, sv, ld(x), ld(x+su), ld(x+2*su), ld(x+3*su),
+				ld(z), ld(z+su), ld(z+2*su), ld(z+3*su))
+			for ; slow != 0; slow &= slow - 1 {
+				l := bits.TrailingZeros32(slow) & 15
+				redo(l, x, y, 4)
+				redo(l+16, z, y, 4)
+			}
+			x, z, y = x+4*su, z+4*su, y+4*sv
+		}
+		ou, ov = x-u[0], y
+	}
+	if t == k {
+		return
+	}
 	for h := 0; h < 32; h += 16 {
 		pv, pacc := unsafe.Pointer(&v[h]), unsafe.Pointer(&acc[h])
 		x, y := u[h]+ou, ov // the row's address, the lanes' offset
-		for t := 0; t < k; {
+		for t := t; t < k; {
 			q := 1
 			var slow uint32
 			if k-t >= 4 {
@@ -311,20 +349,8 @@ func chainRows(sh unsafe.Pointer, ch *ldChain, a, b *[32]uint64, rowA bool, k in
 			} else {
 				slow = chainRow1(sh, pv, pacc, y, float64(*(*float32)(unsafe.Add(sh, x))))
 			}
-			// The lanes whose fma needs fmaRN32's slow path redo the
-			// group from their sum before it, in the instructions'
-			// operand order.
 			for ; slow != 0; slow &= slow - 1 {
-				l := h + bits.TrailingZeros32(slow)&15
-				xl, yl := x, v[l]+y
-				for range q {
-					if rowA {
-						acc[l] = chainFma(sh, xl, yl, acc[l], ch.swap)
-					} else {
-						acc[l] = chainFma(sh, yl, xl, acc[l], ch.swap)
-					}
-					xl, yl = xl+su, yl+sv
-				}
+				redo(h+bits.TrailingZeros32(slow)&15, x, y, q)
 			}
 			t += q
 			x, y = x+uint64(q)*su, y+uint64(q)*sv
@@ -360,6 +386,58 @@ func chainRow4(sh, v, acc unsafe.Pointer, o, s uint64, x0, x1, x2, x3 float64) (
 			continue
 		}
 		*sum = float32(fs)
+	}
+	return slow
+}
+
+// chainRow4x2 is chainRow4 for lanes l and l+16 at once, both reading
+// [sh+v[l]+o+js], the first multiplying by xj, the second by zj. Its bit
+// l says that lanes l and l+16 need the slow path, their sums untouched.
+func chainRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, x0, x1, x2, x3, z0, z1, z2, z3 float64) (slow uint32) {
+	for l := range 16 {
+		y := *(*uint64)(unsafe.Add(v, l*8)) + o
+		sum, sum2 := (*float32)(unsafe.Add(acc, l*4)), (*float32)(unsafe.Add(acc, l*4+64))
+		w := float64(*(*float32)(unsafe.Add(sh, y)))
+		fs, ft := w*x0+float64(*sum), w*z0+float64(*sum2)
+		if !roundsPlain(fs) {
+			slow |= 1 << l
+			continue
+		}
+		if !roundsPlain(ft) {
+			slow |= 1 << l
+			continue
+		}
+		w = float64(*(*float32)(unsafe.Add(sh, y+s)))
+		fs, ft = w*x1+float64(float32(fs)), w*z1+float64(float32(ft))
+		if !roundsPlain(fs) {
+			slow |= 1 << l
+			continue
+		}
+		if !roundsPlain(ft) {
+			slow |= 1 << l
+			continue
+		}
+		w = float64(*(*float32)(unsafe.Add(sh, y+2*s)))
+		fs, ft = w*x2+float64(float32(fs)), w*z2+float64(float32(ft))
+		if !roundsPlain(fs) {
+			slow |= 1 << l
+			continue
+		}
+		if !roundsPlain(ft) {
+			slow |= 1 << l
+			continue
+		}
+		w = float64(*(*float32)(unsafe.Add(sh, y+3*s)))
+		fs, ft = w*x3+float64(float32(fs)), w*z3+float64(float32(ft))
+		if !roundsPlain(fs) {
+			slow |= 1 << l
+			continue
+		}
+		if !roundsPlain(ft) {
+			slow |= 1 << l
+			continue
+		}
+		*sum, *sum2 = float32(fs), float32(ft)
 	}
 	return slow
 }

@@ -237,6 +237,7 @@ func TestLdChainMatchesUnfused(t *testing.T) {
 		{chainForm{steps: 16, row16: true, swap: true}, []string{"16 keep=false"}},
 		{chainForm{steps: 8, row16: true, rowFirst: true}, []string{"8 keep=false"}},
 		{chainForm{steps: 8, row16: true, rowFirst: true, swap: true, label: 3}, []string{"3 keep=false", "5 keep=false"}},
+		{chainForm{steps: 7, row16: true}, []string{"7 keep=false"}},
 		{chainForm{steps: 7, row16: true, keep: true}, []string{"7 keep=true"}},
 	}
 	r := rand.New(rand.NewPCG(7, 27))
