@@ -202,7 +202,11 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 		}
 		s1, s2 := uint64(ch.s1), uint64(ch.s2)
 		if rowA || rowB {
-			chainRows(sh, ch, a, b, rowA, rowA && colB || rowB && colA, int(ch.n/3), &acc)
+			col := colA // the other operand's, a's if b is the row
+			if rowA {
+				col = colB
+			}
+			chainRows(sh, ch, a, b, rowA, col, int(ch.n/3), &acc)
 			for l := range 32 {
 				ds[l] = uint64(math.Float32bits(acc[l]))
 			}

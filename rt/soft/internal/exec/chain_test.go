@@ -25,6 +25,9 @@ type chainForm struct {
 	// in a 16×16 tile (chainRows), rather than one per 4 threads.
 	row16    bool
 	rowFirst bool // the sA load comes first in each triple
+	// rowAll: the sA operand is one address for all threads; colHalf: the
+	// sB operand is one per half-warp, [sB+4(t/16)+64j].
+	rowAll, colHalf bool
 }
 
 // chainSrc is a kernel that copies 256 floats of in to sA and the next 256
@@ -74,7 +77,7 @@ $Ldone:
 	shr.u32 %r14, %r1, ROWSHIFT;
 	shl.b32 %r15, %r14, ROWBYTES;
 	add.s32 %r7, %r3, %r15;
-	and.b32 %r16, %r1, 15;
+	COLOP %r16, %r1, COLARG;
 	shl.b32 %r17, %r16, 2;
 	add.s32 %r8, %r12, %r17;
 	setp.eq.u32 %p1, %r1, %r10;
@@ -83,11 +86,18 @@ $Ldone:
 `)
 	prologue := b.String()
 	b.Reset()
-	if f.row16 {
-		b.WriteString(strings.NewReplacer("ROWSHIFT", "4", "ROWBYTES", "6").Replace(prologue))
-	} else {
-		b.WriteString(strings.NewReplacer("ROWSHIFT", "2", "ROWBYTES", "5").Replace(prologue))
+	rows := []string{"ROWSHIFT", "2", "ROWBYTES", "5"}
+	switch {
+	case f.rowAll:
+		rows = []string{"ROWSHIFT", "6", "ROWBYTES", "6"}
+	case f.row16:
+		rows = []string{"ROWSHIFT", "4", "ROWBYTES", "6"}
 	}
+	cols := []string{"COLOP", "and.b32", "COLARG", "15"}
+	if f.colHalf {
+		cols = []string{"COLOP", "shr.u32", "COLARG", "4"}
+	}
+	b.WriteString(strings.NewReplacer(append(rows, cols...)...).Replace(prologue))
 	s := 0
 	for j := range f.steps {
 		if j == f.label && j > 0 {
@@ -238,6 +248,8 @@ func TestLdChainMatchesUnfused(t *testing.T) {
 		{chainForm{steps: 8, row16: true, rowFirst: true}, []string{"8 keep=false"}},
 		{chainForm{steps: 8, row16: true, rowFirst: true, swap: true, label: 3}, []string{"3 keep=false", "5 keep=false"}},
 		{chainForm{steps: 7, row16: true}, []string{"7 keep=false"}},
+		{chainForm{steps: 8, rowAll: true, colHalf: true, rowFirst: true}, []string{"8 keep=false"}},
+		{chainForm{steps: 8, rowAll: true, colHalf: true}, []string{"8 keep=false"}},
 		{chainForm{steps: 7, row16: true, keep: true}, []string{"7 keep=true"}},
 	}
 	r := rand.New(rand.NewPCG(7, 27))
