@@ -58,6 +58,8 @@ const (
 	opCallInd  // call through a register (call.go): a = target, aux2 = prototype index, imm as opCall
 	opBrx      // brx.idx (brx.go): a = index, targets p.brx[aux : aux+e]
 	opTex      // tex, tld4, txq, suld, sust, sured, suq (texinstr.go): aux indexes program.texs
+	opLdGAdd   // ld.global [a+imm] with its address add folded in (fuse_mem.go): a = b + c (aux 1: c's lane 0)
+	opStGAdd   // st.global.b32 [a+imm] likewise
 	opStack    // alloca, stacksave, stackrestore (alloca.go): fl = skAlloca…, e = width, imm = the function's frame size, aux = alignment
 
 	opALU opcode = 256
