@@ -857,6 +857,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if !c.stGAdd(w, in, m) {
 				return c.done(n, false)
 			}
+		case opAtomSAdd:
+			if !c.atomSAdd(w, in, m) {
+				return c.done(n, false)
+			}
 		case opCpAsync:
 			if !c.cpAsync(w, in, m) {
 				return c.done(n, false)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cugen/cugen/parse/ptx"
 	"github.com/cugen/cugen/rt/soft/internal/devmem"
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
 
 // Address folding: "add.s64 %x, %u, %v; ... ld.global [%x+imm]" (or st)
@@ -19,7 +20,9 @@ import (
 // between them, nothing between that writes u or v, nothing but arithmetic,
 // comparisons, nops and plain loads and stores), so every lane that runs
 // the access ran the add, with the same u and v. Racecheck programs undo
-// the folds (Program.folds).
+// the folds (Program.folds). An atom.shared.add.u32 (or .s32) folds a
+// 32-bit uniform-B add (histogram bins: the shared array's address plus a
+// lane's offset) as opAtomSAdd: aux = u, c = v (lane 0).
 
 // foldAddrs turns address folding on (tests compare with it off).
 var foldAddrs = true
@@ -51,6 +54,9 @@ func (dc *decoder) foldAddr(start int32, f *ptx.Func, targets map[int32]bool) {
 			continue
 		}
 		ad := &code[j]
+		if x.op == opAtom && ad.op != opAdd32UB || x.op != opAtom && ad.op != opAdd64 && ad.op != opAdd64UB {
+			continue
+		}
 		s, ok := dc.p.src[j].Operands[0].(*ptx.Reg)
 		if !ok || mentions[s.Name] != 2 || dc.fixed[ad.d] {
 			continue
@@ -64,9 +70,13 @@ func (dc *decoder) foldAddr(start int32, f *ptx.Func, targets map[int32]bool) {
 			uni = 1
 		}
 		*ad = inst{op: opNop, gp: -1}
-		if x.op == opStG32 {
+		switch x.op {
+		case opAtom:
+			x.op, x.aux, x.c = opAtomSAdd, int32(u), v
+			continue
+		case opStG32:
 			x.op = opStGAdd
-		} else {
+		default:
 			x.op = opLdGAdd
 		}
 		x.b, x.c, x.aux = u, v, uni
@@ -83,8 +93,17 @@ func foldable(x *inst) bool {
 	case opLd:
 		size := x.fl & 0xff
 		return x.aux2 == spGlobal && x.e == 1 && x.fl&(memSext|memAtomic) == 0 && size <= 8 && size&(size-1) == 0
+	case opAtom:
+		return sharedAdd32(x)
 	}
 	return false
+}
+
+// sharedAdd32 reports whether x is a scalar atom.shared.add of 32-bit
+// integers (whose c operand, the compare value of a cas, is unused).
+func sharedAdd32(x *inst) bool {
+	cls := int(x.fl >> 4)
+	return x.op == opAtom && x.e <= 1 && x.aux2 == spShared && int(x.fl&15) == gpumath.AtAdd && (cls == gpumath.AcU32 || cls == gpumath.AcS32)
 }
 
 // addrDef is the pc of the unguarded 64-bit add defining the address
@@ -102,7 +121,7 @@ func (dc *decoder) addrDef(start int32, i int, targets map[int32]bool) int {
 			return -1
 		}
 		y := &code[j]
-		if (y.op == opAdd64 || y.op == opAdd64UB) && y.d == x {
+		if (y.op == opAdd64 || y.op == opAdd64UB || y.op == opAdd32UB) && y.d == x {
 			if y.gp >= 0 {
 				return -1
 			}
@@ -130,6 +149,7 @@ func (dc *decoder) addrDef(start int32, i int, targets map[int32]bool) int {
 func writes(y *inst) (uint32, bool) {
 	switch {
 	case y.op == opNop, y.op == opStG32, y.op == opStS32, y.op == opStGAdd, y.op >= opCmp:
+		// (y.op >= opCmp: comparisons write predicates only.)
 		return 0, true
 	case y.op >= opALU, y.op == opLdG32, y.op == opLdS32, y.op == opLdGAdd, y.op == opMov, y.op == opCvtII:
 		return y.d, true
@@ -258,4 +278,37 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 	rest := fullMask &^ (1<<l - 1)
 	addrs(r, in, rest)
 	return c.st(w, in, rest)
+}
+
+// atomSAdd runs opAtomSAdd: atom's unsynchronised add on the CTA's own
+// shared memory, lane by lane in lane order, the address the 32-bit sum;
+// from the first lane outside the window on, the sums are written and
+// the general atom goes on.
+func (c *cta) atomSAdd(w *warp, in *inst, m uint32) bool {
+	r := w.r
+	u, b, d := lanes(r, uint32(in.aux)), lanes(r, in.b), lanes(r, in.d)
+	v := r[in.c]
+	if sh, n, imm := c.shPtr, c.shLen, uint64(in.imm); n >= 4 {
+		lim := n - 4
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			addr := uint64(uint32(u[l]+v)) + imm
+			if addr > lim || addr&3 != 0 {
+				break
+			}
+			p := (*uint32)(unsafe.Add(sh, addr))
+			old := *p
+			*p = old + uint32(b[l])
+			d[l] = uint64(old)
+		}
+	}
+	if m == 0 {
+		return true
+	}
+	x := lanes(r, in.a)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		x[l] = uint64(uint32(u[l] + v))
+	}
+	return c.atom(w, in, m)
 }

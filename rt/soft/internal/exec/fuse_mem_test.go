@@ -175,3 +175,136 @@ func TestFoldAddr(t *testing.T) {
 		}
 	}
 }
+
+// foldHistSrc counts bytes into shared bins with atom.shared.add through a
+// folded address add (and its byte load and stores folded too); each
+// lane adds its index, so the old values it stores show the order the
+// lanes ran in. Lane bad's bin is shift bytes further.
+const foldHistSrc = ptxHeader + `
+.visible .entry h(.param .u64 d, .param .u64 old, .param .u64 bins, .param .u32 n, .param .u32 bad, .param .u32 shift)
+{
+	.reg .b32 %r<30>;
+	.reg .b16 %rs<2>;
+	.reg .b64 %rd<20>;
+	.reg .pred %p<4>;
+	.shared .align 4 .b8 sh[1024];
+	ld.param.u64 %rd1, [d];
+	ld.param.u64 %rd2, [old];
+	ld.param.u64 %rd11, [bins];
+	ld.param.u32 %r1, [n];
+	ld.param.u32 %r2, [bad];
+	ld.param.u32 %r3, [shift];
+	mov.u32 %r4, %tid.x;
+	mov.u32 %r5, sh;
+	shl.b32 %r6, %r4, 2;
+	add.s32 %r7, %r5, %r6;
+	mov.u32 %r8, 0;
+	st.shared.u32 [%r7], %r8;
+	bar.sync 0;
+	mov.u32 %r9, %ctaid.x;
+	mov.u32 %r10, %ntid.x;
+	mad.lo.s32 %r11, %r9, %r10, %r4;
+	setp.ge.s32 %p1, %r11, %r1;
+	@%p1 bra SKIP;
+	setp.eq.s32 %p2, %r11, %r2;
+	selp.b32 %r12, %r3, 0, %p2;
+	cvta.to.global.u64 %rd3, %rd1;
+	cvt.s64.s32 %rd4, %r11;
+	add.s64 %rd5, %rd3, %rd4;
+	ld.global.u8 %rs1, [%rd5];
+	mul.wide.u16 %r13, %rs1, 4;
+	add.s32 %r14, %r13, %r12;
+	mov.u32 %r15, sh;
+	add.s32 %r16, %r15, %r14;
+	atom.shared.add.u32 %r17, [%r16], %r11;
+	cvta.to.global.u64 %rd6, %rd2;
+	mul.wide.s32 %rd7, %r11, 4;
+	add.s64 %rd8, %rd6, %rd7;
+	st.global.u32 [%rd8], %r17;
+SKIP:
+	bar.sync 0;
+	ld.shared.u32 %r18, [%r7];
+	mad.lo.s32 %r19, %r9, 256, %r4;
+	cvta.to.global.u64 %rd12, %rd11;
+	mul.wide.s32 %rd9, %r19, 4;
+	add.s64 %rd10, %rd12, %rd9;
+	st.global.u32 [%rd10], %r18;
+	ret;
+}
+`
+
+// foldHistRun launches foldHistSrc over n bytes in CTAs of 256 threads and
+// returns the old values and the bins stored, the fault, the
+// thread-instructions executed and the folded instructions.
+func foldHistRun(t *testing.T, fold bool, race RaceMode, n, bad, shift int) ([]uint32, string, uint64, int) {
+	t.Helper()
+	defer func(v bool) { foldAddrs = v }(foldAddrs)
+	foldAddrs = fold
+	e := newEnv(t, Config{Workers: 1, RaceCheck: race})
+	k := e.kernel(e.loadSrc("foldhist.ptx", foldHistSrc), "h")
+	grid := (n + 255) / 256
+	d := make([]byte, n)
+	for i := range d {
+		d[i] = byte(i*i*37/11 + i/3) // repeats within a warp
+	}
+	pd, pold, pbins := e.buf(d), e.buf(make([]uint32, n)), e.buf(make([]uint32, grid*256))
+	p := e.kernels[k]
+	folds := len(p.folds)
+	prm := params(pd, pold, pbins, n, bad, shift)
+	pbuf := make([]uint64, len(prm)/8+1)
+	pbytes := unsafe.Slice((*byte)(unsafe.Pointer(&pbuf[0])), len(prm))
+	copy(pbytes, prm)
+	l := &Launch{Program: p, Host: e.host, Mem: e.mem, Config: &e.cfg, Grid: rt.D1(grid).Norm(), Block: rt.D1(256).Norm(), Params: pbytes}
+	msg := ""
+	if err := l.Run(); err != nil {
+		msg = err.Error()
+	}
+	got := make([]uint32, n+grid*256)
+	e.get(pold, got[:n])
+	e.get(pbins, got[n:])
+	return got, msg, l.Executed(), folds
+}
+
+// TestFoldAtom: a folded atom.shared.add adds, in lane order, what the add
+// and the atom one by one do, and faults like them.
+func TestFoldAtom(t *testing.T) {
+	if _, _, _, folds := foldHistRun(t, true, RaceOff, 512, -1, 0); folds != 8 {
+		t.Fatalf("%d instructions recorded as folded, want 8 (the atom, the byte load, two stores)", folds)
+	}
+	cases := []struct {
+		name          string
+		n, bad, shift int
+	}{
+		{"full warps", 512, -1, 0},
+		{"partial warps", 400, -1, 0},
+		{"bin out of bounds", 512, 300, 1 << 12},
+		{"bin out of bounds, lane 0", 512, 32, 1 << 12},
+		{"bin out of bounds, partial warp", 400, 395, 1 << 12},
+		{"misaligned bin", 512, 77, 2},
+	}
+	for _, race := range []RaceMode{RaceOff, RaceOn} {
+		for _, tc := range cases {
+			want, msgW, nW, _ := foldHistRun(t, false, race, tc.n, tc.bad, tc.shift)
+			got, msgG, nG, _ := foldHistRun(t, true, race, tc.n, tc.bad, tc.shift)
+			t.Logf("%s (race %d): %d executed: %s", tc.name, race, nW, msgW)
+			if (msgW == "") != (tc.shift == 0) {
+				t.Fatalf("%s: fault %q", tc.name, msgW)
+			}
+			if msgG != msgW || nG != nW {
+				t.Errorf("%s (race %d):\nfolded:   %q (%d executed)\nunfolded: %q (%d executed)", tc.name, race, msgG, nG, msgW, nW)
+			}
+			nonzero := 0
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s (race %d): word %d is %d folded, %d unfolded", tc.name, race, i, got[i], want[i])
+				}
+				if i < tc.n && want[i] != 0 {
+					nonzero++
+				}
+			}
+			if msgW == "" && nonzero < tc.n/4 {
+				t.Fatalf("%s: only %d lanes found their bin in use", tc.name, nonzero)
+			}
+		}
+	}
+}

@@ -60,6 +60,7 @@ const (
 	opTex      // tex, tld4, txq, suld, sust, sured, suq (texinstr.go): aux indexes program.texs
 	opLdGAdd   // ld.global [a+imm] with its address add folded in (fuse_mem.go): a = b + c (aux 1: c's lane 0)
 	opStGAdd   // st.global.b32 [a+imm] likewise
+	opAtomSAdd // atom.shared.add.u32 [a+imm] with its 32-bit address add folded in: a = aux + c (lane 0)
 	opStack    // alloca, stacksave, stackrestore (alloca.go): fl = skAlloca…, e = width, imm = the function's frame size, aux = alignment
 
 	opALU opcode = 256
