@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/cugen/cugen/parse/ptx"
@@ -12,17 +13,20 @@ import (
 // Address folding: "add.s64 %x, %u, %v; ... ld.global [%x+imm]" (or st)
 // where %x is read by that access alone runs as one dispatch. The add
 // becomes a nop (so instruction counts, the budget and pcs stay as they
-// are) and the access, opLdGAdd or opStGAdd, adds u and v itself: b = u,
-// c = v (aux 1: v's lane 0, the add being a uniform-B twin). It writes the
-// sum into %x as the add did, so that its general path (anything but an
-// access in the cached allocation) is the plain ld or st, with the same
-// faults. The add and the access are in one straight run (no branch target
-// between them, nothing between that writes u or v, nothing but arithmetic,
-// comparisons, nops and plain loads and stores), so every lane that runs
-// the access ran the add, with the same u and v. Racecheck programs undo
-// the folds (Program.folds). An atom.shared.add.u32 (or .s32) folds a
-// 32-bit uniform-B add (histogram bins: the shared array's address plus a
-// lane's offset) as opAtomSAdd: aux = u, c = v (lane 0).
+// are) and the access, opLdGAdd or opStGAdd, adds u and v itself
+// (Program.foldOps[aux]). Its general path (anything but a full warp's
+// access in the cached allocation) writes the sum into %x as the add did
+// and is the plain ld or st, with the same faults. The add and the access
+// are in one straight run (no branch target between them, nothing between
+// that writes u or v, nothing but arithmetic, comparisons, nops and plain
+// loads and stores), so every lane that runs the access ran the add, with
+// the same u and v. An atom.shared.add.u32 (or .s32) folds a 32-bit
+// uniform-B add likewise (opAtomSAdd: histogram bins, the shared array's
+// address plus a lane's offset). The integer op or conversion defining u
+// (or v) moves into the access too when only the add reads it (cvt.s64.s32
+// of an index, its shift or mul.wide): the access runs it first, for its
+// own lanes, on sources nothing between writes. Racecheck programs undo
+// the folds (Program.folds).
 
 // foldAddrs turns address folding on (tests compare with it off).
 var foldAddrs = true
@@ -33,7 +37,15 @@ type memFold struct {
 	in inst
 }
 
-// foldWindow bounds how far before an access its address add is looked for.
+// foldOp is what a folded access adds for its address.
+type foldOp struct {
+	u, v uint32 // the add's sources
+	uni  bool   // v is read from lane 0 (the add is a uniform-B twin)
+	pre  inst   // the moved definition of u or v (opNop: none)
+}
+
+// foldWindow bounds how far before an access its address add (and before
+// that add the definition of its source) is looked for.
 const foldWindow = 12
 
 // foldAddr folds the address adds of global accesses in the function f
@@ -44,42 +56,59 @@ func (dc *decoder) foldAddr(start int32, f *ptx.Func, targets map[int32]bool) {
 	}
 	mentions := regMentions(f)
 	code := dc.p.code
+	once := func(pc int, slot uint32) bool {
+		s, ok := dc.p.src[pc].Operands[0].(*ptx.Reg)
+		return ok && mentions[s.Name] == 2 && !dc.fixed[slot]
+	}
 	for i := int(start); i < len(code); i++ {
 		x := &code[i]
 		if !foldable(x) || targets[int32(i)] {
 			continue
 		}
-		j := dc.addrDef(start, i, targets)
+		j := dc.defBefore(start, i, x.a, targets)
 		if j < 0 {
 			continue
 		}
 		ad := &code[j]
-		if x.op == opAtom && ad.op != opAdd32UB || x.op != opAtom && ad.op != opAdd64 && ad.op != opAdd64UB {
+		if x.op == opAtom && ad.op != opAdd32UB || x.op != opAtom && ad.op != opAdd64 && ad.op != opAdd64UB ||
+			ad.gp >= 0 || !once(j, ad.d) || x.op != opStG32 && (x.d == ad.a || x.d == ad.b) {
 			continue
 		}
-		s, ok := dc.p.src[j].Operands[0].(*ptx.Reg)
-		if !ok || mentions[s.Name] != 2 || dc.fixed[ad.d] {
-			continue
-		}
-		if x.op != opStG32 && (x.d == ad.a || x.d == ad.b) {
-			continue
-		}
+		fo := foldOp{u: ad.a, v: ad.b, uni: ad.op != opAdd64, pre: inst{op: opNop}}
 		dc.p.folds = append(dc.p.folds, memFold{int32(j), *ad}, memFold{int32(i), *x})
-		u, v, uni := ad.a, ad.b, int32(0)
-		if ad.op == opAdd64UB {
-			uni = 1
-		}
 		*ad = inst{op: opNop, gp: -1}
+		cands := []uint32{fo.u}
+		if !fo.uni {
+			cands = append(cands, fo.v)
+		}
+		for _, src := range cands {
+			k := dc.defBefore(start, j, src, targets)
+			if k < 0 {
+				continue
+			}
+			y := &code[k]
+			if y.gp >= 0 || !(y.op >= opALU && y.op < opCmp || y.op == opCvtII) || !once(k, y.d) {
+				continue
+			}
+			srcs := genSources(y)
+			if dc.written(k+1, i, srcs) {
+				continue
+			}
+			dc.p.folds = append(dc.p.folds, memFold{int32(k), *y})
+			fo.pre = *y
+			*y = inst{op: opNop, gp: -1}
+			break
+		}
+		x.aux = int32(len(dc.p.foldOps))
+		dc.p.foldOps = append(dc.p.foldOps, fo)
 		switch x.op {
 		case opAtom:
-			x.op, x.aux, x.c = opAtomSAdd, int32(u), v
-			continue
+			x.op = opAtomSAdd
 		case opStG32:
 			x.op = opStGAdd
 		default:
 			x.op = opLdGAdd
 		}
-		x.b, x.c, x.aux = u, v, uni
 	}
 }
 
@@ -106,41 +135,41 @@ func sharedAdd32(x *inst) bool {
 	return x.op == opAtom && x.e <= 1 && x.aux2 == spShared && int(x.fl&15) == gpumath.AtAdd && (cls == gpumath.AcU32 || cls == gpumath.AcS32)
 }
 
-// addrDef is the pc of the unguarded 64-bit add defining the address
-// register of the access at pc i, in i's straight run, with nothing
-// between them writing its sources or the address, or -1.
-func (dc *decoder) addrDef(start int32, i int, targets map[int32]bool) int {
+// defBefore is the pc of the instruction that writes slot x for the one
+// at pc i, in i's straight run, with only instructions that writes allows
+// between them and none of those writing the definition's sources
+// (genSources), or -1.
+func (dc *decoder) defBefore(start int32, i int, x uint32, targets map[int32]bool) int {
 	code := dc.p.code
-	x := code[i].a
-	var srcs [2]uint32
-	found := -1
 	for j := i - 1; j >= int(start) && j >= i-foldWindow; j-- {
 		if targets[int32(j+1)] {
 			// A branch reaches j+1 (i itself is no target): a lane may
-			// run the access without what comes before it.
+			// run i without what comes before.
 			return -1
 		}
 		y := &code[j]
-		if (y.op == opAdd64 || y.op == opAdd64UB || y.op == opAdd32UB) && y.d == x {
-			if y.gp >= 0 {
+		w, ok := writes(y)
+		if !ok {
+			return -1
+		}
+		if w == x {
+			if y.op < opALU || y.op >= opCmp && y.op != opCvtII || dc.written(j+1, i, genSources(y)) {
 				return -1
 			}
-			found, srcs = j, [2]uint32{y.a, y.b}
-			break
-		}
-		if w, ok := writes(y); !ok || w == x {
-			return -1
+			return j
 		}
 	}
-	if found < 0 {
-		return -1
-	}
-	for k := found + 1; k < i; k++ {
-		if w, _ := writes(&code[k]); w != 0 && (w == srcs[0] || w == srcs[1]) {
-			return -1
+	return -1
+}
+
+// written reports whether an instruction in [from, to) writes one of srcs.
+func (dc *decoder) written(from, to int, srcs []uint32) bool {
+	for k := from; k < to; k++ {
+		if w, _ := writes(&dc.p.code[k]); w != 0 && slices.Contains(srcs, w) {
+			return true
 		}
 	}
-	return found
+	return false
 }
 
 // writes is the register an instruction between a folded add and its
@@ -159,22 +188,33 @@ func writes(y *inst) (uint32, bool) {
 	return 0, false
 }
 
-// addrs writes the folded address sum into the access's address register
+// addrs writes the folded address sums into the access's address register
 // for the lanes of m.
-func addrs(r []uint64, in *inst, m uint32) {
-	x, u := lanes(r, in.a), lanes(r, in.b)
-	if in.aux != 0 {
-		v := r[in.c]
+func addrs(r []uint64, in *inst, f *foldOp, m uint32) {
+	x, u := lanes(r, in.a), lanes(r, f.u)
+	if f.uni {
+		v := r[f.v]
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
 			x[l] = u[l] + v
 		}
 		return
 	}
-	v := lanes(r, in.c)
+	v := lanes(r, f.v)
 	for ; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x[l] = u[l] + v[l]
+	}
+}
+
+// run runs a folded access's moved definition for the lanes of m.
+func (f *foldOp) run(r []uint64, m uint32) {
+	switch {
+	case f.pre.op == opNop:
+	case f.pre.op == opCvtII:
+		cvtII(&f.pre, r, m)
+	default:
+		execALU(&f.pre, r, m)
 	}
 }
 
@@ -184,21 +224,23 @@ func addrs(r []uint64, in *inst, m uint32) {
 // are written and the general ld goes on.
 func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	r := w.r
+	f := &c.p.foldOps[in.aux]
+	f.run(r, m)
 	e := &c.gc[c.pc]
 	size := uint64(in.fl & 0xff)
 	if m != fullMask || e.n < size || size != 4 && size != 1 {
-		addrs(r, in, m)
+		addrs(r, in, f, m)
 		if size == 4 {
 			return c.ldG32(w, in, m)
 		}
 		return c.ld(w, in, m)
 	}
-	u, d := lanes(r, in.b), lanes(r, in.d)
+	u, d := lanes(r, f.u), lanes(r, in.d)
 	lo, p, lim := e.lo, e.ptr, e.n-size
 	l := 0
 	switch {
-	case in.aux != 0 && size == 4:
-		k := r[in.c] + uint64(in.imm) - lo
+	case f.uni && size == 4:
+		k := r[f.v] + uint64(in.imm) - lo
 		for ; l < 32; l++ {
 			off := u[l] + k
 			if off > lim || off&3 != 0 {
@@ -207,7 +249,7 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 			d[l] = uint64(devmem.Load32(unsafe.Add(p, off)))
 		}
 	case size == 4:
-		v, k := lanes(r, in.c), uint64(in.imm)-lo
+		v, k := lanes(r, f.v), uint64(in.imm)-lo
 		for ; l < 32; l++ {
 			off := u[l] + v[l] + k
 			if off > lim || off&3 != 0 {
@@ -215,8 +257,8 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 			}
 			d[l] = uint64(devmem.Load32(unsafe.Add(p, off)))
 		}
-	case in.aux != 0:
-		k := r[in.c] + uint64(in.imm) - lo
+	case f.uni:
+		k := r[f.v] + uint64(in.imm) - lo
 		for ; l < 32; l++ {
 			off := u[l] + k
 			if off > lim {
@@ -225,7 +267,7 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 			d[l] = devmem.Load(unsafe.Add(p, off), 1)
 		}
 	default:
-		v, k := lanes(r, in.c), uint64(in.imm)-lo
+		v, k := lanes(r, f.v), uint64(in.imm)-lo
 		for ; l < 32; l++ {
 			off := u[l] + v[l] + k
 			if off > lim {
@@ -238,23 +280,25 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 		return true
 	}
 	rest := fullMask &^ (1<<l - 1)
-	addrs(r, in, rest)
+	addrs(r, in, f, rest)
 	return c.ld(w, in, rest)
 }
 
 // stGAdd runs opStGAdd as ldGAdd runs opLdGAdd.
 func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 	r := w.r
+	f := &c.p.foldOps[in.aux]
+	f.run(r, m)
 	e := &c.gc[c.pc]
 	if m != fullMask || e.n < 4 || e.ro {
-		addrs(r, in, m)
+		addrs(r, in, f, m)
 		return c.stG32(w, in, m)
 	}
-	u, val := lanes(r, in.b), lanes(r, in.d)
+	u, val := lanes(r, f.u), lanes(r, in.d)
 	lo, p, lim := e.lo, e.ptr, e.n-4
 	l := 0
-	if in.aux != 0 {
-		k := r[in.c] + uint64(in.imm) - lo
+	if f.uni {
+		k := r[f.v] + uint64(in.imm) - lo
 		for ; l < 32; l++ {
 			off := u[l] + k
 			if off > lim || off&3 != 0 {
@@ -263,7 +307,7 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 			devmem.Store32(unsafe.Add(p, off), uint32(val[l]))
 		}
 	} else {
-		v, k := lanes(r, in.c), uint64(in.imm)-lo
+		v, k := lanes(r, f.v), uint64(in.imm)-lo
 		for ; l < 32; l++ {
 			off := u[l] + v[l] + k
 			if off > lim || off&3 != 0 {
@@ -276,7 +320,7 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 		return true
 	}
 	rest := fullMask &^ (1<<l - 1)
-	addrs(r, in, rest)
+	addrs(r, in, f, rest)
 	return c.st(w, in, rest)
 }
 
@@ -286,8 +330,10 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 // the general atom goes on.
 func (c *cta) atomSAdd(w *warp, in *inst, m uint32) bool {
 	r := w.r
-	u, b, d := lanes(r, uint32(in.aux)), lanes(r, in.b), lanes(r, in.d)
-	v := r[in.c]
+	f := &c.p.foldOps[in.aux]
+	f.run(r, m)
+	u, b, d := lanes(r, f.u), lanes(r, in.b), lanes(r, in.d)
+	v := r[f.v]
 	if sh, n, imm := c.shPtr, c.shLen, uint64(in.imm); n >= 4 {
 		lim := n - 4
 		for ; m != 0; m &= m - 1 {
