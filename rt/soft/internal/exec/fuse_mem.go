@@ -188,21 +188,20 @@ func writes(y *inst) (uint32, bool) {
 	return 0, false
 }
 
-// addrs writes the folded address sums into the access's address register
-// for the lanes of m.
-func addrs(r []uint64, in *inst, f *foldOp, m uint32) {
+// addrs writes the folded address sums into the access's address register,
+// in every lane: only the access reads the register, and only in its own
+// lanes, so a branch-free loop costs less than picking the lanes of m.
+func addrs(r []uint64, in *inst, f *foldOp) {
 	x, u := lanes(r, in.a), lanes(r, f.u)
 	if f.uni {
 		v := r[f.v]
-		for ; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m) & 31
+		for l := range x {
 			x[l] = u[l] + v
 		}
 		return
 	}
 	v := lanes(r, f.v)
-	for ; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
+	for l := range x {
 		x[l] = u[l] + v[l]
 	}
 }
@@ -229,7 +228,7 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	e := &c.gc[c.pc]
 	size := uint64(in.fl & 0xff)
 	if m != fullMask || e.n < size || size != 4 && size != 1 {
-		addrs(r, in, f, m)
+		addrs(r, in, f)
 		if size == 4 {
 			return c.ldG32(w, in, m)
 		}
@@ -280,7 +279,7 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 		return true
 	}
 	rest := fullMask &^ (1<<l - 1)
-	addrs(r, in, f, rest)
+	addrs(r, in, f)
 	return c.ld(w, in, rest)
 }
 
@@ -291,7 +290,7 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 	f.run(r, m)
 	e := &c.gc[c.pc]
 	if m != fullMask || e.n < 4 || e.ro {
-		addrs(r, in, f, m)
+		addrs(r, in, f)
 		return c.stG32(w, in, m)
 	}
 	u, val := lanes(r, f.u), lanes(r, in.d)
@@ -320,7 +319,7 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 		return true
 	}
 	rest := fullMask &^ (1<<l - 1)
-	addrs(r, in, f, rest)
+	addrs(r, in, f)
 	return c.st(w, in, rest)
 }
 
