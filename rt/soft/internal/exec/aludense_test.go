@@ -103,6 +103,10 @@ func TestUniformBMatchesLanes(t *testing.T) {
 // adds with their sources swapped), its lane-varying float add does not,
 // and the kernel still adds.
 func TestUniformBDecode(t *testing.T) {
+	// Folding would turn the address adds into nops, their accesses
+	// adding the sources (TestFoldAddr).
+	defer func(v bool) { foldAddrs = v }(foldAddrs)
+	foldAddrs = false
 	e := newEnv(t, Config{})
 	k := e.kernel(e.loadSrc("vadd.ptx", `
 .version 8.0

@@ -673,6 +673,7 @@ func (dc *decoder) fuse(start int32, f *ptx.Func) {
 		}
 		a.op = opLdLdFma
 	}
+	dc.foldAddr(start, f, targets)
 	dc.chains(start, f, targets)
 }
 

@@ -850,6 +850,18 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if !c.stG32(w, in, m) {
 				return c.done(n, false)
 			}
+		case opLdGAdd:
+			if !c.ldGAdd(w, in, m) {
+				return c.done(n, false)
+			}
+		case opStGAdd:
+			if !c.stGAdd(w, in, m) {
+				return c.done(n, false)
+			}
+		case opAtomSAdd:
+			if !c.atomSAdd(w, in, m) {
+				return c.done(n, false)
+			}
 		case opCpAsync:
 			if !c.cpAsync(w, in, m) {
 				return c.done(n, false)

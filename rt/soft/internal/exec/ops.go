@@ -58,6 +58,9 @@ const (
 	opCallInd  // call through a register (call.go): a = target, aux2 = prototype index, imm as opCall
 	opBrx      // brx.idx (brx.go): a = index, targets p.brx[aux : aux+e]
 	opTex      // tex, tld4, txq, suld, sust, sured, suq (texinstr.go): aux indexes program.texs
+	opLdGAdd   // ld.global [a+imm] with its address add folded in (fuse_mem.go), aux = program.foldOps index
+	opStGAdd   // st.global.b32 [a+imm] likewise
+	opAtomSAdd // atom.shared.add.u32 [a+imm] with its 32-bit address add folded in likewise
 	opStack    // alloca, stacksave, stackrestore (alloca.go): fl = skAlloca…, e = width, imm = the function's frame size, aux = alignment
 
 	opALU opcode = 256

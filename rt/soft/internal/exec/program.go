@@ -48,6 +48,8 @@ type Program struct {
 	bulks   []bulkOp   // bulk and tensor copies (bulk.go), by opBulk's aux
 	texs    []texInstr // texture and surface instructions (texinstr.go), by opTex's aux
 	chains  []ldChain  // ld-ld-fma chains (chain.go), by opLdChain's aux
+	folds   []memFold  // instructions as they were before address folding (fuse_mem.go)
+	foldOps []foldOp   // folded accesses' address arithmetic, by opLdGAdd's (opStGAdd's, opAtomSAdd's) aux
 
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2

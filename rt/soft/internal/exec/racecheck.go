@@ -74,8 +74,12 @@ const (
 
 // instrument rewrites p's memory instructions and warp barriers to their
 // racecheck forms. The fused ld-ld-fma and the chains of them become plain
-// loads: their partners stay in place and run one by one.
+// loads: their partners stay in place and run one by one; folded address
+// adds are undone.
 func instrument(p *Program) {
+	for _, f := range p.folds {
+		p.code[f.pc] = f.in
+	}
 	for i := range p.code {
 		in := &p.code[i]
 		switch in.op {
