@@ -48,6 +48,7 @@ type Program struct {
 	bulks   []bulkOp   // bulk and tensor copies (bulk.go), by opBulk's aux
 	texs    []texInstr // texture and surface instructions (texinstr.go), by opTex's aux
 	chains  []ldChain  // ld-ld-fma chains (chain.go), by opLdChain's aux
+	unis    []uniDef   // definitions of uniform candidates (uniform.go), by opUniDef's aux2
 
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2
