@@ -86,6 +86,12 @@ type decoder struct {
 	// read from lane 0 (aluUniformB).
 	fixed, perCTA, uniform map[uint32]bool
 
+	// The kernel's uniform candidates (uniform.go): the registers, the
+	// ones found not to qualify, and their definitions.
+	uniRegs map[string]bool
+	uniBad  map[string]bool
+	uniRecs []uniRec
+
 	// per function
 	cur    *ptx.Instr            // the instruction being decoded
 	single map[*ptx.Instr]string // singleDefs of the function
@@ -253,6 +259,7 @@ func decodeKernel(lib *Module, entry *ptx.Func) (p *Program, err error) {
 		}
 		dc.decodeFunc(fi)
 	}
+	dc.uniformDefs()
 	for _, sv := range p.specials {
 		if isCTASpecial(int(sv.val)) {
 			p.ctaSpecials = append(p.ctaSpecials, sv)
@@ -629,8 +636,11 @@ func (dc *decoder) decodeFunc(fi *funcInfo) {
 		}
 	}
 	dc.single = singleDefs(f.Body)
+	if f.Entry && len(dc.order) == 1 {
+		dc.uniRegs, dc.uniBad = uniCandidates(f.Body), map[string]bool{}
+	}
 	dc.block(f.Body, sc)
-	dc.single = nil
+	dc.single, dc.uniRegs = nil, nil
 	// A body that falls off its end returns.
 	end := &ptx.Instr{Pos: f.Body.End, Op: "ret"}
 	if f.Entry {
@@ -751,6 +761,7 @@ func (dc *decoder) block(b *ptx.Block, parent *scope) {
 			pc := len(dc.p.code)
 			dc.instr(s, sc)
 			dc.specialise(s, sc, pc)
+			dc.noteUniDef(s, sc, pc)
 		case *ptx.Targets:
 			dc.targetList(s)
 		case *ptx.Pragma, *ptx.CallProto:

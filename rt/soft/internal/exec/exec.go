@@ -35,6 +35,7 @@ type warp struct {
 	clArr   uint32     // arrived at the cluster barrier's current phase
 	clWait  uint32     // parked in barrier.cluster.wait
 	cc      uint32     // carry flags of add.cc and friends
+	nonuni  uint64     // uniform candidates that may differ by lane (uniform.go)
 	wg      *wgState   // wgmma operations not yet completed (tensor_wgmma.go)
 
 	calls  int // lanes with a non-empty call stack
@@ -295,6 +296,9 @@ func (c *cta) start(id uint64) {
 	c.resetAsync()
 	for _, w := range c.warps {
 		w.exited, w.waiting, w.cc, w.clArr, w.clWait = 0, 0, 0, 0, 0
+		// Lanes that exited early in the last CTA run again: their
+		// registers may differ from the others'.
+		w.nonuni = ^uint64(0)
 		w.barMask = [16]uint32{}
 		w.pc = [32]int32{}
 		w.same = true
@@ -729,6 +733,8 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 					d[l] = a[l]
 				}
 			}
+		case opUniDef:
+			c.uniDef(w, &c.p.unis[in.aux2], m)
 		case opMovPred:
 			v := pr[in.a]
 			if in.e != 0 {

@@ -50,6 +50,7 @@ type Program struct {
 	chains  []ldChain  // ld-ld-fma chains (chain.go), by opLdChain's aux
 	folds   []memFold  // instructions as they were before address folding (fuse_mem.go)
 	foldOps []foldOp   // folded accesses' address arithmetic, by opLdGAdd's (opStGAdd's, opAtomSAdd's) aux
+	unis    []uniDef   // definitions of uniform candidates (uniform.go), by opUniDef's aux2
 
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2
