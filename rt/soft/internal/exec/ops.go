@@ -98,6 +98,10 @@ func lanes(r []uint64, o uint32) *[32]uint64 { return (*[32]uint64)(r[o : o+32])
 // loops).
 func quads(v *[32]uint64) *[8][4]uint64 { return (*[8][4]uint64)(unsafe.Pointer(v)) }
 
+// octs views a warp register as four 8-lane groups (lanes 8k..8k+7 in
+// row k), for the generated compares' per-group masks.
+func octs(v *[32]uint64) *[4][8]uint64 { return (*[4][8]uint64)(unsafe.Pointer(v)) }
+
 func satS32(v int64) uint64 {
 	switch {
 	case v > 1<<31-1:

@@ -24838,16 +24838,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) == uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEq16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -24863,16 +24854,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) != uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNe16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -24888,16 +24870,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int16(A) < int16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtS16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -24913,16 +24886,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) < uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtU16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -24938,16 +24902,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int16(A) <= int16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeS16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -24963,16 +24918,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) <= uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeU16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -24988,16 +24934,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int16(A) > int16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtS16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25013,16 +24950,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) > uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtU16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25038,16 +24966,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int16(A) >= int16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeS16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25063,16 +24982,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) >= uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeU16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25088,16 +24998,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) < uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLoU16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25113,16 +25014,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) <= uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLsU16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25138,16 +25030,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) > uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetHiU16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25163,16 +25046,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint16(A) >= uint16(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetHsU16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25188,16 +25062,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) == uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEq32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25213,16 +25078,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) != uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNe32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25238,16 +25094,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int32(A) < int32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtS32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25263,16 +25110,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) < uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtU32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25288,16 +25126,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int32(A) <= int32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeS32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25313,16 +25142,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) <= uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeU32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25338,16 +25158,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int32(A) > int32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtS32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25363,16 +25174,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) > uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtU32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25388,16 +25190,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int32(A) >= int32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeS32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25413,16 +25206,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) >= uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeU32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25438,16 +25222,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) < uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLoU32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25463,16 +25238,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) <= uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLsU32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25488,16 +25254,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) > uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetHiU32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25513,16 +25270,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint32(A) >= uint32(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetHsU32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25538,16 +25286,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) == uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEq64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25563,16 +25302,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) != uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNe64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25588,16 +25318,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int64(A) < int64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtS64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25613,16 +25334,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) < uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtU64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25638,16 +25350,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int64(A) <= int64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeS64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25663,16 +25366,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) <= uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeU64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25688,16 +25382,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int64(A) > int64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtS64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25713,16 +25398,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) > uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtU64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25738,16 +25414,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if int64(A) >= int64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeS64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25763,16 +25430,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) >= uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeU64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25788,16 +25446,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) < uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLoU64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25813,16 +25462,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) <= uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLsU64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25838,16 +25478,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) > uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetHiU64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25863,16 +25494,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				var v uint32
-				if uint64(A) >= uint64(B) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetHsU64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25888,17 +25510,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25915,17 +25527,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25942,17 +25544,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25969,17 +25561,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -25996,17 +25578,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26023,17 +25595,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26050,17 +25612,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26077,17 +25629,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26104,17 +25646,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26131,17 +25663,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26158,17 +25680,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26185,17 +25697,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26212,17 +25714,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26239,17 +25731,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F32(A), gpumath.F32(B)
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanF32(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26265,15 +25747,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpFiniteF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.F32(A), 0) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpFiniteF32(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26287,15 +25761,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpInfiniteF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.F32(A), 1) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpInfiniteF32(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26309,15 +25775,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNumberF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.F32(A), 2) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpNumberF32(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26331,15 +25789,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNotanumberF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.F32(A), 3) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpNotanumberF32(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26353,15 +25803,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNormalF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.F32(A), 4) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpNormalF32(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26375,15 +25817,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpSubnormalF32:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.F32(A), 5) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpSubnormalF32(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26398,17 +25832,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26425,17 +25849,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26452,17 +25866,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26479,17 +25883,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26506,17 +25900,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26533,17 +25917,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26560,17 +25934,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26587,17 +25951,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26614,17 +25968,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26641,17 +25985,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26668,17 +26002,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26695,17 +26019,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26722,17 +26036,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26749,17 +26053,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanF32Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26775,15 +26069,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpFiniteF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpFiniteF32Ftz(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26797,15 +26083,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpInfiniteF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpInfiniteF32Ftz(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26819,15 +26097,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNumberF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpNumberF32Ftz(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26841,15 +26111,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNotanumberF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpNotanumberF32Ftz(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26863,15 +26125,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNormalF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpNormalF32Ftz(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26885,15 +26139,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpSubnormalF32Ftz:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpSubnormalF32Ftz(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26908,17 +26154,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26935,17 +26171,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26962,17 +26188,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -26989,17 +26205,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27016,17 +26222,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27043,17 +26239,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27070,17 +26256,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27097,17 +26273,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27124,17 +26290,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27151,17 +26307,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27178,17 +26324,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27205,17 +26341,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27232,17 +26358,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27259,17 +26375,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F64(A), gpumath.F64(B)
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanF64(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27285,15 +26391,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpFiniteF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp64(gpumath.F64(A), 0, false) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpFiniteF64(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27307,15 +26405,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpInfiniteF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp64(gpumath.F64(A), 1, false) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpInfiniteF64(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27329,15 +26419,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNumberF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp64(gpumath.F64(A), 2, false) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpNumberF64(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27351,15 +26433,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNotanumberF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp64(gpumath.F64(A), 3, false) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpNotanumberF64(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27373,15 +26447,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpNormalF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp64(gpumath.F64(A), 4, false) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpNormalF64(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27395,15 +26461,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opTestpSubnormalF64:
 		a := lanes(r, in.a)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				var v uint32
-				if gpumath.Testp64(gpumath.F64(A), 5, false) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullTestpSubnormalF64(a)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27418,17 +26476,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27445,17 +26493,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27472,17 +26510,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27499,17 +26527,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27526,17 +26544,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27553,17 +26561,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27580,17 +26578,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27607,17 +26595,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27634,17 +26612,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27661,17 +26629,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27688,17 +26646,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27715,17 +26663,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27742,17 +26680,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27769,17 +26697,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27796,17 +26714,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27823,17 +26731,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27850,17 +26748,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27877,17 +26765,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27904,17 +26782,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27931,17 +26799,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27958,17 +26816,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -27985,17 +26833,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28012,17 +26850,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28039,17 +26867,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28066,17 +26884,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28093,17 +26901,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28120,17 +26918,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28147,17 +26935,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanF16Ftz(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28174,17 +26952,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28201,17 +26969,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28228,17 +26986,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28255,17 +27003,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28282,17 +27020,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28309,17 +27037,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28336,17 +27054,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28363,17 +27071,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28390,17 +27088,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28417,17 +27105,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28444,17 +27122,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28471,17 +27139,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28498,17 +27156,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28525,17 +27173,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28552,17 +27190,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28579,17 +27207,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28606,17 +27224,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28633,17 +27241,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28660,17 +27258,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28687,17 +27275,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28714,17 +27292,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28741,17 +27309,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28768,17 +27326,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28795,17 +27343,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28822,17 +27360,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28849,17 +27377,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28876,17 +27394,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28903,17 +27411,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28930,17 +27428,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28957,17 +27445,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -28984,17 +27462,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29011,17 +27479,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29038,17 +27496,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29065,17 +27513,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29092,17 +27530,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29119,17 +27547,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29146,17 +27564,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29173,17 +27581,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29200,17 +27598,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29227,17 +27615,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29254,17 +27632,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29281,17 +27649,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanF16x2FtzLo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29308,17 +27666,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29335,17 +27683,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29362,17 +27700,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29389,17 +27717,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29416,17 +27734,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29443,17 +27751,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29470,17 +27768,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29497,17 +27785,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29524,17 +27802,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29551,17 +27819,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29578,17 +27836,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29605,17 +27853,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29632,17 +27870,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29659,17 +27887,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanF16x2FtzHi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29686,17 +27904,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29713,17 +27921,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29740,17 +27938,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29767,17 +27955,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29794,17 +27972,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29821,17 +27989,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29848,17 +28006,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29875,17 +28023,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29902,17 +28040,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29929,17 +28057,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29956,17 +28074,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -29983,17 +28091,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30010,17 +28108,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30037,17 +28125,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanBF16(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30064,17 +28142,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30091,17 +28159,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30118,17 +28176,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30145,17 +28193,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30172,17 +28210,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30199,17 +28227,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30226,17 +28244,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30253,17 +28261,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30280,17 +28278,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30307,17 +28295,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30334,17 +28312,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30361,17 +28329,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30388,17 +28346,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30415,17 +28363,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanBF16x2Lo(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30442,17 +28380,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEqBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30469,17 +28397,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x != y && x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30496,17 +28414,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x < y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30523,17 +28431,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x <= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30550,17 +28448,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x > y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30577,17 +28465,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x >= y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30604,17 +28482,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x < y || x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetEquBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30631,17 +28499,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNeuBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30658,17 +28516,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x >= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLtuBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30685,17 +28533,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x > y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetLeuBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30712,17 +28550,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x <= y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGtuBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30739,17 +28567,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if !(x < y) {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetGeuBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30766,17 +28584,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x == x && y == y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNumBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30793,17 +28601,7 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		if m == fullMask {
-			for l := 31; l >= 0; l-- {
-				A := a[l]
-				B := b[l]
-				x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
-				var v uint32
-				if x != x || y != y {
-					v = 1
-				}
-				t = t<<1 | v
-			}
-			return t
+			return fullSetNanBF16x2Hi(a, b)
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
@@ -30818,4 +28616,11302 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 	}
 	return t
+}
+
+// fullSetEq16 is opSetEq16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEq16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) == uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) == uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) == uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) == uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNe16 is opSetNe16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNe16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) != uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) != uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) != uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) != uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtS16 is opSetLtS16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtS16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int16(A) < int16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int16(A) < int16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int16(A) < int16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int16(A) < int16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtU16 is opSetLtU16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtU16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) < uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) < uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) < uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) < uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeS16 is opSetLeS16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeS16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int16(A) <= int16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int16(A) <= int16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int16(A) <= int16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int16(A) <= int16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeU16 is opSetLeU16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeU16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) <= uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) <= uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) <= uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) <= uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtS16 is opSetGtS16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtS16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int16(A) > int16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int16(A) > int16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int16(A) > int16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int16(A) > int16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtU16 is opSetGtU16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtU16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) > uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) > uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) > uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) > uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeS16 is opSetGeS16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeS16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int16(A) >= int16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int16(A) >= int16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int16(A) >= int16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int16(A) >= int16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeU16 is opSetGeU16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeU16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) >= uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) >= uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) >= uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) >= uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLoU16 is opSetLoU16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLoU16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) < uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) < uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) < uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) < uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLsU16 is opSetLsU16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLsU16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) <= uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) <= uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) <= uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) <= uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetHiU16 is opSetHiU16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetHiU16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) > uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) > uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) > uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) > uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetHsU16 is opSetHsU16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetHsU16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint16(A) >= uint16(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint16(A) >= uint16(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint16(A) >= uint16(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint16(A) >= uint16(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEq32 is opSetEq32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEq32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) == uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) == uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) == uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) == uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNe32 is opSetNe32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNe32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) != uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) != uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) != uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) != uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtS32 is opSetLtS32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtS32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int32(A) < int32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int32(A) < int32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int32(A) < int32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int32(A) < int32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtU32 is opSetLtU32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtU32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) < uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) < uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) < uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) < uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeS32 is opSetLeS32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeS32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int32(A) <= int32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int32(A) <= int32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int32(A) <= int32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int32(A) <= int32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeU32 is opSetLeU32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeU32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) <= uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) <= uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) <= uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) <= uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtS32 is opSetGtS32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtS32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int32(A) > int32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int32(A) > int32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int32(A) > int32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int32(A) > int32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtU32 is opSetGtU32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtU32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) > uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) > uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) > uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) > uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeS32 is opSetGeS32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeS32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int32(A) >= int32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int32(A) >= int32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int32(A) >= int32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int32(A) >= int32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeU32 is opSetGeU32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeU32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) >= uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) >= uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) >= uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) >= uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLoU32 is opSetLoU32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLoU32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) < uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) < uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) < uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) < uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLsU32 is opSetLsU32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLsU32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) <= uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) <= uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) <= uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) <= uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetHiU32 is opSetHiU32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetHiU32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) > uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) > uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) > uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) > uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetHsU32 is opSetHsU32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetHsU32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint32(A) >= uint32(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint32(A) >= uint32(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint32(A) >= uint32(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint32(A) >= uint32(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEq64 is opSetEq64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEq64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) == uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) == uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) == uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) == uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNe64 is opSetNe64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNe64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) != uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) != uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) != uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) != uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtS64 is opSetLtS64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtS64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int64(A) < int64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int64(A) < int64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int64(A) < int64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int64(A) < int64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtU64 is opSetLtU64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtU64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) < uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) < uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) < uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) < uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeS64 is opSetLeS64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeS64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int64(A) <= int64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int64(A) <= int64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int64(A) <= int64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int64(A) <= int64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeU64 is opSetLeU64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeU64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) <= uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) <= uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) <= uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) <= uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtS64 is opSetGtS64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtS64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int64(A) > int64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int64(A) > int64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int64(A) > int64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int64(A) > int64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtU64 is opSetGtU64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtU64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) > uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) > uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) > uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) > uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeS64 is opSetGeS64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeS64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if int64(A) >= int64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if int64(A) >= int64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if int64(A) >= int64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if int64(A) >= int64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeU64 is opSetGeU64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeU64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) >= uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) >= uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) >= uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) >= uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLoU64 is opSetLoU64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLoU64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) < uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) < uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) < uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) < uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLsU64 is opSetLsU64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLsU64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) <= uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) <= uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) <= uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) <= uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetHiU64 is opSetHiU64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetHiU64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) > uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) > uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) > uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) > uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetHsU64 is opSetHsU64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetHsU64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			var v uint32
+			if uint64(A) >= uint64(B) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			var v uint32
+			if uint64(A) >= uint64(B) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			var v uint32
+			if uint64(A) >= uint64(B) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			var v uint32
+			if uint64(A) >= uint64(B) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqF32 is opSetEqF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeF32 is opSetNeF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtF32 is opSetLtF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeF32 is opSetLeF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtF32 is opSetGtF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeF32 is opSetGeF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquF32 is opSetEquF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuF32 is opSetNeuF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuF32 is opSetLtuF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuF32 is opSetLeuF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuF32 is opSetGtuF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuF32 is opSetGeuF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumF32 is opSetNumF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanF32 is opSetNanF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanF32(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F32(A), gpumath.F32(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpFiniteF32 is opTestpFiniteF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpFiniteF32(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 0) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 0) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 0) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 0) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpInfiniteF32 is opTestpInfiniteF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpInfiniteF32(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 1) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 1) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 1) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 1) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpNumberF32 is opTestpNumberF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpNumberF32(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 2) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 2) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 2) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 2) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpNotanumberF32 is opTestpNotanumberF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpNotanumberF32(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 3) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 3) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 3) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 3) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpNormalF32 is opTestpNormalF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpNormalF32(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 4) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 4) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 4) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 4) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpSubnormalF32 is opTestpSubnormalF32's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpSubnormalF32(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 5) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 5) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 5) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.F32(A), 5) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqF32Ftz is opSetEqF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeF32Ftz is opSetNeF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtF32Ftz is opSetLtF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeF32Ftz is opSetLeF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtF32Ftz is opSetGtF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeF32Ftz is opSetGeF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquF32Ftz is opSetEquF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuF32Ftz is opSetNeuF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuF32Ftz is opSetLtuF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuF32Ftz is opSetLeuF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuF32Ftz is opSetGtuF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuF32Ftz is opSetGeuF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumF32Ftz is opSetNumF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanF32Ftz is opSetNanF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanF32Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpFiniteF32Ftz is opTestpFiniteF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpFiniteF32Ftz(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpInfiniteF32Ftz is opTestpInfiniteF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpInfiniteF32Ftz(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpNumberF32Ftz is opTestpNumberF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpNumberF32Ftz(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpNotanumberF32Ftz is opTestpNotanumberF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpNotanumberF32Ftz(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpNormalF32Ftz is opTestpNormalF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpNormalF32Ftz(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpSubnormalF32Ftz is opTestpSubnormalF32Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpSubnormalF32Ftz(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqF64 is opSetEqF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeF64 is opSetNeF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtF64 is opSetLtF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeF64 is opSetLeF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtF64 is opSetGtF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeF64 is opSetGeF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquF64 is opSetEquF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuF64 is opSetNeuF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuF64 is opSetLtuF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuF64 is opSetLeuF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuF64 is opSetGtuF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuF64 is opSetGeuF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumF64 is opSetNumF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanF64 is opSetNanF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanF64(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F64(A), gpumath.F64(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpFiniteF64 is opTestpFiniteF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpFiniteF64(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 0, false) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 0, false) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 0, false) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 0, false) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpInfiniteF64 is opTestpInfiniteF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpInfiniteF64(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 1, false) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 1, false) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 1, false) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 1, false) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpNumberF64 is opTestpNumberF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpNumberF64(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 2, false) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 2, false) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 2, false) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 2, false) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpNotanumberF64 is opTestpNotanumberF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpNotanumberF64(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 3, false) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 3, false) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 3, false) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 3, false) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpNormalF64 is opTestpNormalF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpNormalF64(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 4, false) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 4, false) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 4, false) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 4, false) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullTestpSubnormalF64 is opTestpSubnormalF64's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullTestpSubnormalF64(a *[32]uint64) uint32 {
+	a8 := octs(a)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 5, false) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 5, false) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 5, false) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			var v uint32
+			if gpumath.Testp64(gpumath.F64(A), 5, false) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqF16 is opSetEqF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeF16 is opSetNeF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtF16 is opSetLtF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeF16 is opSetLeF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtF16 is opSetGtF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeF16 is opSetGeF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquF16 is opSetEquF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuF16 is opSetNeuF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuF16 is opSetLtuF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuF16 is opSetLeuF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuF16 is opSetGtuF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuF16 is opSetGeuF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumF16 is opSetNumF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanF16 is opSetNanF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(A), gpumath.F16.Float(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqF16Ftz is opSetEqF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeF16Ftz is opSetNeF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtF16Ftz is opSetLtF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeF16Ftz is opSetLeF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtF16Ftz is opSetGtF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeF16Ftz is opSetGeF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquF16Ftz is opSetEquF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuF16Ftz is opSetNeuF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuF16Ftz is opSetLtuF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuF16Ftz is opSetLeuF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuF16Ftz is opSetGtuF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuF16Ftz is opSetGeuF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumF16Ftz is opSetNumF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanF16Ftz is opSetNanF16Ftz's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanF16Ftz(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(A)), gpumath.F16.Float(gpumath.Ftz16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqF16x2Lo is opSetEqF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeF16x2Lo is opSetNeF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtF16x2Lo is opSetLtF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeF16x2Lo is opSetLeF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtF16x2Lo is opSetGtF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeF16x2Lo is opSetGeF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquF16x2Lo is opSetEquF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuF16x2Lo is opSetNeuF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuF16x2Lo is opSetLtuF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuF16x2Lo is opSetLeuF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuF16x2Lo is opSetGtuF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuF16x2Lo is opSetGeuF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumF16x2Lo is opSetNumF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanF16x2Lo is opSetNanF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Lo16(A)), gpumath.F16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqF16x2Hi is opSetEqF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeF16x2Hi is opSetNeF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtF16x2Hi is opSetLtF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeF16x2Hi is opSetLeF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtF16x2Hi is opSetGtF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeF16x2Hi is opSetGeF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquF16x2Hi is opSetEquF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuF16x2Hi is opSetNeuF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuF16x2Hi is opSetLtuF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuF16x2Hi is opSetLeuF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuF16x2Hi is opSetGtuF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuF16x2Hi is opSetGeuF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumF16x2Hi is opSetNumF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanF16x2Hi is opSetNanF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Hi16(A)), gpumath.F16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqF16x2FtzLo is opSetEqF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeF16x2FtzLo is opSetNeF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtF16x2FtzLo is opSetLtF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeF16x2FtzLo is opSetLeF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtF16x2FtzLo is opSetGtF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeF16x2FtzLo is opSetGeF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquF16x2FtzLo is opSetEquF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuF16x2FtzLo is opSetNeuF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuF16x2FtzLo is opSetLtuF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuF16x2FtzLo is opSetLeuF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuF16x2FtzLo is opSetGtuF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuF16x2FtzLo is opSetGeuF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumF16x2FtzLo is opSetNumF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanF16x2FtzLo is opSetNanF16x2FtzLo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanF16x2FtzLo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Lo16(B)))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqF16x2FtzHi is opSetEqF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeF16x2FtzHi is opSetNeF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtF16x2FtzHi is opSetLtF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeF16x2FtzHi is opSetLeF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtF16x2FtzHi is opSetGtF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeF16x2FtzHi is opSetGeF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquF16x2FtzHi is opSetEquF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuF16x2FtzHi is opSetNeuF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuF16x2FtzHi is opSetLtuF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuF16x2FtzHi is opSetLeuF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuF16x2FtzHi is opSetGtuF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuF16x2FtzHi is opSetGeuF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumF16x2FtzHi is opSetNumF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanF16x2FtzHi is opSetNanF16x2FtzHi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanF16x2FtzHi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(A))), gpumath.F16.Float(gpumath.Ftz16(gpumath.Hi16(B)))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqBF16 is opSetEqBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeBF16 is opSetNeBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtBF16 is opSetLtBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeBF16 is opSetLeBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtBF16 is opSetGtBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeBF16 is opSetGeBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquBF16 is opSetEquBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuBF16 is opSetNeuBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuBF16 is opSetLtuBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuBF16 is opSetLeuBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuBF16 is opSetGtuBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuBF16 is opSetGeuBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumBF16 is opSetNumBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanBF16 is opSetNanBF16's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanBF16(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(A), gpumath.BF16.Float(B)
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqBF16x2Lo is opSetEqBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeBF16x2Lo is opSetNeBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtBF16x2Lo is opSetLtBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeBF16x2Lo is opSetLeBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtBF16x2Lo is opSetGtBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeBF16x2Lo is opSetGeBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquBF16x2Lo is opSetEquBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuBF16x2Lo is opSetNeuBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuBF16x2Lo is opSetLtuBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuBF16x2Lo is opSetLeuBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuBF16x2Lo is opSetGtuBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuBF16x2Lo is opSetGeuBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumBF16x2Lo is opSetNumBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanBF16x2Lo is opSetNanBF16x2Lo's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanBF16x2Lo(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Lo16(A)), gpumath.BF16.Float(gpumath.Lo16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEqBF16x2Hi is opSetEqBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEqBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeBF16x2Hi is opSetNeBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y && x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtBF16x2Hi is opSetLtBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x < y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeBF16x2Hi is opSetLeBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x <= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtBF16x2Hi is opSetGtBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x > y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeBF16x2Hi is opSetGeBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x >= y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetEquBF16x2Hi is opSetEquBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetEquBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y || x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNeuBF16x2Hi is opSetNeuBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNeuBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLtuBF16x2Hi is opSetLtuBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLtuBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x >= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetLeuBF16x2Hi is opSetLeuBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetLeuBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x > y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGtuBF16x2Hi is opSetGtuBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGtuBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x <= y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetGeuBF16x2Hi is opSetGeuBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetGeuBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if !(x < y) {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNumBF16x2Hi is opSetNumBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNumBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x == x && y == y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
+}
+
+// fullSetNanBF16x2Hi is opSetNanBF16x2Hi's mask on a full warp: four independent 8-lane
+// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.
+func fullSetNanBF16x2Hi(a, b *[32]uint64) uint32 {
+	a8 := octs(a)
+	b8 := octs(b)
+	var t0, t1, t2, t3 uint32
+	for i := 7; i >= 0; i-- {
+		{
+			A := a8[0][i]
+			B := b8[0][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t0 = t0<<1 + v
+		}
+		{
+			A := a8[1][i]
+			B := b8[1][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t1 = t1<<1 + v
+		}
+		{
+			A := a8[2][i]
+			B := b8[2][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t2 = t2<<1 + v
+		}
+		{
+			A := a8[3][i]
+			B := b8[3][i]
+			x, y := gpumath.BF16.Float(gpumath.Hi16(A)), gpumath.BF16.Float(gpumath.Hi16(B))
+			var v uint32
+			if x != x || y != y {
+				v = 1
+			}
+			t3 = t3<<1 + v
+		}
+	}
+	return t0 | t1<<8 | t2<<16 | t3<<24
 }

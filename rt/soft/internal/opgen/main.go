@@ -895,6 +895,7 @@ func main() {
 	}
 	p("\t}\n}\n\n")
 	p("// execCmp evaluates a generated comparison for the lanes in m and\n// returns the lanes where it holds.\nfunc execCmp(in *inst, r []uint64, m uint32) (t uint32) {\n\tswitch in.op {\n")
+	var fulls []string
 	for _, o := range cmps {
 		n := len(o.srcs)
 		vars := []string{"A", "B"}[:n]
@@ -910,20 +911,44 @@ func main() {
 			}
 			load += fmt.Sprintf("%s := %s[l]", v, strings.ToLower(v))
 		}
-		expr := o.expr
+		expr, pre := o.expr, ""
 		if i := strings.Index(expr, "\x00"); i >= 0 {
-			load += "\n\t\t\t" + expr[:i]
-			expr = expr[i+1:]
+			pre, expr = "\n"+expr[:i], expr[i+1:]
+			load += pre
 		}
 		// Branch-free bit setting: the comparison outcome is data dependent.
 		body := fmt.Sprintf("%s\n\t\t\t\tvar v uint32\n\t\t\t\tif %s {\n\t\t\t\t\tv = 1\n\t\t\t\t}\n\t\t\t\tt |= v << l\n", load, expr)
-		// The full warp goes from lane 31 down and shifts t, which needs
-		// no variable shift count (and no register juggling for it).
-		full := strings.Replace(body, "t |= v << l", "t = t<<1 | v", 1)
-		p("\t\tif m == fullMask {\n\t\t\tfor l := 31; l >= 0; l-- {\n\t\t\t\t%s\t\t\t}\n\t\t\treturn t\n\t\t}\n", full)
+		// The full warp's mask is built by a function of its own (inside
+		// execCmp's switch the register allocator spills the accumulators)
+		// as four independent 8-lane parts, each from its top lane down so
+		// that no shift count is variable: four short chains overlap where
+		// one of 32 steps bounded the loop. tk<<1 + v is tk<<1 | v (the low
+		// bit is clear) in one LEA.
+		p("\t\tif m == fullMask {\n\t\t\treturn full%s(%s)\n\t\t}\n", o.name, strings.ToLower(strings.Join(vars, ", ")))
+		var f strings.Builder
+		q := func(format string, args ...any) { fmt.Fprintf(&f, format, args...) }
+		q("// full%s is op%s's mask on a full warp: four independent 8-lane\n// parts (lanes 8k..8k+7 in tk) overlap where one 32-step chain would not.\n", o.name, o.name)
+		q("func full%s(%s *[32]uint64) uint32 {\n", o.name, strings.ToLower(strings.Join(vars, ", ")))
+		for i := range vars {
+			q("%s8 := octs(%s)\n", strings.ToLower(vars[i]), strings.ToLower(vars[i]))
+		}
+		q("var t0, t1, t2, t3 uint32\nfor i := 7; i >= 0; i-- {\n")
+		for k := 0; k < 4; k++ {
+			ld := ""
+			for j, v := range vars {
+				if j > 0 {
+					ld += "; "
+				}
+				ld += fmt.Sprintf("%s := %s8[%d][i]", v, strings.ToLower(v), k)
+			}
+			q("{\n%s%s\nvar v uint32\nif %s {\nv = 1\n}\nt%d = t%d<<1 + v\n}\n", ld, pre, expr, k, k)
+		}
+		q("}\nreturn t0 | t1<<8 | t2<<16 | t3<<24\n}\n\n")
+		fulls = append(fulls, f.String())
 		p("\t\tfor ; m != 0; m &= m - 1 {\n\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t\t%s\t\t}\n", body)
 	}
-	p("\t}\n\treturn t\n}\n")
+	p("\t}\n\treturn t\n}\n\n")
+	p("%s", strings.Join(fulls, ""))
 
 	src, err := format.Source(b.Bytes())
 	if err != nil {
