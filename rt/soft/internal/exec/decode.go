@@ -1397,9 +1397,9 @@ var genSrcs = sync.OnceValue(func() map[opcode]int {
 // one known to write only its first operand.
 func singleDefs(body *ptx.Block) map[*ptx.Instr]string {
 	type reg struct {
-		decls, defs int
-		def         *ptx.Instr
-		bad         bool // mentioned before its definition, by it as a source, or by a call
+		defs int
+		def  *ptx.Instr
+		bad  bool // mentioned before its definition, by it as a source, or by a call
 	}
 	regs := map[string]*reg{}
 	get := func(n string) *reg {
@@ -1410,6 +1410,55 @@ func singleDefs(body *ptx.Block) map[*ptx.Instr]string {
 		}
 		return r
 	}
+	var code []ptx.Stmt
+	flattenCode(body, &code)
+	for _, st := range code {
+		st, ok := st.(*ptx.Instr)
+		if !ok {
+			continue
+		}
+		if st.Guard != "" {
+			if r := get(st.Guard); r.defs == 0 || r.def == st {
+				r.bad = true
+			}
+		}
+		for i, o := range st.Operands {
+			eachReg(o, func(n string) {
+				if n == "_" {
+					return
+				}
+				r := get(n)
+				switch {
+				case st.Op == "call":
+					r.bad = true
+				case i == 0 || !writesFirstOnly[st.Op]:
+					r.defs++
+					r.def = st
+				case r.defs == 0 || r.def == st:
+					r.bad = true
+				}
+			})
+		}
+	}
+	decls := regDecls(body)
+	out := map[*ptx.Instr]string{}
+	for n, r := range regs {
+		if decls[n] != 1 || r.defs != 1 || r.bad || r.def.Guard != "" {
+			continue
+		}
+		if d, ok := r.def.Operands[0].(*ptx.Reg); ok && d.Name == n {
+			out[r.def] = n
+		}
+	}
+	return out
+}
+
+// regDecls counts the declarations of each register name in a function
+// body, nested blocks included (%r<4> declares %r0 to %r3): a register
+// the analyses of one name (singleDefs, uniCandidates) may treat as one
+// is declared exactly once.
+func regDecls(body *ptx.Block) map[string]int {
+	n := map[string]int{}
 	var walk func(b *ptx.Block)
 	walk = func(b *ptx.Block) {
 		for _, st := range b.Stmts {
@@ -1420,50 +1469,18 @@ func singleDefs(body *ptx.Block) map[*ptx.Instr]string {
 				}
 				if st.Range > 0 {
 					for i := 0; i < st.Range; i++ {
-						get(fmt.Sprintf("%s%d", st.Name, i)).decls++
+						n[fmt.Sprintf("%s%d", st.Name, i)]++
 					}
 				} else {
-					get(st.Name).decls++
+					n[st.Name]++
 				}
 			case *ptx.Block:
 				walk(st)
-			case *ptx.Instr:
-				if st.Guard != "" {
-					if r := get(st.Guard); r.defs == 0 || r.def == st {
-						r.bad = true
-					}
-				}
-				for i, o := range st.Operands {
-					eachReg(o, func(n string) {
-						if n == "_" {
-							return
-						}
-						r := get(n)
-						switch {
-						case st.Op == "call":
-							r.bad = true
-						case i == 0 || !writesFirstOnly[st.Op]:
-							r.defs++
-							r.def = st
-						case r.defs == 0 || r.def == st:
-							r.bad = true
-						}
-					})
-				}
 			}
 		}
 	}
 	walk(body)
-	out := map[*ptx.Instr]string{}
-	for n, r := range regs {
-		if r.decls != 1 || r.defs != 1 || r.bad || r.def.Guard != "" {
-			continue
-		}
-		if d, ok := r.def.Operands[0].(*ptx.Reg); ok && d.Name == n {
-			out[r.def] = n
-		}
-	}
-	return out
+	return n
 }
 
 // writesFirstOnly lists the opcodes that write no register but those of

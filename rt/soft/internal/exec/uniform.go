@@ -41,45 +41,30 @@ var uniOps = map[string]bool{"add": true, "sub": true, "mul": true, "mad": true,
 // its first operand and writes nothing else, declared once and never a
 // call operand: every write to them is one that noteUniDef sees.
 func uniCandidates(body *ptx.Block) map[string]bool {
-	decls := map[string]int{}
 	bad := map[string]bool{}
-	var walk func(b *ptx.Block)
-	walk = func(b *ptx.Block) {
-		for _, st := range b.Stmts {
-			switch st := st.(type) {
-			case *ptx.Var:
-				if st.Space != ptx.SpaceReg {
-					continue
-				}
-				if st.Range > 0 {
-					for i := 0; i < st.Range; i++ {
-						decls[sprintf("%s%d", st.Name, i)]++
+	var code []ptx.Stmt
+	flattenCode(body, &code)
+	for _, st := range code {
+		st, ok := st.(*ptx.Instr)
+		if !ok {
+			continue
+		}
+		for i, o := range st.Operands {
+			eachReg(o, func(n string) {
+				switch {
+				case st.Op == "call":
+					bad[n] = true
+				case i == 0 || !writesFirstOnly[st.Op]:
+					// A write: it must be a simple one.
+					if r, ok := o.(*ptx.Reg); !ok || i != 0 || r.Comp != "" || !uniOps[st.Op] || st.Guard != "" {
+						bad[n] = true
 					}
-				} else {
-					decls[st.Name]++
 				}
-			case *ptx.Block:
-				walk(st)
-			case *ptx.Instr:
-				for i, o := range st.Operands {
-					eachReg(o, func(n string) {
-						switch {
-						case st.Op == "call":
-							bad[n] = true
-						case i == 0 || !writesFirstOnly[st.Op]:
-							// A write: it must be a simple one.
-							if r, ok := o.(*ptx.Reg); !ok || i != 0 || r.Comp != "" || !uniOps[st.Op] || st.Guard != "" {
-								bad[n] = true
-							}
-						}
-					})
-				}
-			}
+			})
 		}
 	}
-	walk(body)
 	out := map[string]bool{}
-	for n, k := range decls {
+	for n, k := range regDecls(body) {
 		if k == 1 && !bad[n] {
 			out[n] = true
 		}
