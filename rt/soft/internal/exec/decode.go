@@ -1410,13 +1410,7 @@ func singleDefs(body *ptx.Block) map[*ptx.Instr]string {
 		}
 		return r
 	}
-	var code []ptx.Stmt
-	flattenCode(body, &code)
-	for _, st := range code {
-		st, ok := st.(*ptx.Instr)
-		if !ok {
-			continue
-		}
+	for _, st := range instrsOf(body) {
 		if st.Guard != "" {
 			if r := get(st.Guard); r.defs == 0 || r.def == st {
 				r.bad = true
@@ -1451,6 +1445,20 @@ func singleDefs(body *ptx.Block) map[*ptx.Instr]string {
 		}
 	}
 	return out
+}
+
+// instrsOf lists a body's instructions in program order, those of nested
+// blocks included.
+func instrsOf(body *ptx.Block) []*ptx.Instr {
+	var code []ptx.Stmt
+	flattenCode(body, &code)
+	ins := make([]*ptx.Instr, 0, len(code))
+	for _, st := range code {
+		if in, ok := st.(*ptx.Instr); ok {
+			ins = append(ins, in)
+		}
+	}
+	return ins
 }
 
 // regDecls counts the declarations of each register name in a function

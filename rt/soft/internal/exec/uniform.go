@@ -42,13 +42,7 @@ var uniOps = map[string]bool{"add": true, "sub": true, "mul": true, "mad": true,
 // call operand: every write to them is one that noteUniDef sees.
 func uniCandidates(body *ptx.Block) map[string]bool {
 	bad := map[string]bool{}
-	var code []ptx.Stmt
-	flattenCode(body, &code)
-	for _, st := range code {
-		st, ok := st.(*ptx.Instr)
-		if !ok {
-			continue
-		}
+	for _, st := range instrsOf(body) {
 		for i, o := range st.Operands {
 			eachReg(o, func(n string) {
 				switch {
