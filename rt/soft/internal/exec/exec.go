@@ -255,6 +255,37 @@ func (c *cta) recycle() {
 // worker).
 const maxFreeCTAs = 64
 
+// reserveCTAs makes sure the free list holds n CTAs for l's workers before
+// they start, so that the CTAs a program keeps depend on its launches'
+// worker counts and not on how the scheduler happened to overlap the
+// workers: a late worker of a loaded machine would otherwise find the
+// list empty, make one more CTA, and a launch long past the first would
+// allocate (TestLaunchAllocs). A CTA of another shape is reshaped by
+// newCTA as before.
+func (l *Launch) reserveCTAs(n int) {
+	p := l.Program
+	n = min(n, maxFreeCTAs)
+	p.ctaMu.Lock()
+	short := n - len(p.ctaFree)
+	p.ctaMu.Unlock()
+	if short <= 0 {
+		return
+	}
+	// newCTA takes the free ones first, so n of them leave n on the list.
+	made := make([]*cta, n)
+	for i := range made {
+		made[i] = newCTA(l, 0)
+	}
+	p.ctaMu.Lock()
+	if cap(p.ctaFree) < n {
+		p.ctaFree = append(make([]*cta, 0, n), p.ctaFree...)
+	}
+	p.ctaMu.Unlock()
+	for _, c := range made {
+		c.recycle()
+	}
+}
+
 func (p *Program) takeCTA() *cta {
 	p.ctaMu.Lock()
 	defer p.ctaMu.Unlock()

@@ -127,6 +127,9 @@ func (l *Launch) Run() error {
 		// The launching goroutine is worker 0; the others are the
 		// crew's parked goroutines, so that a launch starts them without
 		// allocating.
+		if l.csize == 1 && !coop {
+			l.reserveCTAs(workers)
+		}
 		l.crew.l = l
 		l.smids.Store(0)
 		l.crewWG.Add(workers - 1)
