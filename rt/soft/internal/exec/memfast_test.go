@@ -7,9 +7,10 @@ import (
 	"unsafe"
 )
 
-// TestGlobal32MatchesGeneral: ldG32 and stG32 (the full-warp pass that hands
-// the rest of the warp to the general path at a bad lane, and the branch-free
-// check of a partial warp against the cached allocation) give what the
+// TestGlobal32MatchesGeneral: ldG32 and stG32 (the pass over the lanes of m
+// that hands the rest of the warp to the general path at a bad lane, and,
+// for a load into its address register, the branch-free check of the lanes
+// against the cached allocation) give what the
 // general ld and st give lane by lane: the same registers, the same memory and
 // the same fault (kind, lane, pc, address, size, space, direction, message),
 // for every mask and address pattern, with the instruction's cache cold, on
