@@ -630,6 +630,12 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 		}
 		switch op {
 		case opNop:
+			// The slots of folded and decode-time instructions run as one
+			// step; each still counts, and the run ends at stop.
+			if k := min(in.aux, stop-pc); k > 1 {
+				n += gpop * uint64(k-1)
+				pc += k - 1
+			}
 		case opBraSpin:
 			// A backward branch closing a polling loop: the warp gives way.
 			if m == group {

@@ -217,7 +217,7 @@ func (f *foldOp) run(r []uint64, m uint32) {
 	}
 }
 
-// ldGAdd runs opLdGAdd. A full warp's lanes load in one pass while their
+// ldGAdd runs opLdGAdd. The lanes of m load in one pass while their
 // addresses lie in the cached allocation (no address register written:
 // only the access reads it); from the first lane outside it on, the sums
 // are written and the general ld goes on.
@@ -227,7 +227,7 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	f.run(r, m)
 	e := &c.gc[c.pc]
 	size := uint64(in.fl & 0xff)
-	if m != fullMask || e.n < size || size != 4 && size != 1 {
+	if e.n < size || size != 4 && size != 1 {
 		addrs(r, in, f)
 		if size == 4 {
 			return c.ldG32(w, in, m)
@@ -241,6 +241,9 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	case f.uni && size == 4:
 		k := r[f.v] + uint64(in.imm) - lo
 		for ; l < 32; l++ {
+			if m&(1<<l) == 0 {
+				continue
+			}
 			off := u[l] + k
 			if off > lim || off&3 != 0 {
 				break
@@ -250,6 +253,9 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	case size == 4:
 		v, k := lanes(r, f.v), uint64(in.imm)-lo
 		for ; l < 32; l++ {
+			if m&(1<<l) == 0 {
+				continue
+			}
 			off := u[l] + v[l] + k
 			if off > lim || off&3 != 0 {
 				break
@@ -259,6 +265,9 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	case f.uni:
 		k := r[f.v] + uint64(in.imm) - lo
 		for ; l < 32; l++ {
+			if m&(1<<l) == 0 {
+				continue
+			}
 			off := u[l] + k
 			if off > lim {
 				break
@@ -268,6 +277,9 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	default:
 		v, k := lanes(r, f.v), uint64(in.imm)-lo
 		for ; l < 32; l++ {
+			if m&(1<<l) == 0 {
+				continue
+			}
 			off := u[l] + v[l] + k
 			if off > lim {
 				break
@@ -278,7 +290,7 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	if l == 32 {
 		return true
 	}
-	rest := fullMask &^ (1<<l - 1)
+	rest := m &^ (1<<l - 1)
 	addrs(r, in, f)
 	return c.ld(w, in, rest)
 }
@@ -289,7 +301,7 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 	f := &c.p.foldOps[in.aux]
 	f.run(r, m)
 	e := &c.gc[c.pc]
-	if m != fullMask || e.n < 4 || e.ro {
+	if e.n < 4 || e.ro {
 		addrs(r, in, f)
 		return c.stG32(w, in, m)
 	}
@@ -299,6 +311,9 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 	if f.uni {
 		k := r[f.v] + uint64(in.imm) - lo
 		for ; l < 32; l++ {
+			if m&(1<<l) == 0 {
+				continue
+			}
 			off := u[l] + k
 			if off > lim || off&3 != 0 {
 				break
@@ -308,6 +323,9 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 	} else {
 		v, k := lanes(r, f.v), uint64(in.imm)-lo
 		for ; l < 32; l++ {
+			if m&(1<<l) == 0 {
+				continue
+			}
 			off := u[l] + v[l] + k
 			if off > lim || off&3 != 0 {
 				break
@@ -318,7 +336,7 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 	if l == 32 {
 		return true
 	}
-	rest := fullMask &^ (1<<l - 1)
+	rest := m &^ (1<<l - 1)
 	addrs(r, in, f)
 	return c.st(w, in, rest)
 }

@@ -369,11 +369,16 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 	d, a := lanes(w.r, in.d), lanes(w.r, in.a)
 	e := &c.gc[c.pc]
 	lo, n, p, imm := e.lo, e.n, e.ptr, uint64(in.imm)
-	if m == fullMask && n >= 4 && in.d != in.a {
+	if n >= 4 && in.d != in.a {
 		// One pass; a bad lane hands the rest to the general path (the
-		// lanes done so far cannot have changed any address).
+		// lanes done so far cannot have changed any address). A partial
+		// warp's lanes outside m (a stencil's edge lanes) are skipped in
+		// the same pass: a check of all lanes first costs more.
 		lim := n - 4
 		for l := range d {
+			if m&(1<<l) == 0 {
+				continue
+			}
 			off := a[l] + imm - lo
 			if off > lim || off&3 != 0 {
 				return c.ld(w, in, m&^(1<<l-1))
@@ -421,25 +426,18 @@ func (c *cta) stG32(w *warp, in *inst, m uint32) bool {
 	if n < 4 || e.ro {
 		return c.st(w, in, m)
 	}
+	// One pass over the lanes of m, as ldG32's; a bad lane hands the rest
+	// to the general path, which stores lane by lane in the same order.
 	lim := n - 4
-	if m == fullMask {
-		// One pass; a bad lane hands the rest to the general path, which
-		// stores lane by lane in the same order.
-		for l := range v {
-			off := a[l] + imm - lo
-			if off > lim || off&3 != 0 {
-				return c.st(w, in, m&^(1<<l-1))
-			}
-			devmem.Store32(unsafe.Add(p, off), uint32(v[l]))
+	for l := range v {
+		if m&(1<<l) == 0 {
+			continue
 		}
-		return true
-	}
-	if !inCache(a, m, imm-lo, lim, 3) {
-		return c.st(w, in, m)
-	}
-	for mm := m; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm) & 31
-		devmem.Store32(unsafe.Add(p, a[l]+imm-lo), uint32(v[l]))
+		off := a[l] + imm - lo
+		if off > lim || off&3 != 0 {
+			return c.st(w, in, m&^(1<<l-1))
+		}
+		devmem.Store32(unsafe.Add(p, off), uint32(v[l]))
 	}
 	return true
 }

@@ -7,9 +7,10 @@ import (
 	"unsafe"
 )
 
-// TestGlobal32MatchesGeneral: ldG32 and stG32 (the full-warp pass that hands
-// the rest of the warp to the general path at a bad lane, and the branch-free
-// check of a partial warp against the cached allocation) give what the
+// TestGlobal32MatchesGeneral: ldG32 and stG32 (the pass over the lanes of m
+// that hands the rest of the warp to the general path at a bad lane, and,
+// for a load into its address register, the branch-free check of the lanes
+// against the cached allocation) give what the
 // general ld and st give lane by lane: the same registers, the same memory and
 // the same fault (kind, lane, pc, address, size, space, direction, message),
 // for every mask and address pattern, with the instruction's cache cold, on
@@ -155,4 +156,107 @@ func TestGlobal32MatchesGeneral(t *testing.T) {
 	if fast < checked/8 {
 		t.Errorf("only %d of %d cases succeeded on the cached buffer", fast, checked)
 	}
+}
+
+// TestFoldedMatchesGeneral: ldGAdd and stGAdd (one pass over the lanes of m
+// summing the folded add, the rest of the warp handed to the general path
+// at a bad lane) give what the add followed by the general ld or st gives:
+// the same registers (but the address register, which only the access
+// reads), memory and fault, for full and partial warps, a uniform or a
+// lane-varying second source, loads of 4 and 1 bytes, with a bad lane in
+// the cached buffer's neighbour, past its end, misaligned or null.
+func TestFoldedMatchesGeneral(t *testing.T) {
+	e := newEnv(t, Config{})
+	buf, err := e.host.Alloc("cuMemAlloc", 1024, "buf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := e.host.Alloc("cuMemAlloc", 256, "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := func() {
+		for _, a := range []*Alloc{buf, other} {
+			b := a.Bytes()
+			for i := range b {
+				b[i] = byte(i*29 + int(a.Base>>12))
+			}
+		}
+	}
+	snapshot := func() string { return string(buf.Bytes()) + string(other.Bytes()) }
+	bads := []uint64{0, buf.Base + 1024, buf.Base + 66, other.Base + 8, buf.Base + 200}
+	masks := []uint32{fullMask, 0x7ffffffe, 0x80000001, 0xfffffff0, 0xaaaaaaaa, 1 << 31}
+	const a, d, u, v = 32, 64, 96, 128
+	checked := 0
+	for _, op := range []opcode{opLdGAdd, opStGAdd} {
+		for _, size := range []uint16{4, 1} {
+			if op == opStGAdd && size == 1 {
+				continue
+			}
+			for _, uni := range []bool{true, false} {
+				for _, bad := range bads {
+					for _, k := range []int{0, 6, 31} {
+						for _, m := range masks {
+							var r [5 * 32]uint64
+							imm := int64(8)
+							for l := 0; l < 32; l++ {
+								addr := buf.Base + 64 + uint64(l)*uint64(size)
+								if l == k {
+									addr = bad
+								}
+								r[v+l] = 16 + uint64(l%3)*4
+								if uni {
+									r[v+l] = 16
+								}
+								r[u+l] = addr - r[v+l] - uint64(imm)
+								r[d+l] = uint64(l) * 0x01010101
+							}
+							in := inst{op: op, fl: size, e: 1, gp: -1, d: d, a: a, imm: imm, aux2: spGlobal}
+							run := func(general bool) (bool, [5 * 32]uint64, string, *fault) {
+								fill()
+								f := foldOp{u: u, v: v, uni: uni, pre: inst{op: opNop}}
+								c := &cta{l: &Launch{Mem: e.mem, Host: e.host}, gc: make([]gcache, 3), pc: 2, p: &Program{foldOps: []foldOp{f}}}
+								c.gc[2] = gcache{buf.Base, buf.Size, unsafe.Pointer(buf.ptr.Load()), false}
+								w := &warp{id: 3, r: make([]uint64, len(r))}
+								copy(w.r, r[:])
+								c.w = w
+								var ok bool
+								switch {
+								case general:
+									addrs(w.r, &in, &f)
+									if op == opStGAdd {
+										ok = c.st(w, &in, m)
+									} else {
+										ok = c.ld(w, &in, m)
+									}
+								case op == opStGAdd:
+									ok = c.stGAdd(w, &in, m)
+								default:
+									ok = c.ldGAdd(w, &in, m)
+								}
+								var out [5 * 32]uint64
+								copy(out[:], w.r)
+								clear(out[a : a+32])
+								return ok, out, snapshot(), c.fault
+							}
+							okF, rF, memF, fF := run(false)
+							okG, rG, memG, fG := run(true)
+							what := fmt.Sprintf("op %d size %d uni %v bad %#x lane %d mask %#x", op, size, uni, bad, k, m)
+							checked++
+							if okF != okG || rF != rG {
+								t.Fatalf("%s: fast path ok=%v, general ok=%v (registers equal: %v)", what, okF, okG, rF == rG)
+							}
+							if memF != memG {
+								t.Fatalf("%s: memory differs from the general path's", what)
+							}
+							if (fF == nil) != (fG == nil) || fF != nil && *fF != *fG {
+								t.Fatalf("%s: fault %+v, general path %+v", what, fF, fG)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d cases", checked)
 }

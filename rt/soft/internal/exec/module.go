@@ -62,6 +62,7 @@ func LoadModule(name string, mod *ptx.Module, cfg *Config) (*Module, error) {
 		if cfg.ShuffleSeed != 0 {
 			yieldInLoops(p)
 		}
+		nopRuns(p)
 		lib.Kernels = append(lib.Kernels, p)
 	}
 	if err := lib.checkInits(); err != nil {
