@@ -766,6 +766,8 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 		case opUniDef:
 			c.uniDef(w, &c.p.unis[in.aux2], m)
+		case opCmpLane:
+			c.cmpLane(w, &c.p.laneCmps[in.aux2], m)
 		case opMovPred:
 			v := pr[in.a]
 			if in.e != 0 {
