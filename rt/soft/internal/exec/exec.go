@@ -348,10 +348,7 @@ func (c *cta) start(id uint64) {
 		*fb = [32]uint64{}
 		for _, sv := range c.p.ctaSpecials {
 			x, _ := c.perCTASpecial(int(sv.val))
-			v := lanes(w.r, sv.slot)
-			for j := range v {
-				v[j] = x
-			}
+			splat(lanes(w.r, sv.slot), x)
 		}
 	}
 	if c.rc != nil || c.shuf != nil {
