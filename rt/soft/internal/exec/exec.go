@@ -963,6 +963,15 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 		case opShfl:
 			c.shfl(w, in, m)
+		case opShflAdd:
+			f := &c.p.shflAdds[in.aux2]
+			if m == fullMask && pc+1 < stop && shflAddStep(f, w) {
+				// The add ran too: it counts, and the run goes on after it.
+				n += gpop
+				pc++
+				break
+			}
+			c.shfl(w, &f.shfl, m)
 		case opVote:
 			c.vote(w, in, m)
 		case opMatch:

@@ -55,6 +55,9 @@ type Program struct {
 	// laneCmps are the comparisons of a lane index with a uniform value
 	// (lanecmp.go), by opCmpLane's aux2.
 	laneCmps []laneCmp
+	// shflAdds are the fused shfl.down-add.f32 steps (shfladd.go), by
+	// opShflAdd's aux2.
+	shflAdds []shflAdd
 
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2
