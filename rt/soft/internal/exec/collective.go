@@ -130,10 +130,7 @@ func shflFull(mode uint16, uniform bool, vals, b, cc, d *[32]uint64, pred *uint3
 			*pred = 0
 			return true
 		}
-		v := vals[bval]
-		for l := range d {
-			d[l] = v
-		}
+		splat(d, vals[bval])
 		*pred = fullMask
 	}
 	return true

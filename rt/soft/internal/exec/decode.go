@@ -260,6 +260,8 @@ func decodeKernel(lib *Module, entry *ptx.Func) (p *Program, err error) {
 		dc.decodeFunc(fi)
 	}
 	dc.uniformDefs()
+	dc.laneCompares()
+	dc.shflAdds()
 	for _, sv := range p.specials {
 		if isCTASpecial(int(sv.val)) {
 			p.ctaSpecials = append(p.ctaSpecials, sv)

@@ -348,10 +348,7 @@ func (c *cta) start(id uint64) {
 		*fb = [32]uint64{}
 		for _, sv := range c.p.ctaSpecials {
 			x, _ := c.perCTASpecial(int(sv.val))
-			v := lanes(w.r, sv.slot)
-			for j := range v {
-				v[j] = x
-			}
+			splat(lanes(w.r, sv.slot), x)
 		}
 	}
 	if c.rc != nil || c.shuf != nil {
@@ -772,6 +769,8 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 		case opUniDef:
 			c.uniDef(w, &c.p.unis[in.aux2], m)
+		case opCmpLane:
+			c.cmpLane(w, &c.p.laneCmps[in.aux2], m)
 		case opMovPred:
 			v := pr[in.a]
 			if in.e != 0 {
@@ -970,6 +969,15 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 		case opShfl:
 			c.shfl(w, in, m)
+		case opShflAdd:
+			f := &c.p.shflAdds[in.aux2]
+			if m == fullMask && pc+1 < stop && shflAddStep(f, w) {
+				// The add ran too: it counts, and the run goes on after it.
+				n += gpop
+				pc++
+				break
+			}
+			c.shfl(w, &f.shfl, m)
 		case opVote:
 			c.vote(w, in, m)
 		case opMatch:

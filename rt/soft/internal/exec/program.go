@@ -52,6 +52,13 @@ type Program struct {
 	foldOps []foldOp   // folded accesses' address arithmetic, by opLdGAdd's (opStGAdd's, opAtomSAdd's) aux
 	unis    []uniDef   // definitions of uniform candidates (uniform.go), by opUniDef's aux2
 
+	// laneCmps are the comparisons of a lane index with a uniform value
+	// (lanecmp.go), by opCmpLane's aux2.
+	laneCmps []laneCmp
+	// shflAdds are the fused shfl.down-add.f32 steps (shfladd.go), by
+	// opShflAdd's aux2.
+	shflAdds []shflAdd
+
 	fptrs     map[uint64]int32 // indirect call targets: function address → funcs index
 	protoSigs []string         // indirect call sites' parameter layouts, by opCallInd's aux2
 	brx       []int32          // brx.idx target lists' pcs, opBrx's [aux, aux+e)

@@ -217,9 +217,7 @@ func (c *cta) uniDef(w *warp, u *uniDef, m uint32) {
 			}
 			d := lanes(r, x.d)
 			if m == fullMask {
-				for i := range d {
-					d[i] = v
-				}
+				splat(d, v)
 			} else {
 				for mm := m; mm != 0; mm &= mm - 1 {
 					d[bits.TrailingZeros32(mm)&31] = v
@@ -242,4 +240,12 @@ func (c *cta) uniDef(w *warp, u *uniDef, m uint32) {
 		execALU(x, r, m)
 	}
 	w.nonuni |= u.bit
+}
+
+// splat stores v in every lane of d, four lanes a step: the compiler's
+// loop over single lanes took several times as long.
+func splat(d *[32]uint64, v uint64) {
+	for i, q := 0, quads(d); i < len(q); i++ {
+		q[i] = [4]uint64{v, v, v, v}
+	}
 }
