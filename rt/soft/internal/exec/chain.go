@@ -160,15 +160,17 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	// colA, colB: the half-warps' lanes hold the same addresses.
 	rowA, rowB, colA, colB := false, false, false, false
 	if m == fullMask {
-		rowA, rowB, colA, colB = true, true, true, true
-		for l := range 32 {
-			x, y := a[l]+ch.lo1, b[l]+ch.lo2
-			ok = ok && x <= lim1 && x&3 == 0 && y <= lim2 && y&3 == 0
-			rowA = rowA && a[l] == a[l&16]
-			rowB = rowB && b[l] == b[l&16]
-			colA = colA && a[l] == a[l&15]
-			colB = colB && b[l] == b[l&15]
+		// The shapes first, branch-free, then the range of the distinct
+		// addresses only (a tiled matmul's operands have 2 and 16).
+		var ra, rb, ca, cb uint64
+		for l := range 16 {
+			ra |= (a[l] ^ a[0]) | (a[l+16] ^ a[16])
+			rb |= (b[l] ^ b[0]) | (b[l+16] ^ b[16])
+			ca |= a[l] ^ a[l+16]
+			cb |= b[l] ^ b[l+16]
 		}
+		rowA, rowB, colA, colB = ra == 0, rb == 0, ca == 0, cb == 0
+		ok = inWindow(a, rowA, colA, ch.lo1, lim1) && inWindow(b, rowB, colB, ch.lo2, lim2)
 	} else {
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm) & 31
@@ -230,6 +232,26 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		ds[l] = uint64(math.Float32bits(acc[l]))
+	}
+	return true
+}
+
+// inWindow reports whether every lane's address v[l]+lo is at most lim
+// and 4-aligned, reading lane 0 and 16 only if row (each half-warp's lanes
+// hold one address), lanes 0 to 15 only if col (the half-warps hold the
+// same ones).
+func inWindow(v *[32]uint64, row, col bool, lo, lim uint64) bool {
+	n, step := 32, 1
+	switch {
+	case row:
+		n, step = 32, 16
+	case col:
+		n = 16
+	}
+	for l := 0; l < n; l += step {
+		if x := v[l] + lo; x > lim || x&3 != 0 {
+			return false
+		}
 	}
 	return true
 }
