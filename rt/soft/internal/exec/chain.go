@@ -160,15 +160,17 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	// colA, colB: the half-warps' lanes hold the same addresses.
 	rowA, rowB, colA, colB := false, false, false, false
 	if m == fullMask {
-		rowA, rowB, colA, colB = true, true, true, true
-		for l := range 32 {
-			x, y := a[l]+ch.lo1, b[l]+ch.lo2
-			ok = ok && x <= lim1 && x&3 == 0 && y <= lim2 && y&3 == 0
-			rowA = rowA && a[l] == a[l&16]
-			rowB = rowB && b[l] == b[l&16]
-			colA = colA && a[l] == a[l&15]
-			colB = colB && b[l] == b[l&15]
+		// The shapes first, branch-free, then the range of the distinct
+		// addresses only (a tiled matmul's operands have 2 and 16).
+		var ra, rb, ca, cb uint64
+		for l := range 16 {
+			ra |= (a[l] ^ a[0]) | (a[l+16] ^ a[16])
+			rb |= (b[l] ^ b[0]) | (b[l+16] ^ b[16])
+			ca |= a[l] ^ a[l+16]
+			cb |= b[l] ^ b[l+16]
 		}
+		rowA, rowB, colA, colB = ra == 0, rb == 0, ca == 0, cb == 0
+		ok = inWindow(a, rowA, colA, ch.lo1, lim1) && inWindow(b, rowB, colB, ch.lo2, lim2)
 	} else {
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm) & 31
@@ -230,6 +232,26 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		ds[l] = uint64(math.Float32bits(acc[l]))
+	}
+	return true
+}
+
+// inWindow reports whether every lane's address v[l]+lo is at most lim
+// and 4-aligned, reading lane 0 and 16 only if row (each half-warp's lanes
+// hold one address), lanes 0 to 15 only if col (the half-warps hold the
+// same ones).
+func inWindow(v *[32]uint64, row, col bool, lo, lim uint64) bool {
+	n, step := 32, 1
+	switch {
+	case row:
+		n, step = 32, 16
+	case col:
+		n = 16
+	}
+	for l := 0; l < n; l += step {
+		if x := v[l] + lo; x > lim || x&3 != 0 {
+			return false
+		}
 	}
 	return true
 }
@@ -318,9 +340,18 @@ func chainRows(sh unsafe.Pointer, ch *ldChain, a, b *[32]uint64, rowA, col bool,
 		pv, pacc := unsafe.Pointer(v), unsafe.Pointer(acc)
 		x, z, y := u[0]+ou, u[16]+ou, ov
 		for ; k-t >= 4; t += 4 {
-			ld := func(x uint64) float64 { return float64(*(*float32)(unsafe.Add(sh, x))) }
-			slow := chainRow4x2(sh, pv, pacc, y, sv, ld(x), ld(x+su), ld(x+2*su), ld(x+3*su),
-				ld(z), ld(z+su), ld(z+2*su), ld(z+3*su))
+			var xz [8]float64
+			slow := uint32(0)
+			for j := range 4 {
+				u1, u2 := *(*uint32)(unsafe.Add(sh, x+uint64(j)*su)), *(*uint32)(unsafe.Add(sh, z+uint64(j)*su))
+				if !wideUlp(u1) || !wideUlp(u2) {
+					slow = 0xffff
+				}
+				xz[j], xz[j+4] = float64(math.Float32frombits(u1)), float64(math.Float32frombits(u2))
+			}
+			if slow == 0 {
+				slow = chainRow4x2(sh, pv, pacc, y, sv, &xz)
+			}
 			for ; slow != 0; slow &= slow - 1 {
 				l := bits.TrailingZeros32(slow) & 15
 				redo(l, x, y, 4)
@@ -391,49 +422,85 @@ func chainRow4(sh, v, acc unsafe.Pointer, o, s uint64, x0, x1, x2, x3 float64) (
 // chainRow4x2 is chainRow4 for lanes l and l+16 at once, both reading
 // [sh+v[l]+o+js], the first multiplying by xj, the second by zj. Its bit
 // l says that lanes l and l+16 need the slow path, their sums untouched.
-func chainRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, x0, x1, x2, x3, z0, z1, z2, z3 float64) (slow uint32) {
+//
+// It tests less per fma than roundsPlain, only that fs is no float32
+// midpoint (range tests made it 1.5x slower, measured); the operands
+// stand in for the rest. With every nonzero w and xj, zj (chainRows
+// tests those) at least 2^-66 in magnitude (wideUlp), a product is a
+// multiple of 2^-178, as is every float32 sum, so a sum below the float32
+// normal range is exact in float64 and float32(fs) rounds it once, as
+// fma.rn does, zeros' signs included; one above it overflows to Inf as
+// fma.rn does, and an Inf sum stays Inf. Only a NaN differs (the GPU's is
+// canonical), and it stays NaN to the last sum, which is tested.
+func chainRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float64) (slow uint32) {
+	// The row values come through memory (xz), not as eight float64
+	// arguments, which the compiler kept moving between registers.
 	for l := range 16 {
 		y := *(*uint64)(unsafe.Add(v, l*8)) + o
 		sum, sum2 := (*float32)(unsafe.Add(acc, l*4)), (*float32)(unsafe.Add(acc, l*4+64))
-		w := float64(*(*float32)(unsafe.Add(sh, y)))
-		fs, ft := w*x0+float64(*sum), w*z0+float64(*sum2)
+		u := *(*uint32)(unsafe.Add(sh, y))
+		if !wideUlp(u) {
+			slow |= 1 << l
+			continue
+		}
+		w := float64(math.Float32frombits(u))
+		fs, ft := w*xz[0]+float64(*sum), w*xz[4]+float64(*sum2)
 		// Two tests, not one ||: the compiler lays this loop out faster so
 		// (matmul 1.18× slower with ||, measured).
-		if !roundsPlain(fs) {
+		if !noMidpoint(fs) {
 			slow |= 1 << l
 			continue
 		}
-		if !roundsPlain(ft) {
+		if !noMidpoint(ft) {
 			slow |= 1 << l
 			continue
 		}
-		w = float64(*(*float32)(unsafe.Add(sh, y+s)))
-		fs, ft = w*x1+float64(float32(fs)), w*z1+float64(float32(ft))
-		if !roundsPlain(fs) {
+		u = *(*uint32)(unsafe.Add(sh, y+s))
+		if !wideUlp(u) {
 			slow |= 1 << l
 			continue
 		}
-		if !roundsPlain(ft) {
+		w = float64(math.Float32frombits(u))
+		fs, ft = w*xz[1]+float64(float32(fs)), w*xz[5]+float64(float32(ft))
+		if !noMidpoint(fs) {
 			slow |= 1 << l
 			continue
 		}
-		w = float64(*(*float32)(unsafe.Add(sh, y+2*s)))
-		fs, ft = w*x2+float64(float32(fs)), w*z2+float64(float32(ft))
-		if !roundsPlain(fs) {
+		if !noMidpoint(ft) {
 			slow |= 1 << l
 			continue
 		}
-		if !roundsPlain(ft) {
+		u = *(*uint32)(unsafe.Add(sh, y+2*s))
+		if !wideUlp(u) {
 			slow |= 1 << l
 			continue
 		}
-		w = float64(*(*float32)(unsafe.Add(sh, y+3*s)))
-		fs, ft = w*x3+float64(float32(fs)), w*z3+float64(float32(ft))
-		if !roundsPlain(fs) {
+		w = float64(math.Float32frombits(u))
+		fs, ft = w*xz[2]+float64(float32(fs)), w*xz[6]+float64(float32(ft))
+		if !noMidpoint(fs) {
 			slow |= 1 << l
 			continue
 		}
-		if !roundsPlain(ft) {
+		if !noMidpoint(ft) {
+			slow |= 1 << l
+			continue
+		}
+		u = *(*uint32)(unsafe.Add(sh, y+3*s))
+		if !wideUlp(u) {
+			slow |= 1 << l
+			continue
+		}
+		w = float64(math.Float32frombits(u))
+		fs, ft = w*xz[3]+float64(float32(fs)), w*xz[7]+float64(float32(ft))
+		if !noMidpoint(fs) {
+			slow |= 1 << l
+			continue
+		}
+		if !noMidpoint(ft) {
+			slow |= 1 << l
+			continue
+		}
+		if fs != fs || ft != ft {
 			slow |= 1 << l
 			continue
 		}
@@ -441,6 +508,15 @@ func chainRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, x0, x1, x2, x3, z0, z1,
 	}
 	return slow
 }
+
+// wideUlp reports whether the float32 with bits u is zero, or at least
+// 2^-66 in magnitude (Inf and NaN included): its ulp is then at least
+// 2^-89, or it is zero.
+func wideUlp(u uint32) bool { return u<<1-1 >= 61<<24-1 }
+
+// noMidpoint reports whether fs, a float64, is no float32 rounding
+// midpoint at float32's normal precision (see roundsPlain).
+func noMidpoint(fs float64) bool { return (math.Float64bits(fs)^0x10000000)&0x1fffffff != 0 }
 
 // chainRow1 is chainRow4 for one triple.
 func chainRow1(sh, v, acc unsafe.Pointer, o uint64, x0 float64) (slow uint32) {

@@ -340,3 +340,80 @@ $Lend:
 		t.Fatalf("racecheck reports %q, one by one %q", gotErr, wantErr)
 	}
 }
+
+// TestChainRowsOperands: chainRows's paired path (a row operand per
+// half-warp, both half-warps reading one column) gives what fma.rn.f32
+// triple by triple gives, bit for bit, on operands chosen to defeat
+// chainRow4x2's short rounding test: tiny and subnormal values, zeros,
+// Infs and NaNs, among ordinary ones. One lane meets a sum that float64
+// rounds onto a subnormal float32 midpoint: 641·6700417 = 2^32+1, so
+// 1.5·2^-127 + 641·2^-82 · 6700417·2^-100 is 2^-182 above one, and so is
+// 1.5·2^-127 + 641·2^-70 · 6700417·2^-112.
+func TestChainRowsOperands(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const k = 16
+	pick := func() uint32 {
+		switch r.IntN(12) {
+		case 0:
+			return uint32(127-66-r.IntN(40))<<23 | r.Uint32()&0x807fffff // tiny
+		case 1:
+			return r.Uint32() & 0x807fffff // subnormal or zero
+		case 2:
+			return [...]uint32{0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f7fffff}[r.IntN(7)]
+		case 3:
+			return uint32(127+60+r.IntN(8))<<23 | r.Uint32()&0x807fffff // huge: sums overflow
+		}
+		return math.Float32bits(float32(r.NormFloat64()))
+	}
+	for trial := range 400 {
+		mem := make([]uint32, 1024) // rows at 0 and 64 (words), columns from 256
+		for i := range mem {
+			mem[i] = pick()
+			if trial%2 == 0 && r.IntN(4) != 0 {
+				mem[i] = math.Float32bits(float32(r.NormFloat64()))
+			}
+		}
+		var acc, want [32]float32
+		for l := range acc {
+			acc[l] = math.Float32frombits(pick())
+		}
+		if trial == 0 {
+			// Lane 3 meets the midpoint through a tiny row value and a
+			// tiny column value, lane 21 through a tiny row value alone;
+			// the rows' zeros after it keep the sums as they are.
+			for j := 1; j < k; j++ {
+				mem[j], mem[64+j] = 0, 0
+			}
+			mem[0], mem[256+3], acc[3] = math.Float32bits(6700417*0x1p-100), math.Float32bits(641*0x1p-82), 0x1.8p-127
+			mem[64], mem[256+5], acc[21] = math.Float32bits(6700417*0x1p-112), math.Float32bits(641*0x1p-70), 0x1.8p-127
+		}
+		var a, b [32]uint64
+		for l := range 32 {
+			a[l] = uint64(l/16) * 256
+			b[l] = 1024 + uint64(l%16)*4
+		}
+		for _, swap := range []bool{false, true} {
+			ch := &ldChain{o1: 0, o2: 0, s1: 4, s2: 64, swap: swap}
+			sh := unsafe.Pointer(&mem[0])
+			for l := range 32 {
+				s := math.Float32bits(acc[l])
+				for j := range k {
+					x, y := mem[(a[l]+uint64(4*j))/4], mem[(b[l]+uint64(64*j))/4]
+					if swap {
+						s = fmaRN32Slow(x, y, s)
+					} else {
+						s = fmaRN32Slow(y, x, s)
+					}
+				}
+				want[l] = math.Float32frombits(s)
+			}
+			got := acc
+			chainRows(sh, ch, &a, &b, true, true, k, &got)
+			for l := range 32 {
+				if math.Float32bits(got[l]) != math.Float32bits(want[l]) {
+					t.Fatalf("trial %d swap %v lane %d: %#x, want %#x", trial, swap, l, math.Float32bits(got[l]), math.Float32bits(want[l]))
+				}
+			}
+		}
+	}
+}

@@ -687,6 +687,7 @@ func (dc *decoder) fuse(start int32, f *ptx.Func) {
 	}
 	dc.foldAddr(start, f, targets)
 	dc.chains(start, f, targets)
+	dc.copies(start, f, targets)
 }
 
 func (dc *decoder) block(b *ptx.Block, parent *scope) {

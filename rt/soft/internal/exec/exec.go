@@ -884,7 +884,16 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if !c.stS32(w, in, m) {
 				return c.done(n, false)
 			}
-		case opLdG32:
+		case opLdGStS, opLdG32:
+			if op == opLdGStS && m == fullMask && pc+1 < stop && c.ldGStS(w, in, &code[pc+1]) {
+				n += gpop
+				pc += 2
+				if pc >= stop {
+					w.setPCs(group, pc)
+					return c.done(n, true)
+				}
+				continue
+			}
 			if !c.ldG32(w, in, m) {
 				return c.done(n, false)
 			}

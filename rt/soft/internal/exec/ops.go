@@ -62,6 +62,7 @@ const (
 	opStGAdd   // st.global.b32 [a+imm] likewise
 	opAtomSAdd // atom.shared.add.u32 [a+imm] with its 32-bit address add folded in likewise
 	opStack    // alloca, stacksave, stackrestore (alloca.go): fl = skAlloca…, e = width, imm = the function's frame size, aux = alignment
+	opLdGStS   // superinstruction: opLdG32 at pc, opStS32 of its value at pc+1 (fuse_copy.go), aux = 1: write the loaded register
 
 	opALU opcode = 256
 	opCmp opcode = 2048
