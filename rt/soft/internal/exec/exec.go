@@ -884,8 +884,8 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			if !c.stS32(w, in, m) {
 				return c.done(n, false)
 			}
-		case opLdGStS, opLdG32:
-			if op == opLdGStS && m == fullMask && pc+1 < stop && c.ldGStS(w, in, &code[pc+1]) {
+		case opLdGStS:
+			if m == fullMask && pc+1 < stop && c.ldGStS(w, in, &code[pc+1]) {
 				n += gpop
 				pc += 2
 				if pc >= stop {
@@ -894,6 +894,10 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 				}
 				continue
 			}
+			if !c.ldG32(w, in, m) {
+				return c.done(n, false)
+			}
+		case opLdG32:
 			if !c.ldG32(w, in, m) {
 				return c.done(n, false)
 			}
