@@ -178,10 +178,7 @@ func newCTA(l *Launch, smid int) *cta {
 			w.live = 1<<uint(live) - 1
 		}
 		for _, cv := range p.consts {
-			v := lanes(w.r, cv.slot)
-			for j := range v {
-				v[j] = cv.val
-			}
+			splat(lanes(w.r, cv.slot), cv.val)
 		}
 		for _, kp := range p.kparams {
 			var v uint64
@@ -193,17 +190,10 @@ func newCTA(l *Launch, smid int) *cta {
 			if kp.sext != 0 {
 				v = uint64(gpumath.Sext(v, uint(kp.size)*8)) & gpumath.Mask(uint(kp.sext)*8)
 			}
-			vs := lanes(w.r, kp.slot)
-			for j := range vs {
-				vs[j] = v
-			}
+			splat(lanes(w.r, kp.slot), v)
 		}
 		for _, sv := range p.syms {
-			v := lanes(w.r, sv.slot)
-			a := l.Vars[sv.val]
-			for j := range v {
-				v[j] = a
-			}
+			splat(lanes(w.r, sv.slot), l.Vars[sv.val])
 		}
 		if p.Stack > 0 || p.recursive {
 			w.lstride = stride

@@ -147,6 +147,13 @@ func (e *env) free(p rt.DevPtr) {
 
 // launchErr runs kernel k to completion and returns its fault.
 func (e *env) launchErr(k rt.KernelHandle, grid, block rt.Dim3, smem uint32, args ...any) error {
+	_, err := e.run(k, grid, block, smem, args...)
+	return err
+}
+
+// run runs kernel k to completion and returns the launch, for what it
+// counted (Executed), and its fault.
+func (e *env) run(k rt.KernelHandle, grid, block rt.Dim3, smem uint32, args ...any) (*Launch, error) {
 	p := e.kernels[k]
 	b := params(args...)
 	pbuf := make([]uint64, len(b)/8+1)
@@ -157,11 +164,11 @@ func (e *env) launchErr(k rt.KernelHandle, grid, block rt.Dim3, smem uint32, arg
 	if p.UsesVars {
 		vars, err := e.host.Vars(p.Module)
 		if err != nil {
-			return err
+			return l, err
 		}
 		l.Vars = vars
 	}
-	return l.Run()
+	return l, l.Run()
 }
 
 func (e *env) launch(k rt.KernelHandle, grid, block rt.Dim3, smem uint32, args ...any) {

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"testing"
-	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -112,12 +111,8 @@ func TestLaneCmp(t *testing.T) {
 		const grid = 2
 		out := e.buf(make([]uint32, grid*block.Count()))
 		p := e.kernels[k]
-		b := params(out, n)
-		pbuf := make([]uint64, len(b)/8+1)
-		pb := unsafe.Slice((*byte)(unsafe.Pointer(&pbuf[0])), len(b))
-		copy(pb, b)
-		l := &Launch{Program: p, Host: e.host, Mem: e.mem, Config: &e.cfg, Grid: rt.D1(grid).Norm(), Block: block.Norm(), Params: pb}
-		if err := l.Run(); err != nil {
+		l, err := e.run(k, rt.D1(grid), block, 0, out, n)
+		if err != nil {
 			t.Fatal(err)
 		}
 		got := make([]uint32, grid*block.Count())

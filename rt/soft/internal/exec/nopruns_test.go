@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -75,13 +74,9 @@ func nopRun(t *testing.T, runs bool, reps int, budget uint64) ([]uint32, string,
 		t.Fatalf("only %d nops start runs: the kernel tests too little", long)
 	}
 	out := e.buf(make([]uint32, 80*3))
-	b := params(out, uint32(reps))
-	pbuf := make([]uint64, len(b)/8+1)
-	pb := unsafe.Slice((*byte)(unsafe.Pointer(&pbuf[0])), len(b))
-	copy(pb, b)
-	l := &Launch{Program: p, Host: e.host, Mem: e.mem, Config: &e.cfg, Grid: rt.D1(3).Norm(), Block: rt.D1(80).Norm(), Params: pb}
+	l, err := e.run(k, rt.D1(3), rt.D1(80), 0, out, uint32(reps))
 	msg := ""
-	if err := l.Run(); err != nil {
+	if err != nil {
 		msg = err.Error()
 	}
 	got := make([]uint32, 80*3)

@@ -99,6 +99,14 @@ func lanes(r []uint64, o uint32) *[32]uint64 { return (*[32]uint64)(r[o : o+32])
 // loops).
 func quads(v *[32]uint64) *[8][4]uint64 { return (*[8][4]uint64)(unsafe.Pointer(v)) }
 
+// splat stores v in every lane of d, four lanes a step: the compiler's
+// loop over single lanes took several times as long.
+func splat(d *[32]uint64, v uint64) {
+	for i, q := 0, quads(d); i < len(q); i++ {
+		q[i] = [4]uint64{v, v, v, v}
+	}
+}
+
 // octs views a warp register as four 8-lane groups (lanes 8k..8k+7 in
 // row k), for the generated compares' per-group masks.
 func octs(v *[32]uint64) *[4][8]uint64 { return (*[4][8]uint64)(unsafe.Pointer(v)) }

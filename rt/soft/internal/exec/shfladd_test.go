@@ -3,7 +3,6 @@ package exec
 import (
 	"math"
 	"testing"
-	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -88,12 +87,8 @@ func TestShflAdd(t *testing.T) {
 		pin := e.buf(in)
 		out := e.buf(make([]uint32, block*16))
 		p := e.kernels[k]
-		b := params(pin, out)
-		pbuf := make([]uint64, len(b)/8+1)
-		pb := unsafe.Slice((*byte)(unsafe.Pointer(&pbuf[0])), len(b))
-		copy(pb, b)
-		l := &Launch{Program: p, Host: e.host, Mem: e.mem, Config: &e.cfg, Grid: rt.D1(1).Norm(), Block: rt.D1(block).Norm(), Params: pb}
-		if err := l.Run(); err != nil {
+		l, err := e.run(k, rt.D1(1), rt.D1(block), 0, pin, out)
+		if err != nil {
 			t.Fatal(err)
 		}
 		got := make([]uint32, block*16)

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/cugen/cugen/rt"
 )
@@ -84,14 +83,9 @@ func splitRun(t *testing.T, inline bool, trap string, reps int, budget uint64) (
 	var k rt.KernelHandle
 	k = e.kernel(lib, "k")
 	out := e.buf(make([]uint32, 80*3))
-	p := e.kernels[k]
-	b := params(out)
-	pbuf := make([]uint64, len(b)/8+1)
-	pb := unsafe.Slice((*byte)(unsafe.Pointer(&pbuf[0])), len(b))
-	copy(pb, b)
-	l := &Launch{Program: p, Host: e.host, Mem: e.mem, Config: &e.cfg, Grid: rt.D1(3).Norm(), Block: rt.D1(80).Norm(), Params: pb}
+	l, err := e.run(k, rt.D1(3), rt.D1(80), 0, out)
 	msg := ""
-	if err := l.Run(); err != nil {
+	if err != nil {
 		msg = err.Error()
 	}
 	got := make([]uint32, 80*3)

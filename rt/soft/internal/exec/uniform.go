@@ -241,11 +241,3 @@ func (c *cta) uniDef(w *warp, u *uniDef, m uint32) {
 	}
 	w.nonuni |= u.bit
 }
-
-// splat stores v in every lane of d, four lanes a step: the compiler's
-// loop over single lanes took several times as long.
-func splat(d *[32]uint64, v uint64) {
-	for i, q := 0, quads(d); i < len(q); i++ {
-		q[i] = [4]uint64{v, v, v, v}
-	}
-}
