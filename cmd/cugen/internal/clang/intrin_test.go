@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -16,6 +17,10 @@ import (
 // and returns it as a library with a fresh rt/soft context.
 func clangLib(t *testing.T, name, gpu string) (*rt.Context, *rt.Library) {
 	t.Helper()
+	// testClang skips or fails here, in the test: a t.Skip or t.Fatal inside
+	// once.Do would end the once with nothing cached, and every later test of
+	// the key would fail with an empty message.
+	cc := testClang(t)
 	key := name + "/" + gpu
 	libMu.Lock()
 	e, ok := libCache[key]
@@ -30,7 +35,17 @@ func clangLib(t *testing.T, name, gpu string) (*rt.Context, *rt.Library) {
 			e.err = err.Error()
 			return
 		}
-		e.ptx = compileClang(t, name+".cu", string(src), gpu)
+		path := filepath.Join(t.TempDir(), name+".cu")
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			e.err = err.Error()
+			return
+		}
+		ptx, err := Compile(path, Options{Compiler: cc, GPU: gpu})
+		if err != nil {
+			e.err = err.Error()
+			return
+		}
+		e.ptx = ptx
 	})
 	if e.ptx == nil {
 		t.Fatalf("%s: %s", key, e.err)
