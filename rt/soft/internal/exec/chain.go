@@ -162,14 +162,22 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	if m == fullMask {
 		// The shapes first, branch-free, then the range of the distinct
 		// addresses only (a tiled matmul's operands have 2 and 16).
-		var ra, rb, ca, cb uint64
+		// A tiled matmul's shapes (a the row, b the column) first: then
+		// rowB and colA do not matter.
+		var ra, cb uint64
 		for l := range 16 {
 			ra |= (a[l] ^ a[0]) | (a[l+16] ^ a[16])
-			rb |= (b[l] ^ b[0]) | (b[l+16] ^ b[16])
-			ca |= a[l] ^ a[l+16]
 			cb |= b[l] ^ b[l+16]
 		}
-		rowA, rowB, colA, colB = ra == 0, rb == 0, ca == 0, cb == 0
+		rowA, colB = ra == 0, cb == 0
+		if !rowA || !colB {
+			var rb, ca uint64
+			for l := range 16 {
+				rb |= (b[l] ^ b[0]) | (b[l+16] ^ b[16])
+				ca |= a[l] ^ a[l+16]
+			}
+			rowB, colA = rb == 0, ca == 0
+		}
 		ok = inWindow(a, rowA, colA, ch.lo1, lim1) && inWindow(b, rowB, colB, ch.lo2, lim2)
 	} else {
 		for mm := m; mm != 0; mm &= mm - 1 {
