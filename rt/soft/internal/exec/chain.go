@@ -162,14 +162,22 @@ func (c *cta) ldChain(w *warp, ch *ldChain, m uint32) bool {
 	if m == fullMask {
 		// The shapes first, branch-free, then the range of the distinct
 		// addresses only (a tiled matmul's operands have 2 and 16).
-		var ra, rb, ca, cb uint64
+		// A tiled matmul's shapes (a the row, b the column) first: then
+		// rowB and colA do not matter.
+		var ra, cb uint64
 		for l := range 16 {
 			ra |= (a[l] ^ a[0]) | (a[l+16] ^ a[16])
-			rb |= (b[l] ^ b[0]) | (b[l+16] ^ b[16])
-			ca |= a[l] ^ a[l+16]
 			cb |= b[l] ^ b[l+16]
 		}
-		rowA, rowB, colA, colB = ra == 0, rb == 0, ca == 0, cb == 0
+		rowA, colB = ra == 0, cb == 0
+		if !rowA || !colB {
+			var rb, ca uint64
+			for l := range 16 {
+				rb |= (b[l] ^ b[0]) | (b[l+16] ^ b[16])
+				ca |= a[l] ^ a[l+16]
+			}
+			rowB, colA = rb == 0, ca == 0
+		}
 		ok = inWindow(a, rowA, colA, ch.lo1, lim1) && inWindow(b, rowB, colB, ch.lo2, lim2)
 	} else {
 		for mm := m; mm != 0; mm &= mm - 1 {
@@ -342,15 +350,21 @@ func chainRows(sh unsafe.Pointer, ch *ldChain, a, b *[32]uint64, rowA, col bool,
 		for ; k-t >= 4; t += 4 {
 			var xz [8]float64
 			slow := uint32(0)
+			strong := true
 			for j := range 4 {
 				u1, u2 := *(*uint32)(unsafe.Add(sh, x+uint64(j)*su)), *(*uint32)(unsafe.Add(sh, z+uint64(j)*su))
 				if !wideUlp(u1) || !wideUlp(u2) {
 					slow = 0xffff
 				}
+				strong = strong && strongRow(u1) && strongRow(u2)
 				xz[j], xz[j+4] = float64(math.Float32frombits(u1)), float64(math.Float32frombits(u2))
 			}
 			if slow == 0 {
-				slow = chainRow4x2(sh, pv, pacc, y, sv, &xz)
+				if strong && chainStrongRows {
+					slow = chainRow4x2s(sh, pv, pacc, y, sv, &xz)
+				} else {
+					slow = chainRow4x2(sh, pv, pacc, y, sv, &xz)
+				}
 			}
 			for ; slow != 0; slow &= slow - 1 {
 				l := bits.TrailingZeros32(slow) & 15
@@ -443,7 +457,7 @@ func chainRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float64) (slow u
 			slow |= 1 << l
 			continue
 		}
-		w := float64(math.Float32frombits(u))
+		w := float64(*(*float32)(unsafe.Add(sh, y)))
 		fs, ft := w*xz[0]+float64(*sum), w*xz[4]+float64(*sum2)
 		// Two tests, not one ||: the compiler lays this loop out faster so
 		// (matmul 1.18× slower with ||, measured).
@@ -460,7 +474,7 @@ func chainRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float64) (slow u
 			slow |= 1 << l
 			continue
 		}
-		w = float64(math.Float32frombits(u))
+		w = float64(*(*float32)(unsafe.Add(sh, y+s)))
 		fs, ft = w*xz[1]+float64(float32(fs)), w*xz[5]+float64(float32(ft))
 		if !noMidpoint(fs) {
 			slow |= 1 << l
@@ -475,7 +489,7 @@ func chainRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float64) (slow u
 			slow |= 1 << l
 			continue
 		}
-		w = float64(math.Float32frombits(u))
+		w = float64(*(*float32)(unsafe.Add(sh, y+2*s)))
 		fs, ft = w*xz[2]+float64(float32(fs)), w*xz[6]+float64(float32(ft))
 		if !noMidpoint(fs) {
 			slow |= 1 << l
@@ -490,7 +504,67 @@ func chainRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float64) (slow u
 			slow |= 1 << l
 			continue
 		}
-		w = float64(math.Float32frombits(u))
+		w = float64(*(*float32)(unsafe.Add(sh, y+3*s)))
+		fs, ft = w*xz[3]+float64(float32(fs)), w*xz[7]+float64(float32(ft))
+		if !noMidpoint(fs) {
+			slow |= 1 << l
+			continue
+		}
+		if !noMidpoint(ft) {
+			slow |= 1 << l
+			continue
+		}
+		if fs != fs || ft != ft {
+			slow |= 1 << l
+			continue
+		}
+		*sum, *sum2 = float32(fs), float32(ft)
+	}
+	return slow
+}
+
+// chainRow4x2s is chainRow4x2 for rows whose values xj, zj are all zero
+// or at least 2^-6 in magnitude (strongRow): a product with any float32
+// w, a multiple of 2^-149, is then a multiple of 2^-178 as chainRow4x2's
+// argument needs, and w goes untested. A NaN w still makes the last sum
+// NaN, which is tested.
+func chainRow4x2s(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float64) (slow uint32) {
+	// The row values come through memory (xz), not as eight float64
+	// arguments, which the compiler kept moving between registers.
+	for l := range 16 {
+		y := *(*uint64)(unsafe.Add(v, l*8)) + o
+		sum, sum2 := (*float32)(unsafe.Add(acc, l*4)), (*float32)(unsafe.Add(acc, l*4+64))
+		w := float64(*(*float32)(unsafe.Add(sh, y)))
+		fs, ft := w*xz[0]+float64(*sum), w*xz[4]+float64(*sum2)
+		if !noMidpoint(fs) {
+			slow |= 1 << l
+			continue
+		}
+		if !noMidpoint(ft) {
+			slow |= 1 << l
+			continue
+		}
+		w = float64(*(*float32)(unsafe.Add(sh, y+s)))
+		fs, ft = w*xz[1]+float64(float32(fs)), w*xz[5]+float64(float32(ft))
+		if !noMidpoint(fs) {
+			slow |= 1 << l
+			continue
+		}
+		if !noMidpoint(ft) {
+			slow |= 1 << l
+			continue
+		}
+		w = float64(*(*float32)(unsafe.Add(sh, y+2*s)))
+		fs, ft = w*xz[2]+float64(float32(fs)), w*xz[6]+float64(float32(ft))
+		if !noMidpoint(fs) {
+			slow |= 1 << l
+			continue
+		}
+		if !noMidpoint(ft) {
+			slow |= 1 << l
+			continue
+		}
+		w = float64(*(*float32)(unsafe.Add(sh, y+3*s)))
 		fs, ft = w*xz[3]+float64(float32(fs)), w*xz[7]+float64(float32(ft))
 		if !noMidpoint(fs) {
 			slow |= 1 << l
@@ -513,6 +587,15 @@ func chainRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float64) (slow u
 // 2^-66 in magnitude (Inf and NaN included): its ulp is then at least
 // 2^-89, or it is zero.
 func wideUlp(u uint32) bool { return u<<1-1 >= 61<<24-1 }
+
+// strongRow reports whether the float32 with bits u is zero, or at least
+// 2^-6 in magnitude (Inf and NaN included): its ulp is then at least
+// 2^-29, or it is zero.
+func strongRow(u uint32) bool { return u<<1-1 >= 121<<24-1 }
+
+// chainStrongRows lets chainRows take chainRow4x2s; tests turn it off to
+// compare with chainRow4x2.
+var chainStrongRows = true
 
 // noMidpoint reports whether fs, a float64, is no float32 rounding
 // midpoint at float32's normal precision (see roundsPlain).

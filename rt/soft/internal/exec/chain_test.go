@@ -362,6 +362,8 @@ func TestChainRowsOperands(t *testing.T) {
 			return [...]uint32{0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f7fffff}[r.IntN(7)]
 		case 3:
 			return uint32(127+60+r.IntN(8))<<23 | r.Uint32()&0x807fffff // huge: sums overflow
+		case 4:
+			return uint32(127-7-r.IntN(59))<<23 | r.Uint32()&0x807fffff // small: wide but not strong
 		}
 		return math.Float32bits(float32(r.NormFloat64()))
 	}
@@ -369,13 +371,23 @@ func TestChainRowsOperands(t *testing.T) {
 		mem := make([]uint32, 1024) // rows at 0 and 64 (words), columns from 256
 		for i := range mem {
 			mem[i] = pick()
-			if trial%2 == 0 && r.IntN(4) != 0 {
+			if trial%2 == 0 && r.IntN(4) != 0 || trial%4 == 1 && i < 256 {
 				mem[i] = math.Float32bits(float32(r.NormFloat64()))
 			}
 		}
 		var acc, want [32]float32
 		for l := range acc {
 			acc[l] = math.Float32frombits(pick())
+			if trial%4 == 1 && l%2 == 0 {
+				// Strong rows (chainRow4x2s), tiny or subnormal columns and
+				// sums: the sums stay in or near the subnormal range.
+				acc[l] = math.Float32frombits(r.Uint32() & 0x807fffff)
+				for j := range k {
+					if r.IntN(2) == 0 {
+						mem[256+l%16+16*j] = r.Uint32() & 0x807fffff
+					}
+				}
+			}
 		}
 		if trial == 0 {
 			// Lane 3 meets the midpoint through a tiny row value and a
@@ -386,6 +398,15 @@ func TestChainRowsOperands(t *testing.T) {
 			}
 			mem[0], mem[256+3], acc[3] = math.Float32bits(6700417*0x1p-100), math.Float32bits(641*0x1p-82), 0x1.8p-127
 			mem[64], mem[256+5], acc[21] = math.Float32bits(6700417*0x1p-112), math.Float32bits(641*0x1p-70), 0x1.8p-127
+		}
+		if trial == 2 {
+			// Lane 7 meets it through a row value below 2^-6 (not strong,
+			// so its subnormal column value is tested) and the subnormal
+			// column value 641·2^-149.
+			for j := 1; j < k; j++ {
+				mem[j], mem[64+j] = 0, 0
+			}
+			mem[0], mem[64], mem[256+7], acc[7] = math.Float32bits(6700417*0x1p-33), 0x3f800000, 641, 0x1.8p-127
 		}
 		var a, b [32]uint64
 		for l := range 32 {
@@ -407,11 +428,15 @@ func TestChainRowsOperands(t *testing.T) {
 				}
 				want[l] = math.Float32frombits(s)
 			}
-			got := acc
-			chainRows(sh, ch, &a, &b, true, true, k, &got)
-			for l := range 32 {
-				if math.Float32bits(got[l]) != math.Float32bits(want[l]) {
-					t.Fatalf("trial %d swap %v lane %d: %#x, want %#x", trial, swap, l, math.Float32bits(got[l]), math.Float32bits(want[l]))
+			for _, strong := range []bool{true, false} {
+				chainStrongRows = strong
+				got := acc
+				chainRows(sh, ch, &a, &b, true, true, k, &got)
+				chainStrongRows = true
+				for l := range 32 {
+					if math.Float32bits(got[l]) != math.Float32bits(want[l]) {
+						t.Fatalf("trial %d swap %v strong %v lane %d: %#x, want %#x", trial, swap, strong, l, math.Float32bits(got[l]), math.Float32bits(want[l]))
+					}
 				}
 			}
 		}

@@ -238,6 +238,16 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	lo, p, lim := e.lo, e.ptr, e.n-size
 	l := 0
 	switch {
+	case f.uni && size == 4 && m == fullMask && e.n <= maxRotN:
+		// A full warp: one test a lane (inWord), no mask bits.
+		k, q := r[f.v]+uint64(in.imm)-lo, lim>>2
+		for ; l < 32; l++ {
+			off := u[l] + k
+			if !inWord(off, q) {
+				break
+			}
+			d[l] = uint64(devmem.Load32(unsafe.Add(p, off)))
+		}
 	case f.uni && size == 4:
 		k := r[f.v] + uint64(in.imm) - lo
 		for ; l < 32; l++ {
@@ -308,7 +318,16 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 	u, val := lanes(r, f.u), lanes(r, in.d)
 	lo, p, lim := e.lo, e.ptr, e.n-4
 	l := 0
-	if f.uni {
+	if f.uni && m == fullMask && e.n <= maxRotN {
+		k, q := r[f.v]+uint64(in.imm)-lo, lim>>2
+		for ; l < 32; l++ {
+			off := u[l] + k
+			if !inWord(off, q) {
+				break
+			}
+			devmem.Store32(unsafe.Add(p, off), uint32(val[l]))
+		}
+	} else if f.uni {
 		k := r[f.v] + uint64(in.imm) - lo
 		for ; l < 32; l++ {
 			if m&(1<<l) == 0 {

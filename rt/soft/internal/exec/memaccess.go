@@ -369,6 +369,18 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 	d, a := lanes(w.r, in.d), lanes(w.r, in.a)
 	e := &c.gc[c.pc]
 	lo, n, p, imm := e.lo, e.n, e.ptr, uint64(in.imm)
+	if m == fullMask && n >= 4 && n <= maxRotN && in.d != in.a {
+		// A full warp: one test a lane (inWord), no mask bits.
+		k, q := imm-lo, (n-4)>>2
+		for l := range d {
+			off := a[l] + k
+			if !inWord(off, q) {
+				return c.ld(w, in, m&^(1<<l-1))
+			}
+			d[l] = uint64(devmem.Load32(unsafe.Add(p, off)))
+		}
+		return true
+	}
 	if n >= 4 && in.d != in.a {
 		// One pass; a bad lane hands the rest to the general path (the
 		// lanes done so far cannot have changed any address). A partial
@@ -397,6 +409,17 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 		d[l] = uint64(devmem.Load32(unsafe.Add(p, a[l]+imm-lo)))
 	}
 	return true
+}
+
+// maxRotN bounds the allocations inWord checks offsets in.
+const maxRotN = 1 << 62
+
+// inWord reports whether a 4-byte access at offset off is aligned and lies
+// in an allocation of n bytes, n ≤ maxRotN, q = (n-4)/4, in one compare:
+// rotated right by two, a misaligned offset has a top bit set and exceeds
+// q, and an aligned one is off/4, at most q exactly when off ≤ n-4.
+func inWord(off, q uint64) bool {
+	return bits.RotateLeft64(off, -2) <= q
 }
 
 // inCache reports whether every lane l of m has an offset a[l]+delta of at
@@ -428,6 +451,17 @@ func (c *cta) stG32(w *warp, in *inst, m uint32) bool {
 	}
 	// One pass over the lanes of m, as ldG32's; a bad lane hands the rest
 	// to the general path, which stores lane by lane in the same order.
+	if m == fullMask && n <= maxRotN {
+		k, q := imm-lo, (n-4)>>2
+		for l := range v {
+			off := a[l] + k
+			if !inWord(off, q) {
+				return c.st(w, in, m&^(1<<l-1))
+			}
+			devmem.Store32(unsafe.Add(p, off), uint32(v[l]))
+		}
+		return true
+	}
 	lim := n - 4
 	for l := range v {
 		if m&(1<<l) == 0 {

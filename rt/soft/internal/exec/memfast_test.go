@@ -71,6 +71,11 @@ func TestGlobal32MatchesGeneral(t *testing.T) {
 		{"ro", odd(0, ro.Base+4)},
 		{"foreign", odd(0, foreign.Base+4)},
 		{"below", odd(0, buf.Base-4)},
+		// Whole runs: one crossing the end of the buffer (lanes 16 on
+		// outside it), one starting before it, one misaligned.
+		{"cross-end", func(l, k int) uint64 { return buf.Base + size - 64 + 4*uint64(l) }},
+		{"cross-start", func(l, k int) uint64 { return buf.Base - 64 + 4*uint64(l) }},
+		{"run-misaligned", func(l, k int) uint64 { return buf.Base + 2 + 4*uint64(l) }},
 		{"two", func(l, k int) uint64 {
 			switch l {
 			case k:
@@ -184,7 +189,10 @@ func TestFoldedMatchesGeneral(t *testing.T) {
 		}
 	}
 	snapshot := func() string { return string(buf.Bytes()) + string(other.Bytes()) }
-	bads := []uint64{0, buf.Base + 1024, buf.Base + 66, other.Base + 8, buf.Base + 200}
+	// A bad lane's address; crossEnd: every lane from k on runs past the
+	// end of buf.
+	const crossEnd = 1
+	bads := []uint64{0, buf.Base + 1024, buf.Base + 66, other.Base + 8, buf.Base + 200, buf.Base + 1020, buf.Base + 1023, buf.Base - 4, crossEnd}
 	masks := []uint32{fullMask, 0x7ffffffe, 0x80000001, 0xfffffff0, 0xaaaaaaaa, 1 << 31}
 	const a, d, u, v = 32, 64, 96, 128
 	checked := 0
@@ -201,7 +209,10 @@ func TestFoldedMatchesGeneral(t *testing.T) {
 							imm := int64(8)
 							for l := 0; l < 32; l++ {
 								addr := buf.Base + 64 + uint64(l)*uint64(size)
-								if l == k {
+								switch {
+								case bad == crossEnd:
+									addr = buf.Base + 1024 + (uint64(l)-uint64(k))*uint64(size)
+								case l == k:
 									addr = bad
 								}
 								r[v+l] = 16 + uint64(l%3)*4
@@ -259,4 +270,20 @@ func TestFoldedMatchesGeneral(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases", checked)
+}
+
+// TestInWord: inWord's one compare is the bounds and alignment check of a
+// 4-byte access it stands for, offsets near 0, near the end of the
+// allocation and wrapped below it, for sizes that are and are not
+// multiples of 4.
+func TestInWord(t *testing.T) {
+	for _, n := range []uint64{4, 5, 6, 7, 8, 1024, 1026, 1 << 40, maxRotN - 1, maxRotN} {
+		offs := []uint64{0, 1, 2, 3, 4, 5, n - 8, n - 7, n - 6, n - 5, n - 4, n - 3, n - 2, n - 1, n, n + 1, n + 4, ^uint64(0), ^uint64(3), 1 << 62, 1 << 63, 3 << 62}
+		for _, off := range offs {
+			want := off <= n-4 && off&3 == 0
+			if got := inWord(off, (n-4)>>2); got != want {
+				t.Errorf("inWord(%#x) for %d bytes = %v, want %v", off, n, got, want)
+			}
+		}
+	}
 }
