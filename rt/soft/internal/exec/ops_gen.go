@@ -9058,11 +9058,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					C := c4[i][0]
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 					}
-					d4[i][0] = gpumath.R32(fr)
+					d4[i][0] = fb
 				}
 				{
 					A := a4[i][1]
@@ -9070,11 +9070,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					C := c4[i][1]
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 					}
-					d4[i][1] = gpumath.R32(fr)
+					d4[i][1] = fb
 				}
 				{
 					A := a4[i][2]
@@ -9082,11 +9082,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					C := c4[i][2]
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 					}
-					d4[i][2] = gpumath.R32(fr)
+					d4[i][2] = fb
 				}
 				{
 					A := a4[i][3]
@@ -9094,11 +9094,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					C := c4[i][3]
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 					}
-					d4[i][3] = gpumath.R32(fr)
+					d4[i][3] = fb
 				}
 			}
 		} else {
@@ -9109,11 +9109,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				C := c[l]
 				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 				fs := float64(fx)*float64(fy) + float64(fz)
-				fr := float32(fs)
+				fb := uint64(math.Float32bits(float32(fs)))
 				if !roundsPlain(fs) {
-					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 				}
-				d[l] = gpumath.R32(fr)
+				d[l] = fb
 			}
 		}
 	case opDivF32Rn:
@@ -11328,11 +11328,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					C := c4[i][0]
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
 					}
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(fr))
+					d4[i][0] = fb
 				}
 				{
 					A := a4[i][1]
@@ -11340,11 +11340,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					C := c4[i][1]
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
 					}
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(fr))
+					d4[i][1] = fb
 				}
 				{
 					A := a4[i][2]
@@ -11352,11 +11352,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					C := c4[i][2]
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
 					}
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(fr))
+					d4[i][2] = fb
 				}
 				{
 					A := a4[i][3]
@@ -11364,11 +11364,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					C := c4[i][3]
 					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
 					}
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(fr))
+					d4[i][3] = fb
 				}
 			}
 		} else {
@@ -11379,11 +11379,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				C := c[l]
 				fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
 				fs := float64(fx)*float64(fy) + float64(fz)
-				fr := float32(fs)
+				fb := uint64(math.Float32bits(float32(fs)))
 				if !roundsPlain(fs) {
-					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
 				}
-				d[l] = gpumath.R32(gpumath.Ftz32(fr))
+				d[l] = fb
 			}
 		}
 	case opDivF32RnFtz:
@@ -24773,44 +24773,44 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					C := c4[i][0]
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 					}
-					d4[i][0] = gpumath.R32(fr)
+					d4[i][0] = fb
 				}
 				{
 					A := a4[i][1]
 					C := c4[i][1]
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 					}
-					d4[i][1] = gpumath.R32(fr)
+					d4[i][1] = fb
 				}
 				{
 					A := a4[i][2]
 					C := c4[i][2]
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 					}
-					d4[i][2] = gpumath.R32(fr)
+					d4[i][2] = fb
 				}
 				{
 					A := a4[i][3]
 					C := c4[i][3]
 					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
+					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 					}
-					d4[i][3] = gpumath.R32(fr)
+					d4[i][3] = fb
 				}
 			}
 		} else {
@@ -24820,11 +24820,11 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				C := c[l]
 				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
 				fs := float64(fx)*float64(fy) + float64(fz)
-				fr := float32(fs)
+				fb := uint64(math.Float32bits(float32(fs)))
 				if !roundsPlain(fs) {
-					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
 				}
-				d[l] = gpumath.R32(fr)
+				d[l] = fb
 			}
 		}
 	}

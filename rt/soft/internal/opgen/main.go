@@ -316,13 +316,24 @@ func floats() {
 				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
 				if r == "rn" {
 					// The hot case: fma32's fast path inline (roundsPlain).
-					pre := fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
+					// Its float32 is normal, so neither NaN (R32) nor
+					// flushed (Ftz32): without .sat it is the result's bits.
+					pre, out := fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
 						"\t\t\t\tfs := float64(fx)*float64(fy) + float64(fz)\n"+
 						"\t\t\t\tfr := float32(fs)\n"+
 						"\t\t\t\tif !roundsPlain(fs) {\n"+
 						"\t\t\t\t\tfr = gpumath.Fma32(fx, fy, fz, gpumath.RN)\n"+
-						"\t\t\t\t}", A, B, C)
-					alu("FmaF32"+title(r)+mn, out32("fr", ftz, sat), f3, append(keys("fma"), keys("mad")...)...)
+						"\t\t\t\t}", A, B, C), out32("fr", ftz, sat)
+					if !sat {
+						pre = fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
+							"\t\t\t\tfs := float64(fx)*float64(fy) + float64(fz)\n"+
+							"\t\t\t\tfb := uint64(math.Float32bits(float32(fs)))\n"+
+							"\t\t\t\tif !roundsPlain(fs) {\n"+
+							"\t\t\t\t\tfb = %s\n"+
+							"\t\t\t\t}", A, B, C, out32("gpumath.Fma32(fx, fy, fz, gpumath.RN)", ftz, false))
+						out = "fb"
+					}
+					alu("FmaF32"+title(r)+mn, out, f3, append(keys("fma"), keys("mad")...)...)
 					byName["FmaF32"+title(r)+mn].pre = pre
 				} else {
 					alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("gpumath.Fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,
