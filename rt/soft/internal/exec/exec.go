@@ -550,6 +550,14 @@ func (c *cta) charge(n uint64) bool {
 	return true
 }
 
+// exitedAsFull lets exec run a lane-pure op of a warp whose other lanes
+// have exited as a full one; tests turn it off to compare.
+var exitedAsFull = true
+
+// exitAtRet lets exec end lanes that branch to an exit (the kernel's ret)
+// at the branch; tests turn it off to compare.
+var exitAtRet = true
+
 // splitInline lets exec go on with one side of a divergent branch when no
 // other lane of the warp runs, as the scheduler would pick it; tests turn
 // it off to compare with the way through the scheduler.
@@ -585,10 +593,22 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 		}
 		if op >= opALU {
+			// Lanes that have exited (or do not exist) never read a
+			// register again, so a lane-pure op runs them as a full warp
+			// (a shfl from such a lane is undefined).
+			full := m != fullMask && m|w.exited|^w.live == fullMask && exitedAsFull
 			if op < opCmp {
-				execALU(in, r, m)
+				if full && aluDense[op%opCmp] {
+					execALUMask(in, r, fullMask)
+				} else {
+					execALU(in, r, m)
+				}
 			} else {
-				t := execCmp(in, r, m)
+				mc := m
+				if full {
+					mc = fullMask
+				}
+				t := execCmp(in, r, mc)
 				p, q := t, ^t
 				if f := in.fl & 3; f != 0 {
 					cb := pr[in.c]
@@ -640,6 +660,18 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			}
 			fallthrough
 		case opBra:
+			if m != group && exitAtRet {
+				if t := &code[in.aux]; t.op == opExit && t.gp < 0 {
+					// Lanes branching to the kernel's ret (if (...) return;)
+					// exit here, counting that ret, as ptxas's predicated
+					// EXIT does: waiting there they would only exit later.
+					n += uint64(bits.OnesCount32(m))
+					c.exit(w, m)
+					group &^= m
+					gpop = uint64(bits.OnesCount32(group))
+					break
+				}
+			}
 			if m != group {
 				w.setPCs(m, in.aux)
 				w.setPCs(group&^m, pc+1)
@@ -810,6 +842,9 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 				d[l] = uint64(p >> l & 1)
 			}
 		case opCvtII:
+			if m != fullMask && m|w.exited|^w.live == fullMask && exitedAsFull {
+				m = fullMask // as for the generated ops above: cvt cannot fail
+			}
 			cvtII(in, r, m)
 		case opPack:
 			d := lanes(r, in.d)
