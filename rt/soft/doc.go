@@ -26,7 +26,10 @@
 // at load time into a register bytecode and run warp by warp, 32 lanes in
 // lockstep with min-PC reconvergence, CTAs spread over Options.Workers
 // goroutines (exec's package doc says how, and where each instruction
-// family lives). Anything the executor cannot run fails at LibraryLoad with
+// family lives). A lane that branches to the kernel's ret exits there, as
+// ptxas's predicated EXIT does; the registers of lanes that have exited
+// are then scratch, so a shfl that reads one (undefined in CUDA) may see
+// a value computed after the exit. Anything the executor cannot run fails at LibraryLoad with
 // the PTX file:line:col and the opcode, never silently at run time; cugen
 // checks that at generate time with rt/soft/loadcheck. The arithmetic is
 // rt/soft/internal/gpumath's, the texture unit rt/soft/internal/texunit.
