@@ -197,3 +197,8 @@ const (
 	ccOut = 1 << 5 // sets the carry (.cc)
 	cc64  = 1 << 6
 )
+
+// f32Of is the float32 in the low half of a register's lane, read as
+// float32 from memory (the generated float ops): the executor, like
+// internal/devmem, runs on little-endian hosts.
+func f32Of(p *uint64) float32 { return *(*float32)(unsafe.Pointer(p)) }

@@ -8937,32 +8937,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32((fA + fB))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32((fA + fB))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32((fA + fB))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32((fA + fB))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32((fA + fB))
 			}
 		}
 	case opSubF32Rn:
@@ -8975,32 +8975,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32((fA - fB))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32((fA - fB))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32((fA - fB))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32((fA - fB))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32((fA - fB))
 			}
 		}
 	case opMulF32Rn:
@@ -9013,32 +9013,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32((fA * fB))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32((fA * fB))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32((fA * fB))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32((fA * fB))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32((fA * fB))
 			}
 		}
 	case opFmaF32Rn:
@@ -9053,10 +9053,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -9065,10 +9065,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][0] = fb
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -9077,10 +9077,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][1] = fb
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -9089,10 +9089,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][2] = fb
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -9104,10 +9104,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				fx, fy, fz := fA, fB, fC
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fb := uint64(math.Float32bits(float32(fs)))
 				if !roundsPlain(fs) {
@@ -9126,32 +9126,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RN))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RN))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RN))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RN))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RN))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RN))
 			}
 		}
 	case opRcpF32Rn:
@@ -9162,27 +9162,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RN))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RN))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RN))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RN))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RN))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RN))
 			}
 		}
 	case opSqrtF32Rn:
@@ -9193,27 +9193,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RN))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RN))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RN))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RN))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RN))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RN))
 			}
 		}
 	case opAddF32Rz:
@@ -9226,32 +9226,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RZ))
 			}
 		}
 	case opSubF32Rz:
@@ -9264,32 +9264,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RZ))
 			}
 		}
 	case opMulF32Rz:
@@ -9302,32 +9302,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RZ))
 			}
 		}
 	case opFmaF32Rz:
@@ -9342,37 +9342,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RZ))
 			}
 		}
 	case opDivF32Rz:
@@ -9385,32 +9385,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RZ))
 			}
 		}
 	case opRcpF32Rz:
@@ -9421,27 +9421,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RZ))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RZ))
 			}
 		}
 	case opSqrtF32Rz:
@@ -9452,27 +9452,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RZ))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RZ))
 			}
 		}
 	case opAddF32Rm:
@@ -9485,32 +9485,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RM))
 			}
 		}
 	case opSubF32Rm:
@@ -9523,32 +9523,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RM))
 			}
 		}
 	case opMulF32Rm:
@@ -9561,32 +9561,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RM))
 			}
 		}
 	case opFmaF32Rm:
@@ -9601,37 +9601,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RM))
 			}
 		}
 	case opDivF32Rm:
@@ -9644,32 +9644,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RM))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RM))
 			}
 		}
 	case opRcpF32Rm:
@@ -9680,27 +9680,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RM))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RM))
 			}
 		}
 	case opSqrtF32Rm:
@@ -9711,27 +9711,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RM))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RM))
 			}
 		}
 	case opAddF32Rp:
@@ -9744,32 +9744,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Add32(fA, fB, gpumath.RP))
 			}
 		}
 	case opSubF32Rp:
@@ -9782,32 +9782,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Add32(fA, -fB, gpumath.RP))
 			}
 		}
 	case opMulF32Rp:
@@ -9820,32 +9820,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Mul32(fA, fB, gpumath.RP))
 			}
 		}
 	case opFmaF32Rp:
@@ -9860,37 +9860,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RP))
 			}
 		}
 	case opDivF32Rp:
@@ -9903,32 +9903,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Div32(gpumath.F32(A), gpumath.F32(B), gpumath.RP))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Div32(fA, fB, gpumath.RP))
 			}
 		}
 	case opRcpF32Rp:
@@ -9939,27 +9939,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Div32(1, gpumath.F32(A), gpumath.RP))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Div32(1, fA, gpumath.RP))
 			}
 		}
 	case opSqrtF32Rp:
@@ -9970,27 +9970,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sqrt32(gpumath.F32(A), gpumath.RP))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sqrt32(fA, gpumath.RP))
 			}
 		}
 	case opDivApproxF32:
@@ -10003,32 +10003,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.DivApprox(fA, fB))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.DivApprox(fA, fB))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.DivApprox(fA, fB))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.DivApprox(fA, fB))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.DivApprox(gpumath.F32(A), gpumath.F32(B)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.DivApprox(fA, fB))
 			}
 		}
 	case opDivFullF32:
@@ -10041,32 +10041,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.DivFull(fA, fB))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.DivFull(fA, fB))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.DivFull(fA, fB))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.DivFull(fA, fB))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.DivFull(gpumath.F32(A), gpumath.F32(B)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.DivFull(fA, fB))
 			}
 		}
 	case opRcpApproxF32:
@@ -10077,27 +10077,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.RcpApprox(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.RcpApprox(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.RcpApprox(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.RcpApprox(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.RcpApprox(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.RcpApprox(fA))
 			}
 		}
 	case opSqrtApproxF32:
@@ -10108,27 +10108,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.SqrtApprox(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.SqrtApprox(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.SqrtApprox(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.SqrtApprox(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.SqrtApprox(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.SqrtApprox(fA))
 			}
 		}
 	case opRsqrtF32:
@@ -10139,27 +10139,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.RsqrtApprox(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.RsqrtApprox(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.RsqrtApprox(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.RsqrtApprox(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.RsqrtApprox(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.RsqrtApprox(fA))
 			}
 		}
 	case opEx2F32:
@@ -10170,27 +10170,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ex2Approx(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ex2Approx(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ex2Approx(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ex2Approx(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ex2Approx(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ex2Approx(fA))
 			}
 		}
 	case opLg2F32:
@@ -10201,27 +10201,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Lg2Approx(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Lg2Approx(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Lg2Approx(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Lg2Approx(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Lg2Approx(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Lg2Approx(fA))
 			}
 		}
 	case opSinF32:
@@ -10232,27 +10232,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.SinApprox(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.SinApprox(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.SinApprox(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.SinApprox(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.SinApprox(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.SinApprox(fA))
 			}
 		}
 	case opCosF32:
@@ -10263,27 +10263,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.CosApprox(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.CosApprox(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.CosApprox(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.CosApprox(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.CosApprox(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.CosApprox(fA))
 			}
 		}
 	case opTanhF32:
@@ -10294,27 +10294,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.TanhApprox(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.TanhApprox(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.TanhApprox(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.TanhApprox(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.TanhApprox(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.TanhApprox(fA))
 			}
 		}
 	case opAbsF32:
@@ -10325,27 +10325,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(fA), 0)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(fA), 0)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(fA), 0)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(fA), 0)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 0)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.AbsNegF32(math.Float32bits(fA), 0)
 			}
 		}
 	case opNegF32:
@@ -10356,27 +10356,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(fA), 1)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(fA), 1)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(fA), 1)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(fA), 1)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.F32(A)), 1)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.AbsNegF32(math.Float32bits(fA), 1)
 			}
 		}
 	case opMinF32:
@@ -10389,32 +10389,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Min32(fA, fB, false))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Min32(fA, fB, false))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Min32(fA, fB, false))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Min32(fA, fB, false))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), false))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Min32(fA, fB, false))
 			}
 		}
 	case opMaxF32:
@@ -10427,32 +10427,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Max32(fA, fB, false))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Max32(fA, fB, false))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Max32(fA, fB, false))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Max32(fA, fB, false))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), false))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Max32(fA, fB, false))
 			}
 		}
 	case opMinF32NaN:
@@ -10465,32 +10465,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Min32(fA, fB, true))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Min32(fA, fB, true))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Min32(fA, fB, true))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Min32(fA, fB, true))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Min32(gpumath.F32(A), gpumath.F32(B), true))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Min32(fA, fB, true))
 			}
 		}
 	case opMaxF32NaN:
@@ -10503,32 +10503,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Max32(fA, fB, true))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Max32(fA, fB, true))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Max32(fA, fB, true))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Max32(fA, fB, true))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Max32(gpumath.F32(A), gpumath.F32(B), true))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Max32(fA, fB, true))
 			}
 		}
 	case opAddF32RnSat:
@@ -10541,32 +10541,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32((fA + fB)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32((fA + fB)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32((fA + fB)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32((fA + fB)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) + gpumath.F32(B))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32((fA + fB)))
 			}
 		}
 	case opSubF32RnSat:
@@ -10579,32 +10579,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32((fA - fB)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32((fA - fB)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32((fA - fB)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32((fA - fB)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) - gpumath.F32(B))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32((fA - fB)))
 			}
 		}
 	case opMulF32RnSat:
@@ -10617,32 +10617,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32((fA * fB)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32((fA * fB)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32((fA * fB)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32((fA * fB)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32((gpumath.F32(A) * gpumath.F32(B))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32((fA * fB)))
 			}
 		}
 	case opFmaF32RnSat:
@@ -10657,10 +10657,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
 					if !roundsPlain(fs) {
@@ -10669,10 +10669,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][0] = gpumath.R32(gpumath.Sat32(fr))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
 					if !roundsPlain(fs) {
@@ -10681,10 +10681,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][1] = gpumath.R32(gpumath.Sat32(fr))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
 					if !roundsPlain(fs) {
@@ -10693,10 +10693,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][2] = gpumath.R32(gpumath.Sat32(fr))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
 					if !roundsPlain(fs) {
@@ -10708,10 +10708,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				fx, fy, fz := fA, fB, fC
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fr := float32(fs)
 				if !roundsPlain(fs) {
@@ -10730,32 +10730,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RZ)))
 			}
 		}
 	case opSubF32RzSat:
@@ -10768,32 +10768,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RZ)))
 			}
 		}
 	case opMulF32RzSat:
@@ -10806,32 +10806,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RZ)))
 			}
 		}
 	case opFmaF32RzSat:
@@ -10846,37 +10846,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RZ)))
 			}
 		}
 	case opAddF32RmSat:
@@ -10889,32 +10889,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RM)))
 			}
 		}
 	case opSubF32RmSat:
@@ -10927,32 +10927,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RM)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RM)))
 			}
 		}
 	case opMulF32RmSat:
@@ -10965,32 +10965,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RM)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RM)))
 			}
 		}
 	case opFmaF32RmSat:
@@ -11005,37 +11005,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RM)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RM)))
 			}
 		}
 	case opAddF32RpSat:
@@ -11048,32 +11048,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, fB, gpumath.RP)))
 			}
 		}
 	case opSubF32RpSat:
@@ -11086,32 +11086,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(gpumath.F32(A), -gpumath.F32(B), gpumath.RP)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Add32(fA, -fB, gpumath.RP)))
 			}
 		}
 	case opMulF32RpSat:
@@ -11124,32 +11124,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(gpumath.F32(A), gpumath.F32(B), gpumath.RP)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Mul32(fA, fB, gpumath.RP)))
 			}
 		}
 	case opFmaF32RpSat:
@@ -11164,37 +11164,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(gpumath.F32(A), gpumath.F32(B), gpumath.F32(C), gpumath.RP)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Fma32(fA, fB, fC, gpumath.RP)))
 			}
 		}
 	case opAddF32RnFtz:
@@ -11207,32 +11207,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B)))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB))))
 			}
 		}
 	case opSubF32RnFtz:
@@ -11245,32 +11245,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B)))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB))))
 			}
 		}
 	case opMulF32RnFtz:
@@ -11283,32 +11283,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN)))
 			}
 		}
 	case opFmaF32RnFtz:
@@ -11323,10 +11323,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -11335,10 +11335,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][0] = fb
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -11347,10 +11347,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][1] = fb
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -11359,10 +11359,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][2] = fb
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -11374,10 +11374,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fb := uint64(math.Float32bits(float32(fs)))
 				if !roundsPlain(fs) {
@@ -11396,32 +11396,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RN)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RN)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RN)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RN)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RN)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RN)))
 			}
 		}
 	case opRcpF32RnFtz:
@@ -11432,27 +11432,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RN)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RN)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RN)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RN)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RN)))
 			}
 		}
 	case opSqrtF32RnFtz:
@@ -11463,27 +11463,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RN)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RN)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RN)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RN)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RN)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RN)))
 			}
 		}
 	case opAddF32RzFtz:
@@ -11496,32 +11496,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 			}
 		}
 	case opSubF32RzFtz:
@@ -11534,32 +11534,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ)))
 			}
 		}
 	case opMulF32RzFtz:
@@ -11572,32 +11572,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ)))
 			}
 		}
 	case opFmaF32RzFtz:
@@ -11612,37 +11612,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ)))
 			}
 		}
 	case opDivF32RzFtz:
@@ -11655,32 +11655,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ)))
 			}
 		}
 	case opRcpF32RzFtz:
@@ -11691,27 +11691,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RZ)))
 			}
 		}
 	case opSqrtF32RzFtz:
@@ -11722,27 +11722,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RZ)))
 			}
 		}
 	case opAddF32RmFtz:
@@ -11755,32 +11755,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 			}
 		}
 	case opSubF32RmFtz:
@@ -11793,32 +11793,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM)))
 			}
 		}
 	case opMulF32RmFtz:
@@ -11831,32 +11831,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM)))
 			}
 		}
 	case opFmaF32RmFtz:
@@ -11871,37 +11871,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM)))
 			}
 		}
 	case opDivF32RmFtz:
@@ -11914,32 +11914,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM)))
 			}
 		}
 	case opRcpF32RmFtz:
@@ -11950,27 +11950,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RM)))
 			}
 		}
 	case opSqrtF32RmFtz:
@@ -11981,27 +11981,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RM)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RM)))
 			}
 		}
 	case opAddF32RpFtz:
@@ -12014,32 +12014,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 			}
 		}
 	case opSubF32RpFtz:
@@ -12052,32 +12052,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP)))
 			}
 		}
 	case opMulF32RpFtz:
@@ -12090,32 +12090,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP)))
 			}
 		}
 	case opFmaF32RpFtz:
@@ -12130,37 +12130,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP)))
 			}
 		}
 	case opDivF32RpFtz:
@@ -12173,32 +12173,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP)))
 			}
 		}
 	case opRcpF32RpFtz:
@@ -12209,27 +12209,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Div32(1, gpumath.Ftz32(fA), gpumath.RP)))
 			}
 		}
 	case opSqrtF32RpFtz:
@@ -12240,27 +12240,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(gpumath.F32(A)), gpumath.RP)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Sqrt32(gpumath.Ftz32(fA), gpumath.RP)))
 			}
 		}
 	case opDivApproxF32Ftz:
@@ -12273,32 +12273,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.DivApproxFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 			}
 		}
 	case opDivFullF32Ftz:
@@ -12311,32 +12311,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.DivFullFtz(gpumath.Ftz32(fA), gpumath.Ftz32(fB))))
 			}
 		}
 	case opRcpApproxF32Ftz:
@@ -12347,27 +12347,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(fA))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.RcpApproxFtz(gpumath.Ftz32(fA))))
 			}
 		}
 	case opSqrtApproxF32Ftz:
@@ -12378,27 +12378,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(fA))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.SqrtApproxFtz(gpumath.Ftz32(fA))))
 			}
 		}
 	case opRsqrtF32Ftz:
@@ -12409,27 +12409,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(fA))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.RsqrtApproxFtz(gpumath.Ftz32(fA))))
 			}
 		}
 	case opEx2F32Ftz:
@@ -12440,27 +12440,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(fA))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Ex2ApproxFtz(gpumath.Ftz32(fA))))
 			}
 		}
 	case opLg2F32Ftz:
@@ -12471,27 +12471,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(fA))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(gpumath.F32(A)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Lg2ApproxFtz(gpumath.Ftz32(fA))))
 			}
 		}
 	case opSinF32Ftz:
@@ -12502,27 +12502,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(fA))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.SinApprox(gpumath.Ftz32(fA))))
 			}
 		}
 	case opCosF32Ftz:
@@ -12533,27 +12533,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(fA))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.CosApprox(gpumath.Ftz32(fA))))
 			}
 		}
 	case opTanhF32Ftz:
@@ -12564,27 +12564,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(fA))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(fA))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(gpumath.F32(A)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.TanhApprox(gpumath.Ftz32(fA))))
 			}
 		}
 	case opAbsF32Ftz:
@@ -12595,27 +12595,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 0)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 0)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 0)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 0)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 0)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 0)
 			}
 		}
 	case opNegF32Ftz:
@@ -12626,27 +12626,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 1)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 1)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 1)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 1)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(gpumath.F32(A))), 1)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.AbsNegF32(math.Float32bits(gpumath.Ftz32(fA)), 1)
 			}
 		}
 	case opMinF32Ftz:
@@ -12659,32 +12659,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 			}
 		}
 	case opMaxF32Ftz:
@@ -12697,32 +12697,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), false)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), false)))
 			}
 		}
 	case opMinF32FtzNaN:
@@ -12735,32 +12735,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Min32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 			}
 		}
 	case opMaxF32FtzNaN:
@@ -12773,32 +12773,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), true)))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Max32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), true)))
 			}
 		}
 	case opAddF32RnFtzSat:
@@ -12811,32 +12811,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB)))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB)))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB)))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB)))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) + gpumath.Ftz32(gpumath.F32(B))))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) + gpumath.Ftz32(fB)))))
 			}
 		}
 	case opSubF32RnFtzSat:
@@ -12849,32 +12849,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB)))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB)))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB)))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB)))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(gpumath.F32(A)) - gpumath.Ftz32(gpumath.F32(B))))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32((gpumath.Ftz32(fA) - gpumath.Ftz32(fB)))))
 			}
 		}
 	case opMulF32RnFtzSat:
@@ -12887,32 +12887,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), (gpumath.Ftz32(gpumath.F32(A)) * gpumath.Ftz32(gpumath.F32(B))), gpumath.RN))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), (gpumath.Ftz32(fA) * gpumath.Ftz32(fB)), gpumath.RN))))
 			}
 		}
 	case opFmaF32RnFtzSat:
@@ -12927,10 +12927,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
 					if !roundsPlain(fs) {
@@ -12939,10 +12939,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
 					if !roundsPlain(fs) {
@@ -12951,10 +12951,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
 					if !roundsPlain(fs) {
@@ -12963,10 +12963,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
 					if !roundsPlain(fs) {
@@ -12978,10 +12978,10 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				fx, fy, fz := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fr := float32(fs)
 				if !roundsPlain(fs) {
@@ -13000,32 +13000,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ))))
 			}
 		}
 	case opSubF32RzFtzSat:
@@ -13038,32 +13038,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RZ))))
 			}
 		}
 	case opMulF32RzFtzSat:
@@ -13076,32 +13076,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RZ), gpumath.RZ))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RZ), gpumath.RZ))))
 			}
 		}
 	case opFmaF32RzFtzSat:
@@ -13116,37 +13116,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RZ))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RZ))))
 			}
 		}
 	case opAddF32RmFtzSat:
@@ -13159,32 +13159,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM))))
 			}
 		}
 	case opSubF32RmFtzSat:
@@ -13197,32 +13197,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RM))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RM))))
 			}
 		}
 	case opMulF32RmFtzSat:
@@ -13235,32 +13235,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RM), gpumath.RM))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RM), gpumath.RM))))
 			}
 		}
 	case opFmaF32RmFtzSat:
@@ -13275,37 +13275,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RM))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RM))))
 			}
 		}
 	case opAddF32RpFtzSat:
@@ -13318,32 +13318,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP))))
 			}
 		}
 	case opSubF32RpFtzSat:
@@ -13356,32 +13356,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(gpumath.F32(A)), -gpumath.Ftz32(gpumath.F32(B)), gpumath.RP))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Add32(gpumath.Ftz32(fA), -gpumath.Ftz32(fB), gpumath.RP))))
 			}
 		}
 	case opMulF32RpFtzSat:
@@ -13394,32 +13394,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Mul32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.RP), gpumath.RP))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.TinyMul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Mul32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.RP), gpumath.RP))))
 			}
 		}
 	case opFmaF32RpFtzSat:
@@ -13434,37 +13434,37 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					C := c4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					fC := f32Of(&c4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP))))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					C := c4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					fC := f32Of(&c4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP))))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					C := c4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					fC := f32Of(&c4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP))))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					C := c4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					fC := f32Of(&c4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				C := c[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B)), gpumath.Ftz32(gpumath.F32(C)), gpumath.RP))))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RP))))
 			}
 		}
 	case opCopysignF32:
@@ -19008,27 +19008,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2S(float64(fA), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2S(float64(fA), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2S(float64(fA), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2S(float64(fA), gpumath.RN, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2S(float64(fA), gpumath.RN, uint(in.fl))
 			}
 		}
 	case opCvtRniUF32:
@@ -19039,27 +19039,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2U(float64(fA), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2U(float64(fA), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2U(float64(fA), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2U(float64(fA), gpumath.RN, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RN, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2U(float64(fA), gpumath.RN, uint(in.fl))
 			}
 		}
 	case opCvtRniSF32Ftz:
@@ -19070,27 +19070,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 			}
 		}
 	case opCvtRniUF32Ftz:
@@ -19101,27 +19101,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RN, uint(in.fl))
 			}
 		}
 	case opCvtRniSF64:
@@ -19380,27 +19380,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2S(float64(fA), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2S(float64(fA), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2S(float64(fA), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2S(float64(fA), gpumath.RZ, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2S(float64(fA), gpumath.RZ, uint(in.fl))
 			}
 		}
 	case opCvtRziUF32:
@@ -19411,27 +19411,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2U(float64(fA), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2U(float64(fA), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2U(float64(fA), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2U(float64(fA), gpumath.RZ, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RZ, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2U(float64(fA), gpumath.RZ, uint(in.fl))
 			}
 		}
 	case opCvtRziSF32Ftz:
@@ -19442,27 +19442,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 			}
 		}
 	case opCvtRziUF32Ftz:
@@ -19473,27 +19473,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RZ, uint(in.fl))
 			}
 		}
 	case opCvtRziSF64:
@@ -19752,27 +19752,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2S(float64(fA), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2S(float64(fA), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2S(float64(fA), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2S(float64(fA), gpumath.RM, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2S(float64(fA), gpumath.RM, uint(in.fl))
 			}
 		}
 	case opCvtRmiUF32:
@@ -19783,27 +19783,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2U(float64(fA), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2U(float64(fA), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2U(float64(fA), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2U(float64(fA), gpumath.RM, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RM, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2U(float64(fA), gpumath.RM, uint(in.fl))
 			}
 		}
 	case opCvtRmiSF32Ftz:
@@ -19814,27 +19814,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 			}
 		}
 	case opCvtRmiUF32Ftz:
@@ -19845,27 +19845,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RM, uint(in.fl))
 			}
 		}
 	case opCvtRmiSF64:
@@ -20124,27 +20124,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2S(float64(fA), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2S(float64(fA), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2S(float64(fA), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2S(float64(fA), gpumath.RP, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2S(float64(fA), gpumath.RP, uint(in.fl))
 			}
 		}
 	case opCvtRpiUF32:
@@ -20155,27 +20155,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2U(float64(fA), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2U(float64(fA), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2U(float64(fA), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2U(float64(fA), gpumath.RP, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.F32(A)), gpumath.RP, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2U(float64(fA), gpumath.RP, uint(in.fl))
 			}
 		}
 	case opCvtRpiSF32Ftz:
@@ -20186,27 +20186,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2S(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2S(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 			}
 		}
 	case opCvtRpiUF32Ftz:
@@ -20217,27 +20217,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F2U(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP, uint(in.fl))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F2U(float64(gpumath.Ftz32(fA)), gpumath.RP, uint(in.fl))
 			}
 		}
 	case opCvtRpiSF64:
@@ -20496,27 +20496,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
+					fA := f32Of(&a4[i][0])
 					A := a4[i][0]
-					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+					d4[i][0] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(fA)))
 				}
 				{
+					fA := f32Of(&a4[i][1])
 					A := a4[i][1]
-					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+					d4[i][1] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(fA)))
 				}
 				{
+					fA := f32Of(&a4[i][2])
 					A := a4[i][2]
-					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+					d4[i][2] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(fA)))
 				}
 				{
+					fA := f32Of(&a4[i][3])
 					A := a4[i][3]
-					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+					d4[i][3] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(fA)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
+				fA := f32Of(&a[l])
 				A := a[l]
-				d[l] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(gpumath.F32(A))))
+				d[l] = gpumath.NaNCvt(A, gpumath.NF32, gpumath.NF64, gpumath.R64(float64(fA)))
 			}
 		}
 	case opCvtSatF32F32:
@@ -20527,27 +20532,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.F32(A))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(fA)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.F32(A))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(fA)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.F32(A))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(fA)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.F32(A))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(fA)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.F32(A))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(fA)
 			}
 		}
 	case opCvtRnF32F64:
@@ -20682,27 +20687,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RN)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RN)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RN)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RN)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RN)))
 			}
 		}
 	case opCvtRniF64F64:
@@ -20744,27 +20749,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ)))
 			}
 		}
 	case opCvtRziF64F64:
@@ -20806,27 +20811,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RM)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RM)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RM)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RM)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RM)))
 			}
 		}
 	case opCvtRmiF64F64:
@@ -20868,27 +20873,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RP)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RP)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RP)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RP)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(float32(gpumath.RoundInt(float64(fA), gpumath.RP)))
 			}
 		}
 	case opCvtRpiF64F64:
@@ -20930,27 +20935,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(fA))
 			}
 		}
 	case opCvtRnF32F64Sat:
@@ -21085,27 +21090,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RN))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RN))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RN))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RN))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RN))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RN))))
 			}
 		}
 	case opCvtRniF64F64Sat:
@@ -21147,27 +21152,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RZ))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RZ))))
 			}
 		}
 	case opCvtRziF64F64Sat:
@@ -21209,27 +21214,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RM))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RM))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RM))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RM))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RM))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RM))))
 			}
 		}
 	case opCvtRmiF64F64Sat:
@@ -21271,27 +21276,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RP))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RP))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RP))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RP))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(gpumath.F32(A)), gpumath.RP))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(float32(gpumath.RoundInt(float64(fA), gpumath.RP))))
 			}
 		}
 	case opCvtRpiF64F64Sat:
@@ -21333,27 +21338,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
+					fA := f32Of(&a4[i][0])
 					A := a4[i][0]
-					d4[i][0] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+					d4[i][0] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(fA))))
 				}
 				{
+					fA := f32Of(&a4[i][1])
 					A := a4[i][1]
-					d4[i][1] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+					d4[i][1] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(fA))))
 				}
 				{
+					fA := f32Of(&a4[i][2])
 					A := a4[i][2]
-					d4[i][2] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+					d4[i][2] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(fA))))
 				}
 				{
+					fA := f32Of(&a4[i][3])
 					A := a4[i][3]
-					d4[i][3] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+					d4[i][3] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(fA))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
+				fA := f32Of(&a[l])
 				A := a[l]
-				d[l] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(gpumath.F32(A)))))
+				d[l] = gpumath.NaNTo(A, gpumath.NF32, 0x7fffffffe0000000, gpumath.R64(float64(gpumath.Ftz32(fA))))
 			}
 		}
 	case opCvtSatF32F32Ftz:
@@ -21364,27 +21374,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(fA))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(fA))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(fA))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(fA))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.F32(A)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(fA))
 			}
 		}
 	case opCvtRnF32F64Ftz:
@@ -21519,27 +21529,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN))))
 			}
 		}
 	case opCvtRziF32F32Ftz:
@@ -21550,27 +21560,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ))))
 			}
 		}
 	case opCvtRmiF32F32Ftz:
@@ -21581,27 +21591,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM))))
 			}
 		}
 	case opCvtRpiF32F32Ftz:
@@ -21612,27 +21622,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP))))
 			}
 		}
 	case opCvtSatF32F32FtzSat:
@@ -21643,27 +21653,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fA)))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fA)))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fA)))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fA)))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(gpumath.F32(A))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fA)))
 			}
 		}
 	case opCvtRnF32F64FtzSat:
@@ -21798,27 +21808,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN)))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN)))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN)))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN)))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RN)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RN)))))
 			}
 		}
 	case opCvtRziF32F32FtzSat:
@@ -21829,27 +21839,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ)))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ)))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ)))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ)))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RZ)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RZ)))))
 			}
 		}
 	case opCvtRmiF32F32FtzSat:
@@ -21860,27 +21870,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM)))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM)))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM)))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM)))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RM)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RM)))))
 			}
 		}
 	case opCvtRpiF32F32FtzSat:
@@ -21891,27 +21901,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP)))))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP)))))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP)))))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP)))))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(gpumath.F32(A))), gpumath.RP)))))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(float32(gpumath.RoundInt(float64(gpumath.Ftz32(fA)), gpumath.RP)))))
 			}
 		}
 	case opCvtRnF16F32:
@@ -21922,27 +21932,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F16.Round(float64(fA), gpumath.RN)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F16.Round(float64(fA), gpumath.RN)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F16.Round(float64(fA), gpumath.RN)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F16.Round(float64(fA), gpumath.RN)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F16.Round(float64(fA), gpumath.RN)
 			}
 		}
 	case opCvtRnF16F64:
@@ -21986,32 +21996,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RN), gpumath.F16.Round(float64(fA), gpumath.RN))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RN), gpumath.F16.Round(float64(fA), gpumath.RN))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RN), gpumath.F16.Round(float64(fA), gpumath.RN))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RN), gpumath.F16.Round(float64(fA), gpumath.RN))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RN), gpumath.F16.Round(float64(fA), gpumath.RN))
 			}
 		}
 	case opCvtRnBF16F32:
@@ -22022,27 +22032,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.BF16.Round(float64(fA), gpumath.RN)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.BF16.Round(float64(fA), gpumath.RN)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.BF16.Round(float64(fA), gpumath.RN)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.BF16.Round(float64(fA), gpumath.RN)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.BF16.Round(float64(fA), gpumath.RN)
 			}
 		}
 	case opCvtRnBF16F64:
@@ -22086,32 +22096,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RN), gpumath.BF16.Round(float64(fA), gpumath.RN))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RN), gpumath.BF16.Round(float64(fA), gpumath.RN))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RN), gpumath.BF16.Round(float64(fA), gpumath.RN))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RN), gpumath.BF16.Round(float64(fA), gpumath.RN))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RN), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RN))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RN), gpumath.BF16.Round(float64(fA), gpumath.RN))
 			}
 		}
 	case opCvtRnF16F32Sat:
@@ -22122,27 +22132,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 			}
 		}
 	case opCvtRnF16F64Sat:
@@ -22186,32 +22196,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 			}
 		}
 	case opCvtRnBF16F32Sat:
@@ -22222,27 +22232,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN)
 			}
 		}
 	case opCvtRnBF16F64Sat:
@@ -22286,32 +22296,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RN))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RN), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RN))
 			}
 		}
 	case opCvtRzF16F32:
@@ -22322,27 +22332,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F16.Round(float64(fA), gpumath.RZ)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F16.Round(float64(fA), gpumath.RZ)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F16.Round(float64(fA), gpumath.RZ)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F16.Round(float64(fA), gpumath.RZ)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F16.Round(float64(fA), gpumath.RZ)
 			}
 		}
 	case opCvtRzF16F64:
@@ -22386,32 +22396,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RZ), gpumath.F16.Round(float64(fA), gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RZ), gpumath.F16.Round(float64(fA), gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RZ), gpumath.F16.Round(float64(fA), gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RZ), gpumath.F16.Round(float64(fA), gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RZ), gpumath.F16.Round(float64(fA), gpumath.RZ))
 			}
 		}
 	case opCvtRzBF16F32:
@@ -22422,27 +22432,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.BF16.Round(float64(fA), gpumath.RZ)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.BF16.Round(float64(fA), gpumath.RZ)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.BF16.Round(float64(fA), gpumath.RZ)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.BF16.Round(float64(fA), gpumath.RZ)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.BF16.Round(float64(fA), gpumath.RZ)
 			}
 		}
 	case opCvtRzBF16F64:
@@ -22486,32 +22496,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RZ), gpumath.BF16.Round(float64(fA), gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RZ), gpumath.BF16.Round(float64(fA), gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RZ), gpumath.BF16.Round(float64(fA), gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RZ), gpumath.BF16.Round(float64(fA), gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RZ), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RZ))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RZ), gpumath.BF16.Round(float64(fA), gpumath.RZ))
 			}
 		}
 	case opCvtRzF16F32Sat:
@@ -22522,27 +22532,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 			}
 		}
 	case opCvtRzF16F64Sat:
@@ -22586,32 +22596,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 			}
 		}
 	case opCvtRzBF16F32Sat:
@@ -22622,27 +22632,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ)
 			}
 		}
 	case opCvtRzBF16F64Sat:
@@ -22686,32 +22696,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RZ))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RZ), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RZ))
 			}
 		}
 	case opCvtRmF16F32:
@@ -22722,27 +22732,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F16.Round(float64(fA), gpumath.RM)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F16.Round(float64(fA), gpumath.RM)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F16.Round(float64(fA), gpumath.RM)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F16.Round(float64(fA), gpumath.RM)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F16.Round(float64(fA), gpumath.RM)
 			}
 		}
 	case opCvtRmF16F64:
@@ -22786,32 +22796,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RM), gpumath.F16.Round(float64(fA), gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RM), gpumath.F16.Round(float64(fA), gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RM), gpumath.F16.Round(float64(fA), gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RM), gpumath.F16.Round(float64(fA), gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RM), gpumath.F16.Round(float64(fA), gpumath.RM))
 			}
 		}
 	case opCvtRmBF16F32:
@@ -22822,27 +22832,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.BF16.Round(float64(fA), gpumath.RM)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.BF16.Round(float64(fA), gpumath.RM)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.BF16.Round(float64(fA), gpumath.RM)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.BF16.Round(float64(fA), gpumath.RM)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.BF16.Round(float64(fA), gpumath.RM)
 			}
 		}
 	case opCvtRmBF16F64:
@@ -22886,32 +22896,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RM), gpumath.BF16.Round(float64(fA), gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RM), gpumath.BF16.Round(float64(fA), gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RM), gpumath.BF16.Round(float64(fA), gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RM), gpumath.BF16.Round(float64(fA), gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RM), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RM))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RM), gpumath.BF16.Round(float64(fA), gpumath.RM))
 			}
 		}
 	case opCvtRmF16F32Sat:
@@ -22922,27 +22932,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 			}
 		}
 	case opCvtRmF16F64Sat:
@@ -22986,32 +22996,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 			}
 		}
 	case opCvtRmBF16F32Sat:
@@ -23022,27 +23032,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM)
 			}
 		}
 	case opCvtRmBF16F64Sat:
@@ -23086,32 +23096,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RM))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RM), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RM))
 			}
 		}
 	case opCvtRpF16F32:
@@ -23122,27 +23132,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F16.Round(float64(fA), gpumath.RP)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F16.Round(float64(fA), gpumath.RP)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F16.Round(float64(fA), gpumath.RP)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F16.Round(float64(fA), gpumath.RP)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F16.Round(float64(fA), gpumath.RP)
 			}
 		}
 	case opCvtRpF16F64:
@@ -23186,32 +23196,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RP), gpumath.F16.Round(float64(fA), gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RP), gpumath.F16.Round(float64(fA), gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RP), gpumath.F16.Round(float64(fA), gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RP), gpumath.F16.Round(float64(fA), gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.F16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.F16.Round(float64(fB), gpumath.RP), gpumath.F16.Round(float64(fA), gpumath.RP))
 			}
 		}
 	case opCvtRpBF16F32:
@@ -23222,27 +23232,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.BF16.Round(float64(fA), gpumath.RP)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.BF16.Round(float64(fA), gpumath.RP)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.BF16.Round(float64(fA), gpumath.RP)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.BF16.Round(float64(fA), gpumath.RP)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.BF16.Round(float64(fA), gpumath.RP)
 			}
 		}
 	case opCvtRpBF16F64:
@@ -23286,32 +23296,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RP), gpumath.BF16.Round(float64(fA), gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RP), gpumath.BF16.Round(float64(fA), gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RP), gpumath.BF16.Round(float64(fA), gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RP), gpumath.BF16.Round(float64(fA), gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(gpumath.F32(B)), gpumath.RP), gpumath.BF16.Round(float64(gpumath.F32(A)), gpumath.RP))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.BF16.Round(float64(fB), gpumath.RP), gpumath.BF16.Round(float64(fA), gpumath.RP))
 			}
 		}
 	case opCvtRpF16F32Sat:
@@ -23322,27 +23332,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 			}
 		}
 	case opCvtRpF16F64Sat:
@@ -23386,32 +23396,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.F16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.F16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 			}
 		}
 	case opCvtRpBF16F32Sat:
@@ -23422,27 +23432,27 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP)
+				fA := f32Of(&a[l])
+				d[l] = gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP)
 			}
 		}
 	case opCvtRpBF16F64Sat:
@@ -23486,32 +23496,32 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			b4 := quads(b)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					B := b4[i][0]
-					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+					fA := f32Of(&a4[i][0])
+					fB := f32Of(&b4[i][0])
+					d4[i][0] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 				}
 				{
-					A := a4[i][1]
-					B := b4[i][1]
-					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+					fA := f32Of(&a4[i][1])
+					fB := f32Of(&b4[i][1])
+					d4[i][1] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 				}
 				{
-					A := a4[i][2]
-					B := b4[i][2]
-					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+					fA := f32Of(&a4[i][2])
+					fB := f32Of(&b4[i][2])
+					d4[i][2] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 				}
 				{
-					A := a4[i][3]
-					B := b4[i][3]
-					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+					fA := f32Of(&a4[i][3])
+					fB := f32Of(&b4[i][3])
+					d4[i][3] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				B := b[l]
-				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(B))), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(gpumath.F32(A))), gpumath.RP))
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				d[l] = gpumath.Pack16(gpumath.BF16.Round(gpumath.Sat64(float64(fB)), gpumath.RP), gpumath.BF16.Round(gpumath.Sat64(float64(fA)), gpumath.RP))
 			}
 		}
 	case opCvtF32F16:
@@ -24666,102 +24676,106 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
+		fB := gpumath.F32(B)
 		if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32((fA + fB))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32((fA + fB))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32((fA + fB))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32((fA + fB))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32((gpumath.F32(A) + gpumath.F32(B)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32((fA + fB))
 			}
 		}
 	case opSubF32RnUB:
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
+		fB := gpumath.F32(B)
 		if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32((fA - fB))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32((fA - fB))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32((fA - fB))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32((fA - fB))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32((gpumath.F32(A) - gpumath.F32(B)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32((fA - fB))
 			}
 		}
 	case opMulF32RnUB:
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
+		fB := gpumath.F32(B)
 		if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					d4[i][0] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+					fA := f32Of(&a4[i][0])
+					d4[i][0] = gpumath.R32((fA * fB))
 				}
 				{
-					A := a4[i][1]
-					d4[i][1] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+					fA := f32Of(&a4[i][1])
+					d4[i][1] = gpumath.R32((fA * fB))
 				}
 				{
-					A := a4[i][2]
-					d4[i][2] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+					fA := f32Of(&a4[i][2])
+					d4[i][2] = gpumath.R32((fA * fB))
 				}
 				{
-					A := a4[i][3]
-					d4[i][3] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+					fA := f32Of(&a4[i][3])
+					d4[i][3] = gpumath.R32((fA * fB))
 				}
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				d[l] = gpumath.R32((gpumath.F32(A) * gpumath.F32(B)))
+				fA := f32Of(&a[l])
+				d[l] = gpumath.R32((fA * fB))
 			}
 		}
 	case opFmaF32RnUB:
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
+		fB := gpumath.F32(B)
 		c := lanes(r, in.c)
 		if m == fullMask {
 			d4 := quads(d)
@@ -24769,9 +24783,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			c4 := quads(c)
 			for i := range d4 {
 				{
-					A := a4[i][0]
-					C := c4[i][0]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][0])
+					fC := f32Of(&c4[i][0])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -24780,9 +24794,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][0] = fb
 				}
 				{
-					A := a4[i][1]
-					C := c4[i][1]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][1])
+					fC := f32Of(&c4[i][1])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -24791,9 +24805,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][1] = fb
 				}
 				{
-					A := a4[i][2]
-					C := c4[i][2]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][2])
+					fC := f32Of(&c4[i][2])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -24802,9 +24816,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					d4[i][2] = fb
 				}
 				{
-					A := a4[i][3]
-					C := c4[i][3]
-					fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+					fA := f32Of(&a4[i][3])
+					fC := f32Of(&c4[i][3])
+					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fb := uint64(math.Float32bits(float32(fs)))
 					if !roundsPlain(fs) {
@@ -24816,9 +24830,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
-				A := a[l]
-				C := c[l]
-				fx, fy, fz := gpumath.F32(A), gpumath.F32(B), gpumath.F32(C)
+				fA := f32Of(&a[l])
+				fC := f32Of(&c[l])
+				fx, fy, fz := fA, fB, fC
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fb := uint64(math.Float32bits(float32(fs)))
 				if !roundsPlain(fs) {
@@ -25514,9 +25528,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if x == y {
 				v = 1
@@ -25531,9 +25545,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -25548,9 +25562,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if x < y {
 				v = 1
@@ -25565,9 +25579,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if x <= y {
 				v = 1
@@ -25582,9 +25596,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if x > y {
 				v = 1
@@ -25599,9 +25613,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if x >= y {
 				v = 1
@@ -25616,9 +25630,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -25633,9 +25647,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if x != y {
 				v = 1
@@ -25650,9 +25664,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -25667,9 +25681,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -25684,9 +25698,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -25701,9 +25715,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -25718,9 +25732,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -25735,9 +25749,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := fA, fB
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -25751,9 +25765,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 0) {
+			if gpumath.Testp32(fA, 0) {
 				v = 1
 			}
 			t |= v << l
@@ -25765,9 +25779,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 1) {
+			if gpumath.Testp32(fA, 1) {
 				v = 1
 			}
 			t |= v << l
@@ -25779,9 +25793,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 2) {
+			if gpumath.Testp32(fA, 2) {
 				v = 1
 			}
 			t |= v << l
@@ -25793,9 +25807,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 3) {
+			if gpumath.Testp32(fA, 3) {
 				v = 1
 			}
 			t |= v << l
@@ -25807,9 +25821,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 4) {
+			if gpumath.Testp32(fA, 4) {
 				v = 1
 			}
 			t |= v << l
@@ -25821,9 +25835,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 5) {
+			if gpumath.Testp32(fA, 5) {
 				v = 1
 			}
 			t |= v << l
@@ -25836,9 +25850,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == y {
 				v = 1
@@ -25853,9 +25867,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -25870,9 +25884,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x < y {
 				v = 1
@@ -25887,9 +25901,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x <= y {
 				v = 1
@@ -25904,9 +25918,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x > y {
 				v = 1
@@ -25921,9 +25935,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x >= y {
 				v = 1
@@ -25938,9 +25952,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -25955,9 +25969,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y {
 				v = 1
@@ -25972,9 +25986,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -25989,9 +26003,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -26006,9 +26020,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -26023,9 +26037,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -26040,9 +26054,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -26057,9 +26071,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
-			B := b[l]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a[l])
+			fB := f32Of(&b[l])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -26073,9 +26087,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 0) {
 				v = 1
 			}
 			t |= v << l
@@ -26087,9 +26101,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 1) {
 				v = 1
 			}
 			t |= v << l
@@ -26101,9 +26115,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 2) {
 				v = 1
 			}
 			t |= v << l
@@ -26115,9 +26129,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 3) {
 				v = 1
 			}
 			t |= v << l
@@ -26129,9 +26143,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 4) {
 				v = 1
 			}
 			t |= v << l
@@ -26143,9 +26157,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 		}
 		for ; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m) & 31
-			A := a[l]
+			fA := f32Of(&a[l])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 5) {
 				v = 1
 			}
 			t |= v << l
@@ -30600,9 +30614,9 @@ func fullSetEqF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if x == y {
 				v = 1
@@ -30610,9 +30624,9 @@ func fullSetEqF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if x == y {
 				v = 1
@@ -30620,9 +30634,9 @@ func fullSetEqF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if x == y {
 				v = 1
@@ -30630,9 +30644,9 @@ func fullSetEqF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if x == y {
 				v = 1
@@ -30651,9 +30665,9 @@ func fullSetNeF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -30661,9 +30675,9 @@ func fullSetNeF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -30671,9 +30685,9 @@ func fullSetNeF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -30681,9 +30695,9 @@ func fullSetNeF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -30702,9 +30716,9 @@ func fullSetLtF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if x < y {
 				v = 1
@@ -30712,9 +30726,9 @@ func fullSetLtF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if x < y {
 				v = 1
@@ -30722,9 +30736,9 @@ func fullSetLtF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if x < y {
 				v = 1
@@ -30732,9 +30746,9 @@ func fullSetLtF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if x < y {
 				v = 1
@@ -30753,9 +30767,9 @@ func fullSetLeF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if x <= y {
 				v = 1
@@ -30763,9 +30777,9 @@ func fullSetLeF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if x <= y {
 				v = 1
@@ -30773,9 +30787,9 @@ func fullSetLeF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if x <= y {
 				v = 1
@@ -30783,9 +30797,9 @@ func fullSetLeF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if x <= y {
 				v = 1
@@ -30804,9 +30818,9 @@ func fullSetGtF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if x > y {
 				v = 1
@@ -30814,9 +30828,9 @@ func fullSetGtF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if x > y {
 				v = 1
@@ -30824,9 +30838,9 @@ func fullSetGtF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if x > y {
 				v = 1
@@ -30834,9 +30848,9 @@ func fullSetGtF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if x > y {
 				v = 1
@@ -30855,9 +30869,9 @@ func fullSetGeF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if x >= y {
 				v = 1
@@ -30865,9 +30879,9 @@ func fullSetGeF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if x >= y {
 				v = 1
@@ -30875,9 +30889,9 @@ func fullSetGeF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if x >= y {
 				v = 1
@@ -30885,9 +30899,9 @@ func fullSetGeF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if x >= y {
 				v = 1
@@ -30906,9 +30920,9 @@ func fullSetEquF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -30916,9 +30930,9 @@ func fullSetEquF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -30926,9 +30940,9 @@ func fullSetEquF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -30936,9 +30950,9 @@ func fullSetEquF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -30957,9 +30971,9 @@ func fullSetNeuF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if x != y {
 				v = 1
@@ -30967,9 +30981,9 @@ func fullSetNeuF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if x != y {
 				v = 1
@@ -30977,9 +30991,9 @@ func fullSetNeuF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if x != y {
 				v = 1
@@ -30987,9 +31001,9 @@ func fullSetNeuF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if x != y {
 				v = 1
@@ -31008,9 +31022,9 @@ func fullSetLtuF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -31018,9 +31032,9 @@ func fullSetLtuF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -31028,9 +31042,9 @@ func fullSetLtuF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -31038,9 +31052,9 @@ func fullSetLtuF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -31059,9 +31073,9 @@ func fullSetLeuF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -31069,9 +31083,9 @@ func fullSetLeuF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -31079,9 +31093,9 @@ func fullSetLeuF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -31089,9 +31103,9 @@ func fullSetLeuF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -31110,9 +31124,9 @@ func fullSetGtuF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -31120,9 +31134,9 @@ func fullSetGtuF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -31130,9 +31144,9 @@ func fullSetGtuF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -31140,9 +31154,9 @@ func fullSetGtuF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -31161,9 +31175,9 @@ func fullSetGeuF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -31171,9 +31185,9 @@ func fullSetGeuF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -31181,9 +31195,9 @@ func fullSetGeuF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -31191,9 +31205,9 @@ func fullSetGeuF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -31212,9 +31226,9 @@ func fullSetNumF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -31222,9 +31236,9 @@ func fullSetNumF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -31232,9 +31246,9 @@ func fullSetNumF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -31242,9 +31256,9 @@ func fullSetNumF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -31263,9 +31277,9 @@ func fullSetNanF32(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := fA, fB
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -31273,9 +31287,9 @@ func fullSetNanF32(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := fA, fB
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -31283,9 +31297,9 @@ func fullSetNanF32(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := fA, fB
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -31293,9 +31307,9 @@ func fullSetNanF32(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.F32(A), gpumath.F32(B)
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := fA, fB
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -31313,33 +31327,33 @@ func fullTestpFiniteF32(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 0) {
+			if gpumath.Testp32(fA, 0) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 0) {
+			if gpumath.Testp32(fA, 0) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 0) {
+			if gpumath.Testp32(fA, 0) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 0) {
+			if gpumath.Testp32(fA, 0) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -31355,33 +31369,33 @@ func fullTestpInfiniteF32(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 1) {
+			if gpumath.Testp32(fA, 1) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 1) {
+			if gpumath.Testp32(fA, 1) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 1) {
+			if gpumath.Testp32(fA, 1) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 1) {
+			if gpumath.Testp32(fA, 1) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -31397,33 +31411,33 @@ func fullTestpNumberF32(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 2) {
+			if gpumath.Testp32(fA, 2) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 2) {
+			if gpumath.Testp32(fA, 2) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 2) {
+			if gpumath.Testp32(fA, 2) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 2) {
+			if gpumath.Testp32(fA, 2) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -31439,33 +31453,33 @@ func fullTestpNotanumberF32(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 3) {
+			if gpumath.Testp32(fA, 3) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 3) {
+			if gpumath.Testp32(fA, 3) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 3) {
+			if gpumath.Testp32(fA, 3) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 3) {
+			if gpumath.Testp32(fA, 3) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -31481,33 +31495,33 @@ func fullTestpNormalF32(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 4) {
+			if gpumath.Testp32(fA, 4) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 4) {
+			if gpumath.Testp32(fA, 4) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 4) {
+			if gpumath.Testp32(fA, 4) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 4) {
+			if gpumath.Testp32(fA, 4) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -31523,33 +31537,33 @@ func fullTestpSubnormalF32(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 5) {
+			if gpumath.Testp32(fA, 5) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 5) {
+			if gpumath.Testp32(fA, 5) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 5) {
+			if gpumath.Testp32(fA, 5) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.F32(A), 5) {
+			if gpumath.Testp32(fA, 5) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -31566,9 +31580,9 @@ func fullSetEqF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == y {
 				v = 1
@@ -31576,9 +31590,9 @@ func fullSetEqF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == y {
 				v = 1
@@ -31586,9 +31600,9 @@ func fullSetEqF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == y {
 				v = 1
@@ -31596,9 +31610,9 @@ func fullSetEqF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == y {
 				v = 1
@@ -31617,9 +31631,9 @@ func fullSetNeF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -31627,9 +31641,9 @@ func fullSetNeF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -31637,9 +31651,9 @@ func fullSetNeF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -31647,9 +31661,9 @@ func fullSetNeF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y && x == x && y == y {
 				v = 1
@@ -31668,9 +31682,9 @@ func fullSetLtF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x < y {
 				v = 1
@@ -31678,9 +31692,9 @@ func fullSetLtF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x < y {
 				v = 1
@@ -31688,9 +31702,9 @@ func fullSetLtF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x < y {
 				v = 1
@@ -31698,9 +31712,9 @@ func fullSetLtF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x < y {
 				v = 1
@@ -31719,9 +31733,9 @@ func fullSetLeF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x <= y {
 				v = 1
@@ -31729,9 +31743,9 @@ func fullSetLeF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x <= y {
 				v = 1
@@ -31739,9 +31753,9 @@ func fullSetLeF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x <= y {
 				v = 1
@@ -31749,9 +31763,9 @@ func fullSetLeF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x <= y {
 				v = 1
@@ -31770,9 +31784,9 @@ func fullSetGtF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x > y {
 				v = 1
@@ -31780,9 +31794,9 @@ func fullSetGtF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x > y {
 				v = 1
@@ -31790,9 +31804,9 @@ func fullSetGtF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x > y {
 				v = 1
@@ -31800,9 +31814,9 @@ func fullSetGtF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x > y {
 				v = 1
@@ -31821,9 +31835,9 @@ func fullSetGeF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x >= y {
 				v = 1
@@ -31831,9 +31845,9 @@ func fullSetGeF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x >= y {
 				v = 1
@@ -31841,9 +31855,9 @@ func fullSetGeF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x >= y {
 				v = 1
@@ -31851,9 +31865,9 @@ func fullSetGeF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x >= y {
 				v = 1
@@ -31872,9 +31886,9 @@ func fullSetEquF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -31882,9 +31896,9 @@ func fullSetEquF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -31892,9 +31906,9 @@ func fullSetEquF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -31902,9 +31916,9 @@ func fullSetEquF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y || x > y) {
 				v = 1
@@ -31923,9 +31937,9 @@ func fullSetNeuF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y {
 				v = 1
@@ -31933,9 +31947,9 @@ func fullSetNeuF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y {
 				v = 1
@@ -31943,9 +31957,9 @@ func fullSetNeuF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y {
 				v = 1
@@ -31953,9 +31967,9 @@ func fullSetNeuF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != y {
 				v = 1
@@ -31974,9 +31988,9 @@ func fullSetLtuF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -31984,9 +31998,9 @@ func fullSetLtuF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -31994,9 +32008,9 @@ func fullSetLtuF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -32004,9 +32018,9 @@ func fullSetLtuF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x >= y) {
 				v = 1
@@ -32025,9 +32039,9 @@ func fullSetLeuF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -32035,9 +32049,9 @@ func fullSetLeuF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -32045,9 +32059,9 @@ func fullSetLeuF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -32055,9 +32069,9 @@ func fullSetLeuF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x > y) {
 				v = 1
@@ -32076,9 +32090,9 @@ func fullSetGtuF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -32086,9 +32100,9 @@ func fullSetGtuF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -32096,9 +32110,9 @@ func fullSetGtuF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -32106,9 +32120,9 @@ func fullSetGtuF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x <= y) {
 				v = 1
@@ -32127,9 +32141,9 @@ func fullSetGeuF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -32137,9 +32151,9 @@ func fullSetGeuF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -32147,9 +32161,9 @@ func fullSetGeuF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -32157,9 +32171,9 @@ func fullSetGeuF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if !(x < y) {
 				v = 1
@@ -32178,9 +32192,9 @@ func fullSetNumF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -32188,9 +32202,9 @@ func fullSetNumF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -32198,9 +32212,9 @@ func fullSetNumF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -32208,9 +32222,9 @@ func fullSetNumF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x == x && y == y {
 				v = 1
@@ -32229,9 +32243,9 @@ func fullSetNanF32Ftz(a, b *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
-			B := b8[0][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[0][i])
+			fB := f32Of(&b8[0][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -32239,9 +32253,9 @@ func fullSetNanF32Ftz(a, b *[32]uint64) uint32 {
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
-			B := b8[1][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[1][i])
+			fB := f32Of(&b8[1][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -32249,9 +32263,9 @@ func fullSetNanF32Ftz(a, b *[32]uint64) uint32 {
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
-			B := b8[2][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[2][i])
+			fB := f32Of(&b8[2][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -32259,9 +32273,9 @@ func fullSetNanF32Ftz(a, b *[32]uint64) uint32 {
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
-			B := b8[3][i]
-			x, y := gpumath.Ftz32(gpumath.F32(A)), gpumath.Ftz32(gpumath.F32(B))
+			fA := f32Of(&a8[3][i])
+			fB := f32Of(&b8[3][i])
+			x, y := gpumath.Ftz32(fA), gpumath.Ftz32(fB)
 			var v uint32
 			if x != x || y != y {
 				v = 1
@@ -32279,33 +32293,33 @@ func fullTestpFiniteF32Ftz(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 0) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 0) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 0) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 0) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 0) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -32321,33 +32335,33 @@ func fullTestpInfiniteF32Ftz(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 1) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 1) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 1) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 1) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 1) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -32363,33 +32377,33 @@ func fullTestpNumberF32Ftz(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 2) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 2) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 2) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 2) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 2) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -32405,33 +32419,33 @@ func fullTestpNotanumberF32Ftz(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 3) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 3) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 3) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 3) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 3) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -32447,33 +32461,33 @@ func fullTestpNormalF32Ftz(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 4) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 4) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 4) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 4) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 4) {
 				v = 1
 			}
 			t3 = t3<<1 + v
@@ -32489,33 +32503,33 @@ func fullTestpSubnormalF32Ftz(a *[32]uint64) uint32 {
 	var t0, t1, t2, t3 uint32
 	for i := 7; i >= 0; i-- {
 		{
-			A := a8[0][i]
+			fA := f32Of(&a8[0][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 5) {
 				v = 1
 			}
 			t0 = t0<<1 + v
 		}
 		{
-			A := a8[1][i]
+			fA := f32Of(&a8[1][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 5) {
 				v = 1
 			}
 			t1 = t1<<1 + v
 		}
 		{
-			A := a8[2][i]
+			fA := f32Of(&a8[2][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 5) {
 				v = 1
 			}
 			t2 = t2<<1 + v
 		}
 		{
-			A := a8[3][i]
+			fA := f32Of(&a8[3][i])
 			var v uint32
-			if gpumath.Testp32(gpumath.Ftz32(gpumath.F32(A)), 5) {
+			if gpumath.Testp32(gpumath.Ftz32(fA), 5) {
 				v = 1
 			}
 			t3 = t3<<1 + v

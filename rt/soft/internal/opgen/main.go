@@ -756,6 +756,41 @@ func lanePure(o *op) bool {
 	return true
 }
 
+// loadVars writes the loads of an op's lane values vars (src gives each
+// one's place, skip the ones loaded already) for the expressions texts.
+// A value the expressions read only as gpumath.F32(V) is loaded as a
+// float32 straight from its register (fV, f32Of), which the compiler
+// does with one instruction where the uint64 load and its move to a
+// float register take two; the expressions are rewritten to read fV.
+func loadVars(vars []string, skip func(v string) bool, src func(v string) string, texts ...*string) string {
+	var parts []string
+	for _, v := range vars {
+		if skip(v) {
+			continue
+		}
+		call := "gpumath.F32(" + v + ")"
+		direct := false
+		for _, t := range texts {
+			direct = direct || strings.Contains(*t, call)
+		}
+		if direct {
+			for _, t := range texts {
+				*t = strings.ReplaceAll(*t, call, "f"+v)
+			}
+			parts = append(parts, fmt.Sprintf("f%s := f32Of(&%s)", v, src(v)))
+		}
+		word := regexp.MustCompile(`\b` + v + `\b`)
+		still := false
+		for _, t := range texts {
+			still = still || word.MatchString(*t)
+		}
+		if still || !direct {
+			parts = append(parts, fmt.Sprintf("%s := %s", v, src(v)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 func main() {
 	out := flag.String("o", "ops_gen.go", "output file")
 	flag.Parse()
@@ -852,27 +887,25 @@ func main() {
 		vars := []string{"A", "B", "C", "E"}[:n]
 		fields := []string{"in.a", "in.b", "in.c", "in.e"}[:n]
 		p("\t\td := lanes(r, in.d)\n")
+		expr, pre := o.expr, o.pre
 		for i := range vars {
 			if o.base != nil && vars[i] == "B" {
 				p("\t\tB := r[in.b]\n")
+				if strings.Contains(expr+pre, "gpumath.F32(B)") {
+					p("\t\tfB := gpumath.F32(B)\n")
+					expr, pre = strings.ReplaceAll(expr, "gpumath.F32(B)", "fB"), strings.ReplaceAll(pre, "gpumath.F32(B)", "fB")
+				}
 				continue
 			}
 			p("\t\t%s := lanes(r, %s)\n", strings.ToLower(vars[i]), fields[i])
 		}
-		load := ""
-		for _, v := range vars {
-			if o.base != nil && v == "B" {
-				continue
-			}
-			if load != "" {
-				load += "; "
-			}
-			load += fmt.Sprintf("%s := %s[l]", v, strings.ToLower(v))
+		skipB := func(v string) bool { return o.base != nil && v == "B" }
+		le, lp := expr, pre
+		load := loadVars(vars, skipB, func(v string) string { return strings.ToLower(v) + "[l]" }, &le, &lp)
+		if lp != "" {
+			load += "\n\t\t\t\t" + lp
 		}
-		if o.pre != "" {
-			load += "\n\t\t\t\t" + o.pre
-		}
-		body := fmt.Sprintf("%s\n\t\t\t\td[l] = %s\n", load, o.expr)
+		body := fmt.Sprintf("%s\n\t\t\t\td[l] = %s\n", load, le)
 		// The full warp runs four lanes an iteration over the registers
 		// viewed as [8][4]uint64: a quarter of the loop's own count,
 		// compare and branch, and no bounds checks.
@@ -886,20 +919,12 @@ func main() {
 		p("\t\t\tfor i := range d4 {\n")
 		for k := 0; k < 4; k++ {
 			q := strings.NewReplacer("d[l]", fmt.Sprintf("d4[i][%d]", k))
-			ld := ""
-			for _, v := range vars {
-				if o.base != nil && v == "B" {
-					continue
-				}
-				if ld != "" {
-					ld += "; "
-				}
-				ld += fmt.Sprintf("%s := %s4[i][%d]", v, strings.ToLower(v), k)
+			ke, kp := expr, pre
+			ld := loadVars(vars, skipB, func(v string) string { return fmt.Sprintf("%s4[i][%d]", strings.ToLower(v), k) }, &ke, &kp)
+			if kp != "" {
+				ld += "\n" + kp
 			}
-			if o.pre != "" {
-				ld += "\n" + o.pre
-			}
-			p("\t\t\t\t{\n%s\n%s\n}\n", ld, q.Replace(fmt.Sprintf("d[l] = %s", o.expr)))
+			p("\t\t\t\t{\n%s\n%s\n}\n", ld, q.Replace(fmt.Sprintf("d[l] = %s", ke)))
 		}
 		p("\t\t\t}\n")
 		p("\t\t} else {\n\t\t\tfor ; m != 0; m &= m - 1 {\n\t\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t\t%s\t\t\t}\n\t\t}\n", body)
@@ -915,20 +940,16 @@ func main() {
 		for i := range vars {
 			p("\t\t%s := lanes(r, %s)\n", strings.ToLower(vars[i]), fields[i])
 		}
-		load := ""
-		for i, v := range vars {
-			if i > 0 {
-				load += "; "
-			}
-			load += fmt.Sprintf("%s := %s[l]", v, strings.ToLower(v))
-		}
 		expr, pre := o.expr, ""
 		if i := strings.Index(expr, "\x00"); i >= 0 {
 			pre, expr = "\n"+expr[:i], expr[i+1:]
-			load += pre
 		}
+		none := func(string) bool { return false }
+		le, lp := expr, pre
+		load := loadVars(vars, none, func(v string) string { return strings.ToLower(v) + "[l]" }, &le, &lp)
+		load += lp
 		// Branch-free bit setting: the comparison outcome is data dependent.
-		body := fmt.Sprintf("%s\n\t\t\t\tvar v uint32\n\t\t\t\tif %s {\n\t\t\t\t\tv = 1\n\t\t\t\t}\n\t\t\t\tt |= v << l\n", load, expr)
+		body := fmt.Sprintf("%s\n\t\t\t\tvar v uint32\n\t\t\t\tif %s {\n\t\t\t\t\tv = 1\n\t\t\t\t}\n\t\t\t\tt |= v << l\n", load, le)
 		// The full warp's mask is built by a function of its own (inside
 		// execCmp's switch the register allocator spills the accumulators)
 		// as four independent 8-lane parts, each from its top lane down so
@@ -945,14 +966,9 @@ func main() {
 		}
 		q("var t0, t1, t2, t3 uint32\nfor i := 7; i >= 0; i-- {\n")
 		for k := 0; k < 4; k++ {
-			ld := ""
-			for j, v := range vars {
-				if j > 0 {
-					ld += "; "
-				}
-				ld += fmt.Sprintf("%s := %s8[%d][i]", v, strings.ToLower(v), k)
-			}
-			q("{\n%s%s\nvar v uint32\nif %s {\nv = 1\n}\nt%d = t%d<<1 + v\n}\n", ld, pre, expr, k, k)
+			ke, kp := expr, pre
+			ld := loadVars(vars, none, func(v string) string { return fmt.Sprintf("%s8[%d][i]", strings.ToLower(v), k) }, &ke, &kp)
+			q("{\n%s%s\nvar v uint32\nif %s {\nv = 1\n}\nt%d = t%d<<1 + v\n}\n", ld, kp, ke, k, k)
 		}
 		q("}\nreturn t0 | t1<<8 | t2<<16 | t3<<24\n}\n\n")
 		fulls = append(fulls, f.String())
