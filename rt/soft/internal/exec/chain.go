@@ -662,13 +662,17 @@ func fmaRN32(x, y, z uint32) uint32 {
 
 // roundsPlain reports whether float32(fs), fs an f32 product (exact in
 // float64) plus an f32, is fma.rn.f32's one rounding: fs is no float32
-// rounding midpoint and its float32 is normal (so no NaN either). The
-// xor leaves the exponent alone, and bs>>31 is the exponent and mantissa
-// without the sign, whose one mantissa bit at the bottom cannot move it
-// across a multiple of 1<<21.
+// rounding midpoint and its float32 is normal (so no NaN either), or fs
+// is zero. The xor leaves the exponent alone, and bs>>31 is the exponent
+// and mantissa without the sign, whose one mantissa bit at the bottom
+// cannot move it across a multiple of 1<<21. A zero sum of such values is
+// exact (a product and a float32 that cancel, or zeros: nothing that
+// small rounds to zero in float64), with the sign float64's addition
+// gives it, which is fma.rn's; a kernel's zero products (padding, masks)
+// stay off the slow path.
 func roundsPlain(fs float64) bool {
 	bs := math.Float64bits(fs) ^ 0x10000000
-	return bs&0x1fffffff != 0 && uint32(bs>>31)-0x381<<21 < (0x47f-0x381)<<21
+	return bs&0x1fffffff != 0 && uint32(bs>>31)-0x381<<21 < (0x47f-0x381)<<21 || fs == 0
 }
 
 //go:noinline

@@ -2835,22 +2835,26 @@ var aluDense = [opCmp]bool{
 	opAddF32Rn:           true,
 	opSubF32Rn:           true,
 	opMulF32Rn:           true,
+	opFmaF32Rn:           true,
 	opFmaF32Rz:           true,
 	opFmaF32Rm:           true,
 	opFmaF32Rp:           true,
 	opAddF32RnSat:        true,
 	opSubF32RnSat:        true,
 	opMulF32RnSat:        true,
+	opFmaF32RnSat:        true,
 	opFmaF32RzSat:        true,
 	opFmaF32RmSat:        true,
 	opFmaF32RpSat:        true,
 	opAddF32RnFtz:        true,
 	opSubF32RnFtz:        true,
+	opFmaF32RnFtz:        true,
 	opFmaF32RzFtz:        true,
 	opFmaF32RmFtz:        true,
 	opFmaF32RpFtz:        true,
 	opAddF32RnFtzSat:     true,
 	opSubF32RnFtzSat:     true,
+	opFmaF32RnFtzSat:     true,
 	opFmaF32RzFtzSat:     true,
 	opFmaF32RmFtzSat:     true,
 	opFmaF32RpFtzSat:     true,
@@ -2882,6 +2886,7 @@ var aluDense = [opCmp]bool{
 	opAddF32RnUB:         true,
 	opSubF32RnUB:         true,
 	opMulF32RnUB:         true,
+	opFmaF32RnUB:         true,
 }
 
 // execALU runs a generated arithmetic op for the lanes in m.
@@ -9051,55 +9056,71 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			b4 := quads(b)
 			c4 := quads(c)
+			var slow uint32
 			for i := range d4 {
 				{
 					fA := f32Of(&a4[i][0])
 					fB := f32Of(&b4[i][0])
 					fC := f32Of(&c4[i][0])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 0)
+					} else {
+						d4[i][0] = res
 					}
-					d4[i][0] = fb
 				}
 				{
 					fA := f32Of(&a4[i][1])
 					fB := f32Of(&b4[i][1])
 					fC := f32Of(&c4[i][1])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 1)
+					} else {
+						d4[i][1] = res
 					}
-					d4[i][1] = fb
 				}
 				{
 					fA := f32Of(&a4[i][2])
 					fB := f32Of(&b4[i][2])
 					fC := f32Of(&c4[i][2])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 2)
+					} else {
+						d4[i][2] = res
 					}
-					d4[i][2] = fb
 				}
 				{
 					fA := f32Of(&a4[i][3])
 					fB := f32Of(&b4[i][3])
 					fC := f32Of(&c4[i][3])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 3)
+					} else {
+						d4[i][3] = res
 					}
-					d4[i][3] = fb
 				}
+			}
+			for ; slow != 0; slow &= slow - 1 {
+				l := bits.TrailingZeros32(slow) & 31
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RN))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -9107,13 +9128,15 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fA := f32Of(&a[l])
 				fB := f32Of(&b[l])
 				fC := f32Of(&c[l])
-				fx, fy, fz := fA, fB, fC
-				fs := float64(fx)*float64(fy) + float64(fz)
-				fb := uint64(math.Float32bits(float32(fs)))
-				if !roundsPlain(fs) {
-					fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+				fs := float64(fA)*float64(fB) + float64(fC)
+				res := uint64(math.Float32bits(float32(fs)))
+				bs := math.Float64bits(fs) ^ 0x10000000
+				bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+				if bad {
+					d[l] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RN))
+				} else {
+					d[l] = res
 				}
-				d[l] = fb
 			}
 		}
 	case opDivF32Rn:
@@ -10663,7 +10686,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if !roundsPlain(fs) {
+					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][0] = gpumath.R32(gpumath.Sat32(fr))
@@ -10675,7 +10698,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if !roundsPlain(fs) {
+					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][1] = gpumath.R32(gpumath.Sat32(fr))
@@ -10687,7 +10710,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if !roundsPlain(fs) {
+					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][2] = gpumath.R32(gpumath.Sat32(fr))
@@ -10699,7 +10722,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := fA, fB, fC
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if !roundsPlain(fs) {
+					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][3] = gpumath.R32(gpumath.Sat32(fr))
@@ -10714,7 +10737,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fx, fy, fz := fA, fB, fC
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fr := float32(fs)
-				if !roundsPlain(fs) {
+				if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 				}
 				d[l] = gpumath.R32(gpumath.Sat32(fr))
@@ -11321,55 +11344,71 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			a4 := quads(a)
 			b4 := quads(b)
 			c4 := quads(c)
+			var slow uint32
 			for i := range d4 {
 				{
 					fA := f32Of(&a4[i][0])
 					fB := f32Of(&b4[i][0])
 					fC := f32Of(&c4[i][0])
-					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
+					fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 0)
+					} else {
+						d4[i][0] = res
 					}
-					d4[i][0] = fb
 				}
 				{
 					fA := f32Of(&a4[i][1])
 					fB := f32Of(&b4[i][1])
 					fC := f32Of(&c4[i][1])
-					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
+					fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 1)
+					} else {
+						d4[i][1] = res
 					}
-					d4[i][1] = fb
 				}
 				{
 					fA := f32Of(&a4[i][2])
 					fB := f32Of(&b4[i][2])
 					fC := f32Of(&c4[i][2])
-					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
+					fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 2)
+					} else {
+						d4[i][2] = res
 					}
-					d4[i][2] = fb
 				}
 				{
 					fA := f32Of(&a4[i][3])
 					fB := f32Of(&b4[i][3])
 					fC := f32Of(&c4[i][3])
-					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
+					fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 3)
+					} else {
+						d4[i][3] = res
 					}
-					d4[i][3] = fb
 				}
+			}
+			for ; slow != 0; slow &= slow - 1 {
+				l := bits.TrailingZeros32(slow) & 31
+				fA := f32Of(&a[l])
+				fB := f32Of(&b[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RN)))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
@@ -11377,13 +11416,15 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fA := f32Of(&a[l])
 				fB := f32Of(&b[l])
 				fC := f32Of(&c[l])
-				fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-				fs := float64(fx)*float64(fy) + float64(fz)
-				fb := uint64(math.Float32bits(float32(fs)))
-				if !roundsPlain(fs) {
-					fb = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(fx, fy, fz, gpumath.RN)))
+				fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+				res := uint64(math.Float32bits(float32(fs)))
+				bs := math.Float64bits(fs) ^ 0x10000000
+				bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+				if bad {
+					d[l] = gpumath.R32(gpumath.Ftz32(gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RN)))
+				} else {
+					d[l] = res
 				}
-				d[l] = fb
 			}
 		}
 	case opDivF32RnFtz:
@@ -12933,7 +12974,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if !roundsPlain(fs) {
+					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -12945,7 +12986,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if !roundsPlain(fs) {
+					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -12957,7 +12998,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if !roundsPlain(fs) {
+					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -12969,7 +13010,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 					fs := float64(fx)*float64(fy) + float64(fz)
 					fr := float32(fs)
-					if !roundsPlain(fs) {
+					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 					}
 					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -12984,7 +13025,7 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
 				fs := float64(fx)*float64(fy) + float64(fz)
 				fr := float32(fs)
-				if !roundsPlain(fs) {
+				if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
 					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
 				}
 				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
@@ -24781,64 +24822,81 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 			d4 := quads(d)
 			a4 := quads(a)
 			c4 := quads(c)
+			var slow uint32
 			for i := range d4 {
 				{
 					fA := f32Of(&a4[i][0])
 					fC := f32Of(&c4[i][0])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 0)
+					} else {
+						d4[i][0] = res
 					}
-					d4[i][0] = fb
 				}
 				{
 					fA := f32Of(&a4[i][1])
 					fC := f32Of(&c4[i][1])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 1)
+					} else {
+						d4[i][1] = res
 					}
-					d4[i][1] = fb
 				}
 				{
 					fA := f32Of(&a4[i][2])
 					fC := f32Of(&c4[i][2])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 2)
+					} else {
+						d4[i][2] = res
 					}
-					d4[i][2] = fb
 				}
 				{
 					fA := f32Of(&a4[i][3])
 					fC := f32Of(&c4[i][3])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fb := uint64(math.Float32bits(float32(fs)))
-					if !roundsPlain(fs) {
-						fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					if bad {
+						slow |= 1 << (4*i + 3)
+					} else {
+						d4[i][3] = res
 					}
-					d4[i][3] = fb
 				}
+			}
+			for ; slow != 0; slow &= slow - 1 {
+				l := bits.TrailingZeros32(slow) & 31
+				fA := f32Of(&a[l])
+				fC := f32Of(&c[l])
+				d[l] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RN))
 			}
 		} else {
 			for ; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m) & 31
 				fA := f32Of(&a[l])
 				fC := f32Of(&c[l])
-				fx, fy, fz := fA, fB, fC
-				fs := float64(fx)*float64(fy) + float64(fz)
-				fb := uint64(math.Float32bits(float32(fs)))
-				if !roundsPlain(fs) {
-					fb = gpumath.R32(gpumath.Fma32(fx, fy, fz, gpumath.RN))
+				fs := float64(fA)*float64(fB) + float64(fC)
+				res := uint64(math.Float32bits(float32(fs)))
+				bs := math.Float64bits(fs) ^ 0x10000000
+				bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+				if bad {
+					d[l] = gpumath.R32(gpumath.Fma32(fA, fB, fC, gpumath.RN))
+				} else {
+					d[l] = res
 				}
-				d[l] = fb
 			}
 		}
 	}

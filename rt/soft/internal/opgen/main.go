@@ -29,6 +29,13 @@ type op struct {
 	expr string
 	pre  string // statements run before expr (cmp ops)
 	cmp  bool
+	// split, when set, runs a full warp in two passes: fast (statements
+	// that compute res, and bad, true for a lane res would be wrong for)
+	// on every lane, storing res where bad is false, then expr for the
+	// bad lanes, whose sources are still as they were (the
+	// destination was not written): the first loop calls nothing, so
+	// the compiler keeps its values in registers.
+	split *split
 	// ub is the form's twin that reads B once, from lane 0 (the decoder
 	// picks it when the second source is the same in every lane: a
 	// kernel parameter, a constant, %ntid); base is that twin's form.
@@ -49,12 +56,15 @@ func addUniformB() {
 		if o == nil {
 			log.Fatalf("uniformB: no form %s", n)
 		}
-		t := &op{name: n + "UB", srcs: o.srcs, expr: o.expr, pre: o.pre, base: o}
+		t := &op{name: n + "UB", srcs: o.srcs, expr: o.expr, pre: o.pre, split: o.split, base: o}
 		o.ub = t
 		ops = append(ops, t)
 		byName[t.name] = t
 	}
 }
+
+// split is an op's two-pass full-warp form (op.split).
+type split struct{ fast string }
 
 var ops []*op
 var byName = map[string]*op{}
@@ -315,26 +325,39 @@ func floats() {
 				}
 				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
 				if r == "rn" {
-					// The hot case: fma32's fast path inline (roundsPlain).
-					// Its float32 is normal, so neither NaN (R32) nor
-					// flushed (Ftz32): without .sat it is the result's bits.
+					// The hot case: fma32's fast path inline, roundsPlain
+					// (exec/chain.go) spelled out: execALUMask is too big
+					// for the compiler to inline a call of its cost.
+					// Its float32 is normal or zero, so neither NaN (R32)
+					// nor flushed (Ftz32): without .sat it is the result's
+					// bits.
+					const notPlain = "bs := math.Float64bits(fs) ^ 0x10000000; " +
+						"(bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0"
 					pre, out := fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
 						"\t\t\t\tfs := float64(fx)*float64(fy) + float64(fz)\n"+
 						"\t\t\t\tfr := float32(fs)\n"+
-						"\t\t\t\tif !roundsPlain(fs) {\n"+
+						"\t\t\t\tif %s {\n"+
 						"\t\t\t\t\tfr = gpumath.Fma32(fx, fy, fz, gpumath.RN)\n"+
-						"\t\t\t\t}", A, B, C), out32("fr", ftz, sat)
+						"\t\t\t\t}", A, B, C, notPlain), out32("fr", ftz, sat)
 					if !sat {
 						pre = fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
 							"\t\t\t\tfs := float64(fx)*float64(fy) + float64(fz)\n"+
 							"\t\t\t\tfb := uint64(math.Float32bits(float32(fs)))\n"+
-							"\t\t\t\tif !roundsPlain(fs) {\n"+
+							"\t\t\t\tif %s {\n"+
 							"\t\t\t\t\tfb = %s\n"+
-							"\t\t\t\t}", A, B, C, out32("gpumath.Fma32(fx, fy, fz, gpumath.RN)", ftz, false))
+							"\t\t\t\t}", A, B, C, notPlain, out32("gpumath.Fma32(fx, fy, fz, gpumath.RN)", ftz, false))
 						out = "fb"
 					}
 					alu("FmaF32"+title(r)+mn, out, f3, append(keys("fma"), keys("mad")...)...)
 					byName["FmaF32"+title(r)+mn].pre = pre
+					if !sat {
+						o := byName["FmaF32"+title(r)+mn]
+						o.pre, o.expr = "", out32(fmt.Sprintf("gpumath.Fma32(%s, %s, %s, gpumath.RN)", A, B, C), ftz, false)
+						o.split = &split{fast: fmt.Sprintf("fs := float64(%s)*float64(%s) + float64(%s)\n"+
+							"\t\t\t\tres := uint64(math.Float32bits(float32(fs)))\n"+
+							"\t\t\t\tbs := math.Float64bits(fs) ^ 0x10000000\n"+
+							"\t\t\t\tbad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0", A, B, C)}
+					}
 				} else {
 					alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("gpumath.Fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,
 						append(keys("fma"), keys("mad")...)...)
@@ -906,6 +929,15 @@ func main() {
 			load += "\n\t\t\t\t" + lp
 		}
 		body := fmt.Sprintf("%s\n\t\t\t\td[l] = %s\n", load, le)
+		masked := body // the masked loop's (the split's slow lanes take body)
+		if o.split != nil {
+			mf, me := o.split.fast, le
+			if o.base != nil {
+				mf = strings.ReplaceAll(mf, "gpumath.F32(B)", "fB")
+			}
+			ld := loadVars(vars, skipB, func(v string) string { return strings.ToLower(v) + "[l]" }, &mf, &me)
+			masked = fmt.Sprintf("%s\n%s\nif bad {\nd[l] = %s\n} else {\nd[l] = res\n}\n", ld, mf, me)
+		}
 		// The full warp runs four lanes an iteration over the registers
 		// viewed as [8][4]uint64: a quarter of the loop's own count,
 		// compare and branch, and no bounds checks.
@@ -916,18 +948,34 @@ func main() {
 			}
 			p("\t\t\t%s4 := quads(%s)\n", strings.ToLower(vars[i]), strings.ToLower(vars[i]))
 		}
-		p("\t\t\tfor i := range d4 {\n")
-		for k := 0; k < 4; k++ {
-			q := strings.NewReplacer("d[l]", fmt.Sprintf("d4[i][%d]", k))
-			ke, kp := expr, pre
-			ld := loadVars(vars, skipB, func(v string) string { return fmt.Sprintf("%s4[i][%d]", strings.ToLower(v), k) }, &ke, &kp)
-			if kp != "" {
-				ld += "\n" + kp
+		if o.split != nil {
+			fast := o.split.fast
+			if o.base != nil && strings.Contains(fast, "gpumath.F32(B)") {
+				fast = strings.ReplaceAll(fast, "gpumath.F32(B)", "fB")
 			}
-			p("\t\t\t\t{\n%s\n%s\n}\n", ld, q.Replace(fmt.Sprintf("d[l] = %s", ke)))
+			p("\t\t\tvar slow uint32\n")
+			p("\t\t\tfor i := range d4 {\n")
+			for k := 0; k < 4; k++ {
+				kf := fast
+				ld := loadVars(vars, skipB, func(v string) string { return fmt.Sprintf("%s4[i][%d]", strings.ToLower(v), k) }, &kf)
+				p("\t\t\t\t{\n%s\n%s\nif bad {\nslow |= 1 << (4*i + %d)\n} else {\nd4[i][%d] = res\n}\n}\n", ld, kf, k, k)
+			}
+			p("\t\t\t}\n")
+			p("\t\t\tfor ; slow != 0; slow &= slow - 1 {\n\t\t\t\tl := bits.TrailingZeros32(slow) & 31\n\t\t\t\t%s\t\t\t}\n", body)
+		} else {
+			p("\t\t\tfor i := range d4 {\n")
+			for k := 0; k < 4; k++ {
+				q := strings.NewReplacer("d[l]", fmt.Sprintf("d4[i][%d]", k))
+				ke, kp := expr, pre
+				ld := loadVars(vars, skipB, func(v string) string { return fmt.Sprintf("%s4[i][%d]", strings.ToLower(v), k) }, &ke, &kp)
+				if kp != "" {
+					ld += "\n" + kp
+				}
+				p("\t\t\t\t{\n%s\n%s\n}\n", ld, q.Replace(fmt.Sprintf("d[l] = %s", ke)))
+			}
+			p("\t\t\t}\n")
 		}
-		p("\t\t\t}\n")
-		p("\t\t} else {\n\t\t\tfor ; m != 0; m &= m - 1 {\n\t\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t\t%s\t\t\t}\n\t\t}\n", body)
+		p("\t\t} else {\n\t\t\tfor ; m != 0; m &= m - 1 {\n\t\t\t\tl := bits.TrailingZeros32(m) & 31\n\t\t\t\t%s\t\t\t}\n\t\t}\n", masked)
 	}
 	p("\t}\n}\n\n")
 	p("// execCmp evaluates a generated comparison for the lanes in m and\n// returns the lanes where it holds.\nfunc execCmp(in *inst, r []uint64, m uint32) (t uint32) {\n\tswitch in.op {\n")
