@@ -556,7 +556,7 @@ func F2S(x float64, rnd int, bits uint) uint64 {
 		return 0
 	}
 	x = RoundInt(x, rnd)
-	lim := math.Ldexp(1, int(bits)-1) // 2^(bits-1)
+	lim := math.Float64frombits(uint64(1022+bits) << 52) // 2^(bits-1), without Ldexp's general path (a cvt per lane)
 	var v int64
 	switch {
 	case x >= lim:
@@ -574,7 +574,7 @@ func F2U(x float64, rnd int, bits uint) uint64 {
 		return 0
 	}
 	x = RoundInt(x, rnd)
-	lim := math.Ldexp(1, int(bits))
+	lim := math.Float64frombits(uint64(1023+bits) << 52) // 2^bits
 	switch {
 	case x >= lim:
 		return Mask(bits)
