@@ -53,6 +53,12 @@ type warp struct {
 
 func (w *warp) runnable() uint32 { return w.live &^ w.exited &^ w.waiting }
 
+// restExited reports that the lanes of the warp outside m, some, have
+// exited or do not exist (exitedAsFull).
+func (w *warp) restExited(m uint32) bool {
+	return m != fullMask && m|w.exited|^w.live == fullMask && exitedAsFull
+}
+
 // faultKind says what stopped a CTA.
 type faultKind int
 
@@ -596,7 +602,7 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 			// Lanes that have exited (or do not exist) never read a
 			// register again, so a lane-pure op runs them as a full warp
 			// (a shfl from such a lane is undefined).
-			full := m != fullMask && m|w.exited|^w.live == fullMask && exitedAsFull
+			full := w.restExited(m)
 			if op < opCmp {
 				if full && aluDense[op%opCmp] {
 					execALUMask(in, r, fullMask)
@@ -842,7 +848,7 @@ func (c *cta) exec(w *warp, group uint32, pc, stop int32) bool {
 				d[l] = uint64(p >> l & 1)
 			}
 		case opCvtII:
-			if m != fullMask && m|w.exited|^w.live == fullMask && exitedAsFull {
+			if w.restExited(m) {
 				m = fullMask // as for the generated ops above: cvt cannot fail
 			}
 			cvtII(in, r, m)

@@ -10683,11 +10683,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fA := f32Of(&a4[i][0])
 					fB := f32Of(&b4[i][0])
 					fC := f32Of(&c4[i][0])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
-					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					fr := math.Float32frombits(uint32(res))
+					if bad {
+						fr = gpumath.Fma32(fA, fB, fC, gpumath.RN)
 					}
 					d4[i][0] = gpumath.R32(gpumath.Sat32(fr))
 				}
@@ -10695,11 +10697,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fA := f32Of(&a4[i][1])
 					fB := f32Of(&b4[i][1])
 					fC := f32Of(&c4[i][1])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
-					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					fr := math.Float32frombits(uint32(res))
+					if bad {
+						fr = gpumath.Fma32(fA, fB, fC, gpumath.RN)
 					}
 					d4[i][1] = gpumath.R32(gpumath.Sat32(fr))
 				}
@@ -10707,11 +10711,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fA := f32Of(&a4[i][2])
 					fB := f32Of(&b4[i][2])
 					fC := f32Of(&c4[i][2])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
-					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					fr := math.Float32frombits(uint32(res))
+					if bad {
+						fr = gpumath.Fma32(fA, fB, fC, gpumath.RN)
 					}
 					d4[i][2] = gpumath.R32(gpumath.Sat32(fr))
 				}
@@ -10719,11 +10725,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fA := f32Of(&a4[i][3])
 					fB := f32Of(&b4[i][3])
 					fC := f32Of(&c4[i][3])
-					fx, fy, fz := fA, fB, fC
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
-					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fs := float64(fA)*float64(fB) + float64(fC)
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					fr := math.Float32frombits(uint32(res))
+					if bad {
+						fr = gpumath.Fma32(fA, fB, fC, gpumath.RN)
 					}
 					d4[i][3] = gpumath.R32(gpumath.Sat32(fr))
 				}
@@ -10734,11 +10742,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fA := f32Of(&a[l])
 				fB := f32Of(&b[l])
 				fC := f32Of(&c[l])
-				fx, fy, fz := fA, fB, fC
-				fs := float64(fx)*float64(fy) + float64(fz)
-				fr := float32(fs)
-				if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+				fs := float64(fA)*float64(fB) + float64(fC)
+				res := uint64(math.Float32bits(float32(fs)))
+				bs := math.Float64bits(fs) ^ 0x10000000
+				bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+				fr := math.Float32frombits(uint32(res))
+				if bad {
+					fr = gpumath.Fma32(fA, fB, fC, gpumath.RN)
 				}
 				d[l] = gpumath.R32(gpumath.Sat32(fr))
 			}
@@ -12971,11 +12981,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fA := f32Of(&a4[i][0])
 					fB := f32Of(&b4[i][0])
 					fC := f32Of(&c4[i][0])
-					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
-					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					fr := math.Float32frombits(uint32(res))
+					if bad {
+						fr = gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RN)
 					}
 					d4[i][0] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
 				}
@@ -12983,11 +12995,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fA := f32Of(&a4[i][1])
 					fB := f32Of(&b4[i][1])
 					fC := f32Of(&c4[i][1])
-					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
-					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					fr := math.Float32frombits(uint32(res))
+					if bad {
+						fr = gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RN)
 					}
 					d4[i][1] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
 				}
@@ -12995,11 +13009,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fA := f32Of(&a4[i][2])
 					fB := f32Of(&b4[i][2])
 					fC := f32Of(&c4[i][2])
-					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
-					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					fr := math.Float32frombits(uint32(res))
+					if bad {
+						fr = gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RN)
 					}
 					d4[i][2] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
 				}
@@ -13007,11 +13023,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 					fA := f32Of(&a4[i][3])
 					fB := f32Of(&b4[i][3])
 					fC := f32Of(&c4[i][3])
-					fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-					fs := float64(fx)*float64(fy) + float64(fz)
-					fr := float32(fs)
-					if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-						fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+					fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+					res := uint64(math.Float32bits(float32(fs)))
+					bs := math.Float64bits(fs) ^ 0x10000000
+					bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+					fr := math.Float32frombits(uint32(res))
+					if bad {
+						fr = gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RN)
 					}
 					d4[i][3] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
 				}
@@ -13022,11 +13040,13 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 				fA := f32Of(&a[l])
 				fB := f32Of(&b[l])
 				fC := f32Of(&c[l])
-				fx, fy, fz := gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC)
-				fs := float64(fx)*float64(fy) + float64(fz)
-				fr := float32(fs)
-				if bs := math.Float64bits(fs) ^ 0x10000000; (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0 {
-					fr = gpumath.Fma32(fx, fy, fz, gpumath.RN)
+				fs := float64(gpumath.Ftz32(fA))*float64(gpumath.Ftz32(fB)) + float64(gpumath.Ftz32(fC))
+				res := uint64(math.Float32bits(float32(fs)))
+				bs := math.Float64bits(fs) ^ 0x10000000
+				bad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0
+				fr := math.Float32frombits(uint32(res))
+				if bad {
+					fr = gpumath.Fma32(gpumath.Ftz32(fA), gpumath.Ftz32(fB), gpumath.Ftz32(fC), gpumath.RN)
 				}
 				d[l] = gpumath.R32(gpumath.Sat32(gpumath.Ftz32(fr)))
 			}

@@ -326,37 +326,24 @@ func floats() {
 				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
 				if r == "rn" {
 					// The hot case: fma32's fast path inline, roundsPlain
-					// (exec/chain.go) spelled out: execALUMask is too big
-					// for the compiler to inline a call of its cost.
-					// Its float32 is normal or zero, so neither NaN (R32)
-					// nor flushed (Ftz32): without .sat it is the result's
-					// bits.
-					const notPlain = "bs := math.Float64bits(fs) ^ 0x10000000; " +
-						"(bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0"
-					pre, out := fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
-						"\t\t\t\tfs := float64(fx)*float64(fy) + float64(fz)\n"+
-						"\t\t\t\tfr := float32(fs)\n"+
-						"\t\t\t\tif %s {\n"+
-						"\t\t\t\t\tfr = gpumath.Fma32(fx, fy, fz, gpumath.RN)\n"+
-						"\t\t\t\t}", A, B, C, notPlain), out32("fr", ftz, sat)
-					if !sat {
-						pre = fmt.Sprintf("fx, fy, fz := %s, %s, %s\n"+
-							"\t\t\t\tfs := float64(fx)*float64(fy) + float64(fz)\n"+
-							"\t\t\t\tfb := uint64(math.Float32bits(float32(fs)))\n"+
-							"\t\t\t\tif %s {\n"+
-							"\t\t\t\t\tfb = %s\n"+
-							"\t\t\t\t}", A, B, C, notPlain, out32("gpumath.Fma32(fx, fy, fz, gpumath.RN)", ftz, false))
-						out = "fb"
-					}
-					alu("FmaF32"+title(r)+mn, out, f3, append(keys("fma"), keys("mad")...)...)
-					byName["FmaF32"+title(r)+mn].pre = pre
-					if !sat {
-						o := byName["FmaF32"+title(r)+mn]
-						o.pre, o.expr = "", out32(fmt.Sprintf("gpumath.Fma32(%s, %s, %s, gpumath.RN)", A, B, C), ftz, false)
-						o.split = &split{fast: fmt.Sprintf("fs := float64(%s)*float64(%s) + float64(%s)\n"+
-							"\t\t\t\tres := uint64(math.Float32bits(float32(fs)))\n"+
-							"\t\t\t\tbs := math.Float64bits(fs) ^ 0x10000000\n"+
-							"\t\t\t\tbad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0", A, B, C)}
+					// (exec/chain.go) spelled out as bad: execALUMask is
+					// too big for the compiler to inline a call of its
+					// cost. Its float32 is normal or zero, so neither NaN
+					// (R32) nor flushed (Ftz32): without .sat it is the
+					// result's bits, and a full warp runs split.
+					fast := fmt.Sprintf("fs := float64(%s)*float64(%s) + float64(%s)\n"+
+						"\t\t\t\tres := uint64(math.Float32bits(float32(fs)))\n"+
+						"\t\t\t\tbs := math.Float64bits(fs) ^ 0x10000000\n"+
+						"\t\t\t\tbad := (bs&0x1fffffff == 0 || uint32(bs>>31)-0x381<<21 >= (0x47f-0x381)<<21) && fs != 0", A, B, C)
+					fma := fmt.Sprintf("gpumath.Fma32(%s, %s, %s, gpumath.RN)", A, B, C)
+					name, ks := "FmaF32"+title(r)+mn, append(keys("fma"), keys("mad")...)
+					if sat {
+						alu(name, out32("fr", ftz, sat), f3, ks...)
+						byName[name].pre = fast + "\n\t\t\t\tfr := math.Float32frombits(uint32(res))\n" +
+							"\t\t\t\tif bad {\n\t\t\t\t\tfr = " + fma + "\n\t\t\t\t}"
+					} else {
+						alu(name, out32(fma, ftz, false), f3, ks...)
+						byName[name].split = &split{fast: fast}
 					}
 				} else {
 					alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("gpumath.Fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,
