@@ -348,6 +348,19 @@ func chainRows(sh unsafe.Pointer, ch *ldChain, a, b *[32]uint64, rowA, col bool,
 		pv, pacc := unsafe.Pointer(v), unsafe.Pointer(acc)
 		x, z, y := u[0]+ou, u[16]+ou, ov
 		for ; k-t >= 4; t += 4 {
+			if chainFMA {
+				var xz [8]float32
+				for j := range 4 {
+					xz[j], xz[j+4] = *(*float32)(unsafe.Add(sh, x+uint64(j)*su)), *(*float32)(unsafe.Add(sh, z+uint64(j)*su))
+				}
+				for slow := fmaRow4x2(sh, pv, pacc, y, sv, &xz); slow != 0; slow &= slow - 1 {
+					l := bits.TrailingZeros32(slow) & 15
+					redo(l, x, y, 4)
+					redo(l+16, z, y, 4)
+				}
+				x, z, y = x+4*su, z+4*su, y+4*sv
+				continue
+			}
 			var xz [8]float64
 			slow := uint32(0)
 			strong := true
@@ -596,6 +609,15 @@ func strongRow(u uint32) bool { return u<<1-1 >= 121<<24-1 }
 // chainStrongRows lets chainRows take chainRow4x2s; tests turn it off to
 // compare with chainRow4x2.
 var chainStrongRows = true
+
+// chainFMA lets chainRows take fmaRow4x2 where the CPU has FMA3; tests
+// turn it off to run the Go forms.
+var chainFMA = hasFMA
+
+// warpAsm lets the generated float32 add, sub, mul and fma forms (.rn,
+// no .ftz or .sat) run a full warp in assembly (fma_amd64.s) where the
+// CPU has AVX and FMA3; tests turn it off to run the Go forms.
+var warpAsm = hasFMA
 
 // noMidpoint reports whether fs, a float64, is no float32 rounding
 // midpoint at float32's normal precision (see roundsPlain).

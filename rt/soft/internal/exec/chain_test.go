@@ -428,17 +428,36 @@ func TestChainRowsOperands(t *testing.T) {
 				}
 				want[l] = math.Float32frombits(s)
 			}
-			for _, strong := range []bool{true, false} {
-				chainStrongRows = strong
+			for _, form := range chainRowForms() {
+				chainStrongRows, chainFMA = form.strong, form.fma
 				got := acc
 				chainRows(sh, ch, &a, &b, true, true, k, &got)
-				chainStrongRows = true
+				chainStrongRows, chainFMA = true, hasFMA
 				for l := range 32 {
 					if math.Float32bits(got[l]) != math.Float32bits(want[l]) {
-						t.Fatalf("trial %d swap %v strong %v lane %d: %#x, want %#x", trial, swap, strong, l, math.Float32bits(got[l]), math.Float32bits(want[l]))
+						t.Fatalf("trial %d swap %v %s lane %d: %#x, want %#x", trial, swap, form.name, l, math.Float32bits(got[l]), math.Float32bits(want[l]))
 					}
 				}
 			}
 		}
 	}
+}
+
+// chainRowForms are chainRows's forms of the paired rows: the Go ones
+// (strong rows or not) and, where the CPU has FMA3, fmaRow4x2.
+func chainRowForms() []struct {
+	name        string
+	strong, fma bool
+} {
+	forms := []struct {
+		name        string
+		strong, fma bool
+	}{{"strong", true, false}, {"wide", false, false}}
+	if hasFMA {
+		forms = append(forms, struct {
+			name        string
+			strong, fma bool
+		}{"fma3", true, true})
+	}
+	return forms
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // BenchmarkChainRows times chainRows's paired path on a 16×16 tile of
-// random values, as the typical matmul's inner loop runs it.
+// random values, as the typical matmul's inner loop runs it, in each of
+// its forms (chainRowForms).
 func BenchmarkChainRows(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	mem := make([]uint32, 512)
@@ -22,11 +23,17 @@ func BenchmarkChainRows(b *testing.B) {
 	}
 	ch := &ldChain{o1: 0, o2: 0, s1: 4, s2: 64}
 	sh := unsafe.Pointer(&mem[0])
-	var acc [32]float32
-	b.ResetTimer()
-	c0 := cpuTime()
-	for range b.N {
-		chainRows(sh, ch, &a, &bb, true, true, 16, &acc)
+	for _, form := range chainRowForms() {
+		b.Run(form.name, func(b *testing.B) {
+			chainStrongRows, chainFMA = form.strong, form.fma
+			defer func() { chainStrongRows, chainFMA = true, hasFMA }()
+			var acc [32]float32
+			b.ResetTimer()
+			c0 := cpuTime()
+			for range b.N {
+				chainRows(sh, ch, &a, &bb, true, true, 16, &acc)
+			}
+			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
 	}
-	b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

@@ -8936,7 +8936,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			addRNWarp(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -8974,7 +8976,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			subRNWarp(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -9012,7 +9016,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			mulRNWarp(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -9051,7 +9057,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			fmaRNWarp(d, a, b, c)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -24738,7 +24746,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		B := r[in.b]
 		fB := gpumath.F32(B)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			addRNWarpUB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24771,7 +24781,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		B := r[in.b]
 		fB := gpumath.F32(B)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			subRNWarpUB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24804,7 +24816,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		B := r[in.b]
 		fB := gpumath.F32(B)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			mulRNWarpUB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24838,7 +24852,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		B := r[in.b]
 		fB := gpumath.F32(B)
 		c := lanes(r, in.c)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			fmaRNWarpUB(d, a, uint32(B), c)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			c4 := quads(c)

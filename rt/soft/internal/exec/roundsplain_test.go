@@ -62,7 +62,8 @@ func TestRoundsPlain(t *testing.T) {
 // (opgen's split), give fma.rn's result in every lane of full and partial
 // warps, with the destination apart from the sources or equal to each,
 // on operands where a few lanes need the slow path (midpoints, subnormal
-// and infinite results, NaNs) and zero sums.
+// and infinite results, NaNs) and zero sums, and with FMA3's form
+// (fmaRNWarp) where the CPU has it.
 func TestFmaSplit(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 34))
 	vals := []float32{0, float32(math.Copysign(0, -1)), 1, 1.5, 0x1p-126, 0x1p-140, 0x1.000002p0, 3,
@@ -82,6 +83,11 @@ func TestFmaSplit(t *testing.T) {
 				v = vals[r.IntN(len(vals))]
 			}
 			reg[i] = uint64(math.Float32bits(v))
+		}
+		if trial%7 == 3 { // the sources' high halves are no part of an f32
+			for i := 32; i < 4*32; i++ {
+				reg[i] |= r.Uint64() << 32
+			}
 		}
 		if f.ub {
 			for l := 1; l < 32; l++ {
@@ -123,10 +129,12 @@ func TestFmaSplit(t *testing.T) {
 			}
 			want[d+uint32(l)] = gpumath.R32(v)
 		}
+		warpAsm = hasFMA && trial/3%2 == 0
 		execALU(&inst{op: f.op, d: d, a: 32, b: 64, c: 96}, reg, m)
+		warpAsm = hasFMA
 		for i := range reg {
 			if reg[i] != want[i] {
-				t.Fatalf("%s d=%d mask %#x: register word %d is %#x, fma.rn gives %#x", genNames[f.op], d/32, m, i, reg[i], want[i])
+				t.Fatalf("%s d=%d mask %#x fma3 %v: register word %d is %#x, fma.rn gives %#x", genNames[f.op], d/32, m, hasFMA && trial/3%2 == 0, i, reg[i], want[i])
 			}
 		}
 	}

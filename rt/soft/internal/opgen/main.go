@@ -40,6 +40,10 @@ type op struct {
 	// picks it when the second source is the same in every lane: a
 	// kernel parameter, a constant, %ntid); base is that twin's form.
 	ub, base *op
+	// asm, when set, is a full warp's call of an assembly form that
+	// computes every lane as expr does, taken where warpAsm
+	// (exec/fma_amd64.go); asmUB is the uniform-B twin's.
+	asm, asmUB string
 }
 
 // uniformB are the forms that get a uniform-B twin: the address and
@@ -56,7 +60,7 @@ func addUniformB() {
 		if o == nil {
 			log.Fatalf("uniformB: no form %s", n)
 		}
-		t := &op{name: n + "UB", srcs: o.srcs, expr: o.expr, pre: o.pre, split: o.split, base: o}
+		t := &op{name: n + "UB", srcs: o.srcs, expr: o.expr, pre: o.pre, split: o.split, base: o, asm: o.asmUB}
 		o.ub = t
 		ops = append(ops, t)
 		byName[t.name] = t
@@ -320,10 +324,19 @@ func floats() {
 				}
 				alu("AddF32"+title(r)+mn, out32(add, ftz, sat), f2, keys("add")...)
 				alu("SubF32"+title(r)+mn, out32(sub, ftz, sat), f2, keys("sub")...)
+				if r == "rn" && !ftz && !sat { // x86's are IEEE's, as the GPU's
+					for _, f := range []string{"Add", "Sub"} {
+						byName[f+"F32Rn"].asm = strings.ToLower(f) + "RNWarp(d, a, b)"
+						byName[f+"F32Rn"].asmUB = strings.ToLower(f) + "RNWarpUB(d, a, uint32(B))"
+					}
+				}
 				if ftz { // FMUL.FTZ flushes a product whose exact value is tiny (gpumath/fpapprox.go)
 					mul = fmt.Sprintf("gpumath.TinyMul32(%s, %s, %s, %s)", A, B, mul, R)
 				}
 				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
+				if r == "rn" && !ftz && !sat {
+					byName["MulF32Rn"].asm, byName["MulF32Rn"].asmUB = "mulRNWarp(d, a, b)", "mulRNWarpUB(d, a, uint32(B))"
+				}
 				if r == "rn" {
 					// The hot case: fma32's fast path inline, roundsPlain
 					// (exec/chain.go) spelled out as bad: execALUMask is
@@ -344,6 +357,9 @@ func floats() {
 					} else {
 						alu(name, out32(fma, ftz, false), f3, ks...)
 						byName[name].split = &split{fast: fast}
+						if !ftz {
+							byName[name].asm, byName[name].asmUB = "fmaRNWarp(d, a, b, c)", "fmaRNWarpUB(d, a, uint32(B), c)"
+						}
 					}
 				} else {
 					alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("gpumath.Fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,
@@ -928,7 +944,12 @@ func main() {
 		// The full warp runs four lanes an iteration over the registers
 		// viewed as [8][4]uint64: a quarter of the loop's own count,
 		// compare and branch, and no bounds checks.
-		p("\t\tif m == fullMask {\n\t\t\td4 := quads(d)\n")
+		if o.asm != "" {
+			p("\t\tif m == fullMask && warpAsm {\n\t\t\t%s\n\t\t} else ", o.asm)
+		} else {
+			p("\t\t")
+		}
+		p("if m == fullMask {\n\t\t\td4 := quads(d)\n")
 		for i := range vars {
 			if o.base != nil && vars[i] == "B" {
 				continue

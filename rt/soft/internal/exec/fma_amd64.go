@@ -1,0 +1,71 @@
+//go:build amd64 && !purego
+
+package exec
+
+import "unsafe"
+
+// hasFMA reports that the CPU runs AVX and FMA3's float32 multiply-add,
+// which rounds a·b+c once, as fma.rn.f32 does (subnormals included: Go
+// leaves MXCSR's flush-to-zero and denormals-are-zero off). Go has no float32
+// fma of its own: without it, fma.rn.f32 is a float64 sum that must be
+// tested for double rounding (roundsPlain). The other hosts, and builds
+// with the purego tag, run that Go code only.
+var hasFMA = cpuHasFMA()
+
+func cpuHasFMA() bool {
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if _, _, c, _ := cpuid(1, 0); c&(fma|osxsave|avx) != fma|osxsave|avx {
+		return false
+	}
+	// The OS saves the YMM state (XCR0's SSE and AVX bits).
+	eax, _ := xgetbv()
+	return eax&6 == 6
+}
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+
+func xgetbv() (eax, edx uint32)
+
+// fmaRow4x2 is chainRow4x2 on FMA3, for any operands: for l = 0…15,
+// w_j = [sh+v[l]+o+j·s], acc[l] += w_j·xz[j] and acc[l+16] += w_j·xz[4+j]
+// for j = 0…3, each a fused float32 multiply-add. Bit l of nan says that
+// one of the two sums came out NaN (x86's NaN is not the GPU's canonical
+// one): both are left as they were.
+//
+//go:noescape
+func fmaRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float32) (nan uint32)
+
+// fmaRNWarp is fma.rn.f32 for a full warp on FMA3: d[l] = a[l]·b[l]+c[l]
+// rounded once, a NaN the GPU's canonical one, for the f32 in each
+// register's low half (d's high half zero).
+//
+//go:noescape
+func fmaRNWarp(d, a, b, c *[32]uint64)
+
+// fmaRNWarpUB is fmaRNWarp with every lane's b the f32 with bits b.
+//
+//go:noescape
+func fmaRNWarpUB(d, a *[32]uint64, b uint32, c *[32]uint64)
+
+// addRNWarp, subRNWarp and mulRNWarp are add, sub and mul.rn.f32 for a
+// full warp, as fmaRNWarp is fma's: x86's float32 operations round as
+// IEEE 754's, as the GPU's do without .ftz; only NaN differs, which they
+// make canonical. The UB forms take every lane's b from the bits b.
+//
+//go:noescape
+func addRNWarp(d, a, b *[32]uint64)
+
+//go:noescape
+func subRNWarp(d, a, b *[32]uint64)
+
+//go:noescape
+func mulRNWarp(d, a, b *[32]uint64)
+
+//go:noescape
+func addRNWarpUB(d, a *[32]uint64, b uint32)
+
+//go:noescape
+func subRNWarpUB(d, a *[32]uint64, b uint32)
+
+//go:noescape
+func mulRNWarpUB(d, a *[32]uint64, b uint32)

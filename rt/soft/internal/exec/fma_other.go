@@ -1,0 +1,30 @@
+//go:build !amd64 || purego
+
+package exec
+
+import "unsafe"
+
+// hasFMA: this build runs fma.rn.f32 in Go only (fma_amd64.go).
+const hasFMA = false
+
+func fmaRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float32) uint32 {
+	panic("exec: fmaRow4x2 without FMA3")
+}
+
+func fmaRNWarp(d, a, b, c *[32]uint64) { panic("exec: fmaRNWarp without FMA3") }
+
+func fmaRNWarpUB(d, a *[32]uint64, b uint32, c *[32]uint64) {
+	panic("exec: fmaRNWarpUB without FMA3")
+}
+
+func addRNWarp(d, a, b *[32]uint64) { panic("exec: addRNWarp without AVX") }
+
+func addRNWarpUB(d, a *[32]uint64, b uint32) { panic("exec: addRNWarpUB without AVX") }
+
+func subRNWarp(d, a, b *[32]uint64) { panic("exec: subRNWarp without AVX") }
+
+func subRNWarpUB(d, a *[32]uint64, b uint32) { panic("exec: subRNWarpUB without AVX") }
+
+func mulRNWarp(d, a, b *[32]uint64) { panic("exec: mulRNWarp without AVX") }
+
+func mulRNWarpUB(d, a *[32]uint64, b uint32) { panic("exec: mulRNWarpUB without AVX") }

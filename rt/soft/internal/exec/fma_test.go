@@ -1,0 +1,77 @@
+package exec
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cugen/cugen/rt/soft/internal/gpumath"
+)
+
+// TestWarpAsmBinary: the generated add, sub and mul.rn.f32 forms (and
+// their uniform-B twins) give IEEE's float32 result with the GPU's
+// canonical NaN in every lane of a full warp, in assembly (warpAsm, where
+// the CPU has it) and in Go, with the destination apart from the sources
+// or equal to one, on random and special operands (zeros, subnormals,
+// infinities, NaNs with payloads, overflowing and underflowing results)
+// and sources whose high halves are not zero.
+func TestWarpAsmBinary(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	specials := []uint32{0, 0x80000000, 1, 0x807fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000,
+		0x7fc00000, 0xffc00001, 0x7f800001, 0x3f800000, math.Float32bits(0x1p-75)}
+	forms := []struct {
+		op  opcode
+		ub  bool
+		ref func(a, b float32) float32
+	}{
+		{opAddF32Rn, false, func(a, b float32) float32 { return a + b }},
+		{opSubF32Rn, false, func(a, b float32) float32 { return a - b }},
+		{opMulF32Rn, false, func(a, b float32) float32 { return a * b }},
+		{opAddF32RnUB, true, func(a, b float32) float32 { return a + b }},
+		{opSubF32RnUB, true, func(a, b float32) float32 { return a - b }},
+		{opMulF32RnUB, true, func(a, b float32) float32 { return a * b }},
+	}
+	for trial := range 3000 {
+		f := forms[trial%len(forms)]
+		asm := hasFMA && trial/len(forms)%2 == 0
+		reg := make([]uint64, 4*32)
+		for i := 32; i < 3*32; i++ {
+			switch r.IntN(6) {
+			case 0:
+				reg[i] = uint64(specials[r.IntN(len(specials))])
+			case 1:
+				reg[i] = uint64(r.Uint32())
+			default:
+				reg[i] = uint64(math.Float32bits(float32(r.NormFloat64())))
+			}
+		}
+		if f.ub {
+			for l := 1; l < 32; l++ {
+				reg[64+l] = reg[64]
+			}
+		}
+		want := append([]uint64(nil), reg...)
+		if trial%5 == 2 {
+			for i := 32; i < 3*32; i++ {
+				reg[i] |= r.Uint64() << 32
+			}
+		}
+		d := []uint32{3 * 32, 32, 64}[trial/2%3]
+		if f.ub && d == 64 {
+			d = 3 * 32
+		}
+		for l := range uint32(32) {
+			a, b := math.Float32frombits(uint32(want[32+l])), math.Float32frombits(uint32(want[64+l]))
+			want[d+l] = gpumath.R32(f.ref(a, b))
+		}
+		warpAsm = asm
+		execALU(&inst{op: f.op, d: d, a: 32, b: 64}, reg, fullMask)
+		warpAsm = hasFMA
+		for l := range uint32(32) {
+			if reg[d+l] != want[d+l] {
+				t.Fatalf("%s d=%d asm %v lane %d: %#x, want %#x (a %#x, b %#x)", genNames[f.op], d/32, asm, l,
+					reg[d+l], want[d+l], want[32+l], want[64+l])
+			}
+		}
+	}
+}
