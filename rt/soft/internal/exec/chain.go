@@ -610,14 +610,15 @@ func strongRow(u uint32) bool { return u<<1-1 >= 121<<24-1 }
 // compare with chainRow4x2.
 var chainStrongRows = true
 
-// chainFMA lets chainRows take fmaRow4x2 where the CPU has FMA3; tests
-// turn it off to run the Go forms.
-var chainFMA = hasFMA
+// chainFMA lets chainRows take fmaRow4x2 where the CPU has FMA3
+// (hasSIMD); tests turn it off to run the Go forms.
+var chainFMA = hasSIMD
 
-// warpAsm lets the generated float32 add, sub, mul and fma forms (.rn,
-// no .ftz or .sat) run a full warp in assembly (fma_amd64.s) where the
-// CPU has AVX and FMA3; tests turn it off to run the Go forms.
-var warpAsm = hasFMA
+// warpAsm lets the generated forms that have one run a full warp in
+// assembly where the CPU has AVX2 and FMA3 (hasSIMD): float32 add, sub,
+// mul and fma (.rn, no .ftz or .sat; fma_amd64.s) and opgen's simdOps
+// integer forms (simd_amd64.s). Tests turn it off to run the Go forms.
+var warpAsm = hasSIMD
 
 // noMidpoint reports whether fs, a float64, is no float32 rounding
 // midpoint at float32's normal precision (see roundsPlain).

@@ -432,7 +432,7 @@ func TestChainRowsOperands(t *testing.T) {
 				chainStrongRows, chainFMA = form.strong, form.fma
 				got := acc
 				chainRows(sh, ch, &a, &b, true, true, k, &got)
-				chainStrongRows, chainFMA = true, hasFMA
+				chainStrongRows, chainFMA = true, hasSIMD
 				for l := range 32 {
 					if math.Float32bits(got[l]) != math.Float32bits(want[l]) {
 						t.Fatalf("trial %d swap %v %s lane %d: %#x, want %#x", trial, swap, form.name, l, math.Float32bits(got[l]), math.Float32bits(want[l]))
@@ -453,7 +453,7 @@ func chainRowForms() []struct {
 		name        string
 		strong, fma bool
 	}{{"strong", true, false}, {"wide", false, false}}
-	if hasFMA {
+	if hasSIMD {
 		forms = append(forms, struct {
 			name        string
 			strong, fma bool

@@ -26,7 +26,7 @@ func BenchmarkChainRows(b *testing.B) {
 	for _, form := range chainRowForms() {
 		b.Run(form.name, func(b *testing.B) {
 			chainStrongRows, chainFMA = form.strong, form.fma
-			defer func() { chainStrongRows, chainFMA = true, hasFMA }()
+			defer func() { chainStrongRows, chainFMA = true, hasSIMD }()
 			var acc [32]float32
 			b.ResetTimer()
 			c0 := cpuTime()

@@ -4,23 +4,35 @@ package exec
 
 import "unsafe"
 
-// hasFMA reports that the CPU runs AVX and FMA3's float32 multiply-add,
-// which rounds a·b+c once, as fma.rn.f32 does (subnormals included: Go
-// leaves MXCSR's flush-to-zero and denormals-are-zero off). Go has no float32
-// fma of its own: without it, fma.rn.f32 is a float64 sum that must be
-// tested for double rounding (roundsPlain). The other hosts, and builds
-// with the purego tag, run that Go code only.
-var hasFMA = cpuHasFMA()
+// hasSIMD reports that the CPU runs x86-64-v3's AVX2 and FMA3 and the OS
+// saves the YMM registers. FMA3's float32 multiply-add rounds a·b+c once,
+// as fma.rn.f32 does (subnormals included: Go leaves MXCSR's
+// flush-to-zero and denormals-are-zero off); Go has no float32 fma of its
+// own, so without it fma.rn.f32 is a float64 sum that must be tested for
+// double rounding (roundsPlain). AVX2 runs four registers' integer ops an
+// instruction (simd_amd64.s). Other hosts, and builds with the purego
+// tag, run the Go code only.
+var hasSIMD = cpuHasSIMD()
 
-func cpuHasFMA() bool {
+func cpuHasSIMD() bool {
 	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	const avx2 = 1 << 5
+	if max, _, _, _ := cpuid(0, 0); max < 7 {
+		return false
+	}
 	if _, _, c, _ := cpuid(1, 0); c&(fma|osxsave|avx) != fma|osxsave|avx {
 		return false
 	}
-	// The OS saves the YMM state (XCR0's SSE and AVX bits).
+	if _, b, _, _ := cpuid(7, 0); b&avx2 == 0 {
+		return false
+	}
+	// XCR0: the OS saves the SSE and AVX state.
 	eax, _ := xgetbv()
 	return eax&6 == 6
 }
+
+// low32 is the assembly's mask of four 64-bit registers' low halves.
+var low32 = [4]uint64{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 

@@ -24,7 +24,7 @@
 	VMOVUPS Y2, off(DI)
 
 #define CONSTS \
-	VMOVDQU low32<>(SB), Y13; \
+	VMOVDQU ·low32(SB), Y13; \
 	VMOVDQU nan32<>(SB), Y14
 
 #define BINWARP(OP) \
@@ -121,12 +121,8 @@ nan:
 	BTSL CX, DX
 	JMP next
 
-// Per 64-bit register: the low 32 bits, and the GPU's canonical f32 NaN.
-DATA low32<>+0(SB)/8, $0x00000000ffffffff
-DATA low32<>+8(SB)/8, $0x00000000ffffffff
-DATA low32<>+16(SB)/8, $0x00000000ffffffff
-DATA low32<>+24(SB)/8, $0x00000000ffffffff
-GLOBL low32<>(SB), RODATA|NOPTR, $32
+// Per 64-bit register: the GPU's canonical f32 NaN (·low32, its low 32
+// bits, is in fma_amd64.go).
 DATA nan32<>+0(SB)/8, $0x000000007fffffff
 DATA nan32<>+8(SB)/8, $0x000000007fffffff
 DATA nan32<>+16(SB)/8, $0x000000007fffffff
@@ -142,7 +138,7 @@ TEXT ·fmaRNWarp(SB), NOSPLIT, $0-32
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), BX
 	MOVQ c+24(FP), DX
-	VMOVDQU low32<>(SB), Y13
+	VMOVDQU ·low32(SB), Y13
 	VMOVDQU nan32<>(SB), Y14
 	XORQ CX, CX
 
@@ -166,7 +162,7 @@ TEXT ·fmaRNWarpUB(SB), NOSPLIT, $0-32
 	MOVQ a+8(FP), SI
 	VBROADCASTSS b+16(FP), Y1
 	MOVQ c+24(FP), DX
-	VMOVDQU low32<>(SB), Y13
+	VMOVDQU ·low32(SB), Y13
 	VMOVDQU nan32<>(SB), Y14
 	XORQ CX, CX
 

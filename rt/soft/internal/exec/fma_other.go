@@ -4,8 +4,8 @@ package exec
 
 import "unsafe"
 
-// hasFMA: this build runs fma.rn.f32 in Go only (fma_amd64.go).
-const hasFMA = false
+// hasSIMD: this build runs the Go forms only (fma_amd64.go).
+const hasSIMD = false
 
 func fmaRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float32) uint32 {
 	panic("exec: fmaRow4x2 without FMA3")

@@ -33,7 +33,7 @@ func TestWarpAsmBinary(t *testing.T) {
 	}
 	for trial := range 3000 {
 		f := forms[trial%len(forms)]
-		asm := hasFMA && trial/len(forms)%2 == 0
+		asm := hasSIMD && trial/len(forms)%2 == 0
 		reg := make([]uint64, 4*32)
 		for i := 32; i < 3*32; i++ {
 			switch r.IntN(6) {
@@ -66,11 +66,72 @@ func TestWarpAsmBinary(t *testing.T) {
 		}
 		warpAsm = asm
 		execALU(&inst{op: f.op, d: d, a: 32, b: 64}, reg, fullMask)
-		warpAsm = hasFMA
+		warpAsm = hasSIMD
 		for l := range uint32(32) {
 			if reg[d+l] != want[d+l] {
 				t.Fatalf("%s d=%d asm %v lane %d: %#x, want %#x (a %#x, b %#x)", genNames[f.op], d/32, asm, l,
 					reg[d+l], want[d+l], want[32+l], want[64+l])
+			}
+		}
+	}
+}
+
+// TestWarpAsmInt: every integer form with an AVX2 full-warp form (opgen's
+// simdOps), and its uniform-B twin, writes the registers the Go form
+// writes, on random values, edge values (0, ±1, the signed and unsigned
+// extremes, shift counts around the width) and sources whose high
+// halves are not zero, with the destination apart from the sources or
+// equal to one. The Go forms are the reference: the corpus and recorded
+// H100 tests check those.
+func TestWarpAsmInt(t *testing.T) {
+	if !hasSIMD {
+		t.Skip("no AVX2 and FMA3 here (or -tags purego): only the Go forms run")
+	}
+	r := rand.New(rand.NewPCG(43, 44))
+	edges := []uint64{0, 1, 0xffffffff, 0x7fffffff, 0x80000000, 31, 32, 33, 63, 64, 65, 1 << 63, ^uint64(0), 0x8000000000000001}
+	for _, base := range simdForms {
+		forms := []opcode{base}
+		if ub, ok := aluUniformB[base]; ok {
+			forms = append(forms, ub)
+		}
+		for _, op := range forms {
+			_, ub := uniformBBase()[op]
+			for trial := range 200 {
+				reg := make([]uint64, 5*32)
+				for i := 32; i < 4*32; i++ {
+					switch r.IntN(4) {
+					case 0:
+						reg[i] = edges[r.IntN(len(edges))]
+					case 1:
+						reg[i] = uint64(r.IntN(80))
+					default:
+						reg[i] = r.Uint64()
+					}
+					if trial%2 == 0 {
+						reg[i] &= 0xffffffff
+					}
+				}
+				if ub {
+					for l := 1; l < 32; l++ {
+						reg[64+l] = reg[64]
+					}
+				}
+				d := []uint32{4 * 32, 32, 64, 96}[trial%4]
+				if ub && d == 64 {
+					d = 4 * 32
+				}
+				want := append([]uint64(nil), reg...)
+				in := &inst{op: op, d: d, a: 32, b: 64, c: 96}
+				warpAsm = false
+				execALU(in, want, fullMask)
+				warpAsm = true
+				execALU(in, reg, fullMask)
+				warpAsm = hasSIMD
+				for i := range reg {
+					if reg[i] != want[i] {
+						t.Fatalf("%s trial %d d=%d: register word %d is %#x, the Go form gives %#x", genNames[op], trial, d/32, i, reg[i], want[i])
+					}
+				}
 			}
 		}
 	}

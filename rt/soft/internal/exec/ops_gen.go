@@ -4053,7 +4053,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdAdd32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4091,7 +4093,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdSub32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4129,7 +4133,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMulLo32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4168,7 +4174,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMadLo32(d, a, b, c)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4378,7 +4386,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMulWideU32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4416,7 +4426,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMulWideS32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4758,7 +4770,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMinU32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4796,7 +4810,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMaxU32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4834,7 +4850,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMinS32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4872,7 +4890,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMaxS32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4910,7 +4930,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdAnd32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4948,7 +4970,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdOr32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -4986,7 +5010,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdXor32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -5086,7 +5112,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShl32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -5124,7 +5152,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShrU32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -5162,7 +5192,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShrS32(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -5559,7 +5591,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdAdd64(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -5597,7 +5631,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdSub64(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -6250,7 +6286,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdAnd64(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -6288,7 +6326,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdOr64(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -6326,7 +6366,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdXor64(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -6426,7 +6468,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShl64(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -6464,7 +6508,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShrU64(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -24155,7 +24201,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdAdd32UB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24187,7 +24235,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdAdd64UB(d, a, B)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24219,7 +24269,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdSub32UB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24251,7 +24303,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdSub64UB(d, a, B)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24283,7 +24337,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMulLo32UB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24348,7 +24404,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		B := r[in.b]
 		c := lanes(r, in.c)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMadLo32UB(d, a, uint32(B), c)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			c4 := quads(c)
@@ -24425,7 +24483,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMulWideS32UB(d, a, B)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24457,7 +24517,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMulWideU32UB(d, a, B)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24489,7 +24551,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShl32UB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24521,7 +24585,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShl64UB(d, a, uint64(uint32(B)))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24553,7 +24619,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShrU32UB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24585,7 +24653,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShrS32UB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24617,7 +24687,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdShrU64UB(d, a, uint64(uint32(B)))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24681,7 +24753,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdAnd32UB(d, a, uint32(B))
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24713,7 +24787,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdAnd64UB(d, a, B)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {

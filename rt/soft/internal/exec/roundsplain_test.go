@@ -129,12 +129,12 @@ func TestFmaSplit(t *testing.T) {
 			}
 			want[d+uint32(l)] = gpumath.R32(v)
 		}
-		warpAsm = hasFMA && trial/3%2 == 0
+		warpAsm = hasSIMD && trial/3%2 == 0
 		execALU(&inst{op: f.op, d: d, a: 32, b: 64, c: 96}, reg, m)
-		warpAsm = hasFMA
+		warpAsm = hasSIMD
 		for i := range reg {
 			if reg[i] != want[i] {
-				t.Fatalf("%s d=%d mask %#x fma3 %v: register word %d is %#x, fma.rn gives %#x", genNames[f.op], d/32, m, hasFMA && trial/3%2 == 0, i, reg[i], want[i])
+				t.Fatalf("%s d=%d mask %#x fma3 %v: register word %d is %#x, fma.rn gives %#x", genNames[f.op], d/32, m, hasSIMD && trial/3%2 == 0, i, reg[i], want[i])
 			}
 		}
 	}

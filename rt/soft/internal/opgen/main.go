@@ -823,6 +823,7 @@ func main() {
 	ints()
 	floats()
 	cvts()
+	addSIMD()
 	addUniformB()
 
 	var alus, cmps []*op
@@ -1038,6 +1039,7 @@ func main() {
 		os.WriteFile(*out+".bad", b.Bytes(), 0o644)
 		log.Fatalf("gofmt: %v", err)
 	}
+	writeSIMD(*out)
 	if err := os.WriteFile(*out, src, 0o644); err != nil {
 		log.Fatal(err)
 	}
