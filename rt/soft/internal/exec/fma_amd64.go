@@ -34,6 +34,9 @@ func cpuHasSIMD() bool {
 // low32 is the assembly's mask of four 64-bit registers' low halves.
 var low32 = [4]uint64{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}
 
+// sign64 is the assembly's bit 63 of four 64-bit registers.
+var sign64 = [4]uint64{1 << 63, 1 << 63, 1 << 63, 1 << 63}
+
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
 func xgetbv() (eax, edx uint32)

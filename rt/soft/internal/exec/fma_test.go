@@ -136,3 +136,45 @@ func TestWarpAsmInt(t *testing.T) {
 		}
 	}
 }
+
+// TestWarpAsmCmp: every comparison with an AVX2 full-warp form
+// (simdCmpForms) gives a full warp the lane mask the Go form gives, on
+// random values, edge values and equal pairs, with and without nonzero
+// high halves (a 32-bit compare ignores them).
+func TestWarpAsmCmp(t *testing.T) {
+	if !hasSIMD {
+		t.Skip("no AVX2 and FMA3 here (or -tags purego): only the Go forms run")
+	}
+	r := rand.New(rand.NewPCG(45, 46))
+	edges := []uint64{0, 1, 0xffffffff, 0x7fffffff, 0x80000000, 0x80000001, 1 << 63, ^uint64(0), 1<<63 - 1, 0x100000000}
+	for _, op := range simdCmpForms {
+		for trial := range 300 {
+			reg := make([]uint64, 3*32)
+			for i := 32; i < 3*32; i++ {
+				switch r.IntN(3) {
+				case 0:
+					reg[i] = edges[r.IntN(len(edges))]
+				default:
+					reg[i] = r.Uint64()
+				}
+				if trial%2 == 0 {
+					reg[i] &= 0xffffffff
+				}
+			}
+			for l := range 32 {
+				if r.IntN(4) == 0 {
+					reg[64+l] = reg[32+l] // equal
+				}
+			}
+			in := &inst{op: op, a: 32, b: 64}
+			warpAsm = false
+			want := execCmp(in, reg, fullMask)
+			warpAsm = true
+			got := execCmp(in, reg, fullMask)
+			warpAsm = hasSIMD
+			if got != want {
+				t.Fatalf("%s trial %d: mask %#08x, the Go form gives %#08x", genNames[op], trial, got, want)
+			}
+		}
+	}
+}

@@ -25245,6 +25245,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetEq32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetEq32(a, b)
+		}
 		if m == fullMask {
 			return fullSetEq32(a, b)
 		}
@@ -25261,6 +25264,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetNe32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetNe32(a, b)
+		}
 		if m == fullMask {
 			return fullSetNe32(a, b)
 		}
@@ -25277,6 +25283,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLtS32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLtS32(a, b)
+		}
 		if m == fullMask {
 			return fullSetLtS32(a, b)
 		}
@@ -25293,6 +25302,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLtU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLtU32(a, b)
+		}
 		if m == fullMask {
 			return fullSetLtU32(a, b)
 		}
@@ -25309,6 +25321,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLeS32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLeS32(a, b)
+		}
 		if m == fullMask {
 			return fullSetLeS32(a, b)
 		}
@@ -25325,6 +25340,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLeU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLeU32(a, b)
+		}
 		if m == fullMask {
 			return fullSetLeU32(a, b)
 		}
@@ -25341,6 +25359,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetGtS32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetGtS32(a, b)
+		}
 		if m == fullMask {
 			return fullSetGtS32(a, b)
 		}
@@ -25357,6 +25378,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetGtU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetGtU32(a, b)
+		}
 		if m == fullMask {
 			return fullSetGtU32(a, b)
 		}
@@ -25373,6 +25397,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetGeS32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetGeS32(a, b)
+		}
 		if m == fullMask {
 			return fullSetGeS32(a, b)
 		}
@@ -25389,6 +25416,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetGeU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetGeU32(a, b)
+		}
 		if m == fullMask {
 			return fullSetGeU32(a, b)
 		}
@@ -25405,6 +25435,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLoU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLoU32(a, b)
+		}
 		if m == fullMask {
 			return fullSetLoU32(a, b)
 		}
@@ -25421,6 +25454,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLsU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLsU32(a, b)
+		}
 		if m == fullMask {
 			return fullSetLsU32(a, b)
 		}
@@ -25437,6 +25473,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetHiU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetHiU32(a, b)
+		}
 		if m == fullMask {
 			return fullSetHiU32(a, b)
 		}
@@ -25453,6 +25492,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetHsU32:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetHsU32(a, b)
+		}
 		if m == fullMask {
 			return fullSetHsU32(a, b)
 		}
@@ -25469,6 +25511,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetEq64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetEq64(a, b)
+		}
 		if m == fullMask {
 			return fullSetEq64(a, b)
 		}
@@ -25485,6 +25530,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetNe64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetNe64(a, b)
+		}
 		if m == fullMask {
 			return fullSetNe64(a, b)
 		}
@@ -25501,6 +25549,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLtS64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLtS64(a, b)
+		}
 		if m == fullMask {
 			return fullSetLtS64(a, b)
 		}
@@ -25517,6 +25568,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLtU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLtU64(a, b)
+		}
 		if m == fullMask {
 			return fullSetLtU64(a, b)
 		}
@@ -25533,6 +25587,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLeS64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLeS64(a, b)
+		}
 		if m == fullMask {
 			return fullSetLeS64(a, b)
 		}
@@ -25549,6 +25606,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLeU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLeU64(a, b)
+		}
 		if m == fullMask {
 			return fullSetLeU64(a, b)
 		}
@@ -25565,6 +25625,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetGtS64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetGtS64(a, b)
+		}
 		if m == fullMask {
 			return fullSetGtS64(a, b)
 		}
@@ -25581,6 +25644,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetGtU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetGtU64(a, b)
+		}
 		if m == fullMask {
 			return fullSetGtU64(a, b)
 		}
@@ -25597,6 +25663,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetGeS64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetGeS64(a, b)
+		}
 		if m == fullMask {
 			return fullSetGeS64(a, b)
 		}
@@ -25613,6 +25682,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetGeU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetGeU64(a, b)
+		}
 		if m == fullMask {
 			return fullSetGeU64(a, b)
 		}
@@ -25629,6 +25701,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLoU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLoU64(a, b)
+		}
 		if m == fullMask {
 			return fullSetLoU64(a, b)
 		}
@@ -25645,6 +25720,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetLsU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetLsU64(a, b)
+		}
 		if m == fullMask {
 			return fullSetLsU64(a, b)
 		}
@@ -25661,6 +25739,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetHiU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetHiU64(a, b)
+		}
 		if m == fullMask {
 			return fullSetHiU64(a, b)
 		}
@@ -25677,6 +25758,9 @@ func execCmp(in *inst, r []uint64, m uint32) (t uint32) {
 	case opSetHsU64:
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
+		if m == fullMask && warpAsm {
+			return simdSetHsU64(a, b)
+		}
 		if m == fullMask {
 			return fullSetHsU64(a, b)
 		}

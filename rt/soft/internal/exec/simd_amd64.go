@@ -144,3 +144,90 @@ func simdMadLo32(d, a, b, c *[32]uint64)
 
 //go:noescape
 func simdMadLo32UB(d, a *[32]uint64, b uint32, c *[32]uint64)
+
+// simdCmpForms are the comparisons with an AVX2 full-warp form, for tests.
+var simdCmpForms = []opcode{opSetEq32, opSetNe32, opSetLtS32, opSetLtU32, opSetLoU32, opSetLeS32, opSetLeU32, opSetLsU32, opSetGtS32, opSetGtU32, opSetHiU32, opSetGeS32, opSetGeU32, opSetHsU32, opSetEq64, opSetNe64, opSetLtS64, opSetLtU64, opSetLoU64, opSetLeS64, opSetLeU64, opSetLsU64, opSetGtS64, opSetGtU64, opSetHiU64, opSetGeS64, opSetGeU64, opSetHsU64}
+
+//go:noescape
+func simdSetEq32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetNe32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLtS32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLtU32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLoU32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLeS32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLeU32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLsU32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetGtS32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetGtU32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetHiU32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetGeS32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetGeU32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetHsU32(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetEq64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetNe64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLtS64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLtU64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLoU64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLeS64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLeU64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetLsU64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetGtS64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetGtU64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetHiU64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetGeS64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetGeU64(a, b *[32]uint64) uint32
+
+//go:noescape
+func simdSetHsU64(a, b *[32]uint64) uint32

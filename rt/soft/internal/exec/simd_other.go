@@ -100,3 +100,62 @@ func simdMadLo32(d, a, b, c *[32]uint64) { panic("exec: simdMadLo32 without AVX2
 func simdMadLo32UB(d, a *[32]uint64, b uint32, c *[32]uint64) {
 	panic("exec: simdMadLo32UB without AVX2")
 }
+
+// simdCmpForms: none in this build (simd_amd64.go).
+var simdCmpForms []opcode
+
+func simdSetEq32(a, b *[32]uint64) uint32 { panic("exec: simdSetEq32 without AVX2") }
+
+func simdSetNe32(a, b *[32]uint64) uint32 { panic("exec: simdSetNe32 without AVX2") }
+
+func simdSetLtS32(a, b *[32]uint64) uint32 { panic("exec: simdSetLtS32 without AVX2") }
+
+func simdSetLtU32(a, b *[32]uint64) uint32 { panic("exec: simdSetLtU32 without AVX2") }
+
+func simdSetLoU32(a, b *[32]uint64) uint32 { panic("exec: simdSetLoU32 without AVX2") }
+
+func simdSetLeS32(a, b *[32]uint64) uint32 { panic("exec: simdSetLeS32 without AVX2") }
+
+func simdSetLeU32(a, b *[32]uint64) uint32 { panic("exec: simdSetLeU32 without AVX2") }
+
+func simdSetLsU32(a, b *[32]uint64) uint32 { panic("exec: simdSetLsU32 without AVX2") }
+
+func simdSetGtS32(a, b *[32]uint64) uint32 { panic("exec: simdSetGtS32 without AVX2") }
+
+func simdSetGtU32(a, b *[32]uint64) uint32 { panic("exec: simdSetGtU32 without AVX2") }
+
+func simdSetHiU32(a, b *[32]uint64) uint32 { panic("exec: simdSetHiU32 without AVX2") }
+
+func simdSetGeS32(a, b *[32]uint64) uint32 { panic("exec: simdSetGeS32 without AVX2") }
+
+func simdSetGeU32(a, b *[32]uint64) uint32 { panic("exec: simdSetGeU32 without AVX2") }
+
+func simdSetHsU32(a, b *[32]uint64) uint32 { panic("exec: simdSetHsU32 without AVX2") }
+
+func simdSetEq64(a, b *[32]uint64) uint32 { panic("exec: simdSetEq64 without AVX2") }
+
+func simdSetNe64(a, b *[32]uint64) uint32 { panic("exec: simdSetNe64 without AVX2") }
+
+func simdSetLtS64(a, b *[32]uint64) uint32 { panic("exec: simdSetLtS64 without AVX2") }
+
+func simdSetLtU64(a, b *[32]uint64) uint32 { panic("exec: simdSetLtU64 without AVX2") }
+
+func simdSetLoU64(a, b *[32]uint64) uint32 { panic("exec: simdSetLoU64 without AVX2") }
+
+func simdSetLeS64(a, b *[32]uint64) uint32 { panic("exec: simdSetLeS64 without AVX2") }
+
+func simdSetLeU64(a, b *[32]uint64) uint32 { panic("exec: simdSetLeU64 without AVX2") }
+
+func simdSetLsU64(a, b *[32]uint64) uint32 { panic("exec: simdSetLsU64 without AVX2") }
+
+func simdSetGtS64(a, b *[32]uint64) uint32 { panic("exec: simdSetGtS64 without AVX2") }
+
+func simdSetGtU64(a, b *[32]uint64) uint32 { panic("exec: simdSetGtU64 without AVX2") }
+
+func simdSetHiU64(a, b *[32]uint64) uint32 { panic("exec: simdSetHiU64 without AVX2") }
+
+func simdSetGeS64(a, b *[32]uint64) uint32 { panic("exec: simdSetGeS64 without AVX2") }
+
+func simdSetGeU64(a, b *[32]uint64) uint32 { panic("exec: simdSetGeU64 without AVX2") }
+
+func simdSetHsU64(a, b *[32]uint64) uint32 { panic("exec: simdSetHsU64 without AVX2") }

@@ -1013,6 +1013,9 @@ func main() {
 		// that no shift count is variable: four short chains overlap where
 		// one of 32 steps bounded the loop. tk<<1 + v is tk<<1 | v (the low
 		// bit is clear) in one LEA.
+		if o.asm != "" {
+			p("\t\tif m == fullMask && warpAsm {\n\t\t\treturn %s\n\t\t}\n", o.asm)
+		}
 		p("\t\tif m == fullMask {\n\t\t\treturn full%s(%s)\n\t\t}\n", o.name, strings.ToLower(strings.Join(vars, ", ")))
 		var f strings.Builder
 		q := func(format string, args ...any) { fmt.Fprintf(&f, format, args...) }

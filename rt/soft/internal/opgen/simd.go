@@ -42,6 +42,35 @@ var simdOps = []struct {
 	{"MadLo32", "VPMULLD", simdMad32},
 }
 
+// simdCmps are the comparisons a full warp runs in AVX2, two registers'
+// signed compare (VPCMPGTQ, VPCMPEQQ) per four lanes and VMOVMSKPD for
+// their bits: a 32-bit value shifted to the high dword compares as it
+// does alone, and flipping bit 63 makes a signed compare an unsigned one.
+// swap compares b with a; not inverts the result (ge is not lt).
+var simdCmps = func() []simdCmp {
+	var cs []simdCmp
+	for _, w := range []int{32, 64} {
+		cs = append(cs, simdCmp{fmt.Sprintf("SetEq%d", w), w, false, true, false, false},
+			simdCmp{fmt.Sprintf("SetNe%d", w), w, false, true, false, true})
+		for _, c := range []struct {
+			names     []string
+			swap, not bool
+		}{{[]string{"Lt", "Lo"}, true, false}, {[]string{"Le", "Ls"}, false, true}, {[]string{"Gt", "Hi"}, false, false}, {[]string{"Ge", "Hs"}, true, true}} {
+			cs = append(cs, simdCmp{fmt.Sprintf("Set%sS%d", c.names[0], w), w, false, false, c.swap, c.not},
+				simdCmp{fmt.Sprintf("Set%sU%d", c.names[0], w), w, true, false, c.swap, c.not},
+				simdCmp{fmt.Sprintf("Set%sU%d", c.names[1], w), w, true, false, c.swap, c.not})
+		}
+	}
+	return cs
+}()
+
+type simdCmp struct {
+	name         string
+	width        int
+	unsigned, eq bool
+	swap, not    bool
+}
+
 // addSIMD gives the simdOps forms (and their uniform-B twins) their
 // assembly calls; writeSIMD writes those functions, next to out.
 func addSIMD() {
@@ -56,6 +85,13 @@ func addSIMD() {
 		}
 		o.asm = fmt.Sprintf("simd%s(%s)", s.name, args)
 		o.asmUB = fmt.Sprintf("simd%sUB(%s)", s.name, strings.Replace(args, "b", simdUBArg(s.kind), 1))
+	}
+	for _, c := range simdCmps {
+		o := byName[c.name]
+		if o == nil || !o.cmp {
+			log.Fatalf("simdCmps: no comparison %s", c.name)
+		}
+		o.asm = fmt.Sprintf("simd%s(a, b)", c.name)
 	}
 }
 
@@ -140,6 +176,49 @@ func writeSIMD(out string) {
 			}
 			fmt.Fprintf(&s, "\tVZEROUPPER\n\tRET\n\n")
 		}
+	}
+	fmt.Fprintf(&g, "// simdCmpForms are the comparisons with an AVX2 full-warp form, for tests.\nvar simdCmpForms = []opcode{")
+	fmt.Fprintf(&o, "// simdCmpForms: none in this build (simd_amd64.go).\nvar simdCmpForms []opcode\n\n")
+	for _, c := range simdCmps {
+		fmt.Fprintf(&g, "op%s, ", c.name)
+	}
+	fmt.Fprintf(&g, "}\n\n")
+	for _, c := range simdCmps {
+		name := "simd" + c.name
+		fmt.Fprintf(&g, "//go:noescape\nfunc %s(a, b *[32]uint64) uint32\n\n", name)
+		fmt.Fprintf(&o, "func %s(a, b *[32]uint64) uint32 { panic(\"exec: %s without AVX2\") }\n\n", name, name)
+		fmt.Fprintf(&s, "// func %s(a, b *[32]uint64) uint32\nTEXT ·%s(SB), NOSPLIT, $0-20\n", name, name)
+		fmt.Fprintf(&s, "\tMOVQ a+0(FP), SI\n\tMOVQ b+8(FP), BX\n\tXORL AX, AX\n")
+		if c.unsigned {
+			fmt.Fprintf(&s, "\tVMOVDQU ·sign64(SB), Y12\n")
+		}
+		for k := 0; k < 8; k++ {
+			off := 32 * k
+			fmt.Fprintf(&s, "\tVMOVDQU %d(SI), Y0\n\tVMOVDQU %d(BX), Y1\n", off, off)
+			if c.width == 32 {
+				fmt.Fprintf(&s, "\tVPSLLQ $32, Y0, Y0\n\tVPSLLQ $32, Y1, Y1\n")
+			}
+			if c.unsigned {
+				fmt.Fprintf(&s, "\tVPXOR Y12, Y0, Y0\n\tVPXOR Y12, Y1, Y1\n")
+			}
+			switch {
+			case c.eq:
+				fmt.Fprintf(&s, "\tVPCMPEQQ Y1, Y0, Y2\n")
+			case c.swap: // b > a
+				fmt.Fprintf(&s, "\tVPCMPGTQ Y0, Y1, Y2\n")
+			default: // a > b
+				fmt.Fprintf(&s, "\tVPCMPGTQ Y1, Y0, Y2\n")
+			}
+			if k == 0 {
+				fmt.Fprintf(&s, "\tVMOVMSKPD Y2, AX\n")
+			} else {
+				fmt.Fprintf(&s, "\tVMOVMSKPD Y2, CX\n\tSHLL $%d, CX\n\tORL CX, AX\n", 4*k)
+			}
+		}
+		if c.not {
+			fmt.Fprintf(&s, "\tNOTL AX\n")
+		}
+		fmt.Fprintf(&s, "\tMOVL AX, ret+16(FP)\n\tVZEROUPPER\n\tRET\n\n")
 	}
 	gs, err := format.Source(g.Bytes())
 	if err != nil {
