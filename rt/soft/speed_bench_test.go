@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cugen/cugen/rt"
+	"github.com/cugen/cugen/rt/soft/internal/exec"
 )
 
 // BenchmarkClass runs one kernel of each class of issue 27 on soft and,
@@ -90,6 +91,7 @@ func goBench(setup func() func()) func(b *testing.B) {
 // of the warm-up launch.
 func softBench(b *testing.B, e *env, k rt.KernelHandle, grid, block rt.Dim3, smem uint32, check func(), args ...any) {
 	b.Helper()
+	defer exec.SetSIMD(exec.SetSIMD(*simdFlag))
 	e.launch(k, grid, block, smem, args...)
 	if check != nil {
 		check()
@@ -387,7 +389,10 @@ func BenchmarkScale(b *testing.B) {
 			softBench(b, e, k, rt.D1(len(in)/256), rt.D1(256), 256*4, nil, e.buf(in), e.buf(make([]float32, len(in)/256)), len(in))
 		}},
 	} {
-		b.Run(c.name, func(b *testing.B) { c.run(b, Options{Workers: *scaleWorkers}) })
+		b.Run(c.name, func(b *testing.B) {
+			defer exec.SetSIMD(exec.SetSIMD(*simdFlag))
+			c.run(b, Options{Workers: *scaleWorkers})
+		})
 	}
 }
 
@@ -485,3 +490,8 @@ func BenchmarkScaleGo(b *testing.B) {
 }
 
 var scaleWorkers = flag.Int("soft.workers", 0, "BenchmarkScale: Options.Workers (0: GOMAXPROCS)")
+
+// simdFlag lets one binary time the executor's Go forms against its
+// assembly ones (exec.SetSIMD) on a machine without Go, as the GPU
+// machine is.
+var simdFlag = flag.Bool("soft.simd", true, "BenchmarkClass, BenchmarkScale: run the executor's AVX2/FMA3 forms where the CPU has them")

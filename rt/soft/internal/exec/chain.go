@@ -620,6 +620,15 @@ var chainFMA = hasSIMD
 // integer forms (simd_amd64.s). Tests turn it off to run the Go forms.
 var warpAsm = hasSIMD
 
+// SetSIMD turns the assembly forms (chainFMA, warpAsm) on, where the CPU
+// has them, or off, and reports whether they were on: benchmarks compare
+// the Go forms with them in one binary. Call it with no launch running.
+func SetSIMD(on bool) (was bool) {
+	was = warpAsm
+	chainFMA, warpAsm = on && hasSIMD, on && hasSIMD
+	return was
+}
+
 // noMidpoint reports whether fs, a float64, is no float32 rounding
 // midpoint at float32's normal precision (see roundsPlain).
 func noMidpoint(fs float64) bool { return (math.Float64bits(fs)^0x10000000)&0x1fffffff != 0 }
