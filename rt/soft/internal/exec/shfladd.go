@@ -70,6 +70,15 @@ func shflAddStep(f *shflAdd, w *warp) bool {
 	default:
 		n = 0
 	}
+	if warpAsm {
+		// The shuffle is two copies (lane l+bval ≤ clamp ≤ 31), the add
+		// one assembly pass; the registers differ but o may be vals.
+		copy(sd[:n], vals[bval:bval+n])
+		copy(sd[n:], vals[n:])
+		addRNWarp(d, o, sd)
+		w.pr[s.aux] = pred
+		return true
+	}
 	for l := 0; l < n; l++ {
 		v := vals[(l+bval)&31]
 		sd[l&31] = v

@@ -67,10 +67,12 @@ MID:
 // TestShflAdd: running shfl.down and the add.f32 after it in one pass
 // stores what running them one by one stores, every shuffled value, sum
 // and predicate, NaNs, infinities, signed zeros and subnormals among the
-// inputs, with the same instruction count, in full and partial warps.
+// inputs, with the same instruction count, in full and partial warps, in
+// Go and (where the CPU has AVX2 and FMA3) with the add in assembly.
 func TestShflAdd(t *testing.T) {
-	run := func(fused bool, block int) (*Program, []uint32, uint64) {
+	run := func(fused, asm bool, block int) (*Program, []uint32, uint64) {
 		defer func(v bool) { shflAddFused = v }(shflAddFused)
+		defer SetSIMD(SetSIMD(asm))
 		shflAddFused = fused
 		e := newEnv(t, Config{Workers: 1})
 		k := e.kernel(e.loadSrc("shfladd.ptx", shflAddSrc), "k")
@@ -95,9 +97,13 @@ func TestShflAdd(t *testing.T) {
 		e.get(out, got)
 		return p, got, l.Executed()
 	}
-	for _, block := range []int{64, 80} {
-		p, want, nW := run(false, block)
-		_, got, nG := run(true, block)
+	for _, c := range []struct {
+		block int
+		asm   bool // the fused pass (and the reference's add) in assembly
+	}{{64, false}, {80, false}, {64, hasSIMD}, {80, hasSIMD}} {
+		block := c.block
+		p, want, nW := run(false, false, block)
+		_, got, nG := run(true, c.asm, block)
 		if len(p.shflAdds) != 7 {
 			t.Fatalf("%d fused shfl-add steps, want 7", len(p.shflAdds))
 		}
@@ -114,7 +120,7 @@ func TestShflAdd(t *testing.T) {
 		nans := 0
 		for i := range want {
 			if got[i] != want[i] {
-				t.Fatalf("block %d: thread %d word %d: %#x fused, %#x one by one", block, i/16, i%16, got[i], want[i])
+				t.Fatalf("block %d asm %v: thread %d word %d: %#x fused, %#x one by one", block, c.asm, i/16, i%16, got[i], want[i])
 			}
 			if want[i]&0x7f800000 == 0x7f800000 && want[i]&0x7fffff != 0 {
 				nans++
