@@ -616,8 +616,9 @@ var chainFMA = hasSIMD
 
 // warpAsm lets the generated forms that have one run a full warp in
 // assembly where the CPU has AVX2 and FMA3 (hasSIMD): float32 add, sub,
-// mul and fma (.rn, no .ftz or .sat; fma_amd64.s) and opgen's simdOps
-// integer forms (simd_amd64.s). Tests turn it off to run the Go forms.
+// mul and fma (.rn, no .ftz or .sat), 32-to-64-bit integer cvt, the
+// shfl-add step (fma_amd64.s) and opgen's simdOps and simdCmps integer
+// forms (simd_amd64.s). Tests turn it off to run the Go forms.
 var warpAsm = hasSIMD
 
 // SetSIMD turns the assembly forms (chainFMA, warpAsm) on, where the CPU

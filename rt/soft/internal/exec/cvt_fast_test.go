@@ -7,7 +7,8 @@ import (
 
 // TestCvtIIMatchesLanes: cvtII's shift-and-mask form gives the lane-by-lane
 // form's result for every source and destination width, signedness and
-// register width, on a full and a partial warp.
+// register width, on a full and a partial warp (a full warp's 32-to-64-bit
+// extensions in assembly where the CPU has AVX2: cvtZext32, cvtSext32).
 func TestCvtIIMatchesLanes(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var a [32]uint64

@@ -1114,6 +1114,12 @@ func cvtII(in *inst, r []uint64, m uint32) {
 		}
 		sh, qm := 64-k, gpumath.Mask(q)
 		switch {
+		case m == fullMask && warpAsm && sh == 32 && qm == ^uint64(0):
+			if sext {
+				cvtSext32(d, a)
+			} else {
+				cvtZext32(d, a)
+			}
 		case m == fullMask && sext:
 			for l := range d {
 				d[l] = uint64(int64(a[l]<<sh)>>sh) & qm

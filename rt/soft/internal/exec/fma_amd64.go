@@ -84,3 +84,13 @@ func subRNWarpUB(d, a *[32]uint64, b uint32)
 
 //go:noescape
 func mulRNWarpUB(d, a *[32]uint64, b uint32)
+
+// cvtZext32 and cvtSext32 are cvt.u64.u32 and cvt.s64.s32 (and the other
+// 32-to-64-bit integer cvts without .sat) for a full warp: d[l] is a[l]'s
+// low half extended with zeros or its sign.
+//
+//go:noescape
+func cvtZext32(d, a *[32]uint64)
+
+//go:noescape
+func cvtSext32(d, a *[32]uint64)

@@ -221,3 +221,42 @@ TEXT ·mulRNWarpUB(SB), NOSPLIT, $0-20
 	MOVQ a+8(FP), SI
 	VBROADCASTSS b+16(FP), Y1
 	UBWARP(VMULPS)
+
+// func cvtZext32(d, a *[32]uint64)
+TEXT ·cvtZext32(SB), NOSPLIT, $0-16
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	VMOVDQU ·low32(SB), Y13
+	XORQ CX, CX
+
+quad:
+	VPAND (SI)(CX*1), Y13, Y0
+	VMOVDQU Y0, (DI)(CX*1)
+	ADDQ $32, CX
+	CMPQ CX, $256
+	JLT quad
+	VZEROUPPER
+	RET
+
+// func cvtSext32(d, a *[32]uint64)
+//
+// The low dword's sign, spread over its dword (VPSRAD) and moved to the
+// high one (VPSLLQ), above the low dword.
+TEXT ·cvtSext32(SB), NOSPLIT, $0-16
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	VMOVDQU ·low32(SB), Y13
+	XORQ CX, CX
+
+quad:
+	VMOVDQU (SI)(CX*1), Y0
+	VPSRAD $31, Y0, Y1
+	VPSLLQ $32, Y1, Y1
+	VPAND Y13, Y0, Y0
+	VPOR Y1, Y0, Y0
+	VMOVDQU Y0, (DI)(CX*1)
+	ADDQ $32, CX
+	CMPQ CX, $256
+	JLT quad
+	VZEROUPPER
+	RET

@@ -28,3 +28,7 @@ func subRNWarpUB(d, a *[32]uint64, b uint32) { panic("exec: subRNWarpUB without 
 func mulRNWarp(d, a, b *[32]uint64) { panic("exec: mulRNWarp without AVX") }
 
 func mulRNWarpUB(d, a *[32]uint64, b uint32) { panic("exec: mulRNWarpUB without AVX") }
+
+func cvtZext32(d, a *[32]uint64) { panic("exec: cvtZext32 without AVX2") }
+
+func cvtSext32(d, a *[32]uint64) { panic("exec: cvtSext32 without AVX2") }

@@ -5671,7 +5671,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMulLo64(d, a, b)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -5710,7 +5712,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		b := lanes(r, in.b)
 		c := lanes(r, in.c)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMadLo64(d, a, b, c)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			b4 := quads(b)
@@ -24371,7 +24375,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		d := lanes(r, in.d)
 		a := lanes(r, in.a)
 		B := r[in.b]
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMulLo64UB(d, a, B)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			for i := range d4 {
@@ -24445,7 +24451,9 @@ func execALUMask(in *inst, r []uint64, m uint32) {
 		a := lanes(r, in.a)
 		B := r[in.b]
 		c := lanes(r, in.c)
-		if m == fullMask {
+		if m == fullMask && warpAsm {
+			simdMadLo64UB(d, a, B, c)
+		} else if m == fullMask {
 			d4 := quads(d)
 			a4 := quads(a)
 			c4 := quads(c)

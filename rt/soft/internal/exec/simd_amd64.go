@@ -5,7 +5,7 @@
 package exec
 
 // simdForms are the forms with an AVX2 full-warp form, for tests.
-var simdForms = []opcode{opAdd32, opSub32, opMulLo32, opAnd32, opOr32, opXor32, opShl32, opShrU32, opShrS32, opMinS32, opMaxS32, opMinU32, opMaxU32, opAdd64, opSub64, opAnd64, opOr64, opXor64, opMulWideU32, opMulWideS32, opShl64, opShrU64, opMadLo32}
+var simdForms = []opcode{opAdd32, opSub32, opMulLo32, opAnd32, opOr32, opXor32, opShl32, opShrU32, opShrS32, opMinS32, opMaxS32, opMinU32, opMaxU32, opAdd64, opSub64, opAnd64, opOr64, opXor64, opMulWideU32, opMulWideS32, opShl64, opShrU64, opMadLo32, opMulLo64, opMadLo64}
 
 //go:noescape
 func simdAdd32(d, a, b *[32]uint64)
@@ -144,6 +144,18 @@ func simdMadLo32(d, a, b, c *[32]uint64)
 
 //go:noescape
 func simdMadLo32UB(d, a *[32]uint64, b uint32, c *[32]uint64)
+
+//go:noescape
+func simdMulLo64(d, a, b *[32]uint64)
+
+//go:noescape
+func simdMulLo64UB(d, a *[32]uint64, b uint64)
+
+//go:noescape
+func simdMadLo64(d, a, b, c *[32]uint64)
+
+//go:noescape
+func simdMadLo64UB(d, a *[32]uint64, b uint64, c *[32]uint64)
 
 // simdCmpForms are the comparisons with an AVX2 full-warp form, for tests.
 var simdCmpForms = []opcode{opSetEq32, opSetNe32, opSetLtS32, opSetLtU32, opSetLoU32, opSetLeS32, opSetLeU32, opSetLsU32, opSetGtS32, opSetGtU32, opSetHiU32, opSetGeS32, opSetGeU32, opSetHsU32, opSetEq64, opSetNe64, opSetLtS64, opSetLtU64, opSetLoU64, opSetLeS64, opSetLeU64, opSetLsU64, opSetGtS64, opSetGtU64, opSetHiU64, opSetGeS64, opSetGeU64, opSetHsU64}

@@ -101,6 +101,16 @@ func simdMadLo32UB(d, a *[32]uint64, b uint32, c *[32]uint64) {
 	panic("exec: simdMadLo32UB without AVX2")
 }
 
+func simdMulLo64(d, a, b *[32]uint64) { panic("exec: simdMulLo64 without AVX2") }
+
+func simdMulLo64UB(d, a *[32]uint64, b uint64) { panic("exec: simdMulLo64UB without AVX2") }
+
+func simdMadLo64(d, a, b, c *[32]uint64) { panic("exec: simdMadLo64 without AVX2") }
+
+func simdMadLo64UB(d, a *[32]uint64, b uint64, c *[32]uint64) {
+	panic("exec: simdMadLo64UB without AVX2")
+}
+
 // simdCmpForms: none in this build (simd_amd64.go).
 var simdCmpForms []opcode
 

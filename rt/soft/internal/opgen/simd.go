@@ -19,14 +19,17 @@ const (
 	simd64                    // d = a OP b on the whole registers (or, for the wide multiplies, their low dwords)
 	simd64Cnt                 // simd64 whose b is a 32-bit shift count: its high dword is zeroed first
 	simdMad32                 // d = a·b + c in the low dwords; the high dwords zeroed
+	simdMul64                 // d = a·b mod 2^64, from three 32-bit VPMULUDQs (AVX2 has no 64-bit one)
+	simdMad64                 // d = a·b + c mod 2^64, as simdMul64
 )
 
 // simdOps are the integer forms a full warp runs with one AVX2
 // instruction per four registers (exec/simd_amd64.s), each as the Go
 // expression of its form computes it: Go's shifts by 32 or 64 or more
 // give 0 or the sign, as VPSLLV/VPSRLV/VPSRAV do; VPMULUDQ and VPMULDQ
-// multiply the low dwords into 64 bits, as mul.wide does. The 64-bit
-// multiplies and the signed 64-bit shift have no AVX2 instruction.
+// multiply the low dwords into 64 bits, as mul.wide does; a 64-bit
+// product's low half is lo·lo + (hi·lo + lo·hi)<<32. The signed 64-bit
+// shift has no AVX2 instruction.
 var simdOps = []struct {
 	name, inst string
 	kind       simdKind
@@ -40,6 +43,7 @@ var simdOps = []struct {
 	{"MulWideU32", "VPMULUDQ", simd64}, {"MulWideS32", "VPMULDQ", simd64},
 	{"Shl64", "VPSLLVQ", simd64Cnt}, {"ShrU64", "VPSRLVQ", simd64Cnt},
 	{"MadLo32", "VPMULLD", simdMad32},
+	{"MulLo64", "", simdMul64}, {"MadLo64", "", simdMad64},
 }
 
 // simdCmps are the comparisons a full warp runs in AVX2, two registers'
@@ -80,7 +84,7 @@ func addSIMD() {
 			log.Fatalf("simdOps: no form %s", s.name)
 		}
 		args := "d, a, b"
-		if s.kind == simdMad32 {
+		if s.kind == simdMad32 || s.kind == simdMad64 {
 			args += ", c"
 		}
 		o.asm = fmt.Sprintf("simd%s(%s)", s.name, args)
@@ -98,7 +102,7 @@ func addSIMD() {
 // simdUBArg is how a uniform-B twin passes B.
 func simdUBArg(k simdKind) string {
 	switch k {
-	case simd64:
+	case simd64, simdMul64, simdMad64:
 		return "B"
 	case simd64Cnt:
 		return "uint64(uint32(B))"
@@ -120,7 +124,7 @@ func writeSIMD(out string) {
 	}
 	fmt.Fprintf(&g, "}\n\n")
 	for _, op := range simdOps {
-		ubType := map[simdKind]string{simd64: "uint64", simd64Cnt: "uint64"}[op.kind]
+		ubType := map[simdKind]string{simd64: "uint64", simd64Cnt: "uint64", simdMul64: "uint64", simdMad64: "uint64"}[op.kind]
 		if ubType == "" {
 			ubType = "uint32"
 		}
@@ -128,8 +132,11 @@ func writeSIMD(out string) {
 		if ubType == "uint32" {
 			frameUB = 20
 		}
-		if op.kind == simdMad32 {
+		switch op.kind {
+		case simdMad32:
 			sig, sigUB, frame, frameUB = "d, a, b, c *[32]uint64", "d, a *[32]uint64, b uint32, c *[32]uint64", 32, 32
+		case simdMad64:
+			sig, sigUB, frame, frameUB = "d, a, b, c *[32]uint64", "d, a *[32]uint64, b uint64, c *[32]uint64", 32, 32
 		}
 		for _, ub := range []bool{false, true} {
 			name, sg, fr := "simd"+op.name, sig, frame
@@ -148,8 +155,27 @@ func writeSIMD(out string) {
 			default:
 				fmt.Fprintf(&s, "\tMOVQ b+16(FP), BX\n")
 			}
-			if op.kind == simdMad32 {
+			if op.kind == simdMad32 || op.kind == simdMad64 {
 				fmt.Fprintf(&s, "\tMOVQ c+24(FP), DX\n")
+			}
+			if op.kind == simdMul64 || op.kind == simdMad64 {
+				if ub {
+					fmt.Fprintf(&s, "\tVPSRLQ $32, Y1, Y5\n") // b's high halves, once
+				}
+				for off := 0; off < 256; off += 32 {
+					if !ub {
+						fmt.Fprintf(&s, "\tVMOVDQU %d(BX), Y1\n\tVPSRLQ $32, Y1, Y5\n", off)
+					}
+					fmt.Fprintf(&s, "\tVMOVDQU %d(SI), Y0\n\tVPSRLQ $32, Y0, Y3\n"+
+						"\tVPMULUDQ Y1, Y3, Y3\n\tVPMULUDQ Y5, Y0, Y4\n\tVPADDQ Y4, Y3, Y3\n\tVPSLLQ $32, Y3, Y3\n"+
+						"\tVPMULUDQ Y1, Y0, Y2\n\tVPADDQ Y3, Y2, Y2\n", off)
+					if op.kind == simdMad64 {
+						fmt.Fprintf(&s, "\tVPADDQ %d(DX), Y2, Y2\n", off)
+					}
+					fmt.Fprintf(&s, "\tVMOVDQU Y2, %d(DI)\n", off)
+				}
+				fmt.Fprintf(&s, "\tVZEROUPPER\n\tRET\n\n")
+				continue
 			}
 			if op.kind != simd64 {
 				fmt.Fprintf(&s, "\tVMOVDQU ·low32(SB), Y13\n")
