@@ -94,3 +94,24 @@ func cvtZext32(d, a *[32]uint64)
 
 //go:noescape
 func cvtSext32(d, a *[32]uint64)
+
+// run4, step16 and evens are loadRun32's and storeRun32's lane offsets,
+// their step and VPERMD's indices of the low dwords.
+var (
+	run4   = [4]uint64{0, 4, 8, 12}
+	step16 = uint64(16)
+	evens  = [8]uint32{0, 2, 4, 6, 0, 0, 0, 0}
+)
+
+// loadRun32 is a full warp's 4-byte load when its offsets u[l] are
+// u[0]+4l (a coalesced access): d[l] = the uint32 at src+4l, and true;
+// false, with nothing written, when they are not. The caller has checked
+// the 128 bytes at src.
+//
+//go:noescape
+func loadRun32(d, u *[32]uint64, src unsafe.Pointer) bool
+
+// storeRun32 is loadRun32's store: the low halves of v to dst+4l.
+//
+//go:noescape
+func storeRun32(dst unsafe.Pointer, u, v *[32]uint64) bool

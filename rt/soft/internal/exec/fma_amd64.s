@@ -260,3 +260,103 @@ quad:
 	JLT quad
 	VZEROUPPER
 	RET
+
+// RUNCHECK sets AX to 15 when u[l] = u[0] + 4l for every lane l: the
+// warp's 4-byte accesses are one run of 128 bytes.
+#define RUNCHECK \
+	VPBROADCASTQ (SI), Y2; \
+	VPADDQ ·run4(SB), Y2, Y2; \
+	VPBROADCASTQ ·step16(SB), Y7; \
+	VPCMPEQQ 0(SI), Y2, Y9; \
+	VPADDQ Y7, Y2, Y2; \
+	VPCMPEQQ 32(SI), Y2, Y3; \
+	VPAND Y3, Y9, Y9; \
+	VPADDQ Y7, Y2, Y2; \
+	VPCMPEQQ 64(SI), Y2, Y3; \
+	VPAND Y3, Y9, Y9; \
+	VPADDQ Y7, Y2, Y2; \
+	VPCMPEQQ 96(SI), Y2, Y3; \
+	VPAND Y3, Y9, Y9; \
+	VPADDQ Y7, Y2, Y2; \
+	VPCMPEQQ 128(SI), Y2, Y3; \
+	VPAND Y3, Y9, Y9; \
+	VPADDQ Y7, Y2, Y2; \
+	VPCMPEQQ 160(SI), Y2, Y3; \
+	VPAND Y3, Y9, Y9; \
+	VPADDQ Y7, Y2, Y2; \
+	VPCMPEQQ 192(SI), Y2, Y3; \
+	VPAND Y3, Y9, Y9; \
+	VPADDQ Y7, Y2, Y2; \
+	VPCMPEQQ 224(SI), Y2, Y3; \
+	VPAND Y3, Y9, Y9; \
+	VMOVMSKPD Y9, AX
+
+// func loadRun32(d, u *[32]uint64, src unsafe.Pointer) bool
+TEXT ·loadRun32(SB), NOSPLIT, $0-25
+	MOVQ d+0(FP), DI
+	MOVQ u+8(FP), SI
+	MOVQ src+16(FP), BX
+	RUNCHECK
+	CMPL AX, $15
+	JNE noRun
+	VPMOVZXDQ 0(BX), Y0
+	VMOVDQU Y0, 0(DI)
+	VPMOVZXDQ 16(BX), Y0
+	VMOVDQU Y0, 32(DI)
+	VPMOVZXDQ 32(BX), Y0
+	VMOVDQU Y0, 64(DI)
+	VPMOVZXDQ 48(BX), Y0
+	VMOVDQU Y0, 96(DI)
+	VPMOVZXDQ 64(BX), Y0
+	VMOVDQU Y0, 128(DI)
+	VPMOVZXDQ 80(BX), Y0
+	VMOVDQU Y0, 160(DI)
+	VPMOVZXDQ 96(BX), Y0
+	VMOVDQU Y0, 192(DI)
+	VPMOVZXDQ 112(BX), Y0
+	VMOVDQU Y0, 224(DI)
+	VZEROUPPER
+	MOVB $1, ret+24(FP)
+	RET
+
+noRun:
+	VZEROUPPER
+	MOVB $0, ret+24(FP)
+	RET
+
+// func storeRun32(dst unsafe.Pointer, u, v *[32]uint64) bool
+//
+// The values' low dwords, four registers at a time, gathered into the low
+// 16 bytes by VPERMD.
+TEXT ·storeRun32(SB), NOSPLIT, $0-25
+	MOVQ dst+0(FP), DI
+	MOVQ u+8(FP), SI
+	MOVQ v+16(FP), BX
+	RUNCHECK
+	CMPL AX, $15
+	JNE noRun
+	VMOVDQU ·evens(SB), Y8
+	VPERMD 0(BX), Y8, Y0
+	VMOVDQU X0, 0(DI)
+	VPERMD 32(BX), Y8, Y0
+	VMOVDQU X0, 16(DI)
+	VPERMD 64(BX), Y8, Y0
+	VMOVDQU X0, 32(DI)
+	VPERMD 96(BX), Y8, Y0
+	VMOVDQU X0, 48(DI)
+	VPERMD 128(BX), Y8, Y0
+	VMOVDQU X0, 64(DI)
+	VPERMD 160(BX), Y8, Y0
+	VMOVDQU X0, 80(DI)
+	VPERMD 192(BX), Y8, Y0
+	VMOVDQU X0, 96(DI)
+	VPERMD 224(BX), Y8, Y0
+	VMOVDQU X0, 112(DI)
+	VZEROUPPER
+	MOVB $1, ret+24(FP)
+	RET
+
+noRun:
+	VZEROUPPER
+	MOVB $0, ret+24(FP)
+	RET

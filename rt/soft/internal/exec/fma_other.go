@@ -32,3 +32,7 @@ func mulRNWarpUB(d, a *[32]uint64, b uint32) { panic("exec: mulRNWarpUB without 
 func cvtZext32(d, a *[32]uint64) { panic("exec: cvtZext32 without AVX2") }
 
 func cvtSext32(d, a *[32]uint64) { panic("exec: cvtSext32 without AVX2") }
+
+func loadRun32(d, u *[32]uint64, src unsafe.Pointer) bool { panic("exec: loadRun32 without AVX2") }
+
+func storeRun32(dst unsafe.Pointer, u, v *[32]uint64) bool { panic("exec: storeRun32 without AVX2") }

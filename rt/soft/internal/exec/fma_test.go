@@ -3,7 +3,9 @@ package exec
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/cugen/cugen/rt/soft/internal/gpumath"
 )
@@ -175,6 +177,84 @@ func TestWarpAsmCmp(t *testing.T) {
 			if got != want {
 				t.Fatalf("%s trial %d: mask %#08x, the Go form gives %#08x", genNames[op], trial, got, want)
 			}
+		}
+	}
+}
+
+// TestRunAccess: loadRun32 and storeRun32 move a warp's 128 bytes when its
+// offsets are one run (u[l] = u[0]+4l) and touch nothing, reporting false,
+// when any lane breaks the run (off by 4 or 1, the run reversed, another
+// start in the upper half, high bits set).
+func TestRunAccess(t *testing.T) {
+	if !hasSIMD {
+		t.Skip("no AVX2 and FMA3 here (or -tags purego): only the Go forms run")
+	}
+	r := rand.New(rand.NewPCG(47, 48))
+	mem := make([]uint32, 64)
+	for i := range mem {
+		mem[i] = r.Uint32()
+	}
+	base := uint64(1000)
+	run := func() *[32]uint64 {
+		var u [32]uint64
+		for l := range u {
+			u[l] = base + 4*uint64(l)
+		}
+		return &u
+	}
+	breaks := []func(u *[32]uint64){
+		func(u *[32]uint64) { u[7] += 4 },
+		func(u *[32]uint64) { u[31]++ },
+		func(u *[32]uint64) { u[0]-- },
+		func(u *[32]uint64) { u[20] |= 1 << 40 },
+		func(u *[32]uint64) {
+			for l := range u {
+				u[l] = base + 4*uint64(31-l)
+			}
+		},
+		func(u *[32]uint64) {
+			for l := 16; l < 32; l++ {
+				u[l] += 8
+			}
+		},
+	}
+	src := unsafe.Pointer(&mem[5])
+	var d [32]uint64
+	if !loadRun32(&d, run(), src) {
+		t.Fatal("loadRun32 refused a run")
+	}
+	for l := range d {
+		if d[l] != uint64(mem[5+l]) {
+			t.Fatalf("loadRun32 lane %d: %#x, want %#x", l, d[l], mem[5+l])
+		}
+	}
+	var v [32]uint64
+	for l := range v {
+		v[l] = r.Uint64()
+	}
+	out := make([]uint32, 64)
+	if !storeRun32(unsafe.Pointer(&out[3]), run(), &v) {
+		t.Fatal("storeRun32 refused a run")
+	}
+	for i := range out {
+		want := uint32(0)
+		if i >= 3 && i < 35 {
+			want = uint32(v[i-3])
+		}
+		if out[i] != want {
+			t.Fatalf("storeRun32 word %d: %#x, want %#x", i, out[i], want)
+		}
+	}
+	for i, br := range breaks {
+		u := run()
+		br(u)
+		d := [32]uint64{}
+		out := make([]uint32, 64)
+		if loadRun32(&d, u, src) || d != ([32]uint64{}) {
+			t.Errorf("break %d: loadRun32 took it or wrote", i)
+		}
+		if storeRun32(unsafe.Pointer(&out[3]), u, &v) || slices.ContainsFunc(out, func(x uint32) bool { return x != 0 }) {
+			t.Errorf("break %d: storeRun32 took it or wrote", i)
 		}
 	}
 }

@@ -207,6 +207,20 @@ func addrs(r []uint64, in *inst, f *foldOp) {
 }
 
 // run runs a folded access's moved definition for the lanes of m.
+// pure reports that f's moved definition is lane-pure (aluDense, or an
+// integer cvt without .sat), so that it may run on lanes that exited.
+func (f *foldOp) pure() bool {
+	switch op := f.pre.op; {
+	case op == opNop:
+		return true
+	case op == opCvtII:
+		return f.pre.imm&(1<<18) == 0
+	case op >= opALU && op < opCmp:
+		return aluDense[op%opCmp]
+	}
+	return false
+}
+
 func (f *foldOp) run(r []uint64, m uint32) {
 	switch {
 	case f.pre.op == opNop:
@@ -224,9 +238,22 @@ func (f *foldOp) run(r []uint64, m uint32) {
 func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 	r := w.r
 	f := &c.p.foldOps[in.aux]
-	f.run(r, m)
+	run := warpAsm && f.uni && (m == fullMask || w.restExited(m) && f.pure())
+	if run {
+		f.run(r, fullMask)
+	} else {
+		f.run(r, m)
+	}
 	e := &c.gc[c.pc]
 	size := uint64(in.fl & 0xff)
+	if run && size == 4 && e.n >= 128 && e.n <= maxRotN {
+		// One 128-byte run (a coalesced access) in one assembly step;
+		// lanes that have exited may take part (runRead).
+		u, d := lanes(r, f.u), lanes(r, in.d)
+		if off := u[0] + r[f.v] + uint64(in.imm) - e.lo; inWord(off, (e.n-4)>>2-31) && loadRun32(d, u, unsafe.Add(e.ptr, off)) {
+			return true
+		}
+	}
 	if e.n < size || size != 4 && size != 1 {
 		addrs(r, in, f)
 		if size == 4 {
@@ -320,6 +347,9 @@ func (c *cta) stGAdd(w *warp, in *inst, m uint32) bool {
 	l := 0
 	if f.uni && m == fullMask && e.n <= maxRotN {
 		k, q := r[f.v]+uint64(in.imm)-lo, lim>>2
+		if off := u[0] + k; warpAsm && q >= 31 && inWord(off, q-31) && storeRun32(unsafe.Add(p, off), u, val) {
+			l = 32
+		}
 		for ; l < 32; l++ {
 			off := u[l] + k
 			if !inWord(off, q) {

@@ -369,6 +369,13 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 	d, a := lanes(w.r, in.d), lanes(w.r, in.a)
 	e := &c.gc[c.pc]
 	lo, n, p, imm := e.lo, e.n, e.ptr, uint64(in.imm)
+	if warpAsm && n >= 128 && n <= maxRotN && in.d != in.a && (m == fullMask || w.restExited(m)) {
+		// One 128-byte run (a coalesced access) in one assembly step;
+		// lanes that have exited may take part (runRead).
+		if off := a[0] + imm - lo; inWord(off, (n-4)>>2-31) && loadRun32(d, a, unsafe.Add(p, off)) {
+			return true
+		}
+	}
 	if m == fullMask && n >= 4 && n <= maxRotN && in.d != in.a {
 		// A full warp: one test a lane (inWord), no mask bits.
 		k, q := imm-lo, (n-4)>>2
@@ -410,6 +417,13 @@ func (c *cta) ldG32(w *warp, in *inst, m uint32) bool {
 	}
 	return true
 }
+
+// runRead: a warp whose missing lanes have all exited (warp.restExited)
+// loads one 128-byte run for them too when their scratch address
+// registers (the ALU ran them as a full warp) continue the run: every byte
+// of it lies in the allocation, so nothing faults that would not, and
+// only the exited lanes' scratch destinations see the extra words.
+// Racecheck, which would record those reads, runs its own ops.
 
 // maxRotN bounds the allocations inWord checks offsets in.
 const maxRotN = 1 << 62
@@ -453,6 +467,9 @@ func (c *cta) stG32(w *warp, in *inst, m uint32) bool {
 	// to the general path, which stores lane by lane in the same order.
 	if m == fullMask && n <= maxRotN {
 		k, q := imm-lo, (n-4)>>2
+		if off := a[0] + k; warpAsm && q >= 31 && inWord(off, q-31) && storeRun32(unsafe.Add(p, off), a, v) {
+			return true
+		}
 		for l := range v {
 			off := a[l] + k
 			if !inWord(off, q) {

@@ -14,7 +14,8 @@ import (
 // general ld and st give lane by lane: the same registers, the same memory and
 // the same fault (kind, lane, pc, address, size, space, direction, message),
 // for every mask and address pattern, with the instruction's cache cold, on
-// the buffer, on another buffer or on a read-only one.
+// the buffer, on another buffer or on a read-only one, and with the lanes
+// outside the mask exited (whose destinations are then scratch).
 func TestGlobal32MatchesGeneral(t *testing.T) {
 	e := newEnv(t, Config{})
 	const size = 1024
@@ -99,57 +100,73 @@ func TestGlobal32MatchesGeneral(t *testing.T) {
 					for _, imm := range []int64{0, -4, 8} {
 						for _, m := range masks {
 							for _, ca := range caches {
-								var r [4 * 32]uint64
-								for l := 0; l < 32; l++ {
-									r[32+l] = p.addr(l, k) - uint64(imm)
-									r[64+l] = rnd.Uint64()
-								}
-								in := inst{op: opLdG32, fl: 4, e: 1, gp: -1, d: 64, a: 32, imm: imm, aux2: spGlobal, aux: -1}
-								if store {
-									in.op = opStG32
-								}
-								if alias {
-									in.d = 32
-								}
-								run := func(general bool) (bool, [4 * 32]uint64, []byte, *fault) {
-									fill()
-									c := &cta{l: &Launch{Mem: e.mem, Host: e.host}, gc: make([]gcache, 3), pc: 2}
-									w := &warp{id: 3, r: make([]uint64, len(r))}
-									copy(w.r, r[:])
-									c.w = w
-									if ca != nil {
-										c.gc[2] = gcache{ca.Base, ca.Size, unsafe.Pointer(ca.ptr.Load()), ca.ReadOnly}
+								for _, exited := range []bool{false, true} {
+									if exited && m == fullMask {
+										continue
 									}
-									var ok bool
-									switch {
-									case general && store:
-										ok = c.st(w, &in, m)
-									case general:
-										ok = c.ld(w, &in, m)
-									case store:
-										ok = c.stG32(w, &in, m)
-									default:
-										ok = c.ldG32(w, &in, m)
+									var r [4 * 32]uint64
+									for l := 0; l < 32; l++ {
+										r[32+l] = p.addr(l, k) - uint64(imm)
+										r[64+l] = rnd.Uint64()
 									}
-									var out [4 * 32]uint64
-									copy(out[:], w.r)
-									return ok, out, snapshot(), c.fault
-								}
-								okF, rF, memF, fF := run(false)
-								okG, rG, memG, fG := run(true)
-								what := fmt.Sprintf("store %v alias %v %s k=%d imm=%d mask %#x cache %v", store, alias, p.name, k, imm, m, ca != nil)
-								checked++
-								if okF && ca == buf {
-									fast++
-								}
-								if okF != okG || rF != rG {
-									t.Fatalf("%s: fast path ok=%v, general ok=%v (registers equal: %v)", what, okF, okG, rF == rG)
-								}
-								if string(memF) != string(memG) {
-									t.Fatalf("%s: memory differs from the general path's", what)
-								}
-								if (fF == nil) != (fG == nil) || fF != nil && *fF != *fG {
-									t.Fatalf("%s: fault %+v, general path %+v", what, fF, fG)
+									in := inst{op: opLdG32, fl: 4, e: 1, gp: -1, d: 64, a: 32, imm: imm, aux2: spGlobal, aux: -1}
+									if store {
+										in.op = opStG32
+									}
+									if alias {
+										in.d = 32
+									}
+									run := func(general bool) (bool, [4 * 32]uint64, []byte, *fault) {
+										fill()
+										c := &cta{l: &Launch{Mem: e.mem, Host: e.host}, gc: make([]gcache, 3), pc: 2}
+										w := &warp{id: 3, r: make([]uint64, len(r)), live: fullMask} // every lane exists
+										if exited {
+											w.exited = ^m // the lanes outside m have exited: the run may cover them (runRead)
+										}
+										copy(w.r, r[:])
+										c.w = w
+										if ca != nil {
+											c.gc[2] = gcache{ca.Base, ca.Size, unsafe.Pointer(ca.ptr.Load()), ca.ReadOnly}
+										}
+										var ok bool
+										switch {
+										case general && store:
+											ok = c.st(w, &in, m)
+										case general:
+											ok = c.ld(w, &in, m)
+										case store:
+											ok = c.stG32(w, &in, m)
+										default:
+											ok = c.ldG32(w, &in, m)
+										}
+										var out [4 * 32]uint64
+										copy(out[:], w.r)
+										return ok, out, snapshot(), c.fault
+									}
+									okF, rF, memF, fF := run(false)
+									okG, rG, memG, fG := run(true)
+									what := fmt.Sprintf("store %v alias %v %s k=%d imm=%d mask %#x cache %v exited %v", store, alias, p.name, k, imm, m, ca != nil, exited)
+									if exited && !store {
+										// An exited lane's destination is scratch.
+										for l := range 32 {
+											if m&(1<<l) == 0 {
+												rF[in.d+uint32(l)], rG[in.d+uint32(l)] = 0, 0
+											}
+										}
+									}
+									checked++
+									if okF && ca == buf {
+										fast++
+									}
+									if okF != okG || rF != rG {
+										t.Fatalf("%s: fast path ok=%v, general ok=%v (registers equal: %v)", what, okF, okG, rF == rG)
+									}
+									if string(memF) != string(memG) {
+										t.Fatalf("%s: memory differs from the general path's", what)
+									}
+									if (fF == nil) != (fG == nil) || fF != nil && *fF != *fG {
+										t.Fatalf("%s: fault %+v, general path %+v", what, fF, fG)
+									}
 								}
 							}
 						}
@@ -190,9 +207,9 @@ func TestFoldedMatchesGeneral(t *testing.T) {
 	}
 	snapshot := func() string { return string(buf.Bytes()) + string(other.Bytes()) }
 	// A bad lane's address; crossEnd: every lane from k on runs past the
-	// end of buf.
-	const crossEnd = 1
-	bads := []uint64{0, buf.Base + 1024, buf.Base + 66, other.Base + 8, buf.Base + 200, buf.Base + 1020, buf.Base + 1023, buf.Base - 4, crossEnd}
+	// end of buf; none: no bad lane (one 128-byte run when size is 4).
+	const crossEnd, none = 1, 2
+	bads := []uint64{0, buf.Base + 1024, buf.Base + 66, other.Base + 8, buf.Base + 200, buf.Base + 1020, buf.Base + 1023, buf.Base - 4, crossEnd, none}
 	masks := []uint32{fullMask, 0x7ffffffe, 0x80000001, 0xfffffff0, 0xaaaaaaaa, 1 << 31}
 	const a, d, u, v = 32, 64, 96, 128
 	checked := 0
@@ -205,63 +222,79 @@ func TestFoldedMatchesGeneral(t *testing.T) {
 				for _, bad := range bads {
 					for _, k := range []int{0, 6, 31} {
 						for _, m := range masks {
-							var r [5 * 32]uint64
-							imm := int64(8)
-							for l := 0; l < 32; l++ {
-								addr := buf.Base + 64 + uint64(l)*uint64(size)
-								switch {
-								case bad == crossEnd:
-									addr = buf.Base + 1024 + (uint64(l)-uint64(k))*uint64(size)
-								case l == k:
-									addr = bad
+							for _, exited := range []bool{false, true} {
+								if exited && m == fullMask {
+									continue
 								}
-								r[v+l] = 16 + uint64(l%3)*4
-								if uni {
-									r[v+l] = 16
-								}
-								r[u+l] = addr - r[v+l] - uint64(imm)
-								r[d+l] = uint64(l) * 0x01010101
-							}
-							in := inst{op: op, fl: size, e: 1, gp: -1, d: d, a: a, imm: imm, aux2: spGlobal}
-							run := func(general bool) (bool, [5 * 32]uint64, string, *fault) {
-								fill()
-								f := foldOp{u: u, v: v, uni: uni, pre: inst{op: opNop}}
-								c := &cta{l: &Launch{Mem: e.mem, Host: e.host}, gc: make([]gcache, 3), pc: 2, p: &Program{foldOps: []foldOp{f}}}
-								c.gc[2] = gcache{buf.Base, buf.Size, unsafe.Pointer(buf.ptr.Load()), false}
-								w := &warp{id: 3, r: make([]uint64, len(r))}
-								copy(w.r, r[:])
-								c.w = w
-								var ok bool
-								switch {
-								case general:
-									addrs(w.r, &in, &f)
-									if op == opStGAdd {
-										ok = c.st(w, &in, m)
-									} else {
-										ok = c.ld(w, &in, m)
+								var r [5 * 32]uint64
+								imm := int64(8)
+								for l := 0; l < 32; l++ {
+									addr := buf.Base + 64 + uint64(l)*uint64(size)
+									switch {
+									case bad == crossEnd:
+										addr = buf.Base + 1024 + (uint64(l)-uint64(k))*uint64(size)
+									case bad == none:
+									case l == k:
+										addr = bad
 									}
-								case op == opStGAdd:
-									ok = c.stGAdd(w, &in, m)
-								default:
-									ok = c.ldGAdd(w, &in, m)
+									r[v+l] = 16 + uint64(l%3)*4
+									if uni {
+										r[v+l] = 16
+									}
+									r[u+l] = addr - r[v+l] - uint64(imm)
+									r[d+l] = uint64(l) * 0x01010101
 								}
-								var out [5 * 32]uint64
-								copy(out[:], w.r)
-								clear(out[a : a+32])
-								return ok, out, snapshot(), c.fault
-							}
-							okF, rF, memF, fF := run(false)
-							okG, rG, memG, fG := run(true)
-							what := fmt.Sprintf("op %d size %d uni %v bad %#x lane %d mask %#x", op, size, uni, bad, k, m)
-							checked++
-							if okF != okG || rF != rG {
-								t.Fatalf("%s: fast path ok=%v, general ok=%v (registers equal: %v)", what, okF, okG, rF == rG)
-							}
-							if memF != memG {
-								t.Fatalf("%s: memory differs from the general path's", what)
-							}
-							if (fF == nil) != (fG == nil) || fF != nil && *fF != *fG {
-								t.Fatalf("%s: fault %+v, general path %+v", what, fF, fG)
+								in := inst{op: op, fl: size, e: 1, gp: -1, d: d, a: a, imm: imm, aux2: spGlobal}
+								run := func(general bool) (bool, [5 * 32]uint64, string, *fault) {
+									fill()
+									f := foldOp{u: u, v: v, uni: uni, pre: inst{op: opNop}}
+									c := &cta{l: &Launch{Mem: e.mem, Host: e.host}, gc: make([]gcache, 3), pc: 2, p: &Program{foldOps: []foldOp{f}}}
+									c.gc[2] = gcache{buf.Base, buf.Size, unsafe.Pointer(buf.ptr.Load()), false}
+									w := &warp{id: 3, r: make([]uint64, len(r)), live: fullMask}
+									if exited {
+										w.exited = ^m // the run may cover these lanes (runRead)
+									}
+									copy(w.r, r[:])
+									c.w = w
+									var ok bool
+									switch {
+									case general:
+										addrs(w.r, &in, &f)
+										if op == opStGAdd {
+											ok = c.st(w, &in, m)
+										} else {
+											ok = c.ld(w, &in, m)
+										}
+									case op == opStGAdd:
+										ok = c.stGAdd(w, &in, m)
+									default:
+										ok = c.ldGAdd(w, &in, m)
+									}
+									var out [5 * 32]uint64
+									copy(out[:], w.r)
+									clear(out[a : a+32])
+									return ok, out, snapshot(), c.fault
+								}
+								okF, rF, memF, fF := run(false)
+								okG, rG, memG, fG := run(true)
+								what := fmt.Sprintf("op %d size %d uni %v bad %#x lane %d mask %#x exited %v", op, size, uni, bad, k, m, exited)
+								if exited && op == opLdGAdd {
+									for l := range 32 { // an exited lane's destination is scratch
+										if m&(1<<l) == 0 {
+											rF[d+l], rG[d+l] = 0, 0
+										}
+									}
+								}
+								checked++
+								if okF != okG || rF != rG {
+									t.Fatalf("%s: fast path ok=%v, general ok=%v (registers equal: %v)", what, okF, okG, rF == rG)
+								}
+								if memF != memG {
+									t.Fatalf("%s: memory differs from the general path's", what)
+								}
+								if (fF == nil) != (fG == nil) || fF != nil && *fF != *fG {
+									t.Fatalf("%s: fault %+v, general path %+v", what, fF, fG)
+								}
 							}
 						}
 					}
