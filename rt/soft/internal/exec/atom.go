@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/cugen/cugen/rt/soft/internal/gpumath"
@@ -43,6 +44,23 @@ func (c *cta) atom(w *warp, in *inst, m uint32) bool {
 				old := *p
 				*p = old + uint32(b[l])
 				d[l] = uint64(old)
+			}
+		}
+	}
+	if space == spGlobal && size == 4 && kind == gpumath.AtAdd && (cls == gpumath.AcU32 || cls == gpumath.AcS32) {
+		// In the instruction's cached allocation (as ldG32's accesses):
+		// one test a lane, and the add itself, as gpumath.Atomic32 does
+		// it. From the first lane outside it on, the general loop goes on.
+		if e := &c.gc[c.pc]; e.n >= 4 && e.n <= maxRotN && !e.ro {
+			k, q, p := uint64(in.imm)-e.lo, (e.n-4)>>2, e.ptr
+			for ; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				off := base[l] + k
+				if !inWord(off, q) {
+					break
+				}
+				v := uint32(b[l])
+				d[l] = uint64(atomic.AddUint32((*uint32)(unsafe.Add(p, off)), v) - v)
 			}
 		}
 	}
