@@ -96,11 +96,14 @@ func cvtZext32(d, a *[32]uint64)
 func cvtSext32(d, a *[32]uint64)
 
 // run4, step16 and evens are loadRun32's and storeRun32's lane offsets,
-// their step and VPERMD's indices of the low dwords.
+// their step and VPERMD's indices of the low dwords; run1 and step4
+// loadRun8's offsets and step.
 var (
 	run4   = [4]uint64{0, 4, 8, 12}
 	step16 = uint64(16)
 	evens  = [8]uint32{0, 2, 4, 6, 0, 0, 0, 0}
+	run1   = [4]uint64{0, 1, 2, 3}
+	step4  = uint64(4)
 )
 
 // loadRun32 is a full warp's 4-byte load when its offsets u[l] are
@@ -115,3 +118,9 @@ func loadRun32(d, u *[32]uint64, src unsafe.Pointer) bool
 //
 //go:noescape
 func storeRun32(dst unsafe.Pointer, u, v *[32]uint64) bool
+
+// loadRun8 is loadRun32 for a 1-byte load (offsets u[0]+l, 32 bytes at
+// src, each zero-extended).
+//
+//go:noescape
+func loadRun8(d, u *[32]uint64, src unsafe.Pointer) bool

@@ -261,12 +261,13 @@ quad:
 	VZEROUPPER
 	RET
 
-// RUNCHECK sets AX to 15 when u[l] = u[0] + 4l for every lane l: the
-// warp's 4-byte accesses are one run of 128 bytes.
-#define RUNCHECK \
+// RUNCHECK sets AX to 15 when u[l] = u[0] + s·l for every lane l, for
+// the lanes' first offsets OFFS (0, s, 2s, 3s) and their STEP (4s): the
+// warp's s-byte accesses are one run of 32s bytes.
+#define RUNCHECK(OFFS, STEP) \
 	VPBROADCASTQ (SI), Y2; \
-	VPADDQ ·run4(SB), Y2, Y2; \
-	VPBROADCASTQ ·step16(SB), Y7; \
+	VPADDQ OFFS, Y2, Y2; \
+	VPBROADCASTQ STEP, Y7; \
 	VPCMPEQQ 0(SI), Y2, Y9; \
 	VPADDQ Y7, Y2, Y2; \
 	VPCMPEQQ 32(SI), Y2, Y3; \
@@ -296,7 +297,7 @@ TEXT ·loadRun32(SB), NOSPLIT, $0-25
 	MOVQ d+0(FP), DI
 	MOVQ u+8(FP), SI
 	MOVQ src+16(FP), BX
-	RUNCHECK
+	RUNCHECK(·run4(SB), ·step16(SB))
 	CMPL AX, $15
 	JNE noRun
 	VPMOVZXDQ 0(BX), Y0
@@ -332,7 +333,7 @@ TEXT ·storeRun32(SB), NOSPLIT, $0-25
 	MOVQ dst+0(FP), DI
 	MOVQ u+8(FP), SI
 	MOVQ v+16(FP), BX
-	RUNCHECK
+	RUNCHECK(·run4(SB), ·step16(SB))
 	CMPL AX, $15
 	JNE noRun
 	VMOVDQU ·evens(SB), Y8
@@ -352,6 +353,39 @@ TEXT ·storeRun32(SB), NOSPLIT, $0-25
 	VMOVDQU X0, 96(DI)
 	VPERMD 224(BX), Y8, Y0
 	VMOVDQU X0, 112(DI)
+	VZEROUPPER
+	MOVB $1, ret+24(FP)
+	RET
+
+noRun:
+	VZEROUPPER
+	MOVB $0, ret+24(FP)
+	RET
+
+// func loadRun8(d, u *[32]uint64, src unsafe.Pointer) bool
+TEXT ·loadRun8(SB), NOSPLIT, $0-25
+	MOVQ d+0(FP), DI
+	MOVQ u+8(FP), SI
+	MOVQ src+16(FP), BX
+	RUNCHECK(·run1(SB), ·step4(SB))
+	CMPL AX, $15
+	JNE noRun
+	VPMOVZXBQ 0(BX), Y0
+	VMOVDQU Y0, 0(DI)
+	VPMOVZXBQ 4(BX), Y0
+	VMOVDQU Y0, 32(DI)
+	VPMOVZXBQ 8(BX), Y0
+	VMOVDQU Y0, 64(DI)
+	VPMOVZXBQ 12(BX), Y0
+	VMOVDQU Y0, 96(DI)
+	VPMOVZXBQ 16(BX), Y0
+	VMOVDQU Y0, 128(DI)
+	VPMOVZXBQ 20(BX), Y0
+	VMOVDQU Y0, 160(DI)
+	VPMOVZXBQ 24(BX), Y0
+	VMOVDQU Y0, 192(DI)
+	VPMOVZXBQ 28(BX), Y0
+	VMOVDQU Y0, 224(DI)
 	VZEROUPPER
 	MOVB $1, ret+24(FP)
 	RET

@@ -36,3 +36,5 @@ func cvtSext32(d, a *[32]uint64) { panic("exec: cvtSext32 without AVX2") }
 func loadRun32(d, u *[32]uint64, src unsafe.Pointer) bool { panic("exec: loadRun32 without AVX2") }
 
 func storeRun32(dst unsafe.Pointer, u, v *[32]uint64) bool { panic("exec: storeRun32 without AVX2") }
+
+func loadRun8(d, u *[32]uint64, src unsafe.Pointer) bool { panic("exec: loadRun8 without AVX2") }

@@ -254,6 +254,13 @@ func (c *cta) ldGAdd(w *warp, in *inst, m uint32) bool {
 			return true
 		}
 	}
+	if run && size == 1 && e.n >= 32 {
+		// The same for bytes: one 32-byte run, zero-extended as below.
+		u, d := lanes(r, f.u), lanes(r, in.d)
+		if off := u[0] + r[f.v] + uint64(in.imm) - e.lo; off <= e.n-32 && loadRun8(d, u, unsafe.Add(e.ptr, off)) {
+			return true
+		}
+	}
 	if e.n < size || size != 4 && size != 1 {
 		addrs(r, in, f)
 		if size == 4 {
