@@ -41,11 +41,12 @@
 // uses a midpoint check with a round-to-odd slow path instead of
 // float32(math.FMA(...)), which double-rounds. On amd64 CPUs with AVX2 and
 // FMA3 (x86-64-v3: Haswell, Zen and later) a full warp's fp32 add, sub,
-// mul and fma (.rn, no .ftz or .sat) and its common 32/64-bit integer ops
-// and comparisons run in assembly, four registers an instruction, with the
-// same bits (FMA3 rounds a*b+c once, as the GPU does; NaNs are made the
-// GPU's canonical one); other CPUs and GOARCHes, and builds with
-// -tags purego, run the Go forms, which are tested in CI too. The .approx operations that
+// mul and fma (.rn, no .ftz or .sat), its common 32/64-bit integer ops
+// and comparisons, and its coalesced global loads and stores run in
+// assembly, four registers an instruction, with the same results (FMA3
+// rounds a*b+c once, as the GPU does; NaNs are made the GPU's canonical
+// one); other CPUs and GOARCHes, and builds with -tags purego, run the Go
+// forms, which CI tests too. The .approx operations that
 // run on the multi-function unit (rcp, rsqrt, sqrt, ex2, lg2, sin, cos and
 // tanh on f32, with and without .ftz; ex2 and tanh on f16, bf16 and their
 // x2 forms) return the H100's bits: each MUFU function's results over its

@@ -610,26 +610,6 @@ func strongRow(u uint32) bool { return u<<1-1 >= 121<<24-1 }
 // compare with chainRow4x2.
 var chainStrongRows = true
 
-// chainFMA lets chainRows take fmaRow4x2 where the CPU has FMA3
-// (hasSIMD); tests turn it off to run the Go forms.
-var chainFMA = hasSIMD
-
-// warpAsm lets the generated forms that have one run a full warp in
-// assembly where the CPU has AVX2 and FMA3 (hasSIMD): float32 add, sub,
-// mul and fma (.rn, no .ftz or .sat), 32-to-64-bit integer cvt, the
-// shfl-add step (fma_amd64.s) and opgen's simdOps and simdCmps integer
-// forms (simd_amd64.s). Tests turn it off to run the Go forms.
-var warpAsm = hasSIMD
-
-// SetSIMD turns the assembly forms (chainFMA, warpAsm) on, where the CPU
-// has them, or off, and reports whether they were on: benchmarks compare
-// the Go forms with them in one binary. Call it with no launch running.
-func SetSIMD(on bool) (was bool) {
-	was = warpAsm
-	chainFMA, warpAsm = on && hasSIMD, on && hasSIMD
-	return was
-}
-
 // noMidpoint reports whether fs, a float64, is no float32 rounding
 // midpoint at float32's normal precision (see roundsPlain).
 func noMidpoint(fs float64) bool { return (math.Float64bits(fs)^0x10000000)&0x1fffffff != 0 }

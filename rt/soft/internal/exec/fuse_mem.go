@@ -206,7 +206,6 @@ func addrs(r []uint64, in *inst, f *foldOp) {
 	}
 }
 
-// run runs a folded access's moved definition for the lanes of m.
 // pure reports that f's moved definition is lane-pure (aluDense, or an
 // integer cvt without .sat), so that it may run on lanes that exited.
 func (f *foldOp) pure() bool {
@@ -221,6 +220,7 @@ func (f *foldOp) pure() bool {
 	return false
 }
 
+// run runs a folded access's moved definition for the lanes of m.
 func (f *foldOp) run(r []uint64, m uint32) {
 	switch {
 	case f.pre.op == opNop:

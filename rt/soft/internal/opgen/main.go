@@ -42,7 +42,7 @@ type op struct {
 	ub, base *op
 	// asm, when set, is a full warp's call of an assembly form that
 	// computes every lane as expr does, taken where warpAsm
-	// (exec/fma_amd64.go); asmUB is the uniform-B twin's.
+	// (exec/asm_amd64.go); asmUB is the uniform-B twin's.
 	asm, asmUB string
 }
 

@@ -17,7 +17,7 @@ var hasSIMD = cpuHasSIMD()
 func cpuHasSIMD() bool {
 	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
 	const avx2 = 1 << 5
-	if max, _, _, _ := cpuid(0, 0); max < 7 {
+	if leaves, _, _, _ := cpuid(0, 0); leaves < 7 {
 		return false
 	}
 	if _, _, c, _ := cpuid(1, 0); c&(fma|osxsave|avx) != fma|osxsave|avx {

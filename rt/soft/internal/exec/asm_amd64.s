@@ -122,7 +122,7 @@ nan:
 	JMP next
 
 // Per 64-bit register: the GPU's canonical f32 NaN (·low32, its low 32
-// bits, is in fma_amd64.go).
+// bits, is in asm_amd64.go).
 DATA nan32<>+0(SB)/8, $0x000000007fffffff
 DATA nan32<>+8(SB)/8, $0x000000007fffffff
 DATA nan32<>+16(SB)/8, $0x000000007fffffff

@@ -4,7 +4,7 @@ package exec
 
 import "unsafe"
 
-// hasSIMD: this build runs the Go forms only (fma_amd64.go).
+// hasSIMD: this build runs the Go forms only (asm_amd64.go).
 const hasSIMD = false
 
 func fmaRow4x2(sh, v, acc unsafe.Pointer, o, s uint64, xz *[8]float32) uint32 {
