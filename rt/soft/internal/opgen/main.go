@@ -324,19 +324,10 @@ func floats() {
 				}
 				alu("AddF32"+title(r)+mn, out32(add, ftz, sat), f2, keys("add")...)
 				alu("SubF32"+title(r)+mn, out32(sub, ftz, sat), f2, keys("sub")...)
-				if r == "rn" && !ftz && !sat { // x86's are IEEE's, as the GPU's
-					for _, f := range []string{"Add", "Sub"} {
-						byName[f+"F32Rn"].asm = strings.ToLower(f) + "RNWarp(d, a, b)"
-						byName[f+"F32Rn"].asmUB = strings.ToLower(f) + "RNWarpUB(d, a, uint32(B))"
-					}
-				}
 				if ftz { // FMUL.FTZ flushes a product whose exact value is tiny (gpumath/fpapprox.go)
 					mul = fmt.Sprintf("gpumath.TinyMul32(%s, %s, %s, %s)", A, B, mul, R)
 				}
 				alu("MulF32"+title(r)+mn, out32(mul, ftz, sat), f2, keys("mul")...)
-				if r == "rn" && !ftz && !sat {
-					byName["MulF32Rn"].asm, byName["MulF32Rn"].asmUB = "mulRNWarp(d, a, b)", "mulRNWarpUB(d, a, uint32(B))"
-				}
 				if r == "rn" {
 					// The hot case: fma32's fast path inline, roundsPlain
 					// (exec/chain.go) spelled out as bad: execALUMask is
@@ -357,9 +348,6 @@ func floats() {
 					} else {
 						alu(name, out32(fma, ftz, false), f3, ks...)
 						byName[name].split = &split{fast: fast}
-						if !ftz {
-							byName[name].asm, byName[name].asmUB = "fmaRNWarp(d, a, b, c)", "fmaRNWarpUB(d, a, uint32(B), c)"
-						}
 					}
 				} else {
 					alu("FmaF32"+title(r)+mn, out32(fmt.Sprintf("gpumath.Fma32(%s, %s, %s, %s)", A, B, C, R), ftz, sat), f3,

@@ -75,8 +75,19 @@ type simdCmp struct {
 	swap, not    bool
 }
 
-// addSIMD gives the simdOps forms (and their uniform-B twins) their
-// assembly calls; writeSIMD writes those functions, next to out.
+// simdFloats are the float forms with a hand-written assembly full-warp
+// form (exec/asm_amd64.s): x86's float32 add, sub and mul are IEEE's, as
+// the GPU's are without .ftz, and FMA3 rounds a·b+c once, as fma.rn does.
+var simdFloats = []struct{ name, asm, asmUB string }{
+	{"AddF32Rn", "addRNWarp(d, a, b)", "addRNWarpUB(d, a, uint32(B))"},
+	{"SubF32Rn", "subRNWarp(d, a, b)", "subRNWarpUB(d, a, uint32(B))"},
+	{"MulF32Rn", "mulRNWarp(d, a, b)", "mulRNWarpUB(d, a, uint32(B))"},
+	{"FmaF32Rn", "fmaRNWarp(d, a, b, c)", "fmaRNWarpUB(d, a, uint32(B), c)"},
+}
+
+// addSIMD gives the simdOps, simdFloats and simdCmps forms (and their
+// uniform-B twins) their assembly calls; writeSIMD writes the simdOps and
+// simdCmps functions, next to out.
 func addSIMD() {
 	for _, s := range simdOps {
 		o := byName[s.name]
@@ -89,6 +100,13 @@ func addSIMD() {
 		}
 		o.asm = fmt.Sprintf("simd%s(%s)", s.name, args)
 		o.asmUB = fmt.Sprintf("simd%sUB(%s)", s.name, strings.Replace(args, "b", simdUBArg(s.kind), 1))
+	}
+	for _, f := range simdFloats {
+		o := byName[f.name]
+		if o == nil {
+			log.Fatalf("simdFloats: no form %s", f.name)
+		}
+		o.asm, o.asmUB = f.asm, f.asmUB
 	}
 	for _, c := range simdCmps {
 		o := byName[c.name]
